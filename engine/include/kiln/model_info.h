@@ -1,0 +1,41 @@
+// A read-only description of a model's graph for tools (CLI listings, the studio): nodes, op types, values
+// with their declared or inferred types and shapes. Loading it runs shape inference but no compilation.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kiln/session.h"
+#include "kiln/status.h"
+
+namespace kiln {
+
+struct NodeInfo {
+  std::string name;
+  std::string opType;
+  std::string domain;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::vector<std::string> attributeNames;
+  std::vector<std::string> subgraphNames;  // attribute names holding subgraphs (If/Loop/Scan bodies)
+};
+
+struct ModelInfo {
+  std::string path;
+  int64_t irVersion = 0;
+  std::map<std::string, int64_t> opsetImports;
+  std::string producerName;
+  std::vector<ValueMetadata> inputs;
+  std::vector<ValueMetadata> outputs;
+  std::vector<NodeInfo> nodes;                          // top-level graph, topological order
+  std::map<std::string, ValueMetadata> values;          // every typed value: inputs, outputs, intermediates
+  int64_t initializerCount = 0;
+  int64_t initializerBytes = 0;
+};
+
+// Loads `path` (external data included), runs ONNX shape inference and describes the top-level graph.
+Result<ModelInfo> inspectModel(const std::string& path);
+
+}  // namespace kiln

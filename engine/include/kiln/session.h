@@ -1,0 +1,69 @@
+// Session: a loaded, partitioned and compiled model that runs inferences.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kiln/session_options.h"
+#include "kiln/status.h"
+#include "kiln/tensor.h"
+#include "kiln/timings.h"
+
+namespace kiln {
+
+// One dimension of a declared shape: a fixed size, or a symbolic name (dim_param), or unknown.
+struct Dimension {
+  int64_t value = -1;   // >= 0 when fixed
+  std::string param;    // dim_param when symbolic
+  bool isFixed() const { return value >= 0; }
+};
+
+// A graph input or output as the model declares it.
+struct ValueMetadata {
+  std::string name;
+  DataType dtype = DataType::UNDEFINED;
+  bool hasShape = false;            // false when the model gives no shape at all
+  std::vector<Dimension> shape;
+};
+
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+// How the session's nodes were assigned to execution providers.
+struct PartitionSummary {
+  std::string name;
+  std::string executionProvider;
+  int64_t nodeCount = 0;
+};
+
+class Session {
+ public:
+  virtual ~Session() = default;
+
+  // Loads, checks, partitions and compiles the model at `path`.
+  static Result<std::unique_ptr<Session>> create(const std::string& path, const SessionOptions& options = {});
+  // Same, from a serialized ModelProto in memory (external data resolves against
+  // session.model_external_initializers_file_folder_path, required when the model has external data).
+  static Result<std::unique_ptr<Session>> create(std::span<const std::byte> modelBytes,
+                                                 const SessionOptions& options = {});
+
+  virtual const std::vector<ValueMetadata>& inputs() const = 0;
+  virtual const std::vector<ValueMetadata>& outputs() const = 0;
+
+  // Runs one inference. Every graph input without an initializer must be given; returns all graph outputs in
+  // declaration order. Thread-compatible: one run at a time per session.
+  virtual Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs) = 0;
+
+  // Timing breakdown of session creation (and first_run_ms after the first run).
+  virtual const SessionTimings& timings() const = 0;
+  virtual const WorkCounters& counters() const = 0;
+  virtual const std::vector<PartitionSummary>& partitions() const = 0;
+};
+
+}  // namespace kiln

@@ -1,0 +1,34 @@
+// SessionOptions: config entries (ONNX Runtime's keys plus Kiln's own under "kiln."), progress and cancellation.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "kiln/progress.h"
+#include "kiln/status.h"
+
+namespace kiln {
+
+class SessionOptions {
+ public:
+  // Sets a config entry. An unknown "kiln.*" key is INVALID_ARGUMENT; an unknown "session.*"/"ep.*" key is
+  // accepted with a warning naming the nearest known key.
+  Status addConfigEntry(const std::string& key, const std::string& value);
+  // The value of a config entry, if set.
+  std::optional<std::string> configEntry(const std::string& key) const;
+  // The value, or `fallback` when unset.
+  std::string configEntryOr(const std::string& key, const std::string& fallback) const;
+  const std::map<std::string, std::string>& configEntries() const { return entries_; }
+
+  // Progress callback and cancellation token used during session creation and runs.
+  ProgressSink progress;
+
+ private:
+  std::map<std::string, std::string> entries_;
+};
+
+// Every config key Kiln knows, ONNX Runtime's and its own (sorted).
+const std::map<std::string, std::string>& knownConfigKeys();
+
+}  // namespace kiln

@@ -1,0 +1,138 @@
+// Tensor: a dense n-dimensional array with shared, 64-byte aligned storage (copies share; clone() copies).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+// Values equal ONNX TensorProto.DataType.
+enum class DataType : int32_t {
+  UNDEFINED = 0,
+  FLOAT = 1,
+  UINT8 = 2,
+  INT8 = 3,
+  UINT16 = 4,
+  INT16 = 5,
+  INT32 = 6,
+  INT64 = 7,
+  STRING = 8,
+  BOOL = 9,
+  FLOAT16 = 10,
+  DOUBLE = 11,
+  UINT32 = 12,
+  UINT64 = 13,
+  COMPLEX64 = 14,
+  COMPLEX128 = 15,
+  BFLOAT16 = 16,
+};
+
+// Bytes per element (0 for STRING and UNDEFINED).
+size_t dataTypeSize(DataType type);
+// Lower-case ONNX name: "float", "int64", "float16", ...
+const char* dataTypeName(DataType type);
+
+// IEEE binary16 and bfloat16 storage types; arithmetic goes through float.
+struct Float16 {
+  uint16_t bits = 0;
+  Float16() = default;
+  explicit Float16(float value);
+  operator float() const;  // NOLINT(implicit)
+};
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  explicit BFloat16(float value);
+  operator float() const;  // NOLINT(implicit)
+};
+
+using Shape = std::vector<int64_t>;
+
+// Number of elements of a shape (1 for a scalar).
+int64_t shapeSize(const Shape& shape);
+// "1x3x640x640" ("scalar" for rank 0).
+std::string shapeToString(const Shape& shape);
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Zero-filled tensor (empty strings for STRING).
+  Tensor(DataType type, Shape shape);
+
+  // Copies min(values.size(), shapeSize(shape)) elements; the rest stay zero.
+  template <class T>
+  static Tensor fromVector(Shape shape, const std::vector<T>& values);
+  static Tensor fromStrings(Shape shape, std::vector<std::string> values);
+
+  bool defined() const { return type_ != DataType::UNDEFINED; }
+  DataType dtype() const { return type_; }
+  const Shape& shape() const { return shape_; }
+  size_t rank() const { return shape_.size(); }
+  int64_t dim(size_t axis) const { return shape_[axis]; }
+  int64_t numel() const { return shapeSize(shape_); }
+  size_t byteSize() const { return static_cast<size_t>(numel()) * dataTypeSize(type_); }
+
+  void* rawData() { return bytes_.get(); }
+  const void* rawData() const { return bytes_.get(); }
+  template <class T>
+  T* data() { return static_cast<T*>(rawData()); }
+  template <class T>
+  const T* data() const { return static_cast<const T*>(rawData()); }
+  std::string* strings() { return strings_ ? strings_->data() : nullptr; }
+  const std::string* strings() const { return strings_ ? strings_->data() : nullptr; }
+
+  // Same storage, new shape with the same element count.
+  Tensor reshaped(Shape shape) const;
+  // Deep copy.
+  Tensor clone() const;
+  // True when both tensors share storage.
+  bool sharesStorageWith(const Tensor& other) const { return bytes_ && bytes_ == other.bytes_; }
+
+ private:
+  DataType type_ = DataType::UNDEFINED;
+  Shape shape_;
+  std::shared_ptr<std::byte> bytes_;
+  std::shared_ptr<std::vector<std::string>> strings_;
+};
+
+template <class T>
+struct DataTypeOf;
+#define KILN_DATA_TYPE_OF(T, E) \
+  template <>                   \
+  struct DataTypeOf<T> {        \
+    static constexpr DataType value = DataType::E; \
+  };
+KILN_DATA_TYPE_OF(float, FLOAT)
+KILN_DATA_TYPE_OF(double, DOUBLE)
+KILN_DATA_TYPE_OF(uint8_t, UINT8)
+KILN_DATA_TYPE_OF(int8_t, INT8)
+KILN_DATA_TYPE_OF(uint16_t, UINT16)
+KILN_DATA_TYPE_OF(int16_t, INT16)
+KILN_DATA_TYPE_OF(int32_t, INT32)
+KILN_DATA_TYPE_OF(int64_t, INT64)
+KILN_DATA_TYPE_OF(uint32_t, UINT32)
+KILN_DATA_TYPE_OF(uint64_t, UINT64)
+KILN_DATA_TYPE_OF(bool, BOOL)
+KILN_DATA_TYPE_OF(Float16, FLOAT16)
+KILN_DATA_TYPE_OF(BFloat16, BFLOAT16)
+KILN_DATA_TYPE_OF(std::string, STRING)
+#undef KILN_DATA_TYPE_OF
+
+template <class T>
+Tensor Tensor::fromVector(Shape shape, const std::vector<T>& values) {
+  Tensor t(DataTypeOf<T>::value, std::move(shape));
+  const size_t count = std::min(values.size(), static_cast<size_t>(t.numel()));
+  if constexpr (std::is_same_v<T, bool>) {
+    for (size_t i = 0; i < count; ++i) t.data<bool>()[i] = values[i];
+  } else {
+    std::memcpy(t.rawData(), values.data(), count * sizeof(T));
+  }
+  return t;
+}
+
+}  // namespace kiln

@@ -1,0 +1,20 @@
+// Reading and writing tensors as files: ONNX TensorProto (.pb) and NumPy (.npy).
+#pragma once
+
+#include <string>
+
+#include "kiln/status.h"
+#include "kiln/tensor.h"
+
+namespace kiln {
+
+// Parses a serialized onnx.TensorProto file (raw_data or typed fields). Its name, if any, goes to `name`.
+Result<Tensor> readTensorProtoFile(const std::string& path, std::string* name = nullptr);
+// Reads a .npy file (little-endian, C order; bool, ints, float16/32/64).
+Result<Tensor> readNpyFile(const std::string& path);
+// Reads either, by extension (.pb or .npy).
+Result<Tensor> readTensorFile(const std::string& path);
+// Writes a .npy file atomically.
+Status writeNpyFile(const std::string& path, const Tensor& tensor);
+
+}  // namespace kiln

@@ -1,0 +1,76 @@
+// The CPU EP's kernel interface: a kernel is created once per node (reading attributes and constant inputs)
+// and computed once per run.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "kiln/status.h"
+#include "kiln/tensor.h"
+
+namespace kiln::cpu {
+
+class SubgraphExecutor;
+
+// Runs a subgraph body (If branch, Loop/Scan body) with values from the enclosing scope visible.
+class SubgraphExecutor {
+ public:
+  virtual ~SubgraphExecutor() = default;
+  // `inputs` bind the body's formal inputs in order; returns the body's outputs in order.
+  virtual Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) = 0;
+};
+
+// What a kernel knows when it is created.
+struct KernelInfo {
+  const ir::Node& node;
+  int64_t opset = 0;  // the model's opset for the node's domain
+  // Constant inputs (initializers) by input index; nullptr where the input is not constant or absent.
+  std::vector<const Tensor*> constantInputs;
+  // Builds an executor for a subgraph attribute of this node (control-flow kernels only).
+  std::function<Result<std::unique_ptr<SubgraphExecutor>>(const ir::Graph&)> createSubgraphExecutor;
+  int intraOpThreads = 1;
+};
+
+// What a kernel sees when it runs.
+class KernelContext {
+ public:
+  KernelContext(std::span<const Tensor* const> inputs, std::vector<Tensor>& outputs)
+      : inputs_(inputs), outputs_(outputs) {}
+
+  size_t inputCount() const { return inputs_.size(); }
+  // The i-th input, or nullptr when it is omitted (empty name) or i >= inputCount().
+  const Tensor* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  bool hasInput(size_t i) const { return input(i) != nullptr; }
+  size_t outputCount() const { return outputs_.size(); }
+  // Allocates output i (zero-filled) and returns it for writing.
+  Tensor& allocateOutput(size_t i, DataType type, Shape shape) {
+    outputs_[i] = Tensor(type, std::move(shape));
+    return outputs_[i];
+  }
+  // Sets output i to an existing tensor (views and pass-through are fine: tensors are immutable once set).
+  void setOutput(size_t i, Tensor tensor) { outputs_[i] = std::move(tensor); }
+
+ private:
+  std::span<const Tensor* const> inputs_;
+  std::vector<Tensor>& outputs_;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual Status compute(KernelContext& ctx) = 0;
+};
+
+using KernelFactory = std::function<Result<std::unique_ptr<Kernel>>(const KernelInfo&)>;
+
+// Convenience: a factory for a kernel class constructible from KernelInfo.
+template <class K>
+KernelFactory makeFactory() {
+  return [](const KernelInfo& info) -> Result<std::unique_ptr<Kernel>> { return std::unique_ptr<Kernel>(new K(info)); };
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,8 @@
+// Conv kernels (placeholder until the family lands).
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+
+void registerConvKernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace kiln::cpu

@@ -1,0 +1,8 @@
+// Elementwise kernels (placeholder until the family lands).
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+
+void registerElementwiseKernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace kiln::cpu

@@ -1,0 +1,8 @@
+// Indexing kernels (placeholder until the family lands).
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+
+void registerIndexingKernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace kiln::cpu

@@ -1,0 +1,8 @@
+// Math kernels (placeholder until the family lands).
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+
+void registerMathKernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace kiln::cpu

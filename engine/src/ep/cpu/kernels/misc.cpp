@@ -1,0 +1,8 @@
+// Misc kernels (placeholder until the family lands).
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+
+void registerMiscKernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace kiln::cpu

@@ -1,0 +1,8 @@
+// Normalization kernels (placeholder until the family lands).
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+
+void registerNormalizationKernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace kiln::cpu

@@ -1,0 +1,8 @@
+// Recurrent kernels (placeholder until the family lands).
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+
+void registerRecurrentKernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace kiln::cpu

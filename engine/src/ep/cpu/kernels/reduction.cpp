@@ -1,0 +1,8 @@
+// Reduction kernels (placeholder until the family lands).
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+
+void registerReductionKernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace kiln::cpu

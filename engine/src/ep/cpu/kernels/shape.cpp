@@ -1,0 +1,8 @@
+// Shape kernels (placeholder until the family lands).
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+
+void registerShapeKernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace kiln::cpu

@@ -1,0 +1,8 @@
+// Tensor kernels (placeholder until the family lands).
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+
+void registerTensorKernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace kiln::cpu
