@@ -1,0 +1,59 @@
+#include "cli_output.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "kiln/log.h"
+
+namespace kiln::cli {
+
+void addCommonFlags(CLI::App& command, CommonFlags& flags) {
+  command.add_flag("--json", flags.json, "Print the result as JSON on stdout");
+  command.add_flag("-q,--quiet", flags.quiet, "Print only errors on stderr");
+  command.add_flag("-v,--verbose", flags.verbose, "Print engine debug logs on stderr");
+}
+
+void configureLogging(const CommonFlags& flags) {
+  const LogLevel level = flags.verbose ? LogLevel::Debug : (flags.quiet ? LogLevel::Error : LogLevel::Warn);
+  setLogSink(level, [](LogLevel l, std::string_view message) {
+    static const char* names[] = {"trace", "debug", "info", "warning", "error", "off"};
+    std::fprintf(stderr, "kiln: %s: %.*s\n", names[static_cast<int>(l)], static_cast<int>(message.size()),
+                 message.data());
+  });
+}
+
+int reportError(const Status& status, const CommonFlags& flags) {
+  std::fprintf(stderr, "kiln: error: %s\n", status.toString().c_str());
+  if (flags.json) {
+    printJson({{"error", {{"code", statusCodeName(status.code())}, {"message", status.message()}}}});
+  }
+  return status.code() == StatusCode::INVALID_ARGUMENT ? kExitUsage : kExitFailure;
+}
+
+void printJson(const nlohmann::json& document) { std::cout << document.dump(2) << std::endl; }
+
+nlohmann::json timingsToJson(const SessionTimings& timings) {
+  nlohmann::json out = nlohmann::json::object();
+  forEachTiming(timings, [&](std::string_view key, double value) { out[std::string(key)] = value; });
+  return out;
+}
+
+nlohmann::json countersToJson(const WorkCounters& counters) {
+  nlohmann::json out = nlohmann::json::object();
+  forEachCounter(counters, [&](std::string_view key, int64_t value) { out[std::string(key)] = value; });
+  return out;
+}
+
+std::string describeValue(const ValueMetadata& value) {
+  std::string text = dataTypeName(value.dtype);
+  if (!value.hasShape) return text + "[?]";
+  text += "[";
+  for (size_t i = 0; i < value.shape.size(); ++i) {
+    if (i) text += ",";
+    const Dimension& d = value.shape[i];
+    text += d.isFixed() ? std::to_string(d.value) : (d.param.empty() ? "?" : d.param);
+  }
+  return text + "]";
+}
+
+}  // namespace kiln::cli

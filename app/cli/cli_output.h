@@ -1,0 +1,38 @@
+// CLI conventions (architecture.md, Contracts): JSON only on stdout, logs and progress only on stderr,
+// exit codes 0 ok / 1 failure / 2 usage / 3 incompatible binary.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "kiln/session.h"
+#include "kiln/status.h"
+
+namespace kiln::cli {
+
+enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitUsage = 2, kExitIncompatible = 3 };
+
+// Flags every subcommand shares.
+struct CommonFlags {
+  bool json = false;
+  bool quiet = false;
+  bool verbose = false;
+};
+void addCommonFlags(CLI::App& command, CommonFlags& flags);
+// Routes engine logs to stderr at the level the flags ask for.
+void configureLogging(const CommonFlags& flags);
+
+// Prints `status` to stderr ("kiln: INVALID_GRAPH: ...") and returns the exit code for it.
+int reportError(const Status& status, const CommonFlags& flags);
+// Prints a JSON document to stdout.
+void printJson(const nlohmann::json& document);
+
+// {"load_ms": ..., ...} and {"glslang_compiles": ..., ...} with the Contracts' key names.
+nlohmann::json timingsToJson(const SessionTimings& timings);
+nlohmann::json countersToJson(const WorkCounters& counters);
+// "float32[1,3,640,640]" with symbolic dimensions by name.
+std::string describeValue(const ValueMetadata& value);
+
+}  // namespace kiln::cli

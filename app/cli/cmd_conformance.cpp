@@ -1,0 +1,82 @@
+// kiln conformance DIR: the ONNX backend node tests through one execution provider.
+#include <cstdio>
+
+#include "cli_output.h"
+#include "commands.h"
+#include "conformance.h"
+#include "util_read_file.h"
+
+namespace kiln::cli {
+namespace {
+
+struct ConformanceArgs {
+  std::string directory = "/usr/share/libonnx-testdata/data/node";
+  std::string ep = "cpu";
+  std::string filter;
+  std::string expectedFailuresFile;
+  bool noIsolate = false;
+  bool showPassed = false;
+  CommonFlags flags;
+};
+
+int runConformanceCommand(ConformanceArgs& args) {
+  configureLogging(args.flags);
+  conformance::Options options;
+  options.directory = args.directory;
+  options.executionProvider = args.ep;
+  options.filter = args.filter;
+  options.isolate = !args.noIsolate;
+  if (args.expectedFailuresFile.empty()) {
+    options.expectedFailures = conformance::builtinExpectedFailures(args.ep);
+  } else {
+    auto text = readTextFile(args.expectedFailuresFile);
+    if (!text.isOk()) return reportError(text.status(), args.flags);
+    options.expectedFailures = conformance::parseExpectedFailures(*text);
+  }
+  options.onCase = [&args](const conformance::CaseResult& r) {
+    if (args.flags.json) return;
+    if (r.outcome == conformance::Outcome::Passed && !args.showPassed) return;
+    std::printf("%-16s %s%s%s\n", conformance::outcomeName(r.outcome), r.name.c_str(), r.detail.empty() ? "" : "  ",
+                r.detail.c_str());
+    std::fflush(stdout);
+  };
+  auto summary = conformance::runConformance(options);
+  if (!summary.isOk()) return reportError(summary.status(), args.flags);
+  if (args.flags.json) {
+    nlohmann::json cases = nlohmann::json::array();
+    for (const auto& c : summary->cases) {
+      cases.push_back({{"name", c.name}, {"outcome", conformance::outcomeName(c.outcome)}, {"detail", c.detail},
+                       {"ms", c.milliseconds}});
+    }
+    printJson({{"directory", args.directory}, {"execution_provider", args.ep}, {"passed", summary->passed},
+               {"failed", summary->failed}, {"expected_failures", summary->expectedFailures},
+               {"skipped", summary->skipped}, {"cases", cases}});
+  } else {
+    std::printf("%d passed, %d failed, %d skipped (%d expected failures)\n", summary->passed, summary->failed,
+                summary->skipped, summary->expectedFailures);
+  }
+  return summary->failed == 0 ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+void registerConformance(CLI::App& app, Commands& commands) {
+  auto args = std::make_shared<ConformanceArgs>();
+  CLI::App* cmd = app.add_subcommand("conformance", "Run ONNX backend node test cases and compare outputs");
+  cmd->footer(
+      "Examples:\n"
+      "  kiln conformance /usr/share/libonnx-testdata/data/node\n"
+      "  kiln conformance --filter '^test_conv' --show-passed\n"
+      "  kiln conformance --json > report.json");
+  cmd->add_option("dir", args->directory, "Folder of test cases (default: Debian's libonnx-testdata node cases)");
+  cmd->add_option("--ep", args->ep, "Execution provider: cpu or vulkan")->check(CLI::IsMember({"cpu", "vulkan"}));
+  cmd->add_option("--filter", args->filter, "Only cases whose name matches this regex");
+  cmd->add_option("--expected-failures", args->expectedFailuresFile,
+                  "Expected-failure list (default: the built-in list for the EP)");
+  cmd->add_flag("--no-isolate", args->noIsolate, "Run cases in this process (faster; a crash ends the run)");
+  cmd->add_flag("--show-passed", args->showPassed, "Print passing cases too");
+  addCommonFlags(*cmd, args->flags);
+  cmd->callback([&commands, args] { commands.run = [args] { return runConformanceCommand(*args); }; });
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,264 @@
+// kiln run MODEL: one session, random or file inputs, output summaries and the timing breakdown.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "cli_output.h"
+#include "commands.h"
+#include "kiln/session.h"
+#include "kiln/tensor_io.h"
+
+namespace kiln::cli {
+namespace {
+
+struct RunArgs {
+  std::string model;
+  std::vector<std::string> inputs, shapes, configs;
+  std::string outputDir;
+  std::string ep = "auto";
+  int runs = 1;
+  unsigned seed = 0;
+  CommonFlags flags;
+};
+
+Result<std::pair<std::string, std::string>> splitAssignment(const std::string& text, const char* what) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status(StatusCode::INVALID_ARGUMENT, std::string(what) + " '" + text + "' must look like NAME=VALUE");
+  }
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+Result<Shape> parseShape(const std::string& text) {
+  Shape shape;
+  size_t pos = 0;
+  while (pos <= text.size() && !text.empty()) {
+    const size_t x = text.find('x', pos);
+    const std::string part = text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) {
+      return Status(StatusCode::INVALID_ARGUMENT, "shape '" + text + "' must look like 1x3x640x640");
+    }
+    shape.push_back(std::stoll(part));
+    if (x == std::string::npos) break;
+    pos = x + 1;
+  }
+  return shape;
+}
+
+// Random values in a range that suits the element type; deterministic for a seed.
+Tensor randomTensor(DataType type, const Shape& shape, std::mt19937& rng) {
+  Tensor t(type, shape);
+  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+  std::uniform_int_distribution<int> small(0, 9);
+  const int64_t n = t.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (type) {
+      case DataType::FLOAT: t.data<float>()[i] = uniform(rng); break;
+      case DataType::DOUBLE: t.data<double>()[i] = uniform(rng); break;
+      case DataType::FLOAT16: t.data<Float16>()[i] = Float16(uniform(rng)); break;
+      case DataType::INT64: t.data<int64_t>()[i] = small(rng); break;
+      case DataType::INT32: t.data<int32_t>()[i] = small(rng); break;
+      case DataType::UINT8: t.data<uint8_t>()[i] = static_cast<uint8_t>(small(rng)); break;
+      case DataType::INT8: t.data<int8_t>()[i] = static_cast<int8_t>(small(rng)); break;
+      case DataType::BOOL: t.data<bool>()[i] = small(rng) % 2; break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+nlohmann::json summarize(const NamedTensor& output) {
+  nlohmann::json j = {{"name", output.name}, {"dtype", dataTypeName(output.tensor.dtype())},
+                      {"shape", output.tensor.shape()}};
+  const Tensor& t = output.tensor;
+  if (t.dtype() == DataType::STRING || t.numel() == 0) return j;
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  nlohmann::json head = nlohmann::json::array();
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    double v = 0;
+    switch (t.dtype()) {
+      case DataType::FLOAT: v = t.data<float>()[i]; break;
+      case DataType::DOUBLE: v = t.data<double>()[i]; break;
+      case DataType::FLOAT16: v = static_cast<float>(t.data<Float16>()[i]); break;
+      case DataType::INT64: v = static_cast<double>(t.data<int64_t>()[i]); break;
+      case DataType::INT32: v = t.data<int32_t>()[i]; break;
+      case DataType::UINT8: v = t.data<uint8_t>()[i]; break;
+      case DataType::INT8: v = t.data<int8_t>()[i]; break;
+      case DataType::BOOL: v = t.data<bool>()[i]; break;
+      default: break;
+    }
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+    if (i < 5) head.push_back(v);
+  }
+  j["min"] = lo;
+  j["max"] = hi;
+  j["mean"] = sum / static_cast<double>(t.numel());
+  j["first"] = head;
+  return j;
+}
+
+std::string safeFileName(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  }
+  return out.empty() || out == "." || out == ".." ? "_" + out : out;
+}
+
+int runModel(RunArgs& args) {
+  configureLogging(args.flags);
+  SessionOptions options;
+  if (args.ep != "auto") {
+    if (args.ep != "cpu" && args.ep != "vulkan") {
+      return reportError({StatusCode::INVALID_ARGUMENT, "--ep must be cpu or vulkan, got '" + args.ep + "'"}, args.flags);
+    }
+    Status s = options.addConfigEntry("kiln.execution_providers", args.ep);
+    if (!s.isOk()) return reportError(s, args.flags);
+  }
+  for (const auto& entry : args.configs) {
+    auto kv = splitAssignment(entry, "--config");
+    if (!kv.isOk()) return reportError(kv.status(), args.flags);
+    Status s = options.addConfigEntry(kv->first, kv->second);
+    if (!s.isOk()) return reportError(s, args.flags);
+  }
+  std::map<std::string, Shape> shapes;
+  for (const auto& entry : args.shapes) {
+    auto kv = splitAssignment(entry, "--shape");
+    if (!kv.isOk()) return reportError(kv.status(), args.flags);
+    auto shape = parseShape(kv->second);
+    if (!shape.isOk()) return reportError(shape.status(), args.flags);
+    shapes[kv->first] = *shape;
+  }
+  if (!args.flags.quiet) {
+    options.progress.onProgress = [](const ProgressEvent& e) {
+      std::fprintf(stderr, "kiln: %s %lld/%lld\n", e.stage.c_str(), static_cast<long long>(e.done),
+                   static_cast<long long>(e.total));
+    };
+  }
+  auto session = Session::create(args.model, options);
+  if (!session.isOk()) return reportError(session.status(), args.flags);
+
+  std::map<std::string, Tensor> given;
+  for (const auto& entry : args.inputs) {
+    auto kv = splitAssignment(entry, "--input");
+    if (!kv.isOk()) return reportError(kv.status(), args.flags);
+    auto tensor = readTensorFile(kv->second);
+    if (!tensor.isOk()) return reportError(tensor.status(), args.flags);
+    given[kv->first] = std::move(tensor).value();
+  }
+  std::mt19937 rng(args.seed);
+  std::vector<NamedTensor> inputs;
+  for (const auto& meta : (*session)->inputs()) {
+    if (auto it = given.find(meta.name); it != given.end()) {
+      inputs.push_back({meta.name, it->second});
+      given.erase(it);
+      continue;
+    }
+    Shape shape;
+    if (auto it = shapes.find(meta.name); it != shapes.end()) {
+      shape = it->second;
+    } else {
+      for (const auto& d : meta.shape) shape.push_back(d.isFixed() ? d.value : 1);
+    }
+    inputs.push_back({meta.name, randomTensor(meta.dtype, shape, rng)});
+  }
+  for (const auto& [name, _] : given) {
+    return reportError({StatusCode::INVALID_ARGUMENT, "the model has no input named '" + name + "'"}, args.flags);
+  }
+
+  std::vector<double> runMs;
+  Result<std::vector<NamedTensor>> outputs = std::vector<NamedTensor>{};
+  for (int r = 0; r < std::max(1, args.runs); ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    outputs = (*session)->run(inputs);
+    runMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (!outputs.isOk()) return reportError(outputs.status(), args.flags);
+  }
+  std::vector<double> sorted = runMs;
+  std::sort(sorted.begin(), sorted.end());
+
+  nlohmann::json report;
+  report["model"] = args.model;
+  nlohmann::json partitions = nlohmann::json::array();
+  for (const auto& p : (*session)->partitions()) {
+    partitions.push_back({{"name", p.name}, {"execution_provider", p.executionProvider}, {"nodes", p.nodeCount}});
+  }
+  report["partitions"] = partitions;
+  report["inputs"] = nlohmann::json::array();
+  for (const auto& in : inputs) {
+    report["inputs"].push_back({{"name", in.name}, {"dtype", dataTypeName(in.tensor.dtype())}, {"shape", in.tensor.shape()}});
+  }
+  report["outputs"] = nlohmann::json::array();
+  if (!args.outputDir.empty()) std::filesystem::create_directories(args.outputDir);
+  for (const auto& out : *outputs) {
+    nlohmann::json summary = summarize(out);
+    if (!args.outputDir.empty()) {
+      const std::string path = (std::filesystem::path(args.outputDir) / (safeFileName(out.name) + ".npy")).string();
+      Status s = writeNpyFile(path, out.tensor);
+      if (!s.isOk()) return reportError(s, args.flags);
+      summary["file"] = path;
+    }
+    report["outputs"].push_back(summary);
+  }
+  report["timings"] = timingsToJson((*session)->timings());
+  report["counters"] = countersToJson((*session)->counters());
+  report["run_ms"] = {{"runs", runMs.size()}, {"min", sorted.front()}, {"median", sorted[sorted.size() / 2]},
+                      {"max", sorted.back()}};
+
+  if (args.flags.json) {
+    printJson(report);
+    return kExitOk;
+  }
+  std::printf("model: %s\n", args.model.c_str());
+  for (const auto& p : (*session)->partitions()) {
+    std::printf("partition %s: %lld nodes on %s\n", p.name.c_str(), static_cast<long long>(p.nodeCount),
+                p.executionProvider.c_str());
+  }
+  for (const auto& out : report["outputs"]) {
+    std::printf("output %s: %s %s", out["name"].get<std::string>().c_str(), out["dtype"].get<std::string>().c_str(),
+                out["shape"].dump().c_str());
+    if (out.contains("min")) {
+      std::printf(" min %.6g max %.6g mean %.6g", out["min"].get<double>(), out["max"].get<double>(),
+                  out["mean"].get<double>());
+    }
+    if (out.contains("file")) std::printf(" -> %s", out["file"].get<std::string>().c_str());
+    std::printf("\n");
+  }
+  std::printf("timings (ms):");
+  forEachTiming((*session)->timings(), [](std::string_view key, double value) {
+    if (value > 0) std::printf(" %.*s=%.3f", static_cast<int>(key.size()), key.data(), value);
+  });
+  std::printf("\nrun (ms): %zu runs, min %.3f, median %.3f, max %.3f\n", runMs.size(), sorted.front(),
+              sorted[sorted.size() / 2], sorted.back());
+  return kExitOk;
+}
+
+}  // namespace
+
+void registerRun(CLI::App& app, Commands& commands) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* run = app.add_subcommand("run", "Run a model once (or --runs times) and print outputs and timings");
+  run->footer(
+      "Examples:\n"
+      "  kiln run model.onnx\n"
+      "  kiln run det.onnx --shape x=1x3x640x640 --runs 10 --json\n"
+      "  kiln run vad.onnx --input input=audio.npy --input state=state.pb --output-dir out/");
+  run->add_option("model", args->model, "ONNX model file")->required();
+  run->add_option("--input", args->inputs, "NAME=FILE input (.npy or .pb TensorProto); others are random");
+  run->add_option("--shape", args->shapes, "NAME=1x3x640x640 shape for a random input with free dimensions");
+  run->add_option("--config", args->configs, "KEY=VALUE session config entry (repeatable)");
+  run->add_option("--output-dir", args->outputDir, "Write each output as DIR/<output name>.npy");
+  run->add_option("--ep", args->ep, "Execution provider: cpu or vulkan (default: the session's choice)");
+  run->add_option("--runs", args->runs, "Number of inferences to time")->check(CLI::PositiveNumber);
+  run->add_option("--seed", args->seed, "Seed for random inputs");
+  addCommonFlags(*run, args->flags);
+  run->callback([&commands, args] { commands.run = [args] { return runModel(*args); }; });
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,17 @@
+// Subcommand registration: each registerX adds its CLI11 subcommand and, when chosen, sets `run`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace kiln::cli {
+
+struct Commands {
+  std::function<int()> run;  // the chosen subcommand's action; returns the exit code
+};
+
+void registerRun(CLI::App& app, Commands& commands);
+void registerConformance(CLI::App& app, Commands& commands);
+
+}  // namespace kiln::cli

@@ -1,0 +1,23 @@
+// kiln: Kiln's scripted batch mode. Each subcommand lives in cmd_<name>.cpp and registers itself here.
+#include <CLI/CLI.hpp>
+
+#include "cli_output.h"
+#include "commands.h"
+#include "kiln/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"kiln: compile and run ONNX models (CPU and Vulkan execution providers)", "kiln"};
+  app.set_version_flag("--version", std::string("kiln ") + kiln::engineVersion());
+  app.require_subcommand(1);
+  kiln::cli::Commands commands;
+  kiln::cli::registerRun(app, commands);
+  kiln::cli::registerConformance(app, commands);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    // --help and --version are successes; every real parse error is a usage error (exit 2).
+    return code == 0 ? 0 : kiln::cli::kExitUsage;
+  }
+  return commands.run ? commands.run() : kiln::cli::kExitUsage;
+}

@@ -1,0 +1,189 @@
+#include "ep/cpu/graph_executor.h"
+
+#include <unordered_set>
+
+#include "ep/cpu/kernel_registry.h"
+
+namespace kiln::cpu {
+namespace {
+
+// Runs a body graph as a child of the executor that owns the control-flow node.
+class BodyExecutor final : public SubgraphExecutor {
+ public:
+  explicit BodyExecutor(std::unique_ptr<GraphExecutor> executor) : executor_(std::move(executor)) {}
+  Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) override { return executor_->run(inputs); }
+
+ private:
+  std::unique_ptr<GraphExecutor> executor_;
+};
+
+}  // namespace
+
+int GraphExecutor::slotFor(const std::string& name) {
+  auto [it, inserted] = slots_.emplace(name, static_cast<int>(frame_.size()));
+  if (inserted) {
+    frame_.emplace_back();
+    pinned_.push_back(false);
+  }
+  return it->second;
+}
+
+Result<std::unique_ptr<GraphExecutor>> GraphExecutor::create(std::shared_ptr<const ir::Graph> graph,
+                                                             const ExecutorConfig& config, const ValueScope* outer) {
+  std::unique_ptr<GraphExecutor> executor(new GraphExecutor(std::move(graph), outer));
+  KILN_RETURN_IF_ERROR(executor->build(config));
+  return executor;
+}
+
+Status GraphExecutor::build(const ExecutorConfig& config) {
+  progress_ = config.progress;
+  const ir::Graph& g = *graph_;
+  std::unordered_set<std::string> defined;
+  for (const auto& [name, tensor] : g.initializers) {
+    const int slot = slotFor(name);
+    frame_[slot] = tensor;
+    pinned_[slot] = true;
+    defined.insert(name);
+  }
+  for (const auto& in : g.inputs) {
+    inputSlots_.push_back(slotFor(in.name));
+    defined.insert(in.name);
+  }
+  for (const auto& node : g.nodes) defined.insert(node.outputs.begin(), node.outputs.end());
+
+  auto resolve = [&](const std::string& name) {
+    const int slot = slotFor(name);
+    if (!defined.count(name)) {
+      defined.insert(name);
+      outerNames_.emplace_back(slot, name);
+    }
+    return slot;
+  };
+
+  steps_.reserve(g.nodes.size());
+  for (const auto& node : g.nodes) {
+    const int64_t opset = [&] {
+      auto it = config.opsets.find(node.domain);
+      return it == config.opsets.end() ? int64_t{0} : it->second;
+    }();
+    const KernelDef* def = KernelRegistry::cpu().find(node.domain, node.opType, opset);
+    if (!def) {
+      return Status(StatusCode::NOT_IMPLEMENTED,
+                    "no CPU kernel for " + (node.domain.empty() ? "" : node.domain + ".") + node.opType +
+                        " at opset " + std::to_string(opset) + " (node " + node.label() + ")");
+    }
+    Step step;
+    step.node = &node;
+    KernelInfo info{node, opset, {}, {}, config.intraOpThreads};
+    for (const auto& in : node.inputs) {
+      step.inputs.push_back(in.empty() ? -1 : resolve(in));
+      auto init = g.initializers.find(in);
+      info.constantInputs.push_back(in.empty() || init == g.initializers.end() ? nullptr : &init->second);
+    }
+    // Subgraph bodies read outer names through this executor; make sure those names have slots.
+    for (const auto& name : g.implicitInputs(node)) resolve(name);
+    info.createSubgraphExecutor = [this, config](const ir::Graph& body) -> Result<std::unique_ptr<SubgraphExecutor>> {
+      // The body is owned by the node's attribute, which lives as long as graph_; alias it without copying.
+      std::shared_ptr<const ir::Graph> alias(graph_, &body);
+      KILN_ASSIGN_OR_RETURN(auto child, GraphExecutor::create(alias, config, this));
+      return std::unique_ptr<SubgraphExecutor>(new BodyExecutor(std::move(child)));
+    };
+    auto kernel = def->factory(info);
+    if (!kernel.isOk()) return kernel.status().withContext("creating the kernel of node " + node.label());
+    step.kernel = std::move(kernel).value();
+    for (const auto& out : node.outputs) step.outputs.push_back(out.empty() ? -1 : slotFor(out));
+    steps_.push_back(std::move(step));
+  }
+  for (const auto& out : g.outputs) outputSlots_.push_back(resolve(out.name));
+
+  // Release each non-pinned, non-output slot after its last reader (implicit reads by subgraphs count).
+  std::unordered_set<int> keep(outputSlots_.begin(), outputSlots_.end());
+  for (const auto& [slot, _] : outerNames_) keep.insert(slot);
+  std::vector<int> lastReader(frame_.size(), -1);
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    for (int slot : steps_[s].inputs) {
+      if (slot >= 0) lastReader[slot] = static_cast<int>(s);
+    }
+    for (const auto& name : g.implicitInputs(*steps_[s].node)) lastReader[slots_.at(name)] = static_cast<int>(s);
+  }
+  for (size_t slot = 0; slot < frame_.size(); ++slot) {
+    if (lastReader[slot] >= 0 && !pinned_[slot] && !keep.count(static_cast<int>(slot))) {
+      steps_[static_cast<size_t>(lastReader[slot])].release.push_back(static_cast<int>(slot));
+    }
+  }
+  return Status::ok();
+}
+
+const Tensor* GraphExecutor::lookup(const std::string& name) const {
+  auto it = slots_.find(name);
+  if (it != slots_.end() && frame_[static_cast<size_t>(it->second)].defined()) return &frame_[static_cast<size_t>(it->second)];
+  return outer_ ? outer_->lookup(name) : nullptr;
+}
+
+Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
+  if (running_) return Status(StatusCode::FAIL, "graph '" + graph_->name + "' is already running (recursive call)");
+  if (inputs.size() > inputSlots_.size()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "graph '" + graph_->name + "' takes " +
+                                                    std::to_string(inputSlots_.size()) + " inputs, got " +
+                                                    std::to_string(inputs.size()));
+  }
+  running_ = true;
+  struct Reset {
+    GraphExecutor* self;
+    ~Reset() {
+      self->running_ = false;
+      for (size_t slot = 0; slot < self->frame_.size(); ++slot) {
+        if (!self->pinned_[slot]) self->frame_[slot] = Tensor();
+      }
+    }
+  } reset{this};
+
+  for (size_t i = 0; i < inputSlots_.size(); ++i) {
+    if (i < inputs.size() && inputs[i].defined()) {
+      frame_[static_cast<size_t>(inputSlots_[i])] = inputs[i];
+    } else if (!pinned_[static_cast<size_t>(inputSlots_[i])]) {
+      return Status(StatusCode::INVALID_ARGUMENT, "input '" + graph_->inputs[i].name + "' was not given");
+    }
+  }
+  for (const auto& [slot, name] : outerNames_) {
+    const Tensor* value = outer_ ? outer_->lookup(name) : nullptr;
+    if (!value) {
+      return Status(StatusCode::INVALID_GRAPH, "graph '" + graph_->name + "' reads '" + name +
+                                                   "', which no enclosing scope provides");
+    }
+    frame_[static_cast<size_t>(slot)] = *value;
+  }
+
+  std::vector<const Tensor*> inputPtrs;
+  std::vector<Tensor> outputs;
+  for (auto& step : steps_) {
+    if (progress_ && progress_->cancelled()) return Status(StatusCode::CANCELLED, "run cancelled");
+    inputPtrs.clear();
+    for (int slot : step.inputs) {
+      const Tensor* t = slot >= 0 ? &frame_[static_cast<size_t>(slot)] : nullptr;
+      inputPtrs.push_back(t && t->defined() ? t : nullptr);
+    }
+    outputs.assign(step.outputs.size(), Tensor());
+    KernelContext ctx(inputPtrs, outputs);
+    Status status = step.kernel->compute(ctx);
+    if (!status.isOk()) return status.withContext("node " + step.node->label());
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      if (step.outputs[i] >= 0) frame_[static_cast<size_t>(step.outputs[i])] = std::move(outputs[i]);
+    }
+    for (int slot : step.release) frame_[static_cast<size_t>(slot)] = Tensor();
+  }
+
+  std::vector<Tensor> results;
+  results.reserve(outputSlots_.size());
+  for (size_t i = 0; i < outputSlots_.size(); ++i) {
+    const Tensor& value = frame_[static_cast<size_t>(outputSlots_[i])];
+    if (!value.defined()) {
+      return Status(StatusCode::FAIL, "output '" + graph_->outputs[i].name + "' of graph '" + graph_->name +
+                                          "' was not produced");
+    }
+    results.push_back(value);
+  }
+  return results;
+}
+
+}  // namespace kiln::cpu

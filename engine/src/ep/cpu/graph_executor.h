@@ -1,0 +1,71 @@
+// Runs a graph's nodes with CPU kernels: one frame of value slots, kernels built once, tensors released after
+// their last use. Also runs subgraph bodies for control-flow kernels, resolving outer-scope names by lookup.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ep/cpu/kernel.h"
+#include "ir/graph.h"
+#include "kiln/progress.h"
+
+namespace kiln::cpu {
+
+// Values visible to a running graph, by name.
+class ValueScope {
+ public:
+  virtual ~ValueScope() = default;
+  // The current value of `name` in this scope or an enclosing one, or nullptr.
+  virtual const Tensor* lookup(const std::string& name) const = 0;
+};
+
+struct ExecutorConfig {
+  std::map<std::string, int64_t> opsets;  // domain -> version, from the model
+  int intraOpThreads = 1;
+  const ProgressSink* progress = nullptr;  // checked for cancellation between nodes
+};
+
+class GraphExecutor final : public ValueScope {
+ public:
+  // Builds a kernel for every node of `graph`. `outer` resolves names the graph reads but does not define
+  // (subgraph bodies); it must outlive the executor. NOT_IMPLEMENTED names the first node without a kernel.
+  static Result<std::unique_ptr<GraphExecutor>> create(std::shared_ptr<const ir::Graph> graph,
+                                                       const ExecutorConfig& config, const ValueScope* outer = nullptr);
+
+  // Binds the graph's inputs in order (a missing trailing input falls back to its initializer) and returns the
+  // graph's outputs in order.
+  Result<std::vector<Tensor>> run(std::span<const Tensor> inputs);
+
+  const Tensor* lookup(const std::string& name) const override;
+  const ir::Graph& graph() const { return *graph_; }
+
+ private:
+  struct Step {
+    const ir::Node* node = nullptr;
+    std::unique_ptr<Kernel> kernel;
+    std::vector<int> inputs;   // slot per input, -1 when omitted
+    std::vector<int> outputs;  // slot per output, -1 when omitted
+    std::vector<int> release;  // slots whose last reader is this step
+  };
+
+  GraphExecutor(std::shared_ptr<const ir::Graph> graph, const ValueScope* outer) : graph_(std::move(graph)), outer_(outer) {}
+  int slotFor(const std::string& name);
+  Status build(const ExecutorConfig& config);
+
+  std::shared_ptr<const ir::Graph> graph_;
+  const ValueScope* outer_;
+  std::unordered_map<std::string, int> slots_;
+  std::vector<Tensor> frame_;
+  std::vector<bool> pinned_;                         // initializers: never released
+  std::vector<std::pair<int, std::string>> outerNames_;  // slots filled from the enclosing scope at each run
+  std::vector<int> inputSlots_, outputSlots_;
+  std::vector<Step> steps_;
+  const ProgressSink* progress_ = nullptr;
+  bool running_ = false;
+};
+
+}  // namespace kiln::cpu

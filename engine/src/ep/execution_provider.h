@@ -1,0 +1,74 @@
+// The execution-provider interface: what the partitioner asks each EP, and how a partition becomes a compiled,
+// plain-data artifact that the EP can later load and run (from a fresh compile or, later, a context binary).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "kiln/progress.h"
+#include "kiln/status.h"
+#include "kiln/tensor.h"
+
+namespace kiln {
+
+// One node's answer from an EP's capability query.
+struct NodeSupport {
+  bool supported = false;
+  std::string reason;  // why not, when unsupported
+};
+
+// A group of nodes of one graph that one EP runs as a unit. Inputs/outputs are the values crossing its border.
+struct PartitionSpec {
+  std::string name;
+  std::vector<size_t> nodeIndices;  // into graph.nodes, topological order
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
+// The result of compiling a partition: plain data only (no device handles), so it can be serialized.
+struct CompiledPartition {
+  std::string name;
+  std::string executionProvider;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::shared_ptr<const ir::Graph> graph;   // the partition's nodes and the initializers they read
+  std::map<std::string, int64_t> opsets;    // opset imports the nodes were compiled against
+  std::vector<std::byte> payload;           // EP-specific compiled data (empty for the CPU EP)
+};
+
+// A loaded compiled partition, ready to run.
+class PartitionExecutable {
+ public:
+  virtual ~PartitionExecutable() = default;
+  // Inputs in CompiledPartition::inputs order; returns outputs in CompiledPartition::outputs order.
+  virtual Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) = 0;
+};
+
+struct CompileContext {
+  const ir::Model& model;
+  const ProgressSink* progress = nullptr;
+  int intraOpThreads = 1;
+};
+
+class ExecutionProvider {
+ public:
+  virtual ~ExecutionProvider() = default;
+  // "CPUExecutionProvider", "VulkanExecutionProvider".
+  virtual const std::string& name() const = 0;
+  // Which nodes of `graph` this EP can run (one answer per node, in order). Subgraph bodies are judged with
+  // the node that owns them.
+  virtual std::vector<NodeSupport> getCapability(const ir::Graph& graph, const ir::Model& model) const = 0;
+  // Compiles one partition of `graph` into plain data.
+  virtual Result<CompiledPartition> compile(const ir::Graph& graph, const PartitionSpec& spec,
+                                            const CompileContext& context) = 0;
+  // Loads a compiled partition for running.
+  virtual Result<std::unique_ptr<PartitionExecutable>> load(const CompiledPartition& partition,
+                                                            const CompileContext& context) = 0;
+};
+
+}  // namespace kiln

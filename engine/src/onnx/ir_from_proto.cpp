@@ -1,0 +1,148 @@
+// onnx::ModelProto → ir::Model.
+#include "onnx/model_loader.h"
+#include "onnx/tensor_proto.h"
+
+namespace kiln::onnx_io {
+namespace {
+
+Result<std::shared_ptr<ir::Graph>> graphFromProto(const onnx::GraphProto& proto, const std::vector<std::string>& outer);
+
+ir::ValueInfo valueInfoFromProto(const onnx::ValueInfoProto& proto) {
+  ir::ValueInfo info;
+  info.name = proto.name();
+  const onnx::TypeProto* type = &proto.type();
+  switch (type->value_case()) {
+    case onnx::TypeProto::kTensorType: info.kind = ir::ValueKind::TENSOR; break;
+    case onnx::TypeProto::kSequenceType:
+      info.kind = ir::ValueKind::SEQUENCE;
+      type = &type->sequence_type().elem_type();
+      break;
+    case onnx::TypeProto::kOptionalType:
+      info.kind = ir::ValueKind::OPTIONAL;
+      type = &type->optional_type().elem_type();
+      break;
+    case onnx::TypeProto::kMapType: info.kind = ir::ValueKind::MAP; return info;
+    default: info.kind = ir::ValueKind::UNKNOWN; return info;
+  }
+  if (!type->has_tensor_type()) return info;
+  const auto& tensorType = type->tensor_type();
+  info.dtype = dataTypeFromOnnx(tensorType.elem_type());
+  if (tensorType.has_shape()) {
+    std::vector<Dimension> dims;
+    for (const auto& d : tensorType.shape().dim()) {
+      Dimension dim;
+      if (d.has_dim_value()) dim.value = d.dim_value();
+      if (d.has_dim_param()) dim.param = d.dim_param();
+      dims.push_back(std::move(dim));
+    }
+    info.shape = std::move(dims);
+  }
+  return info;
+}
+
+Result<ir::Attribute> attributeFromProto(const onnx::AttributeProto& proto, const std::vector<std::string>& scope) {
+  ir::Attribute attr;
+  attr.name = proto.name();
+  switch (proto.type()) {
+    case onnx::AttributeProto::FLOAT: attr.type = ir::AttributeType::FLOAT; attr.f = proto.f(); break;
+    case onnx::AttributeProto::INT: attr.type = ir::AttributeType::INT; attr.i = proto.i(); break;
+    case onnx::AttributeProto::STRING: attr.type = ir::AttributeType::STRING; attr.s = proto.s(); break;
+    case onnx::AttributeProto::TENSOR: {
+      attr.type = ir::AttributeType::TENSOR;
+      KILN_ASSIGN_OR_RETURN(attr.t, tensorFromProto(proto.t()));
+      break;
+    }
+    case onnx::AttributeProto::GRAPH: {
+      attr.type = ir::AttributeType::GRAPH;
+      KILN_ASSIGN_OR_RETURN(attr.g, graphFromProto(proto.g(), scope));
+      break;
+    }
+    case onnx::AttributeProto::FLOATS:
+      attr.type = ir::AttributeType::FLOATS;
+      attr.floats.assign(proto.floats().begin(), proto.floats().end());
+      break;
+    case onnx::AttributeProto::INTS:
+      attr.type = ir::AttributeType::INTS;
+      attr.ints.assign(proto.ints().begin(), proto.ints().end());
+      break;
+    case onnx::AttributeProto::STRINGS:
+      attr.type = ir::AttributeType::STRINGS;
+      attr.strings.assign(proto.strings().begin(), proto.strings().end());
+      break;
+    case onnx::AttributeProto::TENSORS:
+      attr.type = ir::AttributeType::TENSORS;
+      for (const auto& t : proto.tensors()) {
+        KILN_ASSIGN_OR_RETURN(Tensor tensor, tensorFromProto(t));
+        attr.tensors.push_back(std::move(tensor));
+      }
+      break;
+    case onnx::AttributeProto::GRAPHS:
+      attr.type = ir::AttributeType::GRAPHS;
+      for (const auto& g : proto.graphs()) {
+        KILN_ASSIGN_OR_RETURN(auto graph, graphFromProto(g, scope));
+        attr.graphs.push_back(std::move(graph));
+      }
+      break;
+    default: attr.type = ir::AttributeType::OTHER; break;
+  }
+  return attr;
+}
+
+Result<std::shared_ptr<ir::Graph>> graphFromProto(const onnx::GraphProto& proto, const std::vector<std::string>& outer) {
+  auto graph = std::make_shared<ir::Graph>();
+  graph->name = proto.name();
+  if (proto.sparse_initializer_size() > 0) {
+    return Status(StatusCode::NOT_IMPLEMENTED, "graph '" + proto.name() + "' has sparse initializers");
+  }
+  for (const auto& init : proto.initializer()) {
+    KILN_ASSIGN_OR_RETURN(Tensor tensor, tensorFromProto(init));
+    graph->initializers[init.name()] = std::move(tensor);
+  }
+  for (const auto& in : proto.input()) graph->inputs.push_back(valueInfoFromProto(in));
+  for (const auto& out : proto.output()) graph->outputs.push_back(valueInfoFromProto(out));
+  for (const auto& vi : proto.value_info()) graph->valueInfo[vi.name()] = valueInfoFromProto(vi);
+
+  // Names visible inside this graph's subgraphs: everything visible outside plus what this graph defines.
+  std::vector<std::string> scope = outer;
+  for (const auto& in : proto.input()) scope.push_back(in.name());
+  for (const auto& init : proto.initializer()) scope.push_back(init.name());
+  for (const auto& node : proto.node()) scope.insert(scope.end(), node.output().begin(), node.output().end());
+
+  graph->nodes.reserve(static_cast<size_t>(proto.node_size()));
+  for (const auto& nodeProto : proto.node()) {
+    ir::Node node;
+    node.name = nodeProto.name();
+    node.opType = nodeProto.op_type();
+    node.domain = nodeProto.domain() == "ai.onnx" ? "" : nodeProto.domain();
+    node.inputs.assign(nodeProto.input().begin(), nodeProto.input().end());
+    node.outputs.assign(nodeProto.output().begin(), nodeProto.output().end());
+    for (const auto& attrProto : nodeProto.attribute()) {
+      auto attr = attributeFromProto(attrProto, scope);
+      if (!attr.isOk()) return attr.status().withContext("node " + node.label());
+      node.attributes[attrProto.name()] = std::move(attr).value();
+    }
+    graph->nodes.push_back(std::move(node));
+  }
+  KILN_RETURN_IF_ERROR(ir::sortTopologically(*graph, outer));
+  return graph;
+}
+
+}  // namespace
+
+Result<ir::Model> modelFromProto(const onnx::ModelProto& proto) {
+  ir::Model model;
+  model.irVersion = proto.ir_version();
+  model.producerName = proto.producer_name();
+  model.producerVersion = proto.producer_version();
+  for (const auto& opset : proto.opset_import()) {
+    const std::string domain = opset.domain() == "ai.onnx" ? "" : opset.domain();
+    model.opsetImports[domain] = opset.version();
+  }
+  if (proto.opset_import_size() == 0 && proto.ir_version() < 3) model.opsetImports[""] = 1;
+  for (const auto& entry : proto.metadata_props()) model.metadata.emplace_back(entry.key(), entry.value());
+  if (!proto.has_graph()) return Status(StatusCode::INVALID_GRAPH, "the model has no graph");
+  KILN_ASSIGN_OR_RETURN(model.graph, graphFromProto(proto.graph(), {}));
+  return model;
+}
+
+}  // namespace kiln::onnx_io

@@ -1,0 +1,121 @@
+#include "onnx/tensor_proto.h"
+
+#include <cstring>
+
+namespace kiln::onnx_io {
+
+DataType dataTypeFromOnnx(int32_t elemType) {
+  if (elemType < 0 || elemType > 16) return DataType::UNDEFINED;
+  return static_cast<DataType>(elemType);
+}
+
+namespace {
+
+template <class Dst, class Src>
+void copyTyped(const Src& field, Tensor tensor) {  // by value: shares storage
+  Dst* out = tensor.data<Dst>();
+  const int64_t n = std::min<int64_t>(tensor.numel(), field.size());
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Dst>(field.Get(static_cast<int>(i)));
+}
+
+// 16-bit and 8-bit types are stored in int32_data, one value per element (bit pattern for float16/bfloat16).
+template <class Dst>
+void copyBits(const google::protobuf::RepeatedField<int32_t>& field, Tensor& tensor) {
+  Dst* out = tensor.data<Dst>();
+  const int64_t n = std::min<int64_t>(tensor.numel(), field.size());
+  for (int64_t i = 0; i < n; ++i) {
+    const auto bits = static_cast<uint16_t>(field.Get(static_cast<int>(i)));
+    if constexpr (sizeof(Dst) == 2) {
+      std::memcpy(&out[i], &bits, 2);
+    } else {
+      out[i] = static_cast<Dst>(field.Get(static_cast<int>(i)));
+    }
+  }
+}
+
+int64_t typedFieldSize(const onnx::TensorProto& p, DataType type) {
+  switch (type) {
+    case DataType::FLOAT: return p.float_data_size();
+    case DataType::DOUBLE: return p.double_data_size();
+    case DataType::INT64: return p.int64_data_size();
+    case DataType::UINT32: case DataType::UINT64: return p.uint64_data_size();
+    case DataType::STRING: return p.string_data_size();
+    case DataType::COMPLEX64: return p.float_data_size() / 2;
+    case DataType::COMPLEX128: return p.double_data_size() / 2;
+    default: return p.int32_data_size();
+  }
+}
+
+}  // namespace
+
+Result<Tensor> tensorFromProto(const onnx::TensorProto& proto) {
+  const DataType type = dataTypeFromOnnx(proto.data_type());
+  const std::string label = "initializer '" + proto.name() + "'";
+  if (type == DataType::UNDEFINED) {
+    return Status(StatusCode::INVALID_GRAPH, label + " has unsupported data type " + std::to_string(proto.data_type()));
+  }
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    return Status(StatusCode::INVALID_GRAPH, label + " still refers to external data");
+  }
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : shape) {
+    if (d < 0) return Status(StatusCode::INVALID_GRAPH, label + " has a negative dimension");
+  }
+  Tensor tensor(type, shape);
+  const int64_t count = tensor.numel();
+  if (type == DataType::STRING) {
+    if (proto.string_data_size() != count) {
+      return Status(StatusCode::INVALID_GRAPH, label + ": " + std::to_string(proto.string_data_size()) +
+                                                   " strings for " + std::to_string(count) + " elements");
+    }
+    for (int64_t i = 0; i < count; ++i) tensor.strings()[i] = proto.string_data(static_cast<int>(i));
+    return tensor;
+  }
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != tensor.byteSize()) {
+      return Status(StatusCode::INVALID_GRAPH, label + ": raw_data has " + std::to_string(proto.raw_data().size()) +
+                                                   " bytes, shape " + shapeToString(shape) + " needs " +
+                                                   std::to_string(tensor.byteSize()));
+    }
+    if (tensor.byteSize()) std::memcpy(tensor.rawData(), proto.raw_data().data(), tensor.byteSize());
+    return tensor;
+  }
+  if (typedFieldSize(proto, type) != count) {
+    return Status(StatusCode::INVALID_GRAPH, label + ": " + std::to_string(typedFieldSize(proto, type)) +
+                                                 " values for " + std::to_string(count) + " elements");
+  }
+  switch (type) {
+    case DataType::FLOAT: copyTyped<float>(proto.float_data(), tensor); break;
+    case DataType::DOUBLE: copyTyped<double>(proto.double_data(), tensor); break;
+    case DataType::INT64: copyTyped<int64_t>(proto.int64_data(), tensor); break;
+    case DataType::UINT32: copyTyped<uint32_t>(proto.uint64_data(), tensor); break;
+    case DataType::UINT64: copyTyped<uint64_t>(proto.uint64_data(), tensor); break;
+    case DataType::INT32: copyTyped<int32_t>(proto.int32_data(), tensor); break;
+    case DataType::INT16: copyTyped<int16_t>(proto.int32_data(), tensor); break;
+    case DataType::UINT16: copyTyped<uint16_t>(proto.int32_data(), tensor); break;
+    case DataType::INT8: copyTyped<int8_t>(proto.int32_data(), tensor); break;
+    case DataType::UINT8: copyTyped<uint8_t>(proto.int32_data(), tensor); break;
+    case DataType::BOOL: copyTyped<bool>(proto.int32_data(), tensor); break;
+    case DataType::FLOAT16: copyBits<Float16>(proto.int32_data(), tensor); break;
+    case DataType::BFLOAT16: copyBits<BFloat16>(proto.int32_data(), tensor); break;
+    case DataType::COMPLEX64: copyTyped<float>(proto.float_data(), tensor.reshaped({count * 2})); break;
+    case DataType::COMPLEX128: copyTyped<double>(proto.double_data(), tensor.reshaped({count * 2})); break;
+    default: break;
+  }
+  return tensor;
+}
+
+void tensorToProto(const Tensor& tensor, onnx::TensorProto& proto) {
+  proto.clear_dims();
+  for (int64_t d : tensor.shape()) proto.add_dims(d);
+  proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
+  proto.clear_raw_data();
+  proto.clear_string_data();
+  if (tensor.dtype() == DataType::STRING) {
+    for (int64_t i = 0; i < tensor.numel(); ++i) proto.add_string_data(tensor.strings()[i]);
+  } else {
+    proto.set_raw_data(tensor.rawData(), tensor.byteSize());
+  }
+}
+
+}  // namespace kiln::onnx_io

@@ -1,0 +1,266 @@
+#include "conformance.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "kiln/session.h"
+#include "kiln/tensor_io.h"
+
+namespace kiln::conformance {
+namespace fs = std::filesystem;
+
+const char* outcomeName(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::Passed: return "passed";
+    case Outcome::Failed: return "FAILED";
+    case Outcome::ExpectedFailure: return "expected failure";
+    case Outcome::UnexpectedPass: return "UNEXPECTED PASS";
+    case Outcome::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+std::map<std::string, std::string> parseExpectedFailures(const std::string& text) {
+  std::map<std::string, std::string> list;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    line = line.substr(0, line.find('#'));
+    const size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos) continue;
+    const size_t end = line.find_first_of(" \t", start);
+    std::string name = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string reason = end == std::string::npos ? "" : line.substr(end);
+    const size_t reasonStart = reason.find_first_not_of(" \t");
+    reason = reasonStart == std::string::npos ? "no reason given" : reason.substr(reasonStart);
+    list[name] = reason;
+  }
+  return list;
+}
+
+namespace {
+
+double valueAt(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DataType::FLOAT: return t.data<float>()[i];
+    case DataType::DOUBLE: return t.data<double>()[i];
+    case DataType::FLOAT16: return static_cast<float>(t.data<Float16>()[i]);
+    case DataType::BFLOAT16: return static_cast<float>(t.data<BFloat16>()[i]);
+    case DataType::INT8: return t.data<int8_t>()[i];
+    case DataType::UINT8: return t.data<uint8_t>()[i];
+    case DataType::INT16: return t.data<int16_t>()[i];
+    case DataType::UINT16: return t.data<uint16_t>()[i];
+    case DataType::INT32: return t.data<int32_t>()[i];
+    case DataType::UINT32: return t.data<uint32_t>()[i];
+    case DataType::INT64: return static_cast<double>(t.data<int64_t>()[i]);
+    case DataType::UINT64: return static_cast<double>(t.data<uint64_t>()[i]);
+    case DataType::BOOL: return t.data<bool>()[i] ? 1 : 0;
+    default: return 0;
+  }
+}
+
+bool exactType(DataType type) {
+  return type == DataType::INT64 || type == DataType::UINT64 || type == DataType::INT32 || type == DataType::UINT32;
+}
+
+std::string formatDouble(double v) {
+  std::ostringstream out;
+  out.precision(9);
+  out << v;
+  return out.str();
+}
+
+}  // namespace
+
+std::string compareTensors(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
+  if (actual.dtype() != expected.dtype()) {
+    return std::string("dtype ") + dataTypeName(actual.dtype()) + ", expected " + dataTypeName(expected.dtype());
+  }
+  if (actual.shape() != expected.shape()) {
+    return "shape " + shapeToString(actual.shape()) + ", expected " + shapeToString(expected.shape());
+  }
+  const int64_t n = expected.numel();
+  if (expected.dtype() == DataType::STRING) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (actual.strings()[i] != expected.strings()[i]) {
+        return "element " + std::to_string(i) + " is '" + actual.strings()[i] + "', expected '" +
+               expected.strings()[i] + "'";
+      }
+    }
+    return {};
+  }
+  int64_t mismatches = 0, first = -1;
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bool ok;
+    if (exactType(expected.dtype())) {
+      // Compare 64-bit integers exactly: doubles would hide differences above 2^53.
+      ok = std::memcmp(static_cast<const char*>(actual.rawData()) + i * dataTypeSize(expected.dtype()),
+                       static_cast<const char*>(expected.rawData()) + i * dataTypeSize(expected.dtype()),
+                       dataTypeSize(expected.dtype())) == 0;
+    } else {
+      const double a = valueAt(actual, i), e = valueAt(expected, i);
+      if (std::isnan(e) || std::isnan(a)) {
+        ok = std::isnan(e) && std::isnan(a);
+      } else if (std::isinf(e) || std::isinf(a)) {
+        ok = a == e;
+      } else {
+        ok = std::fabs(a - e) <= atol + rtol * std::fabs(e);
+        worst = std::max(worst, std::fabs(a - e));
+      }
+    }
+    if (!ok && mismatches++ == 0) first = i;
+  }
+  if (mismatches == 0) return {};
+  return std::to_string(mismatches) + " of " + std::to_string(n) + " elements differ; first at " +
+         std::to_string(first) + ": " + formatDouble(valueAt(actual, first)) + ", expected " +
+         formatDouble(valueAt(expected, first)) + " (max abs error " + formatDouble(worst) + ")";
+}
+
+namespace {
+
+std::vector<fs::path> sortedFiles(const fs::path& folder, const std::string& prefix) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".pb") files.push_back(entry.path());
+  }
+  // input_10.pb sorts after input_9.pb.
+  std::sort(files.begin(), files.end(), [&](const fs::path& a, const fs::path& b) {
+    auto index = [&](const fs::path& p) { return std::stoi(p.stem().string().substr(prefix.size())); };
+    return index(a) < index(b);
+  });
+  return files;
+}
+
+}  // namespace
+
+std::string runCase(const std::string& caseDirectory, const Options& options) {
+  const fs::path folder(caseDirectory);
+  SessionOptions sessionOptions;
+  (void)sessionOptions.addConfigEntry("kiln.execution_providers", options.executionProvider);
+  (void)sessionOptions.addConfigEntry("kiln.intra_op_num_threads", "1");
+  auto session = Session::create((folder / "model.onnx").string(), sessionOptions);
+  if (!session.isOk()) return "session: " + session.status().toString();
+  const fs::path data = folder / "test_data_set_0";
+  const auto inputFiles = sortedFiles(data, "input_");
+  const auto outputFiles = sortedFiles(data, "output_");
+  const auto& declaredInputs = (*session)->inputs();
+
+  std::vector<NamedTensor> inputs;
+  for (size_t i = 0; i < inputFiles.size(); ++i) {
+    std::string name;
+    auto tensor = readTensorProtoFile(inputFiles[i].string(), &name);
+    if (!tensor.isOk()) return "input: " + tensor.status().toString();
+    if (name.empty() && i < declaredInputs.size()) name = declaredInputs[i].name;
+    inputs.push_back({name, std::move(tensor).value()});
+  }
+  auto outputs = (*session)->run(inputs);
+  if (!outputs.isOk()) return "run: " + outputs.status().toString();
+  if (outputs->size() != outputFiles.size()) {
+    return std::to_string(outputs->size()) + " outputs, expected " + std::to_string(outputFiles.size());
+  }
+  for (size_t i = 0; i < outputFiles.size(); ++i) {
+    std::string name;
+    auto expected = readTensorProtoFile(outputFiles[i].string(), &name);
+    if (!expected.isOk()) return "expected output: " + expected.status().toString();
+    const NamedTensor& actual = (*outputs)[i];
+    if (!name.empty() && name != actual.name) return "output " + std::to_string(i) + " is named '" + actual.name + "', expected '" + name + "'";
+    const std::string diff = compareTensors(actual.tensor, *expected, options.rtol, options.atol);
+    if (!diff.empty()) return "output '" + actual.name + "': " + diff;
+  }
+  return {};
+}
+
+namespace {
+
+// Runs a case in a forked child so a crash or hang fails that case only.
+std::string runIsolated(const std::string& caseDirectory, const Options& options) {
+  int pipeFds[2];
+  if (pipe(pipeFds) != 0) return runCase(caseDirectory, options);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(pipeFds[0]);
+    alarm(120);
+    const std::string result = runCase(caseDirectory, options);
+    const ssize_t written = write(pipeFds[1], result.data(), result.size());
+    (void)written;
+    _exit(0);
+  }
+  close(pipeFds[1]);
+  std::string result;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(pipeFds[0], buffer, sizeof buffer)) > 0) result.append(buffer, static_cast<size_t>(n));
+  close(pipeFds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status)) {
+    return WTERMSIG(status) == SIGALRM ? "timed out after 120 s"
+                                       : "crashed with signal " + std::to_string(WTERMSIG(status)) + " (" +
+                                             strsignal(WTERMSIG(status)) + ")";
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<Summary> runConformance(const Options& options) {
+  std::error_code ec;
+  if (!fs::is_directory(options.directory, ec)) {
+    return Status(StatusCode::NO_SUCHFILE, "conformance folder '" + options.directory + "' does not exist");
+  }
+  std::optional<std::regex> filter;
+  try {
+    if (!options.filter.empty()) filter.emplace(options.filter, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return Status(StatusCode::INVALID_ARGUMENT, "bad --filter regex '" + options.filter + "': " + e.what());
+  }
+  std::vector<fs::path> cases;
+  for (const auto& entry : fs::directory_iterator(options.directory, ec)) {
+    if (!fs::exists(entry.path() / "model.onnx")) continue;
+    const std::string name = entry.path().filename().string();
+    if (filter && !std::regex_search(name, *filter)) continue;
+    cases.push_back(entry.path());
+  }
+  std::sort(cases.begin(), cases.end());
+
+  Summary summary;
+  for (const auto& folder : cases) {
+    CaseResult result;
+    result.name = folder.filename().string();
+    const auto start = std::chrono::steady_clock::now();
+    const std::string failure = options.isolate ? runIsolated(folder.string(), options) : runCase(folder.string(), options);
+    result.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    auto listed = options.expectedFailures.find(result.name);
+    if (failure.empty()) {
+      result.outcome = listed == options.expectedFailures.end() ? Outcome::Passed : Outcome::UnexpectedPass;
+      if (listed != options.expectedFailures.end()) result.detail = "listed as expected failure: " + listed->second;
+    } else if (listed != options.expectedFailures.end()) {
+      result.outcome = Outcome::ExpectedFailure;
+      result.detail = listed->second;
+    } else {
+      result.outcome = Outcome::Failed;
+      result.detail = failure;
+    }
+    switch (result.outcome) {
+      case Outcome::Passed: ++summary.passed; break;
+      case Outcome::ExpectedFailure: ++summary.expectedFailures; break;
+      case Outcome::Skipped: ++summary.skipped; break;
+      case Outcome::Failed: case Outcome::UnexpectedPass: ++summary.failed; break;
+    }
+    if (options.onCase) options.onCase(result);
+    summary.cases.push_back(std::move(result));
+  }
+  return summary;
+}
+
+}  // namespace kiln::conformance

@@ -1,0 +1,59 @@
+// The ONNX backend conformance harness: runs node test cases (model.onnx + test_data_set_0/*.pb) through a
+// Kiln session and compares every output with the expected one. Shared by `kiln conformance` and the tests.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kiln/status.h"
+#include "kiln/tensor.h"
+
+namespace kiln::conformance {
+
+enum class Outcome { Passed, Failed, ExpectedFailure, UnexpectedPass, Skipped };
+const char* outcomeName(Outcome outcome);
+
+struct CaseResult {
+  std::string name;
+  Outcome outcome = Outcome::Failed;
+  std::string detail;      // why it failed, or the expected-failure reason
+  double milliseconds = 0;
+};
+
+struct Options {
+  std::string directory;              // folder of test cases (e.g. /usr/share/libonnx-testdata/data/node)
+  std::string executionProvider = "cpu";
+  std::string filter;                 // ECMAScript regex on case names; empty = all
+  std::map<std::string, std::string> expectedFailures;  // case name -> reason
+  double rtol = 1e-3;
+  double atol = 1e-7;
+  bool isolate = true;                // run each case in a child process (a crash fails one case, not the run)
+  std::function<void(const CaseResult&)> onCase;
+};
+
+struct Summary {
+  int passed = 0;
+  int failed = 0;  // unexpected failures only (including unexpected passes of listed cases)
+  int expectedFailures = 0;
+  int skipped = 0;
+  std::vector<CaseResult> cases;
+};
+
+// Parses an expected-failure list: one `case_name  reason` per line, '#' starts a comment.
+std::map<std::string, std::string> parseExpectedFailures(const std::string& text);
+// The built-in list for an EP ("cpu"), compiled in from tests/conformance/expected_failures_<ep>.txt.
+std::map<std::string, std::string> builtinExpectedFailures(const std::string& executionProvider);
+
+// Compares one output with its expected value: dtype, shape, NaN positions, |a-e| <= atol + rtol*|e|.
+// Returns an empty string when they match, otherwise what differs.
+std::string compareTensors(const Tensor& actual, const Tensor& expected, double rtol, double atol);
+
+// Runs one case folder in this process. OK with an empty string on a match, or the mismatch description.
+std::string runCase(const std::string& caseDirectory, const Options& options);
+
+// Runs every case under options.directory matching options.filter, in name order.
+Result<Summary> runConformance(const Options& options);
+
+}  // namespace kiln::conformance
