@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kiln/status.h"
 #include "kiln/tensor.h"
 
