@@ -135,7 +135,7 @@ int runModel(RunArgs& args) {
     if (!shape.isOk()) return reportError(shape.status(), args.flags);
     shapes[kv->first] = *shape;
   }
-  if (!args.flags.quiet) {
+  if (args.flags.verbose) {
     options.progress.onProgress = [](const ProgressEvent& e) {
       std::fprintf(stderr, "kiln: %s %lld/%lld\n", e.stage.c_str(), static_cast<long long>(e.done),
                    static_cast<long long>(e.total));
