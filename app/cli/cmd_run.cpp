@@ -9,6 +9,7 @@
 
 #include "cli_output.h"
 #include "commands.h"
+#include "kiln/model_info.h"
 #include "kiln/session.h"
 #include "kiln/tensor_io.h"
 
@@ -135,6 +136,30 @@ int runModel(RunArgs& args) {
     if (!shape.isOk()) return reportError(shape.status(), args.flags);
     shapes[kv->first] = *shape;
   }
+  // --shape names an input; its symbolic dimensions become free-dimension overrides (Contracts: Shapes).
+  auto fixedShapes = [&]() -> Status {
+    if (shapes.empty()) return Status::ok();
+    auto info = inspectModel(args.model);
+    if (!info.isOk()) return Status::ok();  // Session::create reports load errors
+    for (const auto& [name, shape] : shapes) {
+      auto input = std::find_if(info->inputs.begin(), info->inputs.end(), [&](const auto& v) { return v.name == name; });
+      if (input == info->inputs.end()) {
+        return Status(StatusCode::INVALID_ARGUMENT, "--shape names '" + name + "', which is not a model input");
+      }
+      if (input->hasShape && input->shape.size() != shape.size()) {
+        return Status(StatusCode::INVALID_ARGUMENT, "--shape " + name + " has rank " + std::to_string(shape.size()) +
+                                                        ", the input has rank " + std::to_string(input->shape.size()));
+      }
+      for (size_t i = 0; i < input->shape.size() && i < shape.size(); ++i) {
+        if (!input->shape[i].param.empty()) {
+          KILN_RETURN_IF_ERROR(options.addConfigEntry("kiln.free_dim_override." + input->shape[i].param,
+                                                      std::to_string(shape[i])));
+        }
+      }
+    }
+    return Status::ok();
+  }();
+  if (!fixedShapes.isOk()) return reportError(fixedShapes, args.flags);
   if (args.flags.verbose) {
     options.progress.onProgress = [](const ProgressEvent& e) {
       std::fprintf(stderr, "kiln: %s %lld/%lld\n", e.stage.c_str(), static_cast<long long>(e.done),

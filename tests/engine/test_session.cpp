@@ -70,6 +70,19 @@ TEST(Session, ConfigKeys) {
   EXPECT_EQ(options.configEntryOr("kiln.intra_op_num_threads", ""), "2");
 }
 
+TEST(Session, FreeDimOverrideFixesASymbolicDimension) {
+  TempDir dir;
+  SessionOptions options;
+  ASSERT_TRUE(options.addConfigEntry("kiln.free_dim_override.N", "2").isOk());
+  auto session = Session::create(modelFile(dir), options);
+  ASSERT_TRUE(session.isOk());
+  EXPECT_EQ((*session)->inputs()[0].shape[0].value, 2);
+  EXPECT_TRUE((*session)->run({{"X", Tensor(DataType::FLOAT, {2, 4})}}).isOk());
+  auto wrong = (*session)->run({{"X", Tensor(DataType::FLOAT, {3, 4})}});
+  ASSERT_EQ(wrong.status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(wrong.status().message().find("expects shape 2x4, got 3x4"), std::string::npos);
+}
+
 TEST(Session, UnknownExecutionProviderIsInvalidArgument) {
   TempDir dir;
   SessionOptions options;

@@ -97,6 +97,23 @@ Result<std::vector<std::unique_ptr<ExecutionProvider>>> createProviders(const Se
   return providers;
 }
 
+// kiln.free_dim_override.<dim_param>=N fixes a symbolic dimension: the input then accepts only N there.
+Status applyFreeDimOverrides(const SessionOptions& options, ValueMetadata& input) {
+  for (auto& dim : input.shape) {
+    if (dim.isFixed() || dim.param.empty()) continue;
+    const auto value = options.configEntry("kiln.free_dim_override." + dim.param);
+    if (!value) continue;
+    try {
+      dim.value = std::stoll(*value);
+      if (dim.value < 0) throw std::invalid_argument("negative");
+    } catch (const std::exception&) {
+      return Status(StatusCode::INVALID_ARGUMENT, "kiln.free_dim_override." + dim.param +
+                                                      " must be a non-negative integer, got '" + *value + "'");
+    }
+  }
+  return Status::ok();
+}
+
 Status InferenceSession::initialize(onnx_io::LoadedModel loaded, const SessionOptions& options, const Stopwatch& clock) {
   progress_ = options.progress;
   model_ = std::move(loaded.model);
@@ -131,7 +148,9 @@ Status InferenceSession::initialize(onnx_io::LoadedModel loaded, const SessionOp
   progress_.report("compile", static_cast<int64_t>(plan.partitions.size()), static_cast<int64_t>(plan.partitions.size()));
 
   for (const auto& in : graph.inputs) {
-    if (!graph.isInitializer(in.name)) inputs_.push_back(metadataOf(in));
+    if (graph.isInitializer(in.name)) continue;
+    inputs_.push_back(metadataOf(in));
+    KILN_RETURN_IF_ERROR(applyFreeDimOverrides(options, inputs_.back()));
   }
   for (const auto& out : graph.outputs) outputs_.push_back(metadataOf(out));
   timings_.session_total_ms = clock.elapsedMs();
