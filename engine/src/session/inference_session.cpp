@@ -16,6 +16,18 @@
 namespace kiln {
 namespace {
 
+// No exception crosses the API: anything thrown below (allocation failure, a library's throw) becomes a Status.
+template <class F>
+auto guarded(F&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::RUNTIME_EXCEPTION, "out of memory");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::RUNTIME_EXCEPTION, std::string("unexpected exception: ") + e.what());
+  }
+}
+
 struct LoadedPartition {
   CompiledPartition compiled;
   std::unique_ptr<PartitionExecutable> executable;
@@ -28,12 +40,15 @@ class InferenceSession final : public Session {
   const SessionTimings& timings() const override { return timings_; }
   const WorkCounters& counters() const override { return counters_; }
   const std::vector<PartitionSummary>& partitions() const override { return summaries_; }
-  Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs) override;
+  Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs) override {
+    return guarded([&] { return runUnguarded(inputs); });
+  }
 
   Status initialize(onnx_io::LoadedModel loaded, const SessionOptions& options, const Stopwatch& clock);
 
  private:
   Status checkInput(const ValueMetadata& meta, const Tensor& tensor) const;
+  Result<std::vector<NamedTensor>> runUnguarded(const std::vector<NamedTensor>& inputs);
 
   ir::Model model_;
   std::vector<std::unique_ptr<ExecutionProvider>> providers_;
@@ -180,7 +195,7 @@ Status InferenceSession::checkInput(const ValueMetadata& meta, const Tensor& ten
   return Status::ok();
 }
 
-Result<std::vector<NamedTensor>> InferenceSession::run(const std::vector<NamedTensor>& inputs) {
+Result<std::vector<NamedTensor>> InferenceSession::runUnguarded(const std::vector<NamedTensor>& inputs) {
   Stopwatch clock;
   const ir::Graph& graph = *model_.graph;
   std::unordered_map<std::string, Tensor> values;
@@ -242,15 +257,19 @@ Result<std::unique_ptr<Session>> finishCreate(Result<onnx_io::LoadedModel> loade
 }  // namespace
 
 Result<std::unique_ptr<Session>> Session::create(const std::string& path, const SessionOptions& options) {
-  Stopwatch clock;
-  options.progress.report("load", 0, 1);
-  return finishCreate(onnx_io::loadModelFile(path, loadOptionsFrom(options)), options, clock);
+  return guarded([&] {
+    Stopwatch clock;
+    options.progress.report("load", 0, 1);
+    return finishCreate(onnx_io::loadModelFile(path, loadOptionsFrom(options)), options, clock);
+  });
 }
 
 Result<std::unique_ptr<Session>> Session::create(std::span<const std::byte> modelBytes, const SessionOptions& options) {
-  Stopwatch clock;
-  options.progress.report("load", 0, 1);
-  return finishCreate(onnx_io::loadModelBuffer(modelBytes, loadOptionsFrom(options)), options, clock);
+  return guarded([&] {
+    Stopwatch clock;
+    options.progress.report("load", 0, 1);
+    return finishCreate(onnx_io::loadModelBuffer(modelBytes, loadOptionsFrom(options)), options, clock);
+  });
 }
 
 }  // namespace kiln

@@ -1,8 +1,223 @@
-// Elementwise kernels (placeholder until the family lands).
-#include "ep/cpu/kernel_registry.h"
+// Elementwise arithmetic kernels: Add, Sub, Mul, Div, Pow, Mod, BitShift and the variadic Max, Min, Sum,
+// Mean. All broadcast numpy-style (opset >= 7/8) or with the legacy broadcast/axis attributes (opset < 7).
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "ep/cpu/kernels/elementwise_common.h"
 
 namespace kiln::cpu {
+namespace {
 
-void registerElementwiseKernels(KernelRegistry& registry) { (void)registry; }
+struct AddOp {
+  template <class C>
+  C operator()(C a, C b) const { return wrapAdd(a, b); }
+};
+struct SubOp {
+  template <class C>
+  C operator()(C a, C b) const { return wrapSub(a, b); }
+};
+struct MulOp {
+  template <class C>
+  C operator()(C a, C b) const { return wrapMul(a, b); }
+};
+struct DivOp {
+  static constexpr bool kIntegerDivision = true;
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {
+      if (b == -1) return wrapNeg(a);  // INT_MIN / -1 traps on x86
+    }
+    return a / b;  // integer zero divisors are rejected before the loop
+  }
+};
+// fmod=1: sign of the dividend (C fmod / %); fmod=0: sign of the divisor (Python/numpy mod).
+struct ModOp {
+  static constexpr bool kIntegerDivision = true;
+  bool fmod = false;
+  explicit ModOp(const ir::Node& node) : fmod(node.attrInt("fmod", 0) != 0) {}
+  template <class C>
+  C operator()(C a, C b) const {
+    C r;
+    if constexpr (std::is_floating_point_v<C>) {
+      r = std::fmod(a, b);
+    } else {
+      if constexpr (std::is_signed_v<C>) {
+        if (b == -1) return 0;  // INT_MIN % -1 traps on x86
+      }
+      r = static_cast<C>(a % b);
+    }
+    if constexpr (std::is_signed_v<C> || std::is_floating_point_v<C>) {
+      if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<C>(r + b);
+    }
+    return r;
+  }
+};
+struct BitShiftOp {
+  bool left = true;
+  explicit BitShiftOp(const ir::Node& node) : left(node.attrString("direction", "LEFT") != "RIGHT") {}
+  template <class C>
+  C operator()(C a, C b) const {
+    if (b >= static_cast<C>(sizeof(C) * 8)) return 0;  // shifting by the width or more is undefined in C++
+    return static_cast<C>(left ? a << b : a >> b);
+  }
+};
+// NaN wins, as in numpy.maximum/minimum.
+struct MaxOp {
+  template <class C>
+  C operator()(C a, C b) const { return (a > b || isNaNValue(a)) ? a : b; }
+};
+struct MinOp {
+  template <class C>
+  C operator()(C a, C b) const { return (a < b || isNaNValue(a)) ? a : b; }
+};
+
+// Integer power by squaring with wrapping; negative exponents truncate toward zero like integer division.
+template <class B, class E>
+B integerPow(B base, E exponent) {
+  if constexpr (std::is_signed_v<E>) {
+    if (exponent < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return (exponent % 2 == 0) ? 1 : -1;
+      return 0;
+    }
+  }
+  B result = 1;
+  while (exponent != 0) {
+    if (exponent & 1) result = wrapMul(result, base);
+    exponent = static_cast<E>(exponent >> 1);
+    if (exponent != 0) base = wrapMul(base, base);
+  }
+  return result;
+}
+
+// double -> integer without undefined behaviour: NaN gives 0, out-of-range values saturate.
+template <class I>
+I saturatingCast(double value) {
+  if (value != value) return 0;
+  if (value <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (value >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(value);
+}
+
+// Pow: the base type T is the output type; the exponent may be any numeric type (opset 12+).
+class PowKernel : public Kernel {
+ public:
+  explicit PowKernel(const KernelInfo& info) : legacy_(LegacyBroadcast::fromNode(info.node, info.opset)) {}
+
+  Status compute(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    const Tensor* y = ctx.input(1);
+    if (x == nullptr || y == nullptr) return invalidArgument("Pow: expects two inputs");
+    KILN_ASSIGN_OR_RETURN(const Shape yShape, legacy_.alignB("Pow", x->shape(), y->shape()));
+    KILN_ASSIGN_OR_RETURN(const Shape outShape, broadcastShapes(x->shape(), yShape));
+    KILN_ASSIGN_OR_RETURN(const BroadcastPlan plan, planBroadcast({&x->shape(), &yShape}, outShape));
+    using BaseTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
+    Status status = dispatchList(BaseTypes{}, x->dtype(), [&]<class TB>() -> Status {
+      return dispatchList(NumericTypes{}, y->dtype(), [&]<class TE>() -> Status {
+        Tensor& out = ctx.allocateOutput(0, x->dtype(), outShape);
+        run<TB, TE>(plan, *x, *y, out);
+        return Status::ok();
+      });
+    });
+    return status.isOk() ? status : invalidArgument("Pow: " + status.message());
+  }
+
+ private:
+  template <class TB, class TE>
+  static void run(const BroadcastPlan& plan, const Tensor& x, const Tensor& y, Tensor& out) {
+    using CB = ComputeType<TB>;
+    using CE = ComputeType<TE>;
+    if constexpr (std::is_floating_point_v<CB>) {
+      // x^2 is common (variance, squared distances) and x*x is exact where pow is merely close.
+      if (y.numel() == 1 && static_cast<double>(static_cast<CE>(y.data<TE>()[0])) == 2.0) {
+        broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(),
+                        liftBinary<TB, TE, TB>([](CB b, CE) { return b * b; }));
+        return;
+      }
+      broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(),
+                      liftBinary<TB, TE, TB>([](CB b, CE e) { return std::pow(b, static_cast<CB>(e)); }));
+    } else if constexpr (std::is_integral_v<CE>) {
+      broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(), [](TB b, TE e) { return integerPow(b, e); });
+    } else {
+      broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(), [](TB b, TE e) {
+        return saturatingCast<TB>(std::pow(static_cast<double>(b), static_cast<double>(static_cast<CE>(e))));
+      });
+    }
+  }
+
+  LegacyBroadcast legacy_;
+};
+
+// Max, Min, Sum, Mean: one or more inputs of one type, all broadcast together (opset 8+).
+template <class Op, class Types, bool kMean>
+class VariadicKernel : public Kernel {
+ public:
+  explicit VariadicKernel(const KernelInfo& info) : opType_(info.node.opType) {}
+
+  Status compute(KernelContext& ctx) override {
+    std::vector<const Tensor*> inputs;
+    std::vector<const Shape*> shapes;
+    for (size_t i = 0; i < ctx.inputCount(); ++i) {
+      if (const Tensor* input = ctx.input(i)) {
+        if (!inputs.empty() && input->dtype() != inputs.front()->dtype()) {
+          return invalidArgument(opType_ + ": inputs have different element types " +
+                                 dataTypeName(inputs.front()->dtype()) + " and " + dataTypeName(input->dtype()));
+        }
+        inputs.push_back(input);
+        shapes.push_back(&input->shape());
+      }
+    }
+    if (inputs.empty()) return invalidArgument(opType_ + ": expects at least one input");
+    if (inputs.size() == 1) {  // Max/Min/Sum/Mean of one tensor is that tensor
+      ctx.setOutput(0, *inputs.front());
+      return Status::ok();
+    }
+    KILN_ASSIGN_OR_RETURN(const Shape outShape, broadcastAll(shapes));
+    Status status = dispatchList(Types{}, inputs.front()->dtype(), [&]<class T>() -> Status {
+      Tensor& out = ctx.allocateOutput(0, inputs.front()->dtype(), outShape);
+      T* result = out.data<T>();
+      const auto op = liftBinary<T, T, T>(Op{});
+      KILN_ASSIGN_OR_RETURN(const BroadcastPlan first, planBroadcast({shapes[0], shapes[1]}, outShape));
+      broadcastBinary(first, inputs[0]->data<T>(), inputs[1]->data<T>(), result, op);
+      for (size_t k = 2; k < inputs.size(); ++k) {
+        KILN_ASSIGN_OR_RETURN(const BroadcastPlan next, planBroadcast({&outShape, shapes[k]}, outShape));
+        broadcastBinary(next, static_cast<const T*>(result), inputs[k]->data<T>(), result, op);
+      }
+      if constexpr (kMean) {
+        const ComputeType<T> count = static_cast<ComputeType<T>>(inputs.size());
+        mapUnary(static_cast<const T*>(result), result, out.numel(), [count](ComputeType<T> v) { return v / count; });
+      }
+      return Status::ok();
+    });
+    return status.isOk() ? status : invalidArgument(opType_ + ": " + status.message());
+  }
+
+ private:
+  std::string opType_;
+};
+
+}  // namespace
+
+void registerElementwiseArithmeticKernels(KernelRegistry& registry) {
+  registry.add("Add", 1, kAnyOpset, makeFactory<BinaryKernel<AddOp, NumericTypes>>());
+  registry.add("Sub", 1, kAnyOpset, makeFactory<BinaryKernel<SubOp, NumericTypes>>());
+  registry.add("Mul", 1, kAnyOpset, makeFactory<BinaryKernel<MulOp, NumericTypes>>());
+  registry.add("Div", 1, kAnyOpset, makeFactory<BinaryKernel<DivOp, NumericTypes>>());
+  registry.add("Mod", 10, kAnyOpset, makeFactory<BinaryKernel<ModOp, NumericTypes>>());
+  registry.add("BitShift", 11, kAnyOpset,
+               makeFactory<BinaryKernel<BitShiftOp, TypeList<uint8_t, uint16_t, uint32_t, uint64_t>>>());
+  registry.add("Pow", 1, kAnyOpset, makeFactory<PowKernel>());
+  registry.add("Max", 1, kAnyOpset, makeFactory<VariadicKernel<MaxOp, NumericTypes, false>>());
+  registry.add("Min", 1, kAnyOpset, makeFactory<VariadicKernel<MinOp, NumericTypes, false>>());
+  registry.add("Sum", 1, kAnyOpset, makeFactory<VariadicKernel<AddOp, FloatTypes, false>>());
+  registry.add("Mean", 1, kAnyOpset, makeFactory<VariadicKernel<AddOp, FloatTypes, true>>());
+}
+
+void registerElementwiseKernels(KernelRegistry& registry) {
+  registerElementwiseArithmeticKernels(registry);
+  registerElementwiseLogicKernels(registry);
+  registerElementwiseUnaryKernels(registry);
+}
 
 }  // namespace kiln::cpu

@@ -1,8 +1,296 @@
-// Math kernels (placeholder until the family lands).
+// Linear-algebra kernels: Gemm, MatMul (numpy batching), MatMulInteger, Det. Float math goes through OpenBLAS.
+#include <cmath>
+#include <string>
+#include <vector>
+
 #include "ep/cpu/kernel_registry.h"
+#include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/kernels/gemm_helpers.h"
 
 namespace kiln::cpu {
+namespace {
 
-void registerMathKernels(KernelRegistry& registry) { (void)registry; }
+Status nodeError(const ir::Node& node, const std::string& message) {
+  return invalidArgument(node.label() + ": " + message);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Gemm: Y = alpha * op(A) * op(B) + beta * C, C broadcast unidirectionally to (M, N).
+
+class GemmKernel : public Kernel {
+ public:
+  explicit GemmKernel(const KernelInfo& info)
+      : node_(info.node),
+        transA_(info.node.attrInt("transA", 0) != 0),
+        transB_(info.node.attrInt("transB", 0) != 0),
+        alpha_(info.node.attrFloat("alpha", 1.0f)),
+        beta_(info.node.attrFloat("beta", 1.0f)) {}
+
+  Status compute(KernelContext& ctx) override {
+    const Tensor* a = ctx.input(0);
+    const Tensor* b = ctx.input(1);
+    const Tensor* c = ctx.input(2);
+    if (!a || !b) return nodeError(node_, "inputs A and B are required");
+    if (a->rank() != 2 || b->rank() != 2) {
+      return nodeError(node_, "A and B must be 2-D, got " + shapeToString(a->shape()) + " and " +
+                                  shapeToString(b->shape()));
+    }
+    if (a->dtype() != b->dtype() || (c && c->dtype() != a->dtype())) {
+      return nodeError(node_, "A, B and C must have the same element type");
+    }
+    const int64_t M = transA_ ? a->dim(1) : a->dim(0), K = transA_ ? a->dim(0) : a->dim(1);
+    const int64_t kB = transB_ ? b->dim(1) : b->dim(0), N = transB_ ? b->dim(0) : b->dim(1);
+    if (K != kB) {
+      return nodeError(node_, "inner dimensions differ: op(A) is " + std::to_string(M) + "x" + std::to_string(K) +
+                                  ", op(B) is " + std::to_string(kB) + "x" + std::to_string(N));
+    }
+    if (c) {
+      const Shape& cs = c->shape();
+      const bool ok = cs.size() <= 2 && (cs.size() < 2 || cs[0] == 1 || cs[0] == M) &&
+                      (cs.empty() || cs.back() == 1 || cs.back() == N);
+      if (!ok) return nodeError(node_, "C " + shapeToString(cs) + " does not broadcast to " + std::to_string(M) +
+                                           "x" + std::to_string(N));
+    }
+    Tensor& y = ctx.allocateOutput(0, a->dtype(), {M, N});
+    return dispatchType<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>(
+        a->dtype(), [&]<class T>() {
+          if constexpr (kIsHalf<T>) {
+            Tensor yf(DataType::FLOAT, {M, N});
+            Tensor cf = c ? toFloatTensor<T>(*c) : Tensor();
+            run<float>(toFloatTensor<T>(*a), toFloatTensor<T>(*b), c ? &cf : nullptr, yf, M, N, K);
+            fromFloatTensor<T>(yf, y);
+          } else {
+            run<T>(*a, *b, c, y, M, N, K);
+          }
+          return Status::ok();
+        });
+  }
+
+ private:
+  template <class T>
+  void run(const Tensor& a, const Tensor& b, const Tensor* c, Tensor& y, int64_t M, int64_t N, int64_t K) const {
+    T* out = y.data<T>();
+    const T beta = static_cast<T>(beta_);
+    const bool useC = c && c->numel() > 0 && beta != T(0);
+    if (useC) {
+      const Shape& cs = c->shape();
+      const int64_t rowStride = cs.size() == 2 && cs[0] != 1 ? cs[1] : 0;
+      const int64_t colStride = !cs.empty() && cs.back() != 1 ? 1 : 0;
+      const T* cd = c->data<T>();
+      for (int64_t i = 0; i < M; ++i) {
+        for (int64_t j = 0; j < N; ++j) out[i * N + j] = static_cast<T>(beta * cd[i * rowStride + j * colStride]);
+      }
+    }
+    gemm<T>(transA_, transB_, M, N, K, static_cast<T>(alpha_), a.data<T>(), a.dim(1), b.data<T>(), b.dim(1),
+            useC ? T(1) : T(0), out, N);
+  }
+
+  const ir::Node& node_;
+  bool transA_, transB_;
+  float alpha_, beta_;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// MatMul with numpy semantics: batch dims broadcast, 1-D operands get a dim prepended (A) or appended (B).
+
+struct MatMulPlan {
+  int64_t M = 0, N = 0, K = 0;
+  Shape batch, aBatch, bBatch;
+  Shape outShape;
+};
+
+Result<MatMulPlan> planMatMul(const ir::Node& node, const Shape& aShape, const Shape& bShape) {
+  if (aShape.empty() || bShape.empty()) return nodeError(node, "operands must have rank >= 1");
+  MatMulPlan plan;
+  Shape a = aShape, b = bShape;
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  plan.M = a[a.size() - 2];
+  plan.K = a.back();
+  plan.N = b.back();
+  if (b[b.size() - 2] != plan.K) {
+    return nodeError(node, "shapes " + shapeToString(aShape) + " and " + shapeToString(bShape) +
+                               " cannot be multiplied (inner dimensions differ)");
+  }
+  plan.aBatch.assign(a.begin(), a.end() - 2);
+  plan.bBatch.assign(b.begin(), b.end() - 2);
+  auto batch = broadcastShapes(plan.aBatch, plan.bBatch);
+  if (!batch.isOk()) return nodeError(node, "batch dimensions: " + batch.status().message());
+  plan.batch = batch.value();
+  plan.outShape = plan.batch;
+  if (aShape.size() > 1) plan.outShape.push_back(plan.M);
+  if (bShape.size() > 1) plan.outShape.push_back(plan.N);
+  return plan;
+}
+
+// Y = A x B per broadcast batch; `T` is float, double or an integer type.
+template <class T>
+void runMatMul(const MatMulPlan& p, const T* a, const T* b, T* y) {
+  if (shapeSize(p.bBatch) == 1) {
+    // B is one matrix: fold A's batch into its rows for a single large GEMM.
+    gemm<T>(false, false, shapeSize(p.aBatch) * p.M, p.N, p.K, T(1), a, p.K, b, p.N, T(0), y, p.N);
+    return;
+  }
+  const int64_t aStep = p.M * p.K, bStep = p.K * p.N, yStep = p.M * p.N;
+  forEachBroadcast(p.batch, p.aBatch, p.bBatch, [&](int64_t i, int64_t ia, int64_t ib) {
+    gemm<T>(false, false, p.M, p.N, p.K, T(1), a + ia * aStep, p.K, b + ib * bStep, p.N, T(0), y + i * yStep, p.N);
+  });
+}
+
+class MatMulKernel : public Kernel {
+ public:
+  explicit MatMulKernel(const KernelInfo& info) : node_(info.node) {}
+
+  Status compute(KernelContext& ctx) override {
+    const Tensor* a = ctx.input(0);
+    const Tensor* b = ctx.input(1);
+    if (!a || !b) return nodeError(node_, "inputs A and B are required");
+    if (a->dtype() != b->dtype()) return nodeError(node_, "A and B must have the same element type");
+    KILN_ASSIGN_OR_RETURN(MatMulPlan plan, planMatMul(node_, a->shape(), b->shape()));
+    Tensor& y = ctx.allocateOutput(0, a->dtype(), plan.outShape);
+    if (y.numel() == 0 || plan.K == 0) return Status::ok();
+    return dispatchType<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>(
+        a->dtype(), [&]<class T>() {
+          if constexpr (kIsHalf<T>) {
+            Tensor yf(DataType::FLOAT, plan.outShape);
+            runMatMul<float>(plan, toFloatTensor<T>(*a).template data<float>(),
+                             toFloatTensor<T>(*b).template data<float>(), yf.data<float>());
+            fromFloatTensor<T>(yf, y);
+          } else {
+            runMatMul<T>(plan, a->data<T>(), b->data<T>(), y.data<T>());
+          }
+          return Status::ok();
+        });
+  }
+
+ private:
+  const ir::Node& node_;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// MatMulInteger: int32 product of (A - a_zero_point) and (B - b_zero_point), 8-bit inputs.
+
+// `src` minus its zero point, widened to int32. A 1-D zero point of length `rowLength` != 1 is per row of a
+// matrix operand (shape [.., rows, 1]); otherwise the zero point broadcasts numpy-style.
+template <class T>
+Result<std::vector<int32_t>> widenWithZeroPoint(const ir::Node& node, const Tensor& src, const Tensor* zp,
+                                                bool zpPerRow) {
+  const int64_t n = src.numel();
+  std::vector<int32_t> out(static_cast<size_t>(n));
+  const T* s = src.data<T>();
+  if (!zp || zp->numel() == 0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = s[i];
+    return out;
+  }
+  if (zp->dtype() != src.dtype()) return nodeError(node, "a zero point must have its operand's element type");
+  const T* z = zp->data<T>();
+  if (zp->numel() == 1) {
+    for (int64_t i = 0; i < n; ++i) out[i] = int32_t(s[i]) - int32_t(z[0]);
+    return out;
+  }
+  Shape zs = zp->shape();
+  if (zpPerRow && zs.size() == 1 && src.rank() >= 2) zs.push_back(1);  // [M] zero point of an [M, K] operand
+  auto bshape = broadcastShapes(src.shape(), zs);
+  if (!bshape.isOk() || bshape.value() != src.shape()) {
+    return nodeError(node, "zero point " + shapeToString(zp->shape()) + " does not fit operand " +
+                               shapeToString(src.shape()));
+  }
+  forEachBroadcast(src.shape(), src.shape(), zs,
+                   [&](int64_t i, int64_t, int64_t iz) { out[i] = int32_t(s[i]) - int32_t(z[iz]); });
+  return out;
+}
+
+class MatMulIntegerKernel : public Kernel {
+ public:
+  explicit MatMulIntegerKernel(const KernelInfo& info) : node_(info.node) {}
+
+  Status compute(KernelContext& ctx) override {
+    const Tensor* a = ctx.input(0);
+    const Tensor* b = ctx.input(1);
+    if (!a || !b) return nodeError(node_, "inputs A and B are required");
+    KILN_ASSIGN_OR_RETURN(MatMulPlan plan, planMatMul(node_, a->shape(), b->shape()));
+    std::vector<int32_t> wa, wb;
+    auto widen = [&](const Tensor& t, const Tensor* zp, bool perRow, std::vector<int32_t>& out) {
+      return dispatchType<uint8_t, int8_t>(t.dtype(), [&]<class T>() {
+        KILN_ASSIGN_OR_RETURN(out, widenWithZeroPoint<T>(node_, t, zp, perRow));
+        return Status::ok();
+      });
+    };
+    KILN_RETURN_IF_ERROR(widen(*a, ctx.input(2), true, wa));
+    KILN_RETURN_IF_ERROR(widen(*b, ctx.input(3), false, wb));
+    Tensor& y = ctx.allocateOutput(0, DataType::INT32, plan.outShape);
+    if (y.numel() == 0 || plan.K == 0) return Status::ok();
+    runMatMul<int32_t>(plan, wa.data(), wb.data(), y.data<int32_t>());
+    return Status::ok();
+  }
+
+ private:
+  const ir::Node& node_;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Det: determinant of each trailing square matrix, by LU decomposition with partial pivoting in double.
+
+double determinant(std::vector<double>& m, int64_t n) {
+  double det = 1.0;
+  for (int64_t col = 0; col < n; ++col) {
+    int64_t pivot = col;
+    for (int64_t r = col + 1; r < n; ++r) {
+      if (std::fabs(m[r * n + col]) > std::fabs(m[pivot * n + col])) pivot = r;
+    }
+    if (m[pivot * n + col] == 0.0) return 0.0;
+    if (pivot != col) {
+      for (int64_t k = 0; k < n; ++k) std::swap(m[pivot * n + k], m[col * n + k]);
+      det = -det;
+    }
+    const double p = m[col * n + col];
+    det *= p;
+    for (int64_t r = col + 1; r < n; ++r) {
+      const double f = m[r * n + col] / p;
+      if (f == 0.0) continue;
+      for (int64_t k = col + 1; k < n; ++k) m[r * n + k] -= f * m[col * n + k];
+    }
+  }
+  return det;
+}
+
+class DetKernel : public Kernel {
+ public:
+  explicit DetKernel(const KernelInfo& info) : node_(info.node) {}
+
+  Status compute(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    if (!x) return nodeError(node_, "input X is required");
+    const Shape& s = x->shape();
+    if (s.size() < 2 || s[s.size() - 1] != s[s.size() - 2]) {
+      return nodeError(node_, "input must be [*, M, M], got " + shapeToString(s));
+    }
+    const int64_t n = s.back();
+    const Shape outShape(s.begin(), s.end() - 2);
+    Tensor& y = ctx.allocateOutput(0, x->dtype(), outShape);
+    return dispatchType<float, double, Float16, BFloat16>(x->dtype(), [&]<class T>() {
+      const T* xd = x->data<T>();
+      T* yd = y.data<T>();
+      std::vector<double> m(static_cast<size_t>(n * n));
+      for (int64_t b = 0, count = shapeSize(outShape); b < count; ++b) {
+        for (int64_t i = 0; i < n * n; ++i) m[i] = static_cast<double>(static_cast<ComputeType<T>>(xd[b * n * n + i]));
+        yd[b] = T(static_cast<ComputeType<T>>(determinant(m, n)));
+      }
+      return Status::ok();
+    });
+  }
+
+ private:
+  const ir::Node& node_;
+};
+
+}  // namespace
+
+void registerMathKernels(KernelRegistry& registry) {
+  registry.add("Gemm", 1, kAnyOpset, makeFactory<GemmKernel>());
+  registry.add("MatMul", 1, kAnyOpset, makeFactory<MatMulKernel>());
+  registry.add("MatMulInteger", 10, kAnyOpset, makeFactory<MatMulIntegerKernel>());
+  registry.add("Det", 11, kAnyOpset, makeFactory<DetKernel>());
+}
 
 }  // namespace kiln::cpu
