@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Kiln's CPU EP against onnxruntime-node on the real models, in one run, same inputs, same thread count.
+# Not a test: prints a table with the ratio kiln/ort of median inference times (lower is better for Kiln).
+#
+# Usage: tests/bench/cpu_vs_onnxruntime.sh [--build DIR] [--cache DIR] [--runs N] [--vad-runs M] [--warmup W]
+#                                           [--threads T] [--rounds R]
+#   --build    build folder holding tests/bench/kiln_cpu_bench (default ${KILN_BUILD_DIR:-build/release})
+#   --cache    model cache (default ${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models); filled by fetch_models.sh if needed
+#   --runs     timed PP-OCRv4 det runs per round (default 20); --vad-runs: Silero VAD runs (default 500)
+#   --warmup   untimed runs after the first (default 3; Silero VAD uses at least 20)
+#   --rounds   kiln and ort alternate R times per model and each column reports the median of the round
+#              medians, so load from other processes hits both sides alike (default 3)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD="${KILN_BUILD_DIR:-$ROOT/build/release}"
+CACHE="${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models"
+RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --build) BUILD="$2"; shift 2 ;;
+    --cache) CACHE="$2"; shift 2 ;;
+    --runs) RUNS="$2"; shift 2 ;;
+    --vad-runs) VAD_RUNS="$2"; shift 2 ;;
+    --warmup) WARMUP="$2"; shift 2 ;;
+    --threads) THREADS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "cpu_vs_onnxruntime: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+KILN_BENCH="$BUILD/tests/bench/kiln_cpu_bench"
+[[ -x "$KILN_BENCH" ]] || { echo "cpu_vs_onnxruntime: $KILN_BENCH not found; build target kiln_cpu_bench" >&2; exit 1; }
+"$ROOT/tests/tools/fetch_models.sh" --with-references "$CACHE" >/dev/null 2>&1 \
+  || "$ROOT/tests/tools/fetch_models.sh" --with-references "$CACHE"
+
+REF="$CACHE/ref"
+OCR_ARGS=("$CACHE/ch_PP-OCRv4_det_infer.onnx" --input "x=$REF/ppocr_det/inputs/x.npy")
+# A voiced chunk from a zero state: every timed run does the same work.
+VAD_ARGS=("$CACHE/silero_vad_v5.onnx" --input "input=$REF/silero_vad/step1/inputs/input.npy"
+          --input "state=$REF/silero_vad/step0/inputs/state.npy" --input "sr=$REF/silero_vad/step0/inputs/sr.npy")
+VAD_WARMUP=$(( WARMUP > 20 ? WARMUP : 20 ))
+
+RESULTS="$(mktemp)"
+trap 'rm -f "$RESULTS"' EXIT
+measure() {  # label side runs warmup model-args...
+  local label="$1" side="$2" runs="$3" warmup="$4"; shift 4
+  local json
+  if [[ "$side" == kiln ]]; then
+    json="$("$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS")"
+  else
+    json="$(node "$ROOT/tests/bench/ort_bench.mjs" "$CACHE" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS")"
+  fi
+  echo "$label $side $json" >>"$RESULTS"
+  echo "  $label $side: $json" >&2
+}
+
+echo "cpu_vs_onnxruntime: $ROUNDS rounds, $THREADS threads, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+for ((round = 1; round <= ROUNDS; ++round)); do
+  for side in kiln ort; do
+    measure "PP-OCRv4_det_1x3x640x640" "$side" "$RUNS" "$WARMUP" "${OCR_ARGS[@]}"
+    measure "Silero_VAD_v5_1x512" "$side" "$VAD_RUNS" "$VAD_WARMUP" "${VAD_ARGS[@]}"
+  done
+done
+
+# Median over rounds of each side's median, then the table.
+node - "$RESULTS" <<'EOF'
+const fs = require('node:fs');
+const rows = new Map();
+for (const line of fs.readFileSync(process.argv[2], 'utf8').trim().split('\n')) {
+  const [label, side, ...json] = line.split(' ');
+  const r = JSON.parse(json.join(' '));
+  if (!rows.has(label)) rows.set(label, { kiln: [], ort: [] });
+  rows.get(label)[side].push(r);
+}
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const fmt = (v) => (v >= 100 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3)).padStart(10);
+console.log(`${'model'.padEnd(26)}${'kiln ms'.padStart(10)}${'ort ms'.padStart(10)}${'kiln/ort'.padStart(10)}` +
+            `${'kiln create'.padStart(13)}${'ort create'.padStart(12)}${'kiln 1st'.padStart(10)}${'ort 1st'.padStart(10)}`);
+for (const [label, { kiln, ort }] of rows) {
+  const k = median(kiln.map((r) => r.median_ms)), o = median(ort.map((r) => r.median_ms));
+  console.log(`${label.padEnd(26)}${fmt(k)}${fmt(o)}${(k / o).toFixed(2).padStart(10)}` +
+              `${fmt(median(kiln.map((r) => r.session_create_ms))).padStart(13)}` +
+              `${fmt(median(ort.map((r) => r.session_create_ms))).padStart(12)}` +
+              `${fmt(median(kiln.map((r) => r.first_run_ms)))}${fmt(median(ort.map((r) => r.first_run_ms)))}`);
+}
+console.log('ms = median of per-round medians of single inferences; create = session creation; 1st = first inference');
+EOF
