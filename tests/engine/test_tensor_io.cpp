@@ -52,5 +52,14 @@ TEST(TensorIo, TensorProtoWithWrongRawSizeIsInvalidGraph) {
   EXPECT_EQ(onnx_io::tensorFromProto(proto).status().code(), StatusCode::INVALID_GRAPH);
 }
 
+TEST(TensorIo, HugeDeclaredShapeIsRejectedBeforeAllocating) {
+  onnx::TensorProto proto;
+  proto.set_data_type(onnx::TensorProto::INT8);
+  for (int64_t d : {111, 112, 116, 95, 105, 110}) proto.add_dims(d);  // an OptionalProto misread as a tensor
+  auto tensor = onnx_io::tensorFromProto(proto);
+  ASSERT_EQ(tensor.status().code(), StatusCode::INVALID_GRAPH);
+  EXPECT_NE(tensor.status().message().find("impossibly large"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kiln

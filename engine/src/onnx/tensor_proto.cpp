@@ -50,7 +50,7 @@ int64_t typedFieldSize(const onnx::TensorProto& p, DataType type) {
 
 Result<Tensor> tensorFromProto(const onnx::TensorProto& proto) {
   const DataType type = dataTypeFromOnnx(proto.data_type());
-  const std::string label = "initializer '" + proto.name() + "'";
+  const std::string label = "tensor '" + proto.name() + "'";
   if (type == DataType::UNDEFINED) {
     return Status(StatusCode::INVALID_GRAPH, label + " has unsupported data type " + std::to_string(proto.data_type()));
   }
@@ -58,32 +58,41 @@ Result<Tensor> tensorFromProto(const onnx::TensorProto& proto) {
     return Status(StatusCode::INVALID_GRAPH, label + " still refers to external data");
   }
   Shape shape(proto.dims().begin(), proto.dims().end());
+  // Validate the element count against the data actually present before allocating anything: a hostile or
+  // mistyped file must not make us allocate terabytes.
+  int64_t count = 1;
   for (int64_t d : shape) {
     if (d < 0) return Status(StatusCode::INVALID_GRAPH, label + " has a negative dimension");
+    if (d != 0 && count > (int64_t{1} << 40) / d) {
+      return Status(StatusCode::INVALID_GRAPH, label + " has an impossibly large shape " + shapeToString(shape));
+    }
+    count *= d;
   }
-  Tensor tensor(type, shape);
-  const int64_t count = tensor.numel();
   if (type == DataType::STRING) {
     if (proto.string_data_size() != count) {
       return Status(StatusCode::INVALID_GRAPH, label + ": " + std::to_string(proto.string_data_size()) +
                                                    " strings for " + std::to_string(count) + " elements");
     }
+    Tensor tensor(type, shape);
     for (int64_t i = 0; i < count; ++i) tensor.strings()[i] = proto.string_data(static_cast<int>(i));
     return tensor;
   }
+  const size_t bytes = static_cast<size_t>(count) * dataTypeSize(type);
   if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != tensor.byteSize()) {
+    if (proto.raw_data().size() != bytes) {
       return Status(StatusCode::INVALID_GRAPH, label + ": raw_data has " + std::to_string(proto.raw_data().size()) +
                                                    " bytes, shape " + shapeToString(shape) + " needs " +
-                                                   std::to_string(tensor.byteSize()));
+                                                   std::to_string(bytes));
     }
-    if (tensor.byteSize()) std::memcpy(tensor.rawData(), proto.raw_data().data(), tensor.byteSize());
+    Tensor tensor(type, shape);
+    if (bytes) std::memcpy(tensor.rawData(), proto.raw_data().data(), bytes);
     return tensor;
   }
   if (typedFieldSize(proto, type) != count) {
     return Status(StatusCode::INVALID_GRAPH, label + ": " + std::to_string(typedFieldSize(proto, type)) +
                                                  " values for " + std::to_string(count) + " elements");
   }
+  Tensor tensor(type, shape);
   switch (type) {
     case DataType::FLOAT: copyTyped<float>(proto.float_data(), tensor); break;
     case DataType::DOUBLE: copyTyped<double>(proto.double_data(), tensor); break;
