@@ -61,6 +61,16 @@ TEST(ModelLoader, GarbageIsInvalidProtobuf) {
   EXPECT_EQ(loaded.status().code(), StatusCode::INVALID_PROTOBUF);
 }
 
+TEST(ModelLoader, EmptyFileAndGraphlessModelAreRejected) {
+  TempDir dir;
+  testing::writeBytes(dir.file("empty.onnx"), "");
+  EXPECT_EQ(onnx_io::loadModelFile(dir.file("empty.onnx")).status().code(), StatusCode::INVALID_PROTOBUF);
+  onnx::ModelProto graphless;
+  graphless.set_ir_version(8);
+  testing::writeBytes(dir.file("graphless.onnx"), graphless.SerializeAsString());
+  EXPECT_EQ(onnx_io::loadModelFile(dir.file("graphless.onnx")).status().code(), StatusCode::INVALID_GRAPH);
+}
+
 TEST(ModelLoader, ExternalDataRelativeToModelFolder) {
   TempDir dir;
   testing::writeBytes(dir.file("weights.bin"), weightBytes());

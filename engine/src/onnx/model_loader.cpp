@@ -96,6 +96,8 @@ bool graphHasExternalData(const onnx::GraphProto& graph) {
 
 Result<LoadedModel> finishLoad(LoadedModel loaded, const std::string& baseFolder, const LoadOptions& options,
                                const Stopwatch& clock) {
+  // Checked before shape inference, which would add an empty graph.
+  if (!loaded.proto.has_graph()) return Status(StatusCode::INVALID_GRAPH, "the model has no graph");
   if (graphHasExternalData(loaded.proto.graph())) {
     if (baseFolder.empty()) {
       return Status(StatusCode::INVALID_ARGUMENT,
@@ -134,6 +136,7 @@ Result<LoadedModel> loadModelFile(const std::string& path, const LoadOptions& op
   Stopwatch clock;
   KILN_ASSIGN_OR_RETURN(const std::vector<std::byte> bytes, readFileBytes(path));
   LoadedModel loaded;
+  if (bytes.empty()) return Status(StatusCode::INVALID_PROTOBUF, "'" + path + "' is empty");
   if (!loaded.proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return Status(StatusCode::INVALID_PROTOBUF, "'" + path + "' is not a valid ONNX model (protobuf parse failed)");
   }

@@ -1,0 +1,100 @@
+#include "model_summary_view.h"
+
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLocale>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "value_format.h"
+
+namespace kiln::studio {
+
+namespace {
+
+QTreeWidgetItem* addSection(QTreeWidget* tree, const QString& title) {
+  auto* item = new QTreeWidgetItem(tree, {title});
+  QFont font = item->font(0);
+  font.setBold(true);
+  item->setFont(0, font);
+  item->setFirstColumnSpanned(true);
+  return item;
+}
+
+QTreeWidgetItem* addProperty(QTreeWidgetItem* section, const QString& name, const QString& value,
+                             const QString& toolTip = {}) {
+  auto* item = new QTreeWidgetItem(section, {name, value});
+  item->setToolTip(0, name);
+  item->setToolTip(1, toolTip.isEmpty() ? value : toolTip);
+  return item;
+}
+
+void addValues(QTreeWidgetItem* section, const std::vector<ValueMetadata>& values) {
+  for (const ValueMetadata& value : values) {
+    addProperty(section, QString::fromStdString(value.name), bridge::formatValueType(value));
+  }
+}
+
+}  // namespace
+
+ModelSummaryView::ModelSummaryView(QWidget* parent) : QTreeWidget(parent) {
+  setColumnCount(2);
+  setHeaderLabels({tr("Property"), tr("Value")});
+  setRootIsDecorated(true);
+  setUniformRowHeights(true);
+  setAlternatingRowColors(true);
+  setSelectionMode(QAbstractItemView::SingleSelection);
+  header()->setStretchLastSection(true);
+  header()->setSectionResizeMode(0, QHeaderView::Interactive);
+}
+
+void ModelSummaryView::showModel(const ModelInfo* info) {
+  clear();
+  if (!info) return;
+  const QLocale locale;
+
+  QTreeWidgetItem* model = addSection(this, tr("Model"));
+  const QString path = QString::fromStdString(info->path);
+  addProperty(model, tr("File"), QFileInfo(path).fileName(), path);
+  addProperty(model, tr("IR version"), QString::number(info->irVersion));
+  addProperty(model, tr("Producer"),
+              info->producerName.empty() ? tr("(not recorded)") : QString::fromStdString(info->producerName));
+  for (const auto& [domain, version] : info->opsetImports) {
+    addProperty(model, tr("Opset %1").arg(bridge::formatDomain(domain)), QString::number(version));
+  }
+
+  addValues(addSection(this, tr("Inputs (%1)").arg(info->inputs.size())), info->inputs);
+  addValues(addSection(this, tr("Outputs (%1)").arg(info->outputs.size())), info->outputs);
+
+  QTreeWidgetItem* weights = addSection(this, tr("Initializers"));
+  addProperty(weights, tr("Count"), locale.toString(static_cast<qlonglong>(info->initializerCount)));
+  addProperty(weights, tr("Size"), bridge::formatByteSize(info->initializerBytes),
+              tr("%1 bytes").arg(locale.toString(static_cast<qlonglong>(info->initializerBytes))));
+
+  // Operator histogram, most frequent first: the quickest read of what a model is made of.
+  std::map<std::string, int> counts;
+  for (const NodeInfo& node : info->nodes) ++counts[node.domain.empty() ? node.opType : node.domain + "." + node.opType];
+  std::vector<std::pair<std::string, int>> ops(counts.begin(), counts.end());
+  std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  QTreeWidgetItem* operators = addSection(this, tr("Operators (%1)").arg(info->nodes.size()));
+  for (const auto& [op, count] : ops) addProperty(operators, QString::fromStdString(op), QString::number(count));
+
+  expandAll();
+  resizeColumnToContents(0);
+}
+
+QString ModelSummaryView::valueOf(const QString& section, const QString& property) const {
+  for (int i = 0; i < topLevelItemCount(); ++i) {
+    const QTreeWidgetItem* top = topLevelItem(i);
+    if (!top->text(0).startsWith(section)) continue;
+    for (int j = 0; j < top->childCount(); ++j) {
+      if (top->child(j)->text(0) == property) return top->child(j)->text(1);
+    }
+  }
+  return {};
+}
+
+}  // namespace kiln::studio
