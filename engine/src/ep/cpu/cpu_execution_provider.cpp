@@ -50,12 +50,12 @@ Result<CompiledPartition> CpuExecutionProvider::compile(const ir::Graph& graph, 
   sub->name = spec.name;
   for (const auto& name : spec.inputs) {
     const ir::ValueInfo* info = graph.findValueInfo(name);
-    sub->inputs.push_back(info ? *info : ir::ValueInfo{name});
+    sub->inputs.push_back(info ? *info : ir::ValueInfo{name, ir::ValueKind::TENSOR, DataType::UNDEFINED, std::nullopt});
     sub->inputs.back().name = name;
   }
   for (const auto& name : spec.outputs) {
     const ir::ValueInfo* info = graph.findValueInfo(name);
-    sub->outputs.push_back(info ? *info : ir::ValueInfo{name});
+    sub->outputs.push_back(info ? *info : ir::ValueInfo{name, ir::ValueKind::TENSOR, DataType::UNDEFINED, std::nullopt});
     sub->outputs.back().name = name;
   }
   for (size_t index : spec.nodeIndices) {

@@ -1,6 +1,6 @@
 // Activation kernels: Relu, LeakyRelu, PRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, Elu, Selu, Celu, Softplus,
-// Softsign, ThresholdedRelu, Clip, Shrink, Mish. Float32 loops are branch-free so the compiler vectorizes
-// them; Sigmoid/Tanh/Mish use the vectorizable fastExp/fastTanh.
+// Softsign, ThresholdedRelu, Clip, Shrink, Mish. The ops common in vision models run float32 four lanes at a
+// time (kSimd); Sigmoid and Tanh use the fast exp/tanh approximations (about 1 ulp).
 #include <cmath>
 #include <limits>
 #include <string>
@@ -10,48 +10,63 @@
 namespace kiln::cpu {
 namespace {
 
-// NaN passes through every op below: comparisons with NaN are false, so the `x` branch is taken.
+using namespace elementwise;  // NOLINT(build/namespaces): the family's own helpers
+
+// Ops with kSimd also run on Float4 (simd_float.h), so they use select/vmin/vmax instead of `?:`. NaN passes
+// through: comparisons with NaN are false, and vmin/vmax return their first operand when it is NaN.
 struct ReluOp {
+  static constexpr bool kSimd = true;
   template <class C>
-  C operator()(C x) const { return x < C(0) ? C(0) : x; }
+  C operator()(C x) const { return vmax(x, C(0)); }
 };
 struct LeakyReluOp {
+  static constexpr bool kSimd = true;
   float alpha;
   explicit LeakyReluOp(const ir::Node& node) : alpha(node.attrFloat("alpha", 0.01f)) {}
   template <class C>
-  C operator()(C x) const { return x < C(0) ? static_cast<C>(alpha) * x : x; }
+  C operator()(C x) const { return select(x < C(0), C(alpha) * x, x); }
+};
+struct PReluOp {
+  static constexpr bool kSimd = true;
+  template <class C>
+  C operator()(C x, C slope) const {
+    if constexpr (std::is_unsigned_v<C>) {
+      return x;
+    } else {
+      return select(x < C(0), wrapMul(slope, x), x);
+    }
+  }
 };
 struct SigmoidOp {
+  static constexpr bool kSimd = true;
   template <class C>
   C operator()(C x) const { return C(1) / (C(1) + expOf(-x)); }
 };
 struct HardSigmoidOp {
+  static constexpr bool kSimd = true;
   float alpha, beta;
   explicit HardSigmoidOp(const ir::Node& node)
       : alpha(node.attrFloat("alpha", 0.2f)), beta(node.attrFloat("beta", 0.5f)) {}
   template <class C>
-  C operator()(C x) const {
-    const C v = static_cast<C>(alpha) * x + static_cast<C>(beta);
-    return v < C(0) ? C(0) : (v > C(1) ? C(1) : v);
-  }
+  C operator()(C x) const { return vmin(vmax(C(alpha) * x + C(beta), C(0)), C(1)); }
 };
 // x * HardSigmoid(x) with alpha = 1/6, beta = 0.5.
 struct HardSwishOp {
+  static constexpr bool kSimd = true;
   template <class C>
-  C operator()(C x) const {
-    const C v = x * static_cast<C>(1.0 / 6.0) + C(0.5);
-    return x * (v < C(0) ? C(0) : (v > C(1) ? C(1) : v));
-  }
+  C operator()(C x) const { return x * vmin(vmax(x * C(1.0f / 6.0f) + C(0.5f), C(0)), C(1)); }
 };
 struct TanhOp {
+  static constexpr bool kSimd = true;
   template <class C>
   C operator()(C x) const { return tanhOf(x); }
 };
+// expm1 keeps Elu/Selu/Celu accurate near zero, where exp(x) - 1 cancels.
 struct EluOp {
   float alpha;
   explicit EluOp(const ir::Node& node) : alpha(node.attrFloat("alpha", 1.0f)) {}
   template <class C>
-  C operator()(C x) const { return x < C(0) ? static_cast<C>(alpha) * std::expm1(x) : x; }
+  C operator()(C x) const { return x < C(0) ? C(alpha) * std::expm1(x) : x; }
 };
 struct SeluOp {
   float alpha, gamma;
@@ -59,18 +74,13 @@ struct SeluOp {
       : alpha(node.attrFloat("alpha", 1.67326319217681884765625f)),
         gamma(node.attrFloat("gamma", 1.05070102214813232421875f)) {}
   template <class C>
-  C operator()(C x) const {
-    return static_cast<C>(gamma) * (x <= C(0) ? static_cast<C>(alpha) * std::expm1(x) : x);
-  }
+  C operator()(C x) const { return C(gamma) * (x <= C(0) ? C(alpha) * std::expm1(x) : x); }
 };
 struct CeluOp {
   float alpha;
   explicit CeluOp(const ir::Node& node) : alpha(node.attrFloat("alpha", 1.0f)) {}
   template <class C>
-  C operator()(C x) const {
-    const C a = static_cast<C>(alpha);
-    return x < C(0) ? a * std::expm1(x / a) : x;
-  }
+  C operator()(C x) const { return x < C(0) ? C(alpha) * std::expm1(x / C(alpha)) : x; }
 };
 // log(1 + e^x), written to neither overflow for large x nor lose small results for very negative x.
 struct SoftplusOp {
@@ -78,14 +88,16 @@ struct SoftplusOp {
   C operator()(C x) const { return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
 };
 struct SoftsignOp {
+  static constexpr bool kSimd = true;
   template <class C>
-  C operator()(C x) const { return x / (C(1) + std::fabs(x)); }
+  C operator()(C x) const { return x / (C(1) + vabs(x)); }
 };
 struct ThresholdedReluOp {
+  static constexpr bool kSimd = true;
   float alpha;
   explicit ThresholdedReluOp(const ir::Node& node) : alpha(node.attrFloat("alpha", 1.0f)) {}
   template <class C>
-  C operator()(C x) const { return x > static_cast<C>(alpha) ? x : C(0); }
+  C operator()(C x) const { return select(x > C(alpha), x, C(0)); }
 };
 // Integer inputs compute in double and convert back, since lambd and bias are floats.
 struct ShrinkOp {
@@ -102,18 +114,29 @@ struct MishOp {
   template <class C>
   C operator()(C x) const { return x * tanhOf(SoftplusOp{}(x)); }
 };
+// min(max(x, lo), hi): when lo > hi everything becomes hi, as the spec requires.
+template <class T>
+struct ClipOp {
+  static constexpr bool kSimd = true;
+  T lo, hi;
+  template <class C>
+  C operator()(C x) const { return vmin(vmax(x, C(lo)), C(hi)); }
+};
 
 // PRelu(X, slope): slope broadcasts to X (opset 7+); before opset 7 a 1-D slope holds one value per channel.
 class PReluKernel : public Kernel {
  public:
   explicit PReluKernel(const KernelInfo& info) : opset_(info.opset) {}
 
-  Status compute(KernelContext& ctx) override {
+  Status compute(KernelContext& ctx) override { return withOpType("PRelu", run(ctx)); }
+
+ private:
+  Status run(KernelContext& ctx) {
     const Tensor* x = ctx.input(0);
     const Tensor* slope = ctx.input(1);
-    if (x == nullptr || slope == nullptr) return invalidArgument("PRelu: expects inputs X and slope");
+    if (x == nullptr || slope == nullptr) return invalidArgument("expects inputs X and slope");
     if (x->dtype() != slope->dtype()) {
-      return invalidArgument(std::string("PRelu: X and slope have different element types ") +
+      return invalidArgument(std::string("X and slope have different element types ") +
                              dataTypeName(x->dtype()) + " and " + dataTypeName(slope->dtype()));
     }
     Shape slopeShape = slope->shape();
@@ -122,25 +145,17 @@ class PReluKernel : public Kernel {
     }
     KILN_ASSIGN_OR_RETURN(const Shape outShape, broadcastShapes(x->shape(), slopeShape));
     if (outShape != x->shape()) {
-      return invalidArgument("PRelu: slope shape " + shapeToString(slope->shape()) + " does not broadcast to X shape " +
+      return invalidArgument("slope shape " + shapeToString(slope->shape()) + " does not broadcast to X shape " +
                              shapeToString(x->shape()));
     }
     KILN_ASSIGN_OR_RETURN(const BroadcastPlan plan, planBroadcast({&x->shape(), &slopeShape}, outShape));
-    Status status = dispatchList(NumericTypes{}, x->dtype(), [&]<class T>() -> Status {
+    return dispatchList(NumericTypes{}, x->dtype(), [&]<class T>() -> Status {
       Tensor& out = ctx.allocateOutput(0, x->dtype(), outShape);
-      broadcastBinary(plan, x->data<T>(), slope->data<T>(), out.data<T>(), liftBinary<T, T, T>([](auto v, auto s) {
-                        if constexpr (std::is_unsigned_v<decltype(v)>) {
-                          return v;
-                        } else {
-                          return v < decltype(v)(0) ? wrapMul(s, v) : v;
-                        }
-                      }));
+      broadcastBinary(plan, x->data<T>(), slope->data<T>(), out.data<T>(), PReluOp{});
       return Status::ok();
     });
-    return status.isOk() ? status : invalidArgument("PRelu: " + status.message());
   }
 
- private:
   int64_t opset_;
 };
 
@@ -152,16 +167,19 @@ class ClipKernel : public Kernel {
     if (const ir::Attribute* max = info.node.attribute("max")) maxAttr_ = max->f;
   }
 
-  Status compute(KernelContext& ctx) override {
+  Status compute(KernelContext& ctx) override { return withOpType("Clip", run(ctx)); }
+
+ private:
+  Status run(KernelContext& ctx) {
     const Tensor* x = ctx.input(0);
-    if (x == nullptr) return invalidArgument("Clip: expects input X");
-    Status status = dispatchList(NumericTypes{}, x->dtype(), [&]<class T>() -> Status {
+    if (x == nullptr) return invalidArgument("expects input X");
+    return dispatchList(NumericTypes{}, x->dtype(), [&]<class T>() -> Status {
       using C = ComputeType<T>;
       C lo = std::is_floating_point_v<C> ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
       C hi = std::is_floating_point_v<C> ? std::numeric_limits<C>::infinity() : std::numeric_limits<C>::max();
       if (useAttributes_) {
         if constexpr (!std::is_floating_point_v<C>) {
-          return invalidArgument(std::string("integer input (") + dataTypeName(x->dtype()) + ") needs opset 12 or later");
+          return invalidArgument(std::string(dataTypeName(x->dtype())) + " input needs opset 12 or later");
         } else {
           lo = static_cast<C>(minAttr_);
           hi = static_cast<C>(maxAttr_);
@@ -177,17 +195,11 @@ class ClipKernel : public Kernel {
         }
       }
       Tensor& out = ctx.allocateOutput(0, x->dtype(), x->shape());
-      // min(max(x, lo), hi): when lo > hi everything becomes hi, as the spec requires.
-      mapUnary(x->data<T>(), out.data<T>(), x->numel(), [lo, hi](C v) {
-        const C low = v < lo ? lo : v;
-        return low > hi ? hi : low;
-      });
+      mapUnary(x->data<T>(), out.data<T>(), x->numel(), ClipOp<C>{lo, hi});
       return Status::ok();
     });
-    return status.isOk() ? status : invalidArgument("Clip: " + status.message());
   }
 
- private:
   bool useAttributes_;
   float minAttr_ = -std::numeric_limits<float>::infinity();
   float maxAttr_ = std::numeric_limits<float>::infinity();

@@ -1,6 +1,7 @@
-// Conv and ConvInteger. Float convolutions run as GEMMs on OpenBLAS: pointwise (1x1) ones directly on the input,
-// others on im2col columns built a few output lines at a time (the scratch stays cache-sized and is reused);
-// 1-D/2-D depthwise convolutions use a direct loop, which beats a GEMM with one input channel per group.
+// Conv and ConvInteger. Float convolutions run as GEMMs on OpenBLAS: pointwise (1x1) ones directly on the
+// input, others on im2col columns built a few output lines at a time (the scratch stays cache-sized and is
+// reused); 1-D/2-D depthwise convolutions use a direct loop, which beats a GEMM with one input channel per
+// group.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -16,25 +17,31 @@ void registerConvTransposeKernels(KernelRegistry& registry);  // conv_transpose.
 
 namespace {
 
-// Upper bound of one im2col chunk; about an L2 cache, so GEMM packing reads it back from cache.
-constexpr int64_t kColumnBudgetBytes = int64_t{1} << 20;
+// Upper bound of one im2col chunk: half an L2 cache, so GEMM packing reads it back from cache (measured best
+// between 128 KiB and 512 KiB on PP-OCRv4's 3x3 convs).
+constexpr int64_t kColumnBudgetBytes = int64_t{256} << 10;
+// Pointwise convs read X in place; chunks only keep the bias pass in cache, and bigger GEMMs thread better.
+constexpr int64_t kPointwiseChunkBytes = int64_t{4} << 20;
+// GEMMs narrower than this lose more to call and packing overhead than they gain from cache.
+constexpr int64_t kMinChunkColumns = 128;
 
-// Gathers the windows of output lines [line0, line1) (a line = all positions along the last spatial dim) into
-// col, laid out [channels * K][(line1 - line0) * outW] with K = kernel size; out-of-image taps read as zero.
+// Gathers the windows of output positions [p0, p1) (flat over the output's spatial dims) into col, laid out
+// [channels * K][p1 - p0] with K = kernel size; out-of-image taps read as zero. Works a line (all positions
+// along the last spatial dim) at a time, so the innermost copy is contiguous for stride 1.
 template <class T>
-void im2col(const T* x, int64_t channels, const WindowGeometry& g, int64_t line0, int64_t line1, T* col) {
+void im2col(const T* x, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col) {
   const size_t R = g.rank();
   const int64_t outW = g.out[R - 1], inW = g.in[R - 1], sW = g.strides[R - 1];
-  const int64_t K = g.kernelSize(), inSize = g.inSize(), cols = (line1 - line0) * outW;
-  const std::vector<int64_t> inStrides = stridesOf(g.in);
-  std::vector<int64_t> o(R, 0), k(R, 0);
-  for (int64_t line = line0; line < line1; ++line) {
+  const int64_t K = g.kernelSize(), inSize = g.inSize(), cols = p1 - p0;
+  const SpatialIndex inStrides = g.inStrides();
+  SpatialIndex o{}, k{};
+  for (int64_t p = p0; p < p1;) {
+    const int64_t line = p / outW, ow0 = p % outW, ow1 = std::min(outW, ow0 + (p1 - p));
     for (int64_t d = static_cast<int64_t>(R) - 2, rest = line; d >= 0; --d) {
       o[d] = rest % g.out[d];
       rest /= g.out[d];
     }
-    std::fill(k.begin(), k.end(), 0);
-    T* lineDst = col + (line - line0) * outW;
+    k.fill(0);
     for (int64_t kidx = 0; kidx < K; ++kidx) {
       bool inside = true;
       int64_t offset = 0;
@@ -44,26 +51,31 @@ void im2col(const T* x, int64_t channels, const WindowGeometry& g, int64_t line0
         offset += i * inStrides[d];
       }
       const int64_t shift = k[R - 1] * g.dilations[R - 1] - g.padBegin[R - 1];
-      int64_t lo = outW, hi = outW;
-      if (inside) validRange(shift, sW, inW, outW, lo, hi);
+      int64_t lo = ow1, hi = ow1;  // positions [lo, hi) of this segment read inside the image
+      if (inside) {
+        validRange(shift, sW, inW, outW, lo, hi);
+        lo = std::clamp(lo, ow0, ow1);
+        hi = std::clamp(hi, lo, ow1);
+      }
       for (int64_t c = 0; c < channels; ++c) {
-        T* dst = lineDst + (c * K + kidx) * cols;
-        std::fill(dst, dst + lo, T(0));
+        T* dst = col + (c * K + kidx) * cols + (p - p0);  // dst[ow - ow0] for ow in [ow0, ow1)
+        std::fill(dst, dst + (lo - ow0), T(0));
         if (hi > lo) {
           const T* src = x + c * inSize + offset;
           if (sW == 1) {
-            std::copy(src + lo + shift, src + hi + shift, dst + lo);
+            std::copy(src + lo + shift, src + hi + shift, dst + (lo - ow0));
           } else {
-            for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * sW + shift];
+            for (int64_t ow = lo; ow < hi; ++ow) dst[ow - ow0] = src[ow * sW + shift];
           }
         }
-        std::fill(dst + hi, dst + outW, T(0));
+        std::fill(dst + (hi - ow0), dst + (ow1 - ow0), T(0));
       }
       for (size_t d = R; d-- > 0;) {
         if (++k[d] < g.kernel[d]) break;
         k[d] = 0;
       }
     }
+    p += ow1 - ow0;
   }
 }
 
@@ -80,88 +92,159 @@ Plane2d planeOf(const WindowGeometry& g) {
           g.strides[0], g.strides[1], g.dilations[0], g.dilations[1], g.padBegin[0], g.padBegin[1]};
 }
 
-// out = bias + sum over taps of kernel[tap] * in[window tap], accumulated one output row at a time so that each
-// tap is a contiguous multiply-add over the row (vectorizes for stride 1).
+// Copies an input plane into buf [rows x cols] behind its leading pads, zero-filling around it, so that tap
+// (kh, kw) of window (oh, ow) reads buf[(oh * sH + kh * dH) * cols + ow * sW + kw * dW] with no bounds
+// checks.
 template <class T>
-inline void depthwisePlane(const T* in, const T* kernel, T bias, T* out, const Plane2d& p) {
+KILN_ALWAYS_INLINE inline void padPlane(const T* in, const Plane2d& p, int64_t rows, int64_t cols, T* buf) {
+  for (int64_t r = 0; r < rows; ++r) {
+    T* dst = buf + r * cols;
+    const int64_t ih = r - p.pH;
+    if (ih < 0 || ih >= p.inH) {
+      std::fill_n(dst, cols, T(0));
+      continue;
+    }
+    const int64_t left = std::min(cols, p.pW), count = std::clamp<int64_t>(cols - p.pW, 0, p.inW);
+    std::fill_n(dst, left, T(0));
+    std::copy_n(in + ih * p.inW, count, dst + left);
+    std::fill(dst + left + count, dst + cols, T(0));
+  }
+}
+
+// K x K kernel, stride S, no dilation: each output is one register accumulation over all taps, and the ow
+// loop vectorizes once the tap loops are unrolled.
+template <class T, int K, int S>
+KILN_ALWAYS_INLINE inline void depthwiseFixed(const T* buf, int64_t cols, const T* kernel, T bias, T* out,
+                                              int64_t outH, int64_t outW) {
+  T w[K * K];
+  for (int i = 0; i < K * K; ++i) w[i] = kernel[i];
+  for (int64_t oh = 0; oh < outH; ++oh) {
+    const T* base = buf + oh * S * cols;
+    T* orow = out + oh * outW;
+    for (int64_t ow = 0; ow < outW; ++ow) {
+      T acc = bias;
+#pragma GCC unroll 8
+      for (int kh = 0; kh < K; ++kh) {
+#pragma GCC unroll 8
+        for (int kw = 0; kw < K; ++kw) acc += w[kh * K + kw] * base[kh * cols + ow * S + kw];
+      }
+      orow[ow] = acc;
+    }
+  }
+}
+
+// Any kernel, stride and dilation: accumulates one output row per tap (contiguous for stride 1).
+template <class T>
+KILN_ALWAYS_INLINE inline void depthwiseGeneric(const T* buf, int64_t cols, const T* kernel, T bias, T* out,
+                                                const Plane2d& p) {
   for (int64_t oh = 0; oh < p.outH; ++oh) {
     T* orow = out + oh * p.outW;
-    std::fill(orow, orow + p.outW, bias);
+    std::fill_n(orow, p.outW, bias);
     for (int64_t kh = 0; kh < p.kH; ++kh) {
-      const int64_t ih = oh * p.sH - p.pH + kh * p.dH;
-      if (ih < 0 || ih >= p.inH) continue;
-      const T* irow = in + ih * p.inW;
+      const T* row = buf + (oh * p.sH + kh * p.dH) * cols;
       for (int64_t kw = 0; kw < p.kW; ++kw) {
         const T w = kernel[kh * p.kW + kw];
-        const int64_t shift = kw * p.dW - p.pW;
-        int64_t lo, hi;
-        validRange(shift, p.sW, p.inW, p.outW, lo, hi);
+        const T* src = row + kw * p.dW;
         if (p.sW == 1) {
-          for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += w * irow[ow + shift];
+          for (int64_t ow = 0; ow < p.outW; ++ow) orow[ow] += w * src[ow];
         } else {
-          for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += w * irow[ow * p.sW + shift];
+          for (int64_t ow = 0; ow < p.outW; ++ow) orow[ow] += w * src[ow * p.sW];
         }
       }
     }
   }
 }
 
-// The float instance is the hot one (PP-OCR style backbones): compile it for AVX2/FMA too, picked at load time.
-__attribute__((target_clones("arch=haswell", "default"))) void depthwisePlaneF32(const float* in,
-                                                                                 const float* kernel, float bias,
-                                                                                 float* out, const Plane2d& p) {
-  depthwisePlane<float>(in, kernel, bias, out, p);
+// Extent of the padded input that the windows of a plane read.
+int64_t paddedRows(const Plane2d& p) { return (p.outH - 1) * p.sH + (p.kH - 1) * p.dH + 1; }
+int64_t paddedCols(const Plane2d& p) { return (p.outW - 1) * p.sW + (p.kW - 1) * p.dW + 1; }
+
+// out = bias + depthwise window sums of one plane; `buf` holds paddedRows(p) * paddedCols(p) elements.
+template <class T>
+KILN_ALWAYS_INLINE inline void depthwisePlane(const T* in, const T* kernel, T bias, T* out, const Plane2d& p,
+                                              T* buf) {
+  const int64_t rows = paddedRows(p), cols = paddedCols(p);
+  padPlane(in, p, rows, cols, buf);
+  if (p.kH == p.kW && p.sH == p.sW && p.dH == 1 && p.dW == 1) {
+    const int64_t k = p.kH, s = p.sH;
+    if (k == 3 && s == 1) return depthwiseFixed<T, 3, 1>(buf, cols, kernel, bias, out, p.outH, p.outW);
+    if (k == 3 && s == 2) return depthwiseFixed<T, 3, 2>(buf, cols, kernel, bias, out, p.outH, p.outW);
+    if (k == 5 && s == 1) return depthwiseFixed<T, 5, 1>(buf, cols, kernel, bias, out, p.outH, p.outW);
+    if (k == 5 && s == 2) return depthwiseFixed<T, 5, 2>(buf, cols, kernel, bias, out, p.outH, p.outW);
+    if (k == 7 && s == 1) return depthwiseFixed<T, 7, 1>(buf, cols, kernel, bias, out, p.outH, p.outW);
+  }
+  depthwiseGeneric(buf, cols, kernel, bias, out, p);
+}
+
+// The float instance is the hot one (PP-OCR style backbones), so it also has an AVX2/FMA twin.
+KILN_AVX2_TARGET void depthwisePlaneAvx2(const float* in, const float* kernel, float bias, float* out,
+                                         const Plane2d& p, float* buf) {
+  depthwisePlane<float>(in, kernel, bias, out, p, buf);
+}
+void depthwisePlaneBaseline(const float* in, const float* kernel, float bias, float* out, const Plane2d& p,
+                            float* buf) {
+  depthwisePlane<float>(in, kernel, bias, out, p, buf);
+}
+void depthwisePlaneF32(const float* in, const float* kernel, float bias, float* out, const Plane2d& p,
+                       float* buf) {
+  (cpuHasAvx2Fma() ? depthwisePlaneAvx2 : depthwisePlaneBaseline)(in, kernel, bias, out, p, buf);
 }
 
 // Y = conv(X, W) + bias for X [N, C, in...], W [M, C/group, k...], Y [N, M, out...].
 template <class T>
 void runConv(const T* x, const T* w, const T* bias, T* y, int64_t N, int64_t C, int64_t M, int64_t group,
              const WindowGeometry& g) {
-  const int64_t Cg = C / group, Mg = M / group, K = g.kernelSize(), inSize = g.inSize(), outSize = g.outSize();
+  const int64_t Cg = C / group, Mg = M / group, K = g.kernelSize(), inSize = g.inSize(),
+                outSize = g.outSize();
   if (N == 0 || M == 0 || outSize == 0) return;
   if constexpr (std::is_floating_point_v<T>) {
-    if (Cg == 1 && g.rank() <= 2) {
+    // Direct loops only for true depthwise convs (few outputs per input channel); a single-channel conv with many
+    // filters and long kernels (Silero's STFT conv: 1 -> 258 channels, kernel 256) is one GEMM via im2col.
+    if (Cg == 1 && Mg <= 4 && g.rank() <= 2) {
       const Plane2d plane = planeOf(g);
+      T* buf = scratchBuffer<T>(static_cast<size_t>(paddedRows(plane) * paddedCols(plane)), 1);
       for (int64_t n = 0; n < N; ++n) {
         for (int64_t m = 0; m < M; ++m) {
           const T* in = x + (n * C + m / Mg) * inSize;
           T* out = y + (n * M + m) * outSize;
           const T b = bias ? bias[m] : T(0);
           if constexpr (std::is_same_v<T, float>) {
-            depthwisePlaneF32(in, w + m * K, b, out, plane);
+            depthwisePlaneF32(in, w + m * K, b, out, plane, buf);
           } else {
-            depthwisePlane<T>(in, w + m * K, b, out, plane);
+            depthwisePlane<T>(in, w + m * K, b, out, plane, buf);
           }
         }
       }
       return;
     }
   }
-  if (bias) {
-    for (int64_t n = 0; n < N; ++n) {
-      for (int64_t m = 0; m < M; ++m) std::fill_n(y + (n * M + m) * outSize, outSize, bias[m]);
-    }
-  }
-  const T beta = bias ? T(1) : T(0);
-  const size_t R = g.rank();
-  const int64_t outW = g.out[R - 1], lines = outSize / outW;
+  // Output columns are produced in chunks: im2col columns for a range of output positions (for pointwise
+  // convs, that column range of X itself), one GEMM, then the bias added while the chunk is still in cache.
   const bool pointwise = g.isPointwise();
-  const int64_t rowBytes = std::max<int64_t>(1, Cg * K * outW * static_cast<int64_t>(sizeof(T)));
-  const int64_t linesPerChunk = std::clamp<int64_t>(kColumnBudgetBytes / rowBytes, 1, lines);
-  T* col = pointwise ? nullptr : scratchBuffer<T>(static_cast<size_t>(Cg * K * linesPerChunk * outW));
+  const int64_t budget = pointwise ? kPointwiseChunkBytes : kColumnBudgetBytes;
+  const int64_t columnBytes = std::max<int64_t>(1, Cg * K * static_cast<int64_t>(sizeof(T)));
+  const int64_t chunk =
+      std::clamp<int64_t>(budget / columnBytes, std::min<int64_t>(kMinChunkColumns, outSize), outSize);
+  T* col = pointwise ? nullptr : scratchBuffer<T>(static_cast<size_t>(Cg * K * chunk));
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t grp = 0; grp < group; ++grp) {
       const T* xg = x + (n * C + grp * Cg) * inSize;
       const T* wg = w + grp * Mg * Cg * K;
       T* yg = y + (n * M + grp * Mg) * outSize;
-      if (pointwise) {
-        gemm<T>(false, false, Mg, outSize, Cg, T(1), wg, Cg, xg, inSize, beta, yg, outSize);
-        continue;
-      }
-      for (int64_t l0 = 0; l0 < lines; l0 += linesPerChunk) {
-        const int64_t l1 = std::min(lines, l0 + linesPerChunk), cols = (l1 - l0) * outW;
-        im2col<T>(xg, Cg, g, l0, l1, col);
-        gemm<T>(false, false, Mg, cols, Cg * K, T(1), wg, Cg * K, col, cols, beta, yg + l0 * outW, outSize);
+      for (int64_t c0 = 0; c0 < outSize; c0 += chunk) {
+        const int64_t cols = std::min(chunk, outSize - c0);
+        if (pointwise) {
+          gemm<T>(false, false, Mg, cols, Cg, T(1), wg, Cg, xg + c0, inSize, T(0), yg + c0, outSize);
+        } else {
+          im2col<T>(xg, Cg, g, c0, c0 + cols, col);
+          gemm<T>(false, false, Mg, cols, Cg * K, T(1), wg, Cg * K, col, cols, T(0), yg + c0, outSize);
+        }
+        if (!bias) continue;
+        for (int64_t m = 0; m < Mg; ++m) {
+          T* row = yg + m * outSize + c0;
+          const T b = bias[grp * Mg + m];
+          for (int64_t i = 0; i < cols; ++i) row[i] += b;
+        }
       }
     }
   }
@@ -174,30 +257,33 @@ struct ConvShapes {
 };
 
 // Validates X/W/B against the attributes and resolves the output geometry.
-Result<ConvShapes> resolveConvShapes(const ir::Node& node, const WindowAttributes& attrs, int64_t group,
-                                     const Tensor& x, const Tensor& w, const Tensor* b) {
-  const auto fail = [&](const std::string& m) { return invalidArgument(node.label() + ": " + m); };
-  if (x.rank() < 3) return fail("X must be [N, C, spatial...], got " + shapeToString(x.shape()));
+Result<ConvShapes> resolveConvShapes(const WindowAttributes& attrs, int64_t group, const Tensor& x,
+                                     const Tensor& w, const Tensor* b) {
+  if (x.rank() < 3) return invalidArgument("X must be [N, C, spatial...], got " + shapeToString(x.shape()));
   if (w.rank() != x.rank()) {
-    return fail("W " + shapeToString(w.shape()) + " must have the rank of X " + shapeToString(x.shape()));
+    return invalidArgument("W " + shapeToString(w.shape()) + " must have the rank of X " +
+                           shapeToString(x.shape()));
   }
-  if (group <= 0) return fail("group must be positive, got " + std::to_string(group));
+  if (group <= 0) return invalidArgument("group must be positive, got " + std::to_string(group));
   ConvShapes s;
   s.N = x.dim(0);
   s.C = x.dim(1);
   s.M = w.dim(0);
   if (s.C != w.dim(1) * group) {
-    return fail("X has " + std::to_string(s.C) + " channels but W " + shapeToString(w.shape()) + " with group " +
-                std::to_string(group) + " expects " + std::to_string(w.dim(1) * group));
+    return invalidArgument("X has " + std::to_string(s.C) + " channels but W " + shapeToString(w.shape()) +
+                           " with group " + std::to_string(group) + " expects " +
+                           std::to_string(w.dim(1) * group));
   }
-  if (s.M % group != 0) return fail("output channels " + std::to_string(s.M) + " not divisible by group");
-  if (b && b->numel() != s.M) return fail("B must have " + std::to_string(s.M) + " elements");
+  if (s.M % group != 0) {
+    return invalidArgument("output channels " + std::to_string(s.M) + " not divisible by group");
+  }
+  if (b && b->numel() != s.M) return invalidArgument("B must have " + std::to_string(s.M) + " elements");
   const std::vector<int64_t> kernel(w.shape().begin() + 2, w.shape().end());
   if (!attrs.kernelShape.empty() && attrs.kernelShape != kernel) {
-    return fail("kernel_shape does not match W " + shapeToString(w.shape()));
+    return invalidArgument("kernel_shape does not match W " + shapeToString(w.shape()));
   }
   const std::vector<int64_t> spatial(x.shape().begin() + 2, x.shape().end());
-  KILN_ASSIGN_OR_RETURN(s.geometry, resolveForwardWindow(node, attrs, spatial, kernel));
+  KILN_ASSIGN_OR_RETURN(s.geometry, resolveForwardWindow(attrs, spatial, kernel));
   s.outShape = {s.N, s.M};
   s.outShape.insert(s.outShape.end(), s.geometry.out.begin(), s.geometry.out.end());
   return s;
@@ -206,25 +292,25 @@ Result<ConvShapes> resolveConvShapes(const ir::Node& node, const WindowAttribute
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const KernelInfo& info)
-      : node_(info.node), attrs_(WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)) {}
+      : attrs_(WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     const Tensor* w = ctx.input(1);
     const Tensor* b = ctx.input(2);
-    if (!x || !w) return invalidArgument(node_.label() + ": inputs X and W are required");
+    if (!x || !w) return invalidArgument("inputs X and W are required");
     if (w->dtype() != x->dtype() || (b && b->dtype() != x->dtype())) {
-      return invalidArgument(node_.label() + ": X, W and B must have the same element type");
+      return invalidArgument("X, W and B must have the same element type");
     }
-    KILN_ASSIGN_OR_RETURN(ConvShapes s, resolveConvShapes(node_, attrs_, group_, *x, *w, b));
+    KILN_ASSIGN_OR_RETURN(ConvShapes s, resolveConvShapes(attrs_, group_, *x, *w, b));
     Tensor& y = ctx.allocateOutput(0, x->dtype(), s.outShape);
     return dispatchType<float, double, Float16, BFloat16>(x->dtype(), [&]<class T>() {
       if constexpr (kIsHalf<T>) {
         const Tensor xf = toFloatTensor<T>(*x), wf = toFloatTensor<T>(*w);
         const Tensor bf = b ? toFloatTensor<T>(*b) : Tensor();
         Tensor yf(DataType::FLOAT, s.outShape);
-        runConv<float>(xf.data<float>(), wf.data<float>(), b ? bf.data<float>() : nullptr, yf.data<float>(), s.N,
-                       s.C, s.M, group_, s.geometry);
+        runConv<float>(xf.data<float>(), wf.data<float>(), b ? bf.data<float>() : nullptr, yf.data<float>(),
+                       s.N, s.C, s.M, group_, s.geometry);
         fromFloatTensor<T>(yf, y);
       } else {
         runConv<T>(x->data<T>(), w->data<T>(), b ? b->data<T>() : nullptr, y.data<T>(), s.N, s.C, s.M, group_,
@@ -235,7 +321,6 @@ class ConvKernel : public Kernel {
   }
 
  private:
-  const ir::Node& node_;
   WindowAttributes attrs_;
   int64_t group_;
 };
@@ -245,13 +330,13 @@ class ConvKernel : public Kernel {
 class ConvIntegerKernel : public Kernel {
  public:
   explicit ConvIntegerKernel(const KernelInfo& info)
-      : node_(info.node), attrs_(WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)) {}
+      : attrs_(WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     const Tensor* w = ctx.input(1);
-    if (!x || !w) return invalidArgument(node_.label() + ": inputs x and w are required");
-    KILN_ASSIGN_OR_RETURN(ConvShapes s, resolveConvShapes(node_, attrs_, group_, *x, *w, nullptr));
+    if (!x || !w) return invalidArgument("inputs x and w are required");
+    KILN_ASSIGN_OR_RETURN(ConvShapes s, resolveConvShapes(attrs_, group_, *x, *w, nullptr));
     std::vector<int32_t> xi, wi;
     KILN_RETURN_IF_ERROR(widen(*x, ctx.input(2), 1, xi));
     KILN_RETURN_IF_ERROR(widen(*w, ctx.input(3), s.M, wi));
@@ -265,12 +350,12 @@ class ConvIntegerKernel : public Kernel {
   Status widen(const Tensor& t, const Tensor* zp, int64_t slices, std::vector<int32_t>& out) const {
     return dispatchType<uint8_t, int8_t>(t.dtype(), [&]<class T>() {
       if (zp && zp->dtype() != t.dtype()) {
-        return invalidArgument(node_.label() + ": a zero point must have its operand's element type");
+        return invalidArgument("a zero point must have its operand's element type");
       }
       const int64_t zpCount = zp ? zp->numel() : 0;
       if (zpCount > 1 && zpCount != slices) {
-        return invalidArgument(node_.label() + ": zero point has " + std::to_string(zpCount) +
-                               " values, expected 1 or " + std::to_string(slices));
+        return invalidArgument("zero point has " + std::to_string(zpCount) + " values, expected 1 or " +
+                               std::to_string(slices));
       }
       const T* src = t.data<T>();
       const T* z = zp ? zp->data<T>() : nullptr;
@@ -284,7 +369,6 @@ class ConvIntegerKernel : public Kernel {
     });
   }
 
-  const ir::Node& node_;
   WindowAttributes attrs_;
   int64_t group_;
 };

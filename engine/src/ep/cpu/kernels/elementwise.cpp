@@ -9,20 +9,26 @@
 namespace kiln::cpu {
 namespace {
 
+using namespace elementwise;  // NOLINT(build/namespaces): the family's own helpers
+
 struct AddOp {
+  static constexpr bool kSimd = true;
   template <class C>
   C operator()(C a, C b) const { return wrapAdd(a, b); }
 };
 struct SubOp {
+  static constexpr bool kSimd = true;
   template <class C>
   C operator()(C a, C b) const { return wrapSub(a, b); }
 };
 struct MulOp {
+  static constexpr bool kSimd = true;
   template <class C>
   C operator()(C a, C b) const { return wrapMul(a, b); }
 };
 struct DivOp {
   static constexpr bool kIntegerDivision = true;
+  static constexpr bool kSimd = true;
   template <class C>
   C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {
@@ -105,43 +111,43 @@ class PowKernel : public Kernel {
  public:
   explicit PowKernel(const KernelInfo& info) : legacy_(LegacyBroadcast::fromNode(info.node, info.opset)) {}
 
-  Status compute(KernelContext& ctx) override {
+  Status compute(KernelContext& ctx) override { return withOpType("Pow", run(ctx)); }
+
+ private:
+  Status run(KernelContext& ctx) {
     const Tensor* x = ctx.input(0);
     const Tensor* y = ctx.input(1);
-    if (x == nullptr || y == nullptr) return invalidArgument("Pow: expects two inputs");
-    KILN_ASSIGN_OR_RETURN(const Shape yShape, legacy_.alignB("Pow", x->shape(), y->shape()));
+    if (x == nullptr || y == nullptr) return invalidArgument("expects two inputs");
+    KILN_ASSIGN_OR_RETURN(const Shape yShape, legacy_.alignB(x->shape(), y->shape()));
     KILN_ASSIGN_OR_RETURN(const Shape outShape, broadcastShapes(x->shape(), yShape));
     KILN_ASSIGN_OR_RETURN(const BroadcastPlan plan, planBroadcast({&x->shape(), &yShape}, outShape));
     using BaseTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
-    Status status = dispatchList(BaseTypes{}, x->dtype(), [&]<class TB>() -> Status {
+    return dispatchList(BaseTypes{}, x->dtype(), [&]<class TB>() -> Status {
       return dispatchList(NumericTypes{}, y->dtype(), [&]<class TE>() -> Status {
         Tensor& out = ctx.allocateOutput(0, x->dtype(), outShape);
-        run<TB, TE>(plan, *x, *y, out);
+        apply<TB, TE>(plan, *x, *y, out);
         return Status::ok();
       });
     });
-    return status.isOk() ? status : invalidArgument("Pow: " + status.message());
   }
 
- private:
   template <class TB, class TE>
-  static void run(const BroadcastPlan& plan, const Tensor& x, const Tensor& y, Tensor& out) {
+  static void apply(const BroadcastPlan& plan, const Tensor& x, const Tensor& y, Tensor& out) {
     using CB = ComputeType<TB>;
     using CE = ComputeType<TE>;
     if constexpr (std::is_floating_point_v<CB>) {
       // x^2 is common (variance, squared distances) and x*x is exact where pow is merely close.
       if (y.numel() == 1 && static_cast<double>(static_cast<CE>(y.data<TE>()[0])) == 2.0) {
-        broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(),
-                        liftBinary<TB, TE, TB>([](CB b, CE) { return b * b; }));
+        broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(), [](CB b, CE) { return b * b; });
         return;
       }
       broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(),
-                      liftBinary<TB, TE, TB>([](CB b, CE e) { return std::pow(b, static_cast<CB>(e)); }));
+                      [](CB b, CE e) { return std::pow(b, static_cast<CB>(e)); });
     } else if constexpr (std::is_integral_v<CE>) {
-      broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(), [](TB b, TE e) { return integerPow(b, e); });
+      broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(), [](CB b, CE e) { return integerPow(b, e); });
     } else {
-      broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(), [](TB b, TE e) {
-        return saturatingCast<TB>(std::pow(static_cast<double>(b), static_cast<double>(static_cast<CE>(e))));
+      broadcastBinary(plan, x.data<TB>(), y.data<TE>(), out.data<TB>(), [](CB b, CE e) {
+        return saturatingCast<TB>(std::pow(static_cast<double>(b), static_cast<double>(e)));
       });
     }
   }
@@ -155,29 +161,34 @@ class VariadicKernel : public Kernel {
  public:
   explicit VariadicKernel(const KernelInfo& info) : opType_(info.node.opType) {}
 
-  Status compute(KernelContext& ctx) override {
+  Status compute(KernelContext& ctx) override { return withOpType(opType_, run(ctx)); }
+
+ private:
+  Status run(KernelContext& ctx) {
     std::vector<const Tensor*> inputs;
     std::vector<const Shape*> shapes;
     for (size_t i = 0; i < ctx.inputCount(); ++i) {
       if (const Tensor* input = ctx.input(i)) {
         if (!inputs.empty() && input->dtype() != inputs.front()->dtype()) {
-          return invalidArgument(opType_ + ": inputs have different element types " +
+          return invalidArgument(std::string("inputs have different element types ") +
                                  dataTypeName(inputs.front()->dtype()) + " and " + dataTypeName(input->dtype()));
         }
         inputs.push_back(input);
         shapes.push_back(&input->shape());
       }
     }
-    if (inputs.empty()) return invalidArgument(opType_ + ": expects at least one input");
+    if (inputs.empty()) return invalidArgument("expects at least one input");
     if (inputs.size() == 1) {  // Max/Min/Sum/Mean of one tensor is that tensor
-      ctx.setOutput(0, *inputs.front());
-      return Status::ok();
+      return dispatchList(Types{}, inputs.front()->dtype(), [&]<class T>() {
+        ctx.setOutput(0, *inputs.front());
+        return Status::ok();
+      });
     }
     KILN_ASSIGN_OR_RETURN(const Shape outShape, broadcastAll(shapes));
-    Status status = dispatchList(Types{}, inputs.front()->dtype(), [&]<class T>() -> Status {
+    return dispatchList(Types{}, inputs.front()->dtype(), [&]<class T>() -> Status {
       Tensor& out = ctx.allocateOutput(0, inputs.front()->dtype(), outShape);
       T* result = out.data<T>();
-      const auto op = liftBinary<T, T, T>(Op{});
+      const Op op{};
       KILN_ASSIGN_OR_RETURN(const BroadcastPlan first, planBroadcast({shapes[0], shapes[1]}, outShape));
       broadcastBinary(first, inputs[0]->data<T>(), inputs[1]->data<T>(), result, op);
       for (size_t k = 2; k < inputs.size(); ++k) {
@@ -190,10 +201,8 @@ class VariadicKernel : public Kernel {
       }
       return Status::ok();
     });
-    return status.isOk() ? status : invalidArgument(opType_ + ": " + status.message());
   }
 
- private:
   std::string opType_;
 };
 

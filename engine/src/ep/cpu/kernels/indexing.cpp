@@ -22,7 +22,7 @@ namespace {
 // Gather: out = data[:axis] + indices.shape + data[axis+1:], copying whole inner blocks.
 class GatherKernel final : public Kernel {
  public:
-  explicit GatherKernel(const KernelInfo& info) : label_(info.node.label()), axis_(info.node.attrInt("axis", 0)) {}
+  explicit GatherKernel(const KernelInfo& info) : label_(info.node.opType), axis_(info.node.attrInt("axis", 0)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
@@ -80,7 +80,7 @@ class GatherKernel final : public Kernel {
 class GatherElementsKernel final : public Kernel {
  public:
   explicit GatherElementsKernel(const KernelInfo& info)
-      : label_(info.node.label()), axis_(info.node.attrInt("axis", 0)) {}
+      : label_(info.node.opType), axis_(info.node.attrInt("axis", 0)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
@@ -140,7 +140,7 @@ class GatherElementsKernel final : public Kernel {
 class GatherNDKernel final : public Kernel {
  public:
   explicit GatherNDKernel(const KernelInfo& info)
-      : label_(info.node.label()), batchDims_(info.node.attrInt("batch_dims", 0)) {}
+      : label_(info.node.opType), batchDims_(info.node.attrInt("batch_dims", 0)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);

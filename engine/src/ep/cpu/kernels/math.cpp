@@ -1,4 +1,4 @@
-// Linear-algebra kernels: Gemm, MatMul (numpy batching), MatMulInteger, Det. Float math goes through OpenBLAS.
+// Linear-algebra kernels: Gemm, MatMul (numpy batching), MatMulInteger, Det. Float math uses OpenBLAS.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -10,18 +10,13 @@
 namespace kiln::cpu {
 namespace {
 
-Status nodeError(const ir::Node& node, const std::string& message) {
-  return invalidArgument(node.label() + ": " + message);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------
 // Gemm: Y = alpha * op(A) * op(B) + beta * C, C broadcast unidirectionally to (M, N).
 
 class GemmKernel : public Kernel {
  public:
   explicit GemmKernel(const KernelInfo& info)
-      : node_(info.node),
-        transA_(info.node.attrInt("transA", 0) != 0),
+      : transA_(info.node.attrInt("transA", 0) != 0),
         transB_(info.node.attrInt("transB", 0) != 0),
         alpha_(info.node.attrFloat("alpha", 1.0f)),
         beta_(info.node.attrFloat("beta", 1.0f)) {}
@@ -30,26 +25,29 @@ class GemmKernel : public Kernel {
     const Tensor* a = ctx.input(0);
     const Tensor* b = ctx.input(1);
     const Tensor* c = ctx.input(2);
-    if (!a || !b) return nodeError(node_, "inputs A and B are required");
+    if (!a || !b) return invalidArgument("inputs A and B are required");
     if (a->rank() != 2 || b->rank() != 2) {
-      return nodeError(node_, "A and B must be 2-D, got " + shapeToString(a->shape()) + " and " +
-                                  shapeToString(b->shape()));
+      return invalidArgument("A and B must be 2-D, got " + shapeToString(a->shape()) + " and " +
+                             shapeToString(b->shape()));
     }
     if (a->dtype() != b->dtype() || (c && c->dtype() != a->dtype())) {
-      return nodeError(node_, "A, B and C must have the same element type");
+      return invalidArgument("A, B and C must have the same element type");
     }
     const int64_t M = transA_ ? a->dim(1) : a->dim(0), K = transA_ ? a->dim(0) : a->dim(1);
     const int64_t kB = transB_ ? b->dim(1) : b->dim(0), N = transB_ ? b->dim(0) : b->dim(1);
     if (K != kB) {
-      return nodeError(node_, "inner dimensions differ: op(A) is " + std::to_string(M) + "x" + std::to_string(K) +
-                                  ", op(B) is " + std::to_string(kB) + "x" + std::to_string(N));
+      return invalidArgument("inner dimensions differ: op(A) is " + std::to_string(M) + "x" +
+                             std::to_string(K) + ", op(B) is " + std::to_string(kB) + "x" +
+                             std::to_string(N));
     }
     if (c) {
       const Shape& cs = c->shape();
       const bool ok = cs.size() <= 2 && (cs.size() < 2 || cs[0] == 1 || cs[0] == M) &&
                       (cs.empty() || cs.back() == 1 || cs.back() == N);
-      if (!ok) return nodeError(node_, "C " + shapeToString(cs) + " does not broadcast to " + std::to_string(M) +
-                                           "x" + std::to_string(N));
+      if (!ok) {
+        return invalidArgument("C " + shapeToString(cs) + " does not broadcast to " + std::to_string(M) +
+                               "x" + std::to_string(N));
+      }
     }
     Tensor& y = ctx.allocateOutput(0, a->dtype(), {M, N});
     return dispatchType<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>(
@@ -68,7 +66,8 @@ class GemmKernel : public Kernel {
 
  private:
   template <class T>
-  void run(const Tensor& a, const Tensor& b, const Tensor* c, Tensor& y, int64_t M, int64_t N, int64_t K) const {
+  void run(const Tensor& a, const Tensor& b, const Tensor* c, Tensor& y, int64_t M, int64_t N,
+           int64_t K) const {
     T* out = y.data<T>();
     const T beta = static_cast<T>(beta_);
     const bool useC = c && c->numel() > 0 && beta != T(0);
@@ -78,19 +77,20 @@ class GemmKernel : public Kernel {
       const int64_t colStride = !cs.empty() && cs.back() != 1 ? 1 : 0;
       const T* cd = c->data<T>();
       for (int64_t i = 0; i < M; ++i) {
-        for (int64_t j = 0; j < N; ++j) out[i * N + j] = static_cast<T>(beta * cd[i * rowStride + j * colStride]);
+        for (int64_t j = 0; j < N; ++j) {
+          out[i * N + j] = static_cast<T>(beta * cd[i * rowStride + j * colStride]);
+        }
       }
     }
     gemm<T>(transA_, transB_, M, N, K, static_cast<T>(alpha_), a.data<T>(), a.dim(1), b.data<T>(), b.dim(1),
             useC ? T(1) : T(0), out, N);
   }
 
-  const ir::Node& node_;
   bool transA_, transB_;
   float alpha_, beta_;
 };
 
-// ---------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------
 // MatMul with numpy semantics: batch dims broadcast, 1-D operands get a dim prepended (A) or appended (B).
 
 struct MatMulPlan {
@@ -99,8 +99,8 @@ struct MatMulPlan {
   Shape outShape;
 };
 
-Result<MatMulPlan> planMatMul(const ir::Node& node, const Shape& aShape, const Shape& bShape) {
-  if (aShape.empty() || bShape.empty()) return nodeError(node, "operands must have rank >= 1");
+Result<MatMulPlan> planMatMul(const Shape& aShape, const Shape& bShape) {
+  if (aShape.empty() || bShape.empty()) return invalidArgument("operands must have rank >= 1");
   MatMulPlan plan;
   Shape a = aShape, b = bShape;
   if (a.size() == 1) a.insert(a.begin(), 1);
@@ -109,13 +109,13 @@ Result<MatMulPlan> planMatMul(const ir::Node& node, const Shape& aShape, const S
   plan.K = a.back();
   plan.N = b.back();
   if (b[b.size() - 2] != plan.K) {
-    return nodeError(node, "shapes " + shapeToString(aShape) + " and " + shapeToString(bShape) +
-                               " cannot be multiplied (inner dimensions differ)");
+    return invalidArgument("shapes " + shapeToString(aShape) + " and " + shapeToString(bShape) +
+                           " cannot be multiplied (inner dimensions differ)");
   }
   plan.aBatch.assign(a.begin(), a.end() - 2);
   plan.bBatch.assign(b.begin(), b.end() - 2);
   auto batch = broadcastShapes(plan.aBatch, plan.bBatch);
-  if (!batch.isOk()) return nodeError(node, "batch dimensions: " + batch.status().message());
+  if (!batch.isOk()) return invalidArgument("batch dimensions: " + batch.status().message());
   plan.batch = batch.value();
   plan.outShape = plan.batch;
   if (aShape.size() > 1) plan.outShape.push_back(plan.M);
@@ -133,20 +133,21 @@ void runMatMul(const MatMulPlan& p, const T* a, const T* b, T* y) {
   }
   const int64_t aStep = p.M * p.K, bStep = p.K * p.N, yStep = p.M * p.N;
   forEachBroadcast(p.batch, p.aBatch, p.bBatch, [&](int64_t i, int64_t ia, int64_t ib) {
-    gemm<T>(false, false, p.M, p.N, p.K, T(1), a + ia * aStep, p.K, b + ib * bStep, p.N, T(0), y + i * yStep, p.N);
+    gemm<T>(false, false, p.M, p.N, p.K, T(1), a + ia * aStep, p.K, b + ib * bStep, p.N, T(0), y + i * yStep,
+            p.N);
   });
 }
 
 class MatMulKernel : public Kernel {
  public:
-  explicit MatMulKernel(const KernelInfo& info) : node_(info.node) {}
+  explicit MatMulKernel(const KernelInfo&) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* a = ctx.input(0);
     const Tensor* b = ctx.input(1);
-    if (!a || !b) return nodeError(node_, "inputs A and B are required");
-    if (a->dtype() != b->dtype()) return nodeError(node_, "A and B must have the same element type");
-    KILN_ASSIGN_OR_RETURN(MatMulPlan plan, planMatMul(node_, a->shape(), b->shape()));
+    if (!a || !b) return invalidArgument("inputs A and B are required");
+    if (a->dtype() != b->dtype()) return invalidArgument("A and B must have the same element type");
+    KILN_ASSIGN_OR_RETURN(MatMulPlan plan, planMatMul(a->shape(), b->shape()));
     Tensor& y = ctx.allocateOutput(0, a->dtype(), plan.outShape);
     if (y.numel() == 0 || plan.K == 0) return Status::ok();
     return dispatchType<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>(
@@ -162,19 +163,15 @@ class MatMulKernel : public Kernel {
           return Status::ok();
         });
   }
-
- private:
-  const ir::Node& node_;
 };
 
-// ---------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------
 // MatMulInteger: int32 product of (A - a_zero_point) and (B - b_zero_point), 8-bit inputs.
 
-// `src` minus its zero point, widened to int32. A 1-D zero point of length `rowLength` != 1 is per row of a
-// matrix operand (shape [.., rows, 1]); otherwise the zero point broadcasts numpy-style.
+// `src` minus its zero point, widened to int32. With zpPerRow (operand A), a 1-D zero point holds one value
+// per row, i.e. acts as shape [rows, 1]; otherwise the zero point broadcasts numpy-style (B: one per column).
 template <class T>
-Result<std::vector<int32_t>> widenWithZeroPoint(const ir::Node& node, const Tensor& src, const Tensor* zp,
-                                                bool zpPerRow) {
+Result<std::vector<int32_t>> widenWithZeroPoint(const Tensor& src, const Tensor* zp, bool zpPerRow) {
   const int64_t n = src.numel();
   std::vector<int32_t> out(static_cast<size_t>(n));
   const T* s = src.data<T>();
@@ -182,7 +179,7 @@ Result<std::vector<int32_t>> widenWithZeroPoint(const ir::Node& node, const Tens
     for (int64_t i = 0; i < n; ++i) out[i] = s[i];
     return out;
   }
-  if (zp->dtype() != src.dtype()) return nodeError(node, "a zero point must have its operand's element type");
+  if (zp->dtype() != src.dtype()) return invalidArgument("a zero point must have its operand's element type");
   const T* z = zp->data<T>();
   if (zp->numel() == 1) {
     for (int64_t i = 0; i < n; ++i) out[i] = int32_t(s[i]) - int32_t(z[0]);
@@ -192,8 +189,8 @@ Result<std::vector<int32_t>> widenWithZeroPoint(const ir::Node& node, const Tens
   if (zpPerRow && zs.size() == 1 && src.rank() >= 2) zs.push_back(1);  // [M] zero point of an [M, K] operand
   auto bshape = broadcastShapes(src.shape(), zs);
   if (!bshape.isOk() || bshape.value() != src.shape()) {
-    return nodeError(node, "zero point " + shapeToString(zp->shape()) + " does not fit operand " +
-                               shapeToString(src.shape()));
+    return invalidArgument("zero point " + shapeToString(zp->shape()) + " does not fit operand " +
+                           shapeToString(src.shape()));
   }
   forEachBroadcast(src.shape(), src.shape(), zs,
                    [&](int64_t i, int64_t, int64_t iz) { out[i] = int32_t(s[i]) - int32_t(z[iz]); });
@@ -202,17 +199,17 @@ Result<std::vector<int32_t>> widenWithZeroPoint(const ir::Node& node, const Tens
 
 class MatMulIntegerKernel : public Kernel {
  public:
-  explicit MatMulIntegerKernel(const KernelInfo& info) : node_(info.node) {}
+  explicit MatMulIntegerKernel(const KernelInfo&) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* a = ctx.input(0);
     const Tensor* b = ctx.input(1);
-    if (!a || !b) return nodeError(node_, "inputs A and B are required");
-    KILN_ASSIGN_OR_RETURN(MatMulPlan plan, planMatMul(node_, a->shape(), b->shape()));
+    if (!a || !b) return invalidArgument("inputs A and B are required");
+    KILN_ASSIGN_OR_RETURN(MatMulPlan plan, planMatMul(a->shape(), b->shape()));
     std::vector<int32_t> wa, wb;
     auto widen = [&](const Tensor& t, const Tensor* zp, bool perRow, std::vector<int32_t>& out) {
       return dispatchType<uint8_t, int8_t>(t.dtype(), [&]<class T>() {
-        KILN_ASSIGN_OR_RETURN(out, widenWithZeroPoint<T>(node_, t, zp, perRow));
+        KILN_ASSIGN_OR_RETURN(out, widenWithZeroPoint<T>(t, zp, perRow));
         return Status::ok();
       });
     };
@@ -223,12 +220,9 @@ class MatMulIntegerKernel : public Kernel {
     runMatMul<int32_t>(plan, wa.data(), wb.data(), y.data<int32_t>());
     return Status::ok();
   }
-
- private:
-  const ir::Node& node_;
 };
 
-// ---------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------
 // Det: determinant of each trailing square matrix, by LU decomposition with partial pivoting in double.
 
 double determinant(std::vector<double>& m, int64_t n) {
@@ -256,14 +250,14 @@ double determinant(std::vector<double>& m, int64_t n) {
 
 class DetKernel : public Kernel {
  public:
-  explicit DetKernel(const KernelInfo& info) : node_(info.node) {}
+  explicit DetKernel(const KernelInfo&) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
-    if (!x) return nodeError(node_, "input X is required");
+    if (!x) return invalidArgument("input X is required");
     const Shape& s = x->shape();
     if (s.size() < 2 || s[s.size() - 1] != s[s.size() - 2]) {
-      return nodeError(node_, "input must be [*, M, M], got " + shapeToString(s));
+      return invalidArgument("input must be [*, M, M], got " + shapeToString(s));
     }
     const int64_t n = s.back();
     const Shape outShape(s.begin(), s.end() - 2);
@@ -273,15 +267,14 @@ class DetKernel : public Kernel {
       T* yd = y.data<T>();
       std::vector<double> m(static_cast<size_t>(n * n));
       for (int64_t b = 0, count = shapeSize(outShape); b < count; ++b) {
-        for (int64_t i = 0; i < n * n; ++i) m[i] = static_cast<double>(static_cast<ComputeType<T>>(xd[b * n * n + i]));
+        for (int64_t i = 0; i < n * n; ++i) {
+          m[i] = static_cast<double>(static_cast<ComputeType<T>>(xd[b * n * n + i]));
+        }
         yd[b] = T(static_cast<ComputeType<T>>(determinant(m, n)));
       }
       return Status::ok();
     });
   }
-
- private:
-  const ir::Node& node_;
 };
 
 }  // namespace

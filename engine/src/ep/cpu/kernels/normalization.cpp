@@ -15,15 +15,20 @@ void registerLayerNormalizationKernels(KernelRegistry& registry);  // layer_norm
 namespace {
 
 // y[i] = x[i] * a + b over one plane; the float instance is hot (BatchNormalization after every conv), so it
-// also gets an AVX2/FMA clone picked at load time.
+// also has an AVX2/FMA twin.
 template <class T, class C>
-inline void affinePlane(const T* x, T* y, int64_t n, C a, C b) {
+KILN_ALWAYS_INLINE inline void affinePlane(const T* x, T* y, int64_t n, C a, C b) {
   for (int64_t i = 0; i < n; ++i) y[i] = T(static_cast<C>(x[i]) * a + b);
 }
 
-__attribute__((target_clones("arch=haswell", "default"))) void affinePlaneF32(const float* x, float* y, int64_t n,
-                                                                              float a, float b) {
+KILN_AVX2_TARGET void affinePlaneAvx2(const float* x, float* y, int64_t n, float a, float b) {
   affinePlane<float, float>(x, y, n, a, b);
+}
+void affinePlaneBaseline(const float* x, float* y, int64_t n, float a, float b) {
+  affinePlane<float, float>(x, y, n, a, b);
+}
+void affinePlaneF32(const float* x, float* y, int64_t n, float a, float b) {
+  (cpuHasAvx2Fma() ? affinePlaneAvx2 : affinePlaneBaseline)(x, y, n, a, b);
 }
 
 // True when output `i` exists on the node and was not omitted.
@@ -44,9 +49,9 @@ class BatchNormalizationKernel : public Kernel {
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     for (size_t i = 0; i < 5; ++i) {
-      if (!ctx.input(i)) return fail("inputs X, scale, B, mean and var are all required");
+      if (!ctx.input(i)) return invalidArgument("inputs X, scale, B, mean and var are all required");
     }
-    if (x->rank() < 2) return fail("X must be [N, C, ...], got " + shapeToString(x->shape()));
+    if (x->rank() < 2) return invalidArgument("X must be [N, C, ...], got " + shapeToString(x->shape()));
     const int64_t N = x->dim(0), C = x->dim(1), S = N * C == 0 ? 0 : x->numel() / (N * C);
     std::vector<double> params[4];
     for (size_t i = 0; i < 4; ++i) {
@@ -54,13 +59,15 @@ class BatchNormalizationKernel : public Kernel {
     }
     const int64_t count = static_cast<int64_t>(params[0].size());
     for (const auto& p : params) {
-      if (static_cast<int64_t>(p.size()) != count) return fail("scale, B, mean and var must have the same size");
+      if (static_cast<int64_t>(p.size()) != count) {
+        return invalidArgument("scale, B, mean and var must have the same size");
+      }
     }
     // spatial=0 (opset < 9) gives one parameter per element of X's [C, D1, ...] instead of per channel.
     const bool perElement = count != C;
     if (perElement && count != C * S) {
-      return fail("parameters have " + std::to_string(count) + " values; X " + shapeToString(x->shape()) +
-                  " needs " + std::to_string(C));
+      return invalidArgument("parameters have " + std::to_string(count) + " values; X " +
+                             shapeToString(x->shape()) + " needs " + std::to_string(C));
     }
     // Training: opset >= 14 says so with training_mode; older opsets by requesting the extra outputs.
     const bool extraOutputs = outputRequested(node_, ctx, 1) || outputRequested(node_, ctx, 2);
@@ -68,7 +75,7 @@ class BatchNormalizationKernel : public Kernel {
     std::vector<double>& mean = params[2];
     std::vector<double>& var = params[3];
     if (training) {
-      if (perElement) return notImplemented(node_.label() + ": training mode with spatial=0");
+      if (perElement) return notImplemented("training mode with spatial=0");
       std::vector<double> batchMean(C, 0.0), batchVar(C, 0.0);
       KILN_RETURN_IF_ERROR(batchStatistics(*x, N, C, S, batchMean, batchVar));
       KILN_RETURN_IF_ERROR(writeTrainingOutputs(ctx, batchMean, batchVar));
@@ -106,8 +113,6 @@ class BatchNormalizationKernel : public Kernel {
   }
 
  private:
-  Status fail(const std::string& message) const { return invalidArgument(node_.label() + ": " + message); }
-
   // Per-channel mean and population variance over N and the spatial dims.
   Status batchStatistics(const Tensor& x, int64_t N, int64_t C, int64_t S, std::vector<double>& mean,
                          std::vector<double>& var) const {
@@ -169,17 +174,21 @@ class BatchNormalizationKernel : public Kernel {
 class InstanceNormalizationKernel : public Kernel {
  public:
   explicit InstanceNormalizationKernel(const KernelInfo& info)
-      : node_(info.node), epsilon_(info.node.attrFloat("epsilon", 1e-5f)) {}
+      : epsilon_(info.node.attrFloat("epsilon", 1e-5f)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
-    if (!x || !ctx.input(1) || !ctx.input(2)) return fail("inputs input, scale and B are required");
-    if (x->rank() < 3) return fail("input must be [N, C, D1, ...], got " + shapeToString(x->shape()));
+    if (!x || !ctx.input(1) || !ctx.input(2)) {
+      return invalidArgument("inputs input, scale and B are required");
+    }
+    if (x->rank() < 3) {
+      return invalidArgument("input must be [N, C, D1, ...], got " + shapeToString(x->shape()));
+    }
     const int64_t N = x->dim(0), C = x->dim(1), S = N * C == 0 ? 0 : x->numel() / (N * C);
     KILN_ASSIGN_OR_RETURN(std::vector<double> scale, readDoubleValues(*ctx.input(1)));
     KILN_ASSIGN_OR_RETURN(std::vector<double> bias, readDoubleValues(*ctx.input(2)));
     if (static_cast<int64_t>(scale.size()) != C || static_cast<int64_t>(bias.size()) != C) {
-      return fail("scale and B must have " + std::to_string(C) + " values");
+      return invalidArgument("scale and B must have " + std::to_string(C) + " values");
     }
     Tensor& y = ctx.allocateOutput(0, x->dtype(), x->shape());
     return dispatchType<float, double, Float16, BFloat16>(x->dtype(), [&]<class T>() {
@@ -204,9 +213,6 @@ class InstanceNormalizationKernel : public Kernel {
   }
 
  private:
-  Status fail(const std::string& message) const { return invalidArgument(node_.label() + ": " + message); }
-
-  const ir::Node& node_;
   float epsilon_;
 };
 
@@ -214,17 +220,16 @@ class InstanceNormalizationKernel : public Kernel {
 class LrnKernel : public Kernel {
  public:
   explicit LrnKernel(const KernelInfo& info)
-      : node_(info.node),
-        size_(info.node.attrInt("size", 0)),
+      : size_(info.node.attrInt("size", 0)),
         alpha_(info.node.attrFloat("alpha", 1e-4f)),
         beta_(info.node.attrFloat("beta", 0.75f)),
         bias_(info.node.attrFloat("bias", 1.0f)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
-    if (!x) return invalidArgument(node_.label() + ": input X is required");
-    if (size_ <= 0) return invalidArgument(node_.label() + ": attribute 'size' must be positive");
-    if (x->rank() < 3) return invalidArgument(node_.label() + ": X must be [N, C, D1, ...]");
+    if (!x) return invalidArgument("input X is required");
+    if (size_ <= 0) return invalidArgument("attribute 'size' must be positive");
+    if (x->rank() < 2) return invalidArgument("X must be [N, C, ...], got " + shapeToString(x->shape()));
     const int64_t N = x->dim(0), C = x->dim(1), S = N * C == 0 ? 0 : x->numel() / (N * C);
     const int64_t before = (size_ - 1) / 2, after = size_ - 1 - before;  // floor and ceil of (size - 1) / 2
     Tensor& y = ctx.allocateOutput(0, x->dtype(), x->shape());
@@ -254,7 +259,6 @@ class LrnKernel : public Kernel {
   }
 
  private:
-  const ir::Node& node_;
   int64_t size_;
   float alpha_, beta_, bias_;
 };
@@ -263,14 +267,14 @@ class LrnKernel : public Kernel {
 class LpNormalizationKernel : public Kernel {
  public:
   explicit LpNormalizationKernel(const KernelInfo& info)
-      : node_(info.node), axis_(info.node.attrInt("axis", -1)), p_(info.node.attrInt("p", 2)) {}
+      : axis_(info.node.attrInt("axis", -1)), p_(info.node.attrInt("p", 2)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
-    if (!x) return invalidArgument(node_.label() + ": input is required");
-    if (p_ != 1 && p_ != 2) return invalidArgument(node_.label() + ": p must be 1 or 2, got " + std::to_string(p_));
+    if (!x) return invalidArgument("input is required");
+    if (p_ != 1 && p_ != 2) return invalidArgument("p must be 1 or 2, got " + std::to_string(p_));
     Tensor& y = ctx.allocateOutput(0, x->dtype(), x->shape());
-    if (x->rank() == 0) return invalidArgument(node_.label() + ": input must have rank >= 1");
+    if (x->rank() == 0) return invalidArgument("input must have rank >= 1");
     KILN_ASSIGN_OR_RETURN(const int64_t axis, normalizeAxis(axis_, static_cast<int64_t>(x->rank())));
     const int64_t len = x->dim(static_cast<size_t>(axis));
     int64_t inner = 1;
@@ -289,7 +293,9 @@ class LpNormalizationKernel : public Kernel {
           }
           if (p_ == 2) norm = std::sqrt(norm);
           for (int64_t i = 0; i < len; ++i) {
-            yp[i * inner] = norm == 0 ? T(Cmp(0)) : T(static_cast<Cmp>(static_cast<double>(static_cast<Cmp>(xp[i * inner])) / norm));
+            yp[i * inner] =
+                norm == 0 ? T(Cmp(0))
+                          : T(static_cast<Cmp>(static_cast<double>(static_cast<Cmp>(xp[i * inner])) / norm));
           }
         }
       }
@@ -298,7 +304,6 @@ class LpNormalizationKernel : public Kernel {
   }
 
  private:
-  const ir::Node& node_;
   int64_t axis_, p_;
 };
 

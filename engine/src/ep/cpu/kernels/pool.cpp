@@ -9,15 +9,14 @@
 
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
-#include "ep/cpu/kernels/gemm_helpers.h"
 #include "ep/cpu/kernels/window_geometry.h"
 
 namespace kiln::cpu {
 namespace {
 
-// A pooling geometry padded to three spatial dims (missing leading dims have size 1), plus, per axis and output
-// position, the first input index of the window and its tap ranges: valid taps [lo, hi) lie inside the input,
-// taps [0, padHi) inside the padded input (what count_include_pad divides by).
+// A pooling geometry padded to three spatial dims (missing leading dims have size 1), plus, per axis and
+// output position, the first input index of the window and its tap ranges: valid taps [lo, hi) lie inside the
+// input, taps [0, padHi) inside the padded input (what count_include_pad divides by).
 struct Pool3d {
   int64_t in[3], out[3], dil[3];
   std::vector<int64_t> start[3], lo[3], hi[3], padHi[3];
@@ -47,8 +46,8 @@ Pool3d makePool3d(const WindowGeometry& g) {
   return p;
 }
 
-// Runs `reducer` over every window of one [in0, in1, in2] plane; reducer.add(value, i0, i1, i2) per valid tap,
-// then reducer.finish(o, validCount, paddedCount) with the flat output index.
+// Runs `reducer` over every window of one [in0, in1, in2] plane; reducer.add(value, i0, i1, i2) per valid
+// tap, then reducer.finish(o, validCount, paddedCount) with the flat output index.
 template <class T, class Reducer>
 void poolPlane(const T* x, const Pool3d& p, Reducer& reducer) {
   for (int64_t o0 = 0, o = 0; o0 < p.out[0]; ++o0) {
@@ -66,7 +65,8 @@ void poolPlane(const T* x, const Pool3d& p, Reducer& reducer) {
             }
           }
         }
-        const int64_t valid = (p.hi[0][o0] - p.lo[0][o0]) * (p.hi[1][o1] - p.lo[1][o1]) * (p.hi[2][o2] - p.lo[2][o2]);
+        const int64_t valid =
+            (p.hi[0][o0] - p.lo[0][o0]) * (p.hi[1][o1] - p.lo[1][o1]) * (p.hi[2][o2] - p.lo[2][o2]);
         reducer.finish(o, valid, p.padHi[0][o0] * p.padHi[1][o1] * p.padHi[2][o2]);
       }
     }
@@ -77,13 +77,13 @@ template <class T>
 struct MaxReducer {
   using C = ComputeType<T>;
   T* y;
-  int64_t* indices;      // nullptr when the Indices output is not requested
-  int64_t indexBase;     // flat offset of this plane in the input
+  int64_t* indices;   // nullptr when the Indices output is not requested
+  int64_t indexBase;  // flat offset of this plane in the input
   bool columnMajor;
   const Pool3d* p;
-  C best;
-  int64_t b0, b1, b2;
-  bool any;
+  C best{};
+  int64_t b0 = 0, b1 = 0, b2 = 0;  // position of the maximum
+  bool any = false;
   void begin() { any = false; }
   void add(C v, int64_t i0, int64_t i1, int64_t i2) {
     if (!any || v > best) {
@@ -95,7 +95,7 @@ struct MaxReducer {
   void finish(int64_t o, int64_t, int64_t) {
     y[o] = any ? T(best) : T(std::numeric_limits<C>::lowest());
     if (!indices) return;
-    const int64_t local = !any ? 0
+    const int64_t local = !any          ? 0
                           : columnMajor ? b2 * p->in[1] * p->in[0] + b1 * p->in[0] + b0
                                         : (b0 * p->in[1] + b1) * p->in[2] + b2;
     indices[o] = indexBase + local;
@@ -106,7 +106,7 @@ template <class T>
 struct AverageReducer {
   T* y;
   bool countIncludePad;
-  ComputeType<T> sum;
+  ComputeType<T> sum{};
   void begin() { sum = 0; }
   void add(ComputeType<T> v, int64_t, int64_t, int64_t) { sum += v; }
   void finish(int64_t o, int64_t valid, int64_t padded) {
@@ -119,14 +119,16 @@ template <class T>
 struct LpReducer {
   T* y;
   double p;
-  double sum;
+  double sum = 0;
   void begin() { sum = 0; }
   void add(ComputeType<T> v, int64_t, int64_t, int64_t) {
     const double a = std::fabs(static_cast<double>(v));
     sum += p == 2.0 ? a * a : p == 1.0 ? a : std::pow(a, p);
   }
   void finish(int64_t o, int64_t, int64_t) {
-    y[o] = T(static_cast<ComputeType<T>>(p == 2.0 ? std::sqrt(sum) : p == 1.0 ? sum : std::pow(sum, 1.0 / p)));
+    y[o] = T(static_cast<ComputeType<T>>(p == 2.0   ? std::sqrt(sum)
+                                         : p == 1.0 ? sum
+                                                    : std::pow(sum, 1.0 / p)));
   }
 };
 
@@ -147,25 +149,28 @@ class PoolKernel : public Kernel {
         attrs_(WindowAttributes::read(info.node)),
         storageOrder_(info.node.attrInt("storage_order", 0)),
         countIncludePad_(info.node.attrInt("count_include_pad", 0) != 0),
-        p_(readP(info.node)) {
-    if (kind_ != PoolKind::kMax) attrs_.dilations.clear();  // AveragePool/LpPool have no dilations before opset 19
-  }
+        p_(readP(info.node)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
-    if (!x) return fail("input X is required");
-    if (x->rank() < 3) return fail("X must be [N, C, spatial...], got " + shapeToString(x->shape()));
+    if (!x) return invalidArgument("input X is required");
+    if (x->rank() < 3) {
+      return invalidArgument("X must be [N, C, spatial...], got " + shapeToString(x->shape()));
+    }
     const size_t R = x->rank() - 2;
-    if (R > 3) return notImplemented(node_.label() + ": pooling over more than 3 spatial dimensions");
-    if (attrs_.kernelShape.size() != R) return fail("kernel_shape must have one value per spatial dimension");
-    if (kind_ == PoolKind::kLp && p_ <= 0) return fail("p must be positive");
+    if (R > 3) return notImplemented("pooling over more than 3 spatial dimensions");
+    if (attrs_.kernelShape.size() != R) {
+      return invalidArgument("kernel_shape must have one value per spatial dimension");
+    }
+    if (kind_ == PoolKind::kLp && p_ <= 0) return invalidArgument("p must be positive");
     const std::vector<int64_t> spatial(x->shape().begin() + 2, x->shape().end());
-    KILN_ASSIGN_OR_RETURN(WindowGeometry g, resolveForwardWindow(node_, attrs_, spatial, attrs_.kernelShape));
+    KILN_ASSIGN_OR_RETURN(WindowGeometry g, resolveForwardWindow(attrs_, spatial, attrs_.kernelShape));
     Shape outShape = {x->dim(0), x->dim(1)};
     outShape.insert(outShape.end(), g.out.begin(), g.out.end());
     Tensor& y = ctx.allocateOutput(0, x->dtype(), outShape);
     int64_t* indices = nullptr;
-    if (kind_ == PoolKind::kMax && ctx.outputCount() > 1 && node_.outputs.size() > 1 && !node_.outputs[1].empty()) {
+    if (kind_ == PoolKind::kMax && ctx.outputCount() > 1 && node_.outputs.size() > 1 &&
+        !node_.outputs[1].empty()) {
       indices = ctx.allocateOutput(1, DataType::INT64, outShape).data<int64_t>();
     }
     const Pool3d p = makePool3d(g);
@@ -176,26 +181,29 @@ class PoolKernel : public Kernel {
       for (int64_t plane = 0; plane < planes; ++plane) {
         const T* xp = xd + plane * inSize;
         if (kind_ == PoolKind::kMax) {
-          MaxReducer<T> r{yd + plane * outSize, indices ? indices + plane * outSize : nullptr, plane * inSize,
-                          storageOrder_ != 0, &p, {}, 0, 0, 0, false};
+          MaxReducer<T> r{.y = yd + plane * outSize,
+                          .indices = indices ? indices + plane * outSize : nullptr,
+                          .indexBase = plane * inSize,
+                          .columnMajor = storageOrder_ != 0,
+                          .p = &p};
           poolPlane<T>(xp, p, r);
         } else if (kind_ == PoolKind::kAverage) {
-          AverageReducer<T> r{yd + plane * outSize, countIncludePad_, {}};
+          AverageReducer<T> r{.y = yd + plane * outSize, .countIncludePad = countIncludePad_};
           poolPlane<T>(xp, p, r);
         } else {
-          LpReducer<T> r{yd + plane * outSize, p_, 0};
+          LpReducer<T> r{.y = yd + plane * outSize, .p = p_};
           poolPlane<T>(xp, p, r);
         }
       }
       return Status::ok();
     };
-    if (kind_ == PoolKind::kMax) return dispatchType<float, double, Float16, BFloat16, int8_t, uint8_t>(x->dtype(), run);
+    if (kind_ == PoolKind::kMax) {
+      return dispatchType<float, double, Float16, BFloat16, int8_t, uint8_t>(x->dtype(), run);
+    }
     return dispatchType<float, double, Float16, BFloat16>(x->dtype(), run);
   }
 
  private:
-  Status fail(const std::string& message) const { return invalidArgument(node_.label() + ": " + message); }
-
   const ir::Node& node_;
   PoolKind kind_;
   WindowAttributes attrs_;
@@ -207,12 +215,12 @@ class PoolKernel : public Kernel {
 // GlobalAveragePool / GlobalMaxPool / GlobalLpPool: one value per (n, c) over all spatial positions.
 class GlobalPoolKernel : public Kernel {
  public:
-  GlobalPoolKernel(const KernelInfo& info, PoolKind kind) : node_(info.node), kind_(kind), p_(readP(info.node)) {}
+  GlobalPoolKernel(const KernelInfo& info, PoolKind kind) : kind_(kind), p_(readP(info.node)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
-    if (!x) return invalidArgument(node_.label() + ": input X is required");
-    if (x->rank() < 2) return invalidArgument(node_.label() + ": X must be [N, C, ...], got " + shapeToString(x->shape()));
+    if (!x) return invalidArgument("input X is required");
+    if (x->rank() < 2) return invalidArgument("X must be [N, C, ...], got " + shapeToString(x->shape()));
     Shape outShape = x->shape();
     std::fill(outShape.begin() + 2, outShape.end(), 1);
     Tensor& y = ctx.allocateOutput(0, x->dtype(), outShape);
@@ -252,7 +260,9 @@ class GlobalPoolKernel : public Kernel {
   double reducePlane(const T* x, int64_t n) const {
     if (kind_ == PoolKind::kMax) {
       double best = -std::numeric_limits<double>::infinity();
-      for (int64_t i = 0; i < n; ++i) best = std::max(best, static_cast<double>(static_cast<ComputeType<T>>(x[i])));
+      for (int64_t i = 0; i < n; ++i) {
+        best = std::max(best, static_cast<double>(static_cast<ComputeType<T>>(x[i])));
+      }
       return best;
     }
     double sum = 0;
@@ -264,7 +274,6 @@ class GlobalPoolKernel : public Kernel {
     return p_ == 2.0 ? std::sqrt(sum) : std::pow(sum, 1.0 / p_);
   }
 
-  const ir::Node& node_;
   PoolKind kind_;
   double p_;
 };
@@ -273,31 +282,34 @@ class GlobalPoolKernel : public Kernel {
 // inferred from the attributes; a larger output_shape keeps each element's coordinates (ONNX reference).
 class MaxUnpoolKernel : public Kernel {
  public:
-  explicit MaxUnpoolKernel(const KernelInfo& info) : node_(info.node), attrs_(WindowAttributes::read(info.node)) {}
+  explicit MaxUnpoolKernel(const KernelInfo& info) : attrs_(WindowAttributes::read(info.node)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     const Tensor* ind = ctx.input(1);
-    if (!x || !ind) return fail("inputs X and I are required");
-    if (x->rank() < 3) return fail("X must be [N, C, spatial...]");
-    if (ind->dtype() != DataType::INT64 || ind->shape() != x->shape()) return fail("I must be int64 with X's shape");
+    if (!x || !ind) return invalidArgument("inputs X and I are required");
+    if (x->rank() < 3) return invalidArgument("X must be [N, C, spatial...]");
+    if (ind->dtype() != DataType::INT64 || ind->shape() != x->shape()) {
+      return invalidArgument("I must be int64 with X's shape");
+    }
     const size_t R = x->rank() - 2;
     std::vector<int64_t> kernel = attrs_.kernelShape, strides = attrs_.strides, pads = attrs_.pads;
-    if (kernel.size() != R) return fail("kernel_shape must have one value per spatial dimension");
-    KILN_RETURN_IF_ERROR(expandWindowAttribute(node_, "strides", strides, R, 1, 1));
-    KILN_RETURN_IF_ERROR(expandWindowAttribute(node_, "pads", pads, 2 * R, 0, 0));
+    if (kernel.size() != R) return invalidArgument("kernel_shape must have one value per spatial dimension");
+    KILN_RETURN_IF_ERROR(expandWindowAttribute("strides", strides, R, 1, 1));
+    KILN_RETURN_IF_ERROR(expandWindowAttribute("pads", pads, 2 * R, 0, 0));
     Shape inferred = {x->dim(0), x->dim(1)};
     for (size_t d = 0; d < R; ++d) {
       inferred.push_back((x->dim(d + 2) - 1) * strides[d] + kernel[d] - pads[d] - pads[R + d]);
-      if (inferred.back() < 0) return fail("attributes give a negative output size");
+      if (inferred.back() < 0) return invalidArgument("attributes give a negative output size");
     }
     Shape outShape = inferred;
     if (const Tensor* shapeInput = ctx.input(2)) {
       KILN_ASSIGN_OR_RETURN(outShape, readInt64Values(*shapeInput));
-      if (outShape.size() != inferred.size()) return fail("output_shape must have the rank of X");
+      if (outShape.size() != inferred.size()) return invalidArgument("output_shape must have the rank of X");
       for (size_t d = 0; d < outShape.size(); ++d) {
         if (outShape[d] < inferred[d]) {
-          return fail("output_shape " + shapeToString(outShape) + " is smaller than " + shapeToString(inferred));
+          return invalidArgument("output_shape " + shapeToString(outShape) + " is smaller than " +
+                                 shapeToString(inferred));
         }
       }
     }
@@ -309,7 +321,9 @@ class MaxUnpoolKernel : public Kernel {
     auto* dst = static_cast<std::byte*>(y.rawData());
     const int64_t* id = ind->data<int64_t>();
     for (int64_t i = 0, n = x->numel(); i < n; ++i) {
-      if (id[i] < 0 || id[i] >= total) return fail("index " + std::to_string(id[i]) + " is out of range");
+      if (id[i] < 0 || id[i] >= total) {
+        return invalidArgument("index " + std::to_string(id[i]) + " is out of range");
+      }
       int64_t target = 0;
       for (size_t d = 0, rest = static_cast<size_t>(id[i]); d < inferred.size(); ++d) {
         target += static_cast<int64_t>(rest / inferredStrides[d]) * outStrides[d];
@@ -321,9 +335,6 @@ class MaxUnpoolKernel : public Kernel {
   }
 
  private:
-  Status fail(const std::string& message) const { return invalidArgument(node_.label() + ": " + message); }
-
-  const ir::Node& node_;
   WindowAttributes attrs_;
 };
 

@@ -173,7 +173,7 @@ template <ReduceOp Op>
 class ReduceKernel final : public Kernel {
  public:
   explicit ReduceKernel(const KernelInfo& info)
-      : label_(info.node.label()),
+      : label_(info.node.opType),
         axesFromInput_(info.opset >= 18 || (Op == ReduceOp::Sum && info.opset >= 13)),
         attrAxes_(info.node.attrInts("axes")),
         keepDims_(info.node.attrInt("keepdims", 1) != 0),

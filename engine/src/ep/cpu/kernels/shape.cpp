@@ -19,7 +19,7 @@ namespace {
 
 class IdentityKernel final : public Kernel {
  public:
-  explicit IdentityKernel(const KernelInfo& info) : label_(info.node.label()) {}
+  explicit IdentityKernel(const KernelInfo& info) : label_(info.node.opType) {}
   Status compute(KernelContext& ctx) override {
     if (!ctx.hasInput(0)) return nodeError(label_, "missing input");
     ctx.setOutput(0, *ctx.input(0));
@@ -35,7 +35,7 @@ class IdentityKernel final : public Kernel {
 class ReshapeKernel final : public Kernel {
  public:
   explicit ReshapeKernel(const KernelInfo& info)
-      : label_(info.node.label()),
+      : label_(info.node.opType),
         useAttribute_(info.opset < 5),
         attrShape_(info.node.attrInts("shape")),
         allowZero_(info.node.attrInt("allowzero", 0) != 0) {}
@@ -97,7 +97,7 @@ class ReshapeKernel final : public Kernel {
 class ShapeKernel final : public Kernel {
  public:
   explicit ShapeKernel(const KernelInfo& info)
-      : label_(info.node.label()), start_(info.node.attrInt("start", 0)),
+      : label_(info.node.opType), start_(info.node.attrInt("start", 0)),
         end_(info.node.hasAttribute("end") ? info.node.attrInt("end", 0) : INT64_MAX) {}
 
   Status compute(KernelContext& ctx) override {
@@ -120,7 +120,7 @@ class ShapeKernel final : public Kernel {
 
 class SizeKernel final : public Kernel {
  public:
-  explicit SizeKernel(const KernelInfo& info) : label_(info.node.label()) {}
+  explicit SizeKernel(const KernelInfo& info) : label_(info.node.opType) {}
   Status compute(KernelContext& ctx) override {
     if (!ctx.hasInput(0)) return nodeError(label_, "missing input 'data'");
     ctx.allocateOutput(0, DataType::INT64, {}).data<int64_t>()[0] = ctx.input(0)->numel();
@@ -134,7 +134,7 @@ class SizeKernel final : public Kernel {
 // Flatten: 2-D view [prod(d[0:axis]), prod(d[axis:])]; axis in [-r, r] (negative from opset 11).
 class FlattenKernel final : public Kernel {
  public:
-  explicit FlattenKernel(const KernelInfo& info) : label_(info.node.label()), axis_(info.node.attrInt("axis", 1)) {}
+  explicit FlattenKernel(const KernelInfo& info) : label_(info.node.opType), axis_(info.node.attrInt("axis", 1)) {}
   Status compute(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
     if (!data) return nodeError(label_, "missing input");
@@ -156,14 +156,11 @@ class FlattenKernel final : public Kernel {
   int64_t axis_;
 };
 
-// Squeeze/Unsqueeze axes: the `axes` attribute before opset 13, optional input 1 from opset 13.
+// Squeeze/Unsqueeze axes: the `axes` attribute before opset 13, optional input 1 from opset 13. Absent and
+// empty axes are treated alike (as ONNX Runtime does): Squeeze then drops every size-1 dim.
 Result<std::vector<int64_t>> readAxes(const KernelContext& ctx, bool fromInput, const std::vector<int64_t>& attr,
-                                      const std::string& label, bool* given) {
-  if (!fromInput) {
-    *given = !attr.empty();
-    return attr;
-  }
-  *given = ctx.hasInput(1);
+                                      const std::string& label) {
+  if (!fromInput) return attr;
   if (!ctx.hasInput(1)) return std::vector<int64_t>{};
   return readIndexInput(label, *ctx.input(1), "input 'axes'");
 }
@@ -171,16 +168,15 @@ Result<std::vector<int64_t>> readAxes(const KernelContext& ctx, bool fromInput, 
 class SqueezeKernel final : public Kernel {
  public:
   explicit SqueezeKernel(const KernelInfo& info)
-      : label_(info.node.label()), axesFromInput_(info.opset >= 13), attrAxes_(info.node.attrInts("axes")) {}
+      : label_(info.node.opType), axesFromInput_(info.opset >= 13), attrAxes_(info.node.attrInts("axes")) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
     if (!data) return nodeError(label_, "missing input 'data'");
-    bool given = false;
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> axes, readAxes(ctx, axesFromInput_, attrAxes_, label_, &given));
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> axes, readAxes(ctx, axesFromInput_, attrAxes_, label_));
     const int64_t rank = static_cast<int64_t>(data->rank());
     std::vector<bool> drop(static_cast<size_t>(rank), false);
-    if (!given) {
+    if (axes.empty()) {
       for (int64_t i = 0; i < rank; ++i) drop[static_cast<size_t>(i)] = data->dim(static_cast<size_t>(i)) == 1;
     }
     for (int64_t axis : axes) {
@@ -209,14 +205,12 @@ class SqueezeKernel final : public Kernel {
 class UnsqueezeKernel final : public Kernel {
  public:
   explicit UnsqueezeKernel(const KernelInfo& info)
-      : label_(info.node.label()), axesFromInput_(info.opset >= 13), attrAxes_(info.node.attrInts("axes")) {}
+      : label_(info.node.opType), axesFromInput_(info.opset >= 13), attrAxes_(info.node.attrInts("axes")) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* data = ctx.input(0);
     if (!data) return nodeError(label_, "missing input 'data'");
-    bool given = false;
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> axes, readAxes(ctx, axesFromInput_, attrAxes_, label_, &given));
-    if (!given) return nodeError(label_, "axes are required");
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> axes, readAxes(ctx, axesFromInput_, attrAxes_, label_));
     const int64_t outRank = static_cast<int64_t>(data->rank() + axes.size());
     std::vector<bool> inserted(static_cast<size_t>(outRank), false);
     for (int64_t axis : axes) {

@@ -97,13 +97,20 @@ class ConstantOfShapeKernel final : public Kernel {
       if (d < 0) return invalidArgument(label_ + ": negative dimension in shape " + shapeToString(shape));
     }
     Tensor& out = ctx.allocateOutput(0, value_.dtype(), shape);
-    const size_t size = dataTypeSize(value_.dtype());
-    const auto* element = static_cast<const unsigned char*>(value_.rawData());
-    auto* dst = static_cast<unsigned char*>(out.rawData());
-    const int64_t count = out.numel();
-    if (std::all_of(element, element + size, [](unsigned char b) { return b == 0; })) return Status::ok();
-    for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * size, element, size);
-    return Status::ok();
+    // Fill by element size: every supported value type is 1, 2, 4 or 8 bytes of plain data.
+    auto fill = [&]<class S>() {
+      S element;
+      std::memcpy(&element, value_.rawData(), sizeof(S));
+      if (element != S(0)) std::fill_n(static_cast<S*>(out.rawData()), out.numel(), element);
+      return Status::ok();
+    };
+    switch (dataTypeSize(value_.dtype())) {
+      case 1: return fill.template operator()<uint8_t>();
+      case 2: return fill.template operator()<uint16_t>();
+      case 4: return fill.template operator()<uint32_t>();
+      case 8: return fill.template operator()<uint64_t>();
+      default: return notImplemented(label_ + ": unsupported value type " + dataTypeName(value_.dtype()));
+    }
   }
 
  private:
@@ -135,12 +142,16 @@ class RangeKernel final : public Kernel {
         }
         count = n > 0 ? static_cast<int64_t>(n) : 0;
       } else {
-        // Integer ceil((limit - start) / delta) in 128 bits so int64 extremes cannot overflow.
-        const __int128 diff = static_cast<__int128>(limit) - start, step = delta;
-        if ((diff > 0 && step > 0) || (diff < 0 && step < 0)) {
-          const __int128 magnitude = diff > 0 ? diff : -diff, stride = step > 0 ? step : -step;
-          const __int128 n = (magnitude + stride - 1) / stride;
-          if (n > std::numeric_limits<int32_t>::max()) return invalidArgument(label_ + ": range has too many elements");
+        // Integer ceil((limit - start) / delta) in unsigned arithmetic so int64 extremes cannot overflow.
+        const bool up = limit > start && delta > 0, down = limit < start && delta < 0;
+        if (up || down) {
+          const uint64_t magnitude = up ? static_cast<uint64_t>(limit) - static_cast<uint64_t>(start)
+                                        : static_cast<uint64_t>(start) - static_cast<uint64_t>(limit);
+          const uint64_t stride = up ? static_cast<uint64_t>(delta) : uint64_t(0) - static_cast<uint64_t>(delta);
+          const uint64_t n = magnitude / stride + (magnitude % stride != 0 ? 1 : 0);
+          if (n > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+            return invalidArgument(label_ + ": range has too many elements");
+          }
           count = static_cast<int64_t>(n);
         }
       }
