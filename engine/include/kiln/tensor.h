@@ -1,4 +1,4 @@
-// Tensor: a dense n-dimensional array with shared, 64-byte aligned storage (copies share; clone() copies).
+// Tensor: a dense n-dimensional array with shared, zero-initialized storage (copies share; clone() copies).
 #pragma once
 
 #include <algorithm>

@@ -94,6 +94,15 @@ std::vector<std::string> Graph::implicitInputs(const Node& node) const {
   return {names.begin(), names.end()};
 }
 
+ValueMetadata toValueMetadata(const ValueInfo& info) {
+  ValueMetadata meta;
+  meta.name = info.name;
+  meta.dtype = info.dtype;
+  meta.hasShape = info.shape.has_value();
+  if (info.shape) meta.shape = *info.shape;
+  return meta;
+}
+
 int64_t Model::opsetVersion(const std::string& domain) const {
   auto it = opsetImports.find(domain == "ai.onnx" ? "" : domain);
   return it == opsetImports.end() ? 0 : it->second;

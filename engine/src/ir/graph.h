@@ -92,6 +92,9 @@ struct Model {
   int64_t opsetVersion(const std::string& domain) const;
 };
 
+// The public description (kiln::ValueMetadata) of a value's declared or inferred type.
+ValueMetadata toValueMetadata(const ValueInfo& info);
+
 // Orders `graph.nodes` topologically (stable for already sorted graphs). Names consumed by subgraphs count as
 // inputs of the node that owns the subgraph. INVALID_GRAPH on a cycle or a value with no producer.
 Status sortTopologically(Graph& graph, const std::vector<std::string>& outerScopeNames = {});

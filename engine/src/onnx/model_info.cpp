@@ -4,19 +4,6 @@
 #include "onnx/model_loader.h"
 
 namespace kiln {
-namespace {
-
-ValueMetadata metadataOf(const ir::ValueInfo& info) {
-  ValueMetadata meta;
-  meta.name = info.name;
-  meta.dtype = info.dtype;
-  meta.hasShape = info.shape.has_value();
-  if (info.shape) meta.shape = *info.shape;
-  return meta;
-}
-
-}  // namespace
-
 Result<ModelInfo> inspectModel(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path));
   const ir::Model& model = loaded.model;
@@ -27,14 +14,14 @@ Result<ModelInfo> inspectModel(const std::string& path) {
   info.opsetImports = model.opsetImports;
   info.producerName = model.producerName;
   for (const auto& in : graph.inputs) {
-    if (!graph.isInitializer(in.name)) info.inputs.push_back(metadataOf(in));
-    info.values[in.name] = metadataOf(in);
+    if (!graph.isInitializer(in.name)) info.inputs.push_back(ir::toValueMetadata(in));
+    info.values[in.name] = ir::toValueMetadata(in);
   }
   for (const auto& out : graph.outputs) {
-    info.outputs.push_back(metadataOf(out));
-    info.values[out.name] = metadataOf(out);
+    info.outputs.push_back(ir::toValueMetadata(out));
+    info.values[out.name] = ir::toValueMetadata(out);
   }
-  for (const auto& [name, vi] : graph.valueInfo) info.values.emplace(name, metadataOf(vi));
+  for (const auto& [name, vi] : graph.valueInfo) info.values.emplace(name, ir::toValueMetadata(vi));
   for (const auto& [name, tensor] : graph.initializers) {
     ++info.initializerCount;
     info.initializerBytes += static_cast<int64_t>(tensor.byteSize());

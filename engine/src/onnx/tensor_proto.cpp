@@ -25,8 +25,8 @@ void copyBits(const google::protobuf::RepeatedField<int32_t>& field, Tensor& ten
   const int64_t n = std::min<int64_t>(tensor.numel(), field.size());
   for (int64_t i = 0; i < n; ++i) {
     const auto bits = static_cast<uint16_t>(field.Get(static_cast<int>(i)));
-    if constexpr (sizeof(Dst) == 2) {
-      std::memcpy(&out[i], &bits, 2);
+    if constexpr (std::is_same_v<Dst, Float16> || std::is_same_v<Dst, BFloat16>) {
+      out[i].bits = bits;
     } else {
       out[i] = static_cast<Dst>(field.Get(static_cast<int>(i)));
     }

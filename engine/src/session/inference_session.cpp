@@ -61,15 +61,6 @@ class InferenceSession final : public Session {
   bool firstRunDone_ = false;
 };
 
-ValueMetadata metadataOf(const ir::ValueInfo& info) {
-  ValueMetadata meta;
-  meta.name = info.name;
-  meta.dtype = info.dtype;
-  meta.hasShape = info.shape.has_value();
-  if (info.shape) meta.shape = *info.shape;
-  return meta;
-}
-
 Result<int> threadCount(const SessionOptions& options) {
   const std::string value =
       options.configEntryOr("kiln.intra_op_num_threads", options.configEntryOr("session.intra_op_num_threads", "0"));
@@ -164,10 +155,10 @@ Status InferenceSession::initialize(onnx_io::LoadedModel loaded, const SessionOp
 
   for (const auto& in : graph.inputs) {
     if (graph.isInitializer(in.name)) continue;
-    inputs_.push_back(metadataOf(in));
+    inputs_.push_back(ir::toValueMetadata(in));
     KILN_RETURN_IF_ERROR(applyFreeDimOverrides(options, inputs_.back()));
   }
-  for (const auto& out : graph.outputs) outputs_.push_back(metadataOf(out));
+  for (const auto& out : graph.outputs) outputs_.push_back(ir::toValueMetadata(out));
   timings_.session_total_ms = clock.elapsedMs();
   return Status::ok();
 }

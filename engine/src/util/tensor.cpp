@@ -110,11 +110,10 @@ std::string shapeToString(const Shape& shape) {
 }
 
 namespace {
+// calloc: large blocks come straight from mmap as zero pages, so big outputs skip a memset pass.
 std::shared_ptr<std::byte> allocateZeroed(size_t bytes) {
-  const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
-  void* memory = std::aligned_alloc(64, rounded);
+  void* memory = std::calloc(std::max<size_t>(bytes, 1), 1);
   if (!memory) throw std::bad_alloc();
-  std::memset(memory, 0, rounded);
   return std::shared_ptr<std::byte>(static_cast<std::byte*>(memory), [](std::byte* p) { std::free(p); });
 }
 }  // namespace
