@@ -33,7 +33,11 @@ Status writeFileAtomically(
   const fs::path target(path);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::random_device random;
-  const fs::path temp = folder / ("." + target.filename().string() + ".tmp" + std::to_string(random()));
+  // Built by appending: GCC 12 at -O3 raises a false -Wrestrict on `"." + std::string` (GCC PR105329).
+  std::string tempName(".");
+  tempName += target.filename().string();
+  tempName += ".tmp" + std::to_string(random());
+  const fs::path temp = folder / tempName;
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return Status(StatusCode::FAIL, "cannot create " + temp.string() + ": " + std::strerror(errno));
   auto writeChunk = [fd, &temp](std::span<const std::byte> chunk) -> Status {
