@@ -102,13 +102,13 @@ class WhereKernel : public Kernel {
     KILN_ASSIGN_OR_RETURN(const BroadcastPlan plan, planBroadcast({&condShape, &xShape, &yShape}, outShape));
     return dispatchList(AllTypes{}, x->dtype(), [&]<class T>() -> Status {
       Tensor& out = ctx.allocateOutput(0, x->dtype(), outShape);
-      select(plan, cond->data<bool>(), elements<T>(*x), elements<T>(*y), elements<T>(out));
+      pick(plan, cond->data<bool>(), elements<T>(*x), elements<T>(*y), elements<T>(out));
       return Status::ok();
     });
   }
 
   template <class T>
-  static void select(const BroadcastPlan& plan, const bool* cond, const T* x, const T* y, T* out) {
+  static void pick(const BroadcastPlan& plan, const bool* cond, const T* x, const T* y, T* out) {
     const int64_t n = plan.inner;
     const int64_t sc = plan.step[0], sx = plan.step[1], sy = plan.step[2];
     forEachRun(plan, [&](int64_t o, const auto& offsets) {
