@@ -3,7 +3,6 @@
 
 #include <set>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 
 #include "ep/cpu/cpu_execution_provider.h"
@@ -67,7 +66,10 @@ Result<int> threadCount(const SessionOptions& options) {
   try {
     const int n = std::stoi(value);
     if (n < 0) throw std::invalid_argument("negative");
-    return n == 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : n;
+    // Default 1: until the CPU EP has its own intra-op pool, the only threads are OpenBLAS's, and they spin
+    // between GEMMs and slow Kiln's single-threaded kernels (PP-OCRv4 det on 2 vCPUs: 265 ms with 2 BLAS threads,
+    // 168 ms with 1; tests/bench/kiln_cpu_bench --threads N).
+    return n == 0 ? 1 : n;
   } catch (const std::exception&) {
     return Status(StatusCode::INVALID_ARGUMENT, "kiln.intra_op_num_threads must be a non-negative integer, got '" +
                                                     value + "'");
