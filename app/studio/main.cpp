@@ -4,6 +4,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <string_view>
 
 #include "kiln/version.h"
 #include "main_window.h"
@@ -30,33 +31,61 @@ void scheduleScreenshot(kiln::studio::MainWindow& window, const QString& file, b
   QObject::connect(&window, &kiln::studio::MainWindow::loadFailed, &window, grabAndExit);
 }
 
-}  // namespace
+// The command line, shared by the windowed run and the display-free --help/--version path.
+struct CommandLine {
+  QCommandLineParser parser;
+  QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                QStringLiteral("Save the window as PNG after loading, then exit."),
+                                QStringLiteral("file")};
+  CommandLine() {
+    parser.setApplicationDescription(QStringLiteral("Kiln Studio: inspect ONNX models."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model to open."),
+                                 QStringLiteral("[model.onnx]"));
+    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(screenshot);
+  }
+};
 
-int main(int argc, char** argv) {
-  QApplication app(argc, argv);
+void setApplicationNames() {
   QCoreApplication::setOrganizationName(QStringLiteral("Kiln"));
   QCoreApplication::setApplicationName(QStringLiteral("kiln-studio"));
   QCoreApplication::setApplicationVersion(QString::fromLatin1(kiln::engineVersion()));
+}
 
-  QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Kiln Studio: inspect ONNX models."));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model to open."),
-                               QStringLiteral("[model.onnx]"));
-  QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
-                                      QStringLiteral("Save the window as PNG after loading, then exit."),
-                                      QStringLiteral("file"));
-  screenshotOption.setFlags(QCommandLineOption::HiddenFromHelp);
-  parser.addOption(screenshotOption);
-  parser.process(app);
+// --help and --version only print: answer them without a QApplication so they work with no display.
+bool printsOnly(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help" || arg == "-v" || arg == "--version" || arg == "--help-all") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (printsOnly(argc, argv)) {
+    QCoreApplication core(argc, argv);
+    setApplicationNames();
+    CommandLine commandLine;
+    commandLine.parser.process(core);  // prints and exits
+    return 0;
+  }
+  QApplication app(argc, argv);
+  setApplicationNames();
+  CommandLine commandLine;
+  commandLine.parser.process(app);
 
   kiln::studio::MainWindow window;
   window.resize(1280, 760);
   window.show();
 
-  const QStringList models = parser.positionalArguments();
-  if (parser.isSet(screenshotOption)) scheduleScreenshot(window, parser.value(screenshotOption), !models.isEmpty());
+  const QStringList models = commandLine.parser.positionalArguments();
+  if (commandLine.parser.isSet(commandLine.screenshot)) {
+    scheduleScreenshot(window, commandLine.parser.value(commandLine.screenshot), !models.isEmpty());
+  }
   if (!models.isEmpty()) window.openModel(models.first());
   return QApplication::exec();
 }

@@ -166,7 +166,10 @@ Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
     outputs.assign(step.outputs.size(), Tensor());
     KernelContext ctx(inputPtrs, outputs);
     Status status = step.kernel->compute(ctx);
-    if (!status.isOk()) return status.withContext("node " + step.node->label());
+    // Kernel messages start with the op type, so the context names the node only ("node 'conv1': Conv: ...").
+    if (!status.isOk()) {
+      return status.withContext(step.node->name.empty() ? "node " + step.node->label() : "node '" + step.node->name + "'");
+    }
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       if (step.outputs[i] >= 0) frame_[static_cast<size_t>(step.outputs[i])] = std::move(outputs[i]);
     }
