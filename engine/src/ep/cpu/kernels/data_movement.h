@@ -57,6 +57,11 @@ S* mutableElementsOf(Tensor& tensor) {
 // Used by Transpose, DepthToSpace and SpaceToDepth.
 Status permuteElements(const Tensor& in, const Shape& viewShape, const std::vector<int64_t>& perm, Tensor& out);
 
+// Writes into `out` (already allocated) out[i] = in[base + sum_d index_d(i) * strides[d]], walking `out`'s shape
+// in row-major order. Stride 0 repeats an element (broadcast), negative strides walk backwards (Slice with a
+// negative step); the innermost run is a plain copy when its stride is 1. Used by Expand and Slice.
+Status copyStrided(const Tensor& in, int64_t base, const std::vector<int64_t>& strides, Tensor& out);
+
 // Maps a possibly negative index into [0, dim); -1 when it is out of range.
 inline int64_t wrapIndex(int64_t index, int64_t dim) {
   if (index < 0) index += dim;

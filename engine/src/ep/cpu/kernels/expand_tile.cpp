@@ -10,39 +10,8 @@ namespace kiln::cpu {
 namespace {
 
 // Copies `in` broadcast (right-aligned, size-1 dims repeated) into `out`, whose shape it broadcasts to.
-// The innermost run is copied contiguously when it is not broadcast.
 Status broadcastCopy(const Tensor& in, Tensor& out) {
-  const Shape& outShape = out.shape();
-  const int64_t total = out.numel();
-  if (total == 0) return Status::ok();
-  const std::vector<int64_t> strides = broadcastStrides(in.shape(), outShape);
-  const size_t rank = outShape.size();
-  return dispatchStorage(in.dtype(), [&]<class S>() {
-    const S* src = elementsOf<S>(in);
-    S* dst = mutableElementsOf<S>(out);
-    if (rank == 0) {
-      dst[0] = src[0];
-      return Status::ok();
-    }
-    const int64_t inner = outShape[rank - 1];
-    const int64_t innerStride = strides[rank - 1];
-    std::vector<int64_t> index(rank - 1, 0);
-    int64_t base = 0;
-    for (int64_t written = 0; written < total; written += inner) {
-      if (innerStride == 1) {
-        std::copy(src + base, src + base + inner, dst + written);
-      } else {
-        std::fill(dst + written, dst + written + inner, src[base]);
-      }
-      for (size_t d = rank - 1; d-- > 0;) {
-        base += strides[d];
-        if (++index[d] < outShape[d]) break;
-        base -= strides[d] * outShape[d];
-        index[d] = 0;
-      }
-    }
-    return Status::ok();
-  });
+  return copyStrided(in, 0, broadcastStrides(in.shape(), out.shape()), out);
 }
 
 class ExpandKernel final : public Kernel {

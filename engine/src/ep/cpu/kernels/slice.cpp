@@ -86,32 +86,7 @@ class SliceKernel final : public Kernel {
       base += begin[d] * inStrides[d];
       strides[d] = step[d] * inStrides[d];
     }
-    return dispatchStorage(data->dtype(), [&]<class S>() {
-      const S* src = elementsOf<S>(*data);
-      S* dst = mutableElementsOf<S>(out);
-      if (rank == 0) {
-        dst[0] = src[0];
-        return Status::ok();
-      }
-      const int64_t inner = outShape[rank - 1];
-      const int64_t innerStride = strides[rank - 1];
-      std::vector<int64_t> index(rank - 1, 0);
-      int64_t offset = base;
-      for (int64_t written = 0; written < total; written += inner) {
-        if (innerStride == 1) {
-          std::copy(src + offset, src + offset + inner, dst + written);
-        } else {
-          for (int64_t j = 0; j < inner; ++j) dst[written + j] = src[offset + j * innerStride];
-        }
-        for (size_t d = rank - 1; d-- > 0;) {
-          offset += strides[d];
-          if (++index[d] < outShape[d]) break;
-          offset -= strides[d] * outShape[d];
-          index[d] = 0;
-        }
-      }
-      return Status::ok();
-    });
+    return copyStrided(*data, base, strides, out);
   }
 
  private:
