@@ -16,6 +16,8 @@ struct ConformanceArgs {
   std::string expectedFailuresFile;
   bool noIsolate = false;
   bool showPassed = false;
+  bool listSkipped = false;
+  int minPassed = 0;
   CommonFlags flags;
 };
 
@@ -36,6 +38,8 @@ int runConformanceCommand(ConformanceArgs& args) {
   options.onCase = [&args](const conformance::CaseResult& r) {
     if (args.flags.json) return;
     if (r.outcome == conformance::Outcome::Passed && !args.showPassed) return;
+    // Skips are routine for a non-CPU EP (hundreds of cases use an op it lacks): listed only on request.
+    if (r.outcome == conformance::Outcome::Skipped && !args.listSkipped && !args.flags.verbose) return;
     std::printf("%-16s %s%s%s\n", conformance::outcomeName(r.outcome), r.name.c_str(), r.detail.empty() ? "" : "  ",
                 r.detail.c_str());
     std::fflush(stdout);
@@ -55,6 +59,10 @@ int runConformanceCommand(ConformanceArgs& args) {
     std::printf("%d passed, %d failed, %d skipped (%d expected failures)\n", summary->passed, summary->failed,
                 summary->skipped, summary->expectedFailures);
   }
+  if (summary->passed < args.minPassed) {
+    std::fprintf(stderr, "kiln: error: %d cases passed, --min-passed asks for %d\n", summary->passed, args.minPassed);
+    return kExitFailure;
+  }
   return summary->failed == 0 ? kExitOk : kExitFailure;
 }
 
@@ -67,7 +75,8 @@ void registerConformance(CLI::App& app, Commands& commands) {
       "Examples:\n"
       "  kiln conformance /usr/share/libonnx-testdata/data/node\n"
       "  kiln conformance --filter '^test_conv' --show-passed\n"
-      "  kiln conformance --json > report.json");
+      "  kiln conformance --json > report.json\n"
+      "  kiln conformance --ep vulkan --list-skipped --min-passed 250");
   cmd->add_option("dir", args->directory, "Folder of test cases (default: Debian's libonnx-testdata node cases)");
   cmd->add_option("--ep", args->ep, "Execution provider: cpu or vulkan")->check(CLI::IsMember({"cpu", "vulkan"}));
   cmd->add_option("--filter", args->filter, "Only cases whose name matches this regex");
@@ -75,6 +84,10 @@ void registerConformance(CLI::App& app, Commands& commands) {
                   "Expected-failure list (default: the built-in list for the EP)");
   cmd->add_flag("--no-isolate", args->noIsolate, "Run cases in this process (faster; a crash ends the run)");
   cmd->add_flag("--show-passed", args->showPassed, "Print passing cases too");
+  cmd->add_flag("--list-skipped", args->listSkipped,
+                "Print skipped cases and why (for a non-CPU EP: the nodes it does not take)");
+  cmd->add_option("--min-passed", args->minPassed, "Fail (exit 1) when fewer cases pass")
+      ->check(CLI::NonNegativeNumber);
   addCommonFlags(*cmd, args->flags);
   cmd->callback([&commands, args] { commands.run = [args] { return runConformanceCommand(*args); }; });
 }

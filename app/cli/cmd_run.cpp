@@ -220,7 +220,15 @@ int runModel(RunArgs& args) {
     report["inputs"].push_back({{"name", in.name}, {"dtype", dataTypeName(in.tensor.dtype())}, {"shape", in.tensor.shape()}});
   }
   report["outputs"] = nlohmann::json::array();
-  if (!args.outputDir.empty()) std::filesystem::create_directories(args.outputDir);
+  if (!args.outputDir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(args.outputDir, error);
+    if (error || !std::filesystem::is_directory(args.outputDir)) {
+      return reportError(Status(StatusCode::INVALID_ARGUMENT, "--output-dir '" + args.outputDir +
+                                                                  "' is not a folder that can be created"),
+                         args.flags);
+    }
+  }
   for (const auto& out : *outputs) {
     nlohmann::json summary = summarize(out);
     if (!args.outputDir.empty()) {

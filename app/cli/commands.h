@@ -13,5 +13,7 @@ struct Commands {
 
 void registerRun(CLI::App& app, Commands& commands);
 void registerConformance(CLI::App& app, Commands& commands);
+void registerPartition(CLI::App& app, Commands& commands);
+void registerDevices(CLI::App& app, Commands& commands);
 
 }  // namespace kiln::cli

@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   kiln::cli::Commands commands;
   kiln::cli::registerRun(app, commands);
   kiln::cli::registerConformance(app, commands);
+  kiln::cli::registerPartition(app, commands);
+  kiln::cli::registerDevices(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

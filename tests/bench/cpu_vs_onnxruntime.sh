@@ -4,7 +4,7 @@
 #
 # Usage: tests/bench/cpu_vs_onnxruntime.sh [--build DIR] [--cache DIR] [--runs N] [--vad-runs M] [--warmup W]
 #                                           [--threads T] [--rounds R]
-#   --build    build folder holding tests/bench/kiln_cpu_bench (default ${KILN_BUILD_DIR:-build/release})
+#   --build    build folder holding tests/bench/kiln_bench (default ${KILN_BUILD_DIR:-build/release})
 #   --cache    model cache (default ${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models); filled by fetch_models.sh if needed
 #   --runs     timed PP-OCRv4 det runs per round (default 20); --vad-runs: Silero VAD runs (default 500)
 #   --warmup   untimed runs after the first (default 3; Silero VAD uses at least 20)
@@ -30,8 +30,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-KILN_BENCH="$BUILD/tests/bench/kiln_cpu_bench"
-[[ -x "$KILN_BENCH" ]] || { echo "cpu_vs_onnxruntime: $KILN_BENCH not found; build target kiln_cpu_bench" >&2; exit 1; }
+KILN_BENCH="$BUILD/tests/bench/kiln_bench"
+[[ -x "$KILN_BENCH" ]] || { echo "cpu_vs_onnxruntime: $KILN_BENCH not found; build target kiln_bench" >&2; exit 1; }
 "$ROOT/tests/tools/fetch_models.sh" --with-references "$CACHE" >/dev/null 2>&1 \
   || "$ROOT/tests/tools/fetch_models.sh" --with-references "$CACHE"
 

@@ -24,7 +24,7 @@ struct CaseResult {
 
 struct Options {
   std::string directory;              // folder of test cases (e.g. /usr/share/libonnx-testdata/data/node)
-  std::string executionProvider = "cpu";
+  std::string executionProvider = "cpu";  // "cpu" or "vulkan"
   std::string filter;                 // ECMAScript regex on case names; empty = all
   std::map<std::string, std::string> expectedFailures;  // case name -> reason
   double rtol = 1e-3;
@@ -37,21 +37,29 @@ struct Summary {
   int passed = 0;
   int failed = 0;  // unexpected failures only (including unexpected passes of listed cases)
   int expectedFailures = 0;
-  int skipped = 0;
+  int skipped = 0;  // cases the EP cannot take whole (nodes would fall back to the CPU EP)
   std::vector<CaseResult> cases;
 };
 
 // Parses an expected-failure list: one `case_name  reason` per line, '#' starts a comment.
 std::map<std::string, std::string> parseExpectedFailures(const std::string& text);
-// The built-in list for an EP ("cpu"), compiled in from tests/conformance/expected_failures_<ep>.txt.
+// The built-in list for an EP ("cpu", "vulkan"), compiled in from tests/conformance/expected_failures_<ep>.txt.
 std::map<std::string, std::string> builtinExpectedFailures(const std::string& executionProvider);
 
 // Compares one output with its expected value: dtype, shape, NaN positions, |a-e| <= atol + rtol*|e|.
 // Returns an empty string when they match, otherwise what differs.
 std::string compareTensors(const Tensor& actual, const Tensor& expected, double rtol, double atol);
 
-// Runs one case folder in this process. OK with an empty string on a match, or the mismatch description.
-std::string runCase(const std::string& caseDirectory, const Options& options);
+// What one case came to before expected failures are considered: Passed, Failed or Skipped.
+struct CaseRun {
+  Outcome outcome = Outcome::Failed;
+  std::string detail;  // the mismatch or error, or why the case was skipped
+};
+
+// Runs one case folder in this process. For an EP other than "cpu" the session gets
+// kiln.execution_providers=<ep>,cpu and session.disable_cpu_ep_fallback=1: a case whose nodes would not all run
+// on that EP is Skipped (the detail names them), not failed.
+CaseRun runCase(const std::string& caseDirectory, const Options& options);
 
 // Runs every case under options.directory matching options.filter, in name order.
 Result<Summary> runConformance(const Options& options);

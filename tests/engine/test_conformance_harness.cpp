@@ -106,5 +106,26 @@ TEST_F(ConformanceHarness, IsolationTurnsAMissingModelIntoOneFailure) {
   EXPECT_NE(summary->cases[0].detail.find("INVALID_PROTOBUF"), std::string::npos);
 }
 
+TEST_F(ConformanceHarness, NonCpuEpSkipsACaseItCannotTakeWhole) {
+  // An If node always stays on the CPU EP, so under --ep vulkan test_if is skipped (with the reason), never run.
+  testing::TempDir dir;
+  copyCase(dir, "test_if");
+  conformance::Options options = optionsFor(dir);
+  options.executionProvider = "vulkan";
+  options.isolate = true;  // a device, if any, lives and dies in the child
+  auto summary = conformance::runConformance(options);
+  ASSERT_TRUE(summary.isOk());
+  ASSERT_EQ(summary->cases.size(), 1u);
+  const auto& result = summary->cases[0];
+  if (result.outcome == conformance::Outcome::Failed && result.detail.find("EP_FAIL") != std::string::npos) {
+    GTEST_SKIP() << "no Vulkan device: " << result.detail;
+  }
+  EXPECT_EQ(result.outcome, conformance::Outcome::Skipped) << result.detail;
+  EXPECT_EQ(summary->skipped, 1);
+  EXPECT_EQ(summary->failed, 0);
+  EXPECT_NE(result.detail.find("disable_cpu_ep_fallback"), std::string::npos) << result.detail;
+  EXPECT_NE(result.detail.find("(If)"), std::string::npos) << result.detail;
+}
+
 }  // namespace
 }  // namespace kiln

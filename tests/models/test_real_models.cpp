@@ -1,6 +1,8 @@
-// Real models against onnxruntime-node: PP-OCRv4 det (conv net, dynamic H/W) and Silero VAD v5 (If + LSTM, streamed).
+// Real models against onnxruntime-node: PP-OCRv4 det (conv net, dynamic H/W) and Silero VAD v5 (If + LSTM, streamed),
+// on the CPU EP and on the Vulkan EP (with the CPU EP as fallback; PP-OCRv4 det must be one Vulkan partition).
 // Inputs and reference outputs come from tests/tools/fetch_models.sh --with-references (the `setup_models` fixture).
-// Without that cache the tests skip, unless KILN_REQUIRE_MODELS=1 (CI), where a missing cache is a failure.
+// Without that cache the tests skip, unless KILN_REQUIRE_MODELS=1 (CI), where a missing cache is a failure; the
+// Vulkan cases skip without a device unless KILN_REQUIRE_VULKAN=1 (CI).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/device.h"
+#include "kiln/partition_report.h"
 #include "kiln/session.h"
 #include "kiln/session_options.h"
 #include "kiln/tensor_io.h"
@@ -52,9 +56,21 @@ bool modelsRequired() { return envOr("KILN_REQUIRE_MODELS", "0") == "1"; }
     }                                                                                                         \
   } while (0)
 
-std::unique_ptr<kiln::Session> createCpuSession(const fs::path& model) {
+// The EP a test case runs on: "cpu", or "vulkan" (Vulkan first, CPU EP for what Vulkan does not take).
+class RealModels : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() != "vulkan") return;
+    auto devices = kiln::listVulkanDevices();
+    if (devices.isOk() && !devices->empty()) return;
+    if (envOr("KILN_REQUIRE_VULKAN", "0") == "1") FAIL() << "no Vulkan device (KILN_REQUIRE_VULKAN=1)";
+    GTEST_SKIP() << "no Vulkan device";
+  }
+};
+
+std::unique_ptr<kiln::Session> createSession(const fs::path& model, const std::string& ep) {
   kiln::SessionOptions options;
-  EXPECT_TRUE(options.addConfigEntry("kiln.execution_providers", "cpu").isOk());
+  EXPECT_TRUE(options.addConfigEntry("kiln.execution_providers", ep == "vulkan" ? "vulkan,cpu" : "cpu").isOk());
   EXPECT_TRUE(options.addConfigEntry("kiln.intra_op_num_threads", "2").isOk());
   auto session = kiln::Session::create(model.string(), options);
   EXPECT_TRUE(session.isOk()) << "creating a session for " << model << ": " << session.status().toString();
@@ -120,13 +136,20 @@ kiln::Tensor readNpy(const fs::path& path) {
 }
 
 // Runs the model on ref/<caseName>/inputs/<input>.npy and checks every output against ref/<caseName>/outputs.
-void checkSingleRun(const std::string& modelFile, const std::string& caseName) {
+void checkSingleRun(const std::string& modelFile, const std::string& caseName, const std::string& ep) {
   const fs::path model = modelCache() / modelFile;
   const fs::path caseDir = modelCache() / "ref" / caseName;
   REQUIRE_CACHED(model);
   REQUIRE_CACHED(caseDir / "outputs");
-  auto session = createCpuSession(model);
+  auto session = createSession(model, ep);
   ASSERT_NE(session, nullptr);
+  if (ep == "vulkan") {
+    // The whole network is one Vulkan partition: no node falls back to the CPU EP.
+    const auto& report = session->partitionReport();
+    EXPECT_EQ(kiln::compiledPartitionCount(report), 1);
+    const auto perEp = kiln::nodesPerExecutionProvider(report);
+    EXPECT_EQ(perEp.count("CPUExecutionProvider"), 0u) << "nodes fell back to the CPU EP";
+  }
 
   std::vector<kiln::NamedTensor> feeds;
   for (const auto& input : session->inputs()) {
@@ -143,20 +166,26 @@ void checkSingleRun(const std::string& modelFile, const std::string& caseName) {
   }
 }
 
-TEST(RealModels, PpOcrV4Det640) { checkSingleRun("ch_PP-OCRv4_det_infer.onnx", "ppocr_det"); }
+TEST_P(RealModels, PpOcrV4Det640) { checkSingleRun("ch_PP-OCRv4_det_infer.onnx", "ppocr_det", GetParam()); }
 
-// A second, non-square shape through the same dynamic-shape model.
-TEST(RealModels, PpOcrV4DetCrop256x416) { checkSingleRun("ch_PP-OCRv4_det_infer.onnx", "ppocr_det_crop"); }
+// A second, non-square shape through the same dynamic-shape model (and, on Vulkan, the same pipelines).
+TEST_P(RealModels, PpOcrV4DetCrop256x416) {
+  checkSingleRun("ch_PP-OCRv4_det_infer.onnx", "ppocr_det_crop", GetParam());
+}
 
 // Streams consecutive 512-sample chunks, feeding Kiln's own stateN back as the next state, as a VAD user does.
 // Each step goes through the If branches and the LSTM again with a state that Kiln itself produced.
-TEST(RealModels, SileroVadV5Streaming) {
+TEST_P(RealModels, SileroVadV5Streaming) {
   const fs::path model = modelCache() / "silero_vad_v5.onnx";
   const fs::path refDir = modelCache() / "ref" / "silero_vad";
   REQUIRE_CACHED(model);
   REQUIRE_CACHED(refDir / ("step" + std::to_string(kSileroSteps - 1)) / "outputs");
-  auto session = createCpuSession(model);
+  auto session = createSession(model, GetParam());
   ASSERT_NE(session, nullptr);
+  if (GetParam() == "vulkan") {
+    // Its convolutions and LSTMs live inside If branches: partitions there are Vulkan partitions.
+    EXPECT_GT(kiln::compiledPartitionCount(session->partitionReport()), 0);
+  }
 
   kiln::Tensor state = readNpy(refDir / "step0" / "inputs" / "state.npy");
   const kiln::Tensor sampleRate = readNpy(refDir / "step0" / "inputs" / "sr.npy");
@@ -177,5 +206,8 @@ TEST(RealModels, SileroVadV5Streaming) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Ep, RealModels, ::testing::Values("cpu", "vulkan"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/partition_report.h"
 #include "kiln/session_options.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
@@ -35,7 +36,7 @@ struct NamedTensor {
   Tensor tensor;
 };
 
-// How the session's nodes were assigned to execution providers.
+// One line of the partition report (partitionReport() has the details).
 struct PartitionSummary {
   std::string name;
   std::string executionProvider;
@@ -57,13 +58,16 @@ class Session {
   virtual const std::vector<ValueMetadata>& outputs() const = 0;
 
   // Runs one inference. Every graph input without an initializer must be given; returns all graph outputs in
-  // declaration order. Thread-compatible: one run at a time per session.
+  // declaration order. Safe to call from several threads at once (runs of one session are serialized).
   virtual Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs) = 0;
 
   // Timing breakdown of session creation (and first_run_ms after the first run).
   virtual const SessionTimings& timings() const = 0;
   virtual const WorkCounters& counters() const = 0;
+  // Every partition of every graph (compiled ones and runs of CPU-EP nodes), in partitionReport() order.
   virtual const std::vector<PartitionSummary>& partitions() const = 0;
+  // How the nodes were assigned to execution providers, why EPs declined nodes, and the folded Constant nodes.
+  virtual const PartitionReport& partitionReport() const = 0;
 };
 
 }  // namespace kiln

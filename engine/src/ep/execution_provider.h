@@ -13,6 +13,7 @@
 #include "kiln/progress.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
+#include "kiln/timings.h"
 
 namespace kiln {
 
@@ -22,7 +23,8 @@ struct NodeSupport {
   std::string reason;  // why not, when unsupported
 };
 
-// A group of nodes of one graph that one EP runs as a unit. Inputs/outputs are the values crossing its border.
+// A group of nodes of one graph that one EP runs as a unit. Inputs/outputs are the values crossing its border:
+// inputs include the graph's initializers the nodes read and names read from enclosing graphs (in a body).
 struct PartitionSpec {
   std::string name;
   std::vector<size_t> nodeIndices;  // into graph.nodes, topological order
@@ -53,6 +55,8 @@ struct CompileContext {
   const ir::Model& model;
   const ProgressSink* progress = nullptr;
   int intraOpThreads = 1;
+  SessionTimings* timings = nullptr;   // EPs add their stage times (glslang_ms, pipeline_create_ms, ...) when set
+  WorkCounters* counters = nullptr;    // and their work counters
 };
 
 class ExecutionProvider {
@@ -60,8 +64,9 @@ class ExecutionProvider {
   virtual ~ExecutionProvider() = default;
   // "CPUExecutionProvider", "VulkanExecutionProvider".
   virtual const std::string& name() const = 0;
-  // Which nodes of `graph` this EP can run (one answer per node, in order). Subgraph bodies are judged with
-  // the node that owns them.
+  // Which nodes of `graph` this EP can run (one answer per node, in order). Called once per graph: the top-level
+  // graph and every If/Loop/Scan body (names a body reads but does not define come from enclosing graphs).
+  // Nodes that own bodies always stay on the CPU EP, whatever the answer.
   virtual std::vector<NodeSupport> getCapability(const ir::Graph& graph, const ir::Model& model) const = 0;
   // Compiles one partition of `graph` into plain data.
   virtual Result<CompiledPartition> compile(const ir::Graph& graph, const PartitionSpec& spec,

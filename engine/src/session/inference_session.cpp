@@ -1,15 +1,16 @@
-// InferenceSession: load → shape inference → partition → compile + load partitions → run.
+// InferenceSession: providers → load → optimize → partition → compile + load partitions → one CPU executor over
+// the rewritten top-level graph, in which each compiled partition is one fused node → run.
+#include "session/inference_session.h"
+
 #include <cblas.h>
 
-#include <set>
-#include <sstream>
-#include <unordered_map>
+#include <algorithm>
+#include <mutex>
 
-#include "ep/cpu/cpu_execution_provider.h"
-#include "kiln/session.h"
-#include "onnx/model_loader.h"
-#include "partition/graph_partitioner.h"
-#include "util/log.h"
+#include "ep/cpu/graph_executor.h"
+#include "partition/partition_report_builder.h"
+#include "session/partition_kernel.h"
+#include "session/session_pipeline.h"
 #include "util/stopwatch.h"
 
 namespace kiln {
@@ -39,71 +40,36 @@ class InferenceSession final : public Session {
   const SessionTimings& timings() const override { return timings_; }
   const WorkCounters& counters() const override { return counters_; }
   const std::vector<PartitionSummary>& partitions() const override { return summaries_; }
+  const PartitionReport& partitionReport() const override { return report_; }
   Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs) override {
     return guarded([&] { return runUnguarded(inputs); });
   }
 
-  Status initialize(onnx_io::LoadedModel loaded, const SessionOptions& options, const Stopwatch& clock);
+  Status initialize(PreparedModel prepared, const SessionOptions& options, const Stopwatch& clock);
 
  private:
+  Status compilePartitions(PartitionPlan& plan, int threads);
+  Result<std::unique_ptr<cpu::Kernel>> fusedKernel(const cpu::KernelInfo& info);
   Status checkInput(const ValueMetadata& meta, const Tensor& tensor) const;
   Result<std::vector<NamedTensor>> runUnguarded(const std::vector<NamedTensor>& inputs);
 
+  // Declaration order is destruction order reversed: the executor (whose kernels call the partitions) goes first,
+  // then the partitions, then the EPs (and their devices).
+  ProviderSet providers_;
   ir::Model model_;
-  std::vector<std::unique_ptr<ExecutionProvider>> providers_;
-  std::vector<LoadedPartition> partitions_;
+  std::vector<LoadedPartition> partitions_;  // index = the fused node's `partition` attribute
+  std::unique_ptr<cpu::GraphExecutor> executor_;
+  // The executor keeps one frame of values (and EPs may keep per-partition state), so concurrent run() calls take
+  // turns: one mutex around the whole run. Simple and safe; sessions that need parallel runs can be duplicated.
+  std::mutex runMutex_;
   std::vector<ValueMetadata> inputs_, outputs_;
   std::vector<PartitionSummary> summaries_;
+  PartitionReport report_;
   SessionTimings timings_;
   WorkCounters counters_;
   ProgressSink progress_;
   bool firstRunDone_ = false;
 };
-
-Result<int> threadCount(const SessionOptions& options) {
-  const std::string value =
-      options.configEntryOr("kiln.intra_op_num_threads", options.configEntryOr("session.intra_op_num_threads", "0"));
-  try {
-    const int n = std::stoi(value);
-    if (n < 0) throw std::invalid_argument("negative");
-    // Default 1: until the CPU EP has its own intra-op pool, the only threads are OpenBLAS's, and they spin
-    // between GEMMs and slow Kiln's single-threaded kernels (PP-OCRv4 det on 2 vCPUs: 265 ms with 2 BLAS threads,
-    // 168 ms with 1; tests/bench/kiln_cpu_bench --threads N).
-    return n == 0 ? 1 : n;
-  } catch (const std::exception&) {
-    return Status(StatusCode::INVALID_ARGUMENT, "kiln.intra_op_num_threads must be a non-negative integer, got '" +
-                                                    value + "'");
-  }
-}
-
-// The EPs named by kiln.execution_providers that this build and machine can provide, in order.
-Result<std::vector<std::unique_ptr<ExecutionProvider>>> createProviders(const SessionOptions& options) {
-  const std::string list = options.configEntryOr("kiln.execution_providers", "vulkan,cpu");
-  std::vector<std::unique_ptr<ExecutionProvider>> providers;
-  std::stringstream stream(list);
-  std::string name;
-  const bool explicitList = options.configEntry("kiln.execution_providers").has_value();
-  while (std::getline(stream, name, ',')) {
-    if (name == "cpu") {
-      providers.push_back(std::make_unique<cpu::CpuExecutionProvider>());
-    } else if (name == "vulkan") {
-      // The Vulkan EP arrives with its own issue; until then an explicit request is an error.
-      if (explicitList && list == "vulkan") {
-        return Status(StatusCode::NOT_IMPLEMENTED, "this build of Kiln has no Vulkan execution provider yet");
-      }
-      log::debug("Vulkan execution provider not available; using the next provider");
-    } else {
-      return Status(StatusCode::INVALID_ARGUMENT, "unknown execution provider '" + name +
-                                                      "' in kiln.execution_providers (known: vulkan, cpu)");
-    }
-  }
-  const bool disableFallback = options.configEntryOr("session.disable_cpu_ep_fallback", "0") == "1";
-  if (providers.empty() && !disableFallback) providers.push_back(std::make_unique<cpu::CpuExecutionProvider>());
-  if (providers.empty()) {
-    return Status(StatusCode::INVALID_ARGUMENT, "no execution provider is available for '" + list + "'");
-  }
-  return providers;
-}
 
 // kiln.free_dim_override.<dim_param>=N fixes a symbolic dimension: the input then accepts only N there.
 Status applyFreeDimOverrides(const SessionOptions& options, ValueMetadata& input) {
@@ -122,39 +88,65 @@ Status applyFreeDimOverrides(const SessionOptions& options, ValueMetadata& input
   return Status::ok();
 }
 
-Status InferenceSession::initialize(onnx_io::LoadedModel loaded, const SessionOptions& options, const Stopwatch& clock) {
-  progress_ = options.progress;
-  model_ = std::move(loaded.model);
-  timings_.load_ms = loaded.loadMs;
-  timings_.shape_inference_ms = loaded.shapeInferenceMs;
-  const ir::Graph& graph = *model_.graph;
-
-  KILN_ASSIGN_OR_RETURN(const int threads, threadCount(options));
-  openblas_set_num_threads(threads);
-  KILN_ASSIGN_OR_RETURN(providers_, createProviders(options));
-  std::vector<ExecutionProvider*> order;
-  for (auto& ep : providers_) order.push_back(ep.get());
-
-  if (progress_.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");
-  progress_.report("partition", 0, 1);
-  Stopwatch partitionClock;
-  KILN_ASSIGN_OR_RETURN(const PartitionPlan plan, partitionGraph(graph, model_, order));
-  timings_.partition_ms = partitionClock.elapsedMs();
-
-  const CompileContext context{model_, &progress_, threads};
+Status InferenceSession::compilePartitions(PartitionPlan& plan, int threads) {
+  const CompileContext context{model_, &progress_, threads, &timings_, &counters_};
+  const auto total = static_cast<int64_t>(plan.partitions.size());
   for (size_t i = 0; i < plan.partitions.size(); ++i) {
     if (progress_.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");
-    progress_.report("compile", static_cast<int64_t>(i), static_cast<int64_t>(plan.partitions.size()));
-    ExecutionProvider* ep = order[plan.partitionProvider[i]];
-    Stopwatch compileClock;
-    KILN_ASSIGN_OR_RETURN(CompiledPartition compiled, ep->compile(graph, plan.partitions[i], context));
-    KILN_ASSIGN_OR_RETURN(auto executable, ep->load(compiled, context));
-    timings_.kernel_select_ms += compileClock.elapsedMs();
-    summaries_.push_back({compiled.name, ep->name(), static_cast<int64_t>(plan.partitions[i].nodeIndices.size())});
-    partitions_.push_back({std::move(compiled), std::move(executable)});
+    progress_.report("compile", static_cast<int64_t>(i), total);
+    const PlannedPartition& planned = plan.partitions[i];
+    ExecutionProvider* ep = providers_.providers[planned.provider].get();
+    const std::string where = "partition '" + planned.spec.name + "' (" + planned.graphPath + ")";
+    auto compiled = ep->compile(*planned.graph, planned.spec, context);
+    if (!compiled.isOk()) return compiled.status().withContext("compiling " + where);
+    auto executable = ep->load(*compiled, context);
+    if (!executable.isOk()) return executable.status().withContext("loading " + where);
+    partitions_.push_back({std::move(compiled).value(), std::move(executable).value()});
   }
-  progress_.report("compile", static_cast<int64_t>(plan.partitions.size()), static_cast<int64_t>(plan.partitions.size()));
+  progress_.report("compile", total, total);
+  return Status::ok();
+}
 
+Result<std::unique_ptr<cpu::Kernel>> InferenceSession::fusedKernel(const cpu::KernelInfo& info) {
+  if (info.node.opType != kFusedPartitionOpType || info.node.domain != kFusedPartitionDomain) {
+    return std::unique_ptr<cpu::Kernel>();  // not ours: the CPU registry's
+  }
+  const int64_t index = info.node.attrInt(kFusedPartitionAttribute, -1);
+  if (index < 0 || static_cast<size_t>(index) >= partitions_.size()) {
+    return Status(StatusCode::INVALID_GRAPH, "fused node " + info.node.label() + " names no compiled partition");
+  }
+  LoadedPartition& partition = partitions_[static_cast<size_t>(index)];
+  return makePartitionKernel(info.node, partition.compiled, *partition.executable);
+}
+
+Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions& options, const Stopwatch& clock) {
+  progress_ = options.progress;
+  providers_ = std::move(prepared.providers);
+  model_ = std::move(prepared.model);
+  timings_ = prepared.timings;
+  counters_ = prepared.counters;
+  openblas_set_num_threads(prepared.threads);
+
+  // Compile against the graphs as planned, then rewrite them around the compiled partitions.
+  KILN_RETURN_IF_ERROR(compilePartitions(prepared.plan, prepared.threads));
+  KILN_RETURN_IF_ERROR(applyPartitionPlan(prepared.plan));
+  report_ = makePartitionReport(prepared.plan, prepared.optimization);
+  for (const auto& graph : report_.graphs) {
+    for (const auto& p : graph.partitions) {
+      summaries_.push_back({p.name, p.executionProvider, static_cast<int64_t>(p.nodes.size())});
+    }
+  }
+
+  cpu::ExecutorConfig config;
+  config.opsets = model_.opsetImports;
+  config.intraOpThreads = prepared.threads;
+  config.progress = &progress_;
+  config.externalKernel = [this](const cpu::KernelInfo& info) { return fusedKernel(info); };
+  Stopwatch kernelClock;
+  KILN_ASSIGN_OR_RETURN(executor_, cpu::GraphExecutor::create(model_.graph, config));
+  timings_.kernel_select_ms += kernelClock.elapsedMs();
+
+  const ir::Graph& graph = *model_.graph;
   for (const auto& in : graph.inputs) {
     if (graph.isInitializer(in.name)) continue;
     inputs_.push_back(ir::toValueMetadata(in));
@@ -189,43 +181,31 @@ Status InferenceSession::checkInput(const ValueMetadata& meta, const Tensor& ten
 }
 
 Result<std::vector<NamedTensor>> InferenceSession::runUnguarded(const std::vector<NamedTensor>& inputs) {
-  Stopwatch clock;
   const ir::Graph& graph = *model_.graph;
-  std::unordered_map<std::string, Tensor> values;
-  for (const auto& [name, tensor] : graph.initializers) values[name] = tensor;
+  // Graph inputs in declaration order; an initializer listed as an input may be fed, else it keeps its value.
+  std::vector<Tensor> bound(graph.inputs.size());
   for (const auto& input : inputs) {
-    auto meta = std::find_if(inputs_.begin(), inputs_.end(), [&](const ValueMetadata& m) { return m.name == input.name; });
-    if (meta == inputs_.end()) {
-      const bool overridable = graph.isInitializer(input.name) &&
-                               std::any_of(graph.inputs.begin(), graph.inputs.end(),
-                                           [&](const ir::ValueInfo& v) { return v.name == input.name; });
-      if (!overridable) return Status(StatusCode::INVALID_ARGUMENT, "the model has no input named '" + input.name + "'");
-    } else {
-      KILN_RETURN_IF_ERROR(checkInput(*meta, input.tensor));
+    auto position = std::find_if(graph.inputs.begin(), graph.inputs.end(),
+                                 [&](const ir::ValueInfo& v) { return v.name == input.name; });
+    if (position == graph.inputs.end()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "the model has no input named '" + input.name + "'");
     }
-    values[input.name] = input.tensor;
+    auto meta = std::find_if(inputs_.begin(), inputs_.end(),
+                             [&](const ValueMetadata& m) { return m.name == input.name; });
+    if (meta != inputs_.end()) KILN_RETURN_IF_ERROR(checkInput(*meta, input.tensor));
+    bound[static_cast<size_t>(position - graph.inputs.begin())] = input.tensor;
   }
-  for (const auto& meta : inputs_) {
-    if (!values.count(meta.name)) return Status(StatusCode::INVALID_ARGUMENT, "input '" + meta.name + "' was not given");
-  }
-  for (auto& partition : partitions_) {
-    std::vector<Tensor> partitionInputs;
-    for (const auto& name : partition.compiled.inputs) {
-      auto it = values.find(name);
-      if (it == values.end()) {
-        return Status(StatusCode::FAIL, "partition '" + partition.compiled.name + "' input '" + name + "' is missing");
-      }
-      partitionInputs.push_back(it->second);
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    if (!bound[i].defined() && !graph.isInitializer(graph.inputs[i].name)) {
+      return Status(StatusCode::INVALID_ARGUMENT, "input '" + graph.inputs[i].name + "' was not given");
     }
-    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> produced, partition.executable->run(partitionInputs));
-    for (size_t i = 0; i < produced.size(); ++i) values[partition.compiled.outputs[i]] = std::move(produced[i]);
   }
+
+  std::lock_guard<std::mutex> lock(runMutex_);
+  Stopwatch clock;
+  KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, executor_->run(bound));
   std::vector<NamedTensor> outputs;
-  for (const auto& out : graph.outputs) {
-    auto it = values.find(out.name);
-    if (it == values.end()) return Status(StatusCode::FAIL, "output '" + out.name + "' was not produced");
-    outputs.push_back({out.name, it->second});
-  }
+  for (size_t i = 0; i < graph.outputs.size(); ++i) outputs.push_back({graph.outputs[i].name, std::move(results[i])});
   if (!firstRunDone_) {
     timings_.first_run_ms = clock.elapsedMs();
     firstRunDone_ = true;
@@ -233,36 +213,68 @@ Result<std::vector<NamedTensor>> InferenceSession::runUnguarded(const std::vecto
   return outputs;
 }
 
-onnx_io::LoadOptions loadOptionsFrom(const SessionOptions& options) {
-  onnx_io::LoadOptions load;
-  load.externalDataFolder = options.configEntryOr("session.model_external_initializers_file_folder_path", "");
-  return load;
+Result<std::unique_ptr<Session>> createFromPrepared(PreparedModel prepared, const SessionOptions& options,
+                                                    const Stopwatch& clock) {
+  auto session = std::make_unique<InferenceSession>();
+  KILN_RETURN_IF_ERROR(session->initialize(std::move(prepared), options, clock));
+  return std::unique_ptr<Session>(std::move(session));
 }
 
-Result<std::unique_ptr<Session>> finishCreate(Result<onnx_io::LoadedModel> loaded, const SessionOptions& options,
-                                              const Stopwatch& clock) {
-  if (!loaded.isOk()) return loaded.status();
-  auto session = std::make_unique<InferenceSession>();
-  KILN_RETURN_IF_ERROR(session->initialize(std::move(loaded).value(), options, clock));
-  return std::unique_ptr<Session>(std::move(session));
+// Session::create's steps, with the providers made by `makeProviders` before the model loads.
+template <class MakeProviders>
+Result<std::unique_ptr<Session>> createSession(MakeProviders&& makeProviders, const ModelLoader& load,
+                                               const SessionOptions& options) {
+  return guarded([&]() -> Result<std::unique_ptr<Session>> {
+    Stopwatch clock;
+    KILN_RETURN_IF_ERROR(checkSessionConfig(options));
+    KILN_ASSIGN_OR_RETURN(ProviderSet providers, makeProviders());
+    KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), load, options));
+    return createFromPrepared(std::move(prepared), options, clock);
+  });
+}
+
+template <class MakeProviders>
+Result<PartitionReport> analyze(MakeProviders&& makeProviders, const ModelLoader& load, const SessionOptions& options) {
+  return guarded([&]() -> Result<PartitionReport> {
+    KILN_RETURN_IF_ERROR(checkSessionConfig(options));
+    KILN_ASSIGN_OR_RETURN(ProviderSet providers, makeProviders());
+    KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), load, options));
+    KILN_RETURN_IF_ERROR(applyPartitionPlan(prepared.plan));
+    return makePartitionReport(prepared.plan, prepared.optimization);
+  });
+}
+
+ModelLoader fileLoader(const std::string& path, const SessionOptions& options) {
+  return [path, load = loadOptionsFrom(options)] { return onnx_io::loadModelFile(path, load); };
 }
 
 }  // namespace
 
 Result<std::unique_ptr<Session>> Session::create(const std::string& path, const SessionOptions& options) {
-  return guarded([&] {
-    Stopwatch clock;
-    options.progress.report("load", 0, 1);
-    return finishCreate(onnx_io::loadModelFile(path, loadOptionsFrom(options)), options, clock);
-  });
+  return createSession([&] { return createProviders(options); }, fileLoader(path, options), options);
 }
 
 Result<std::unique_ptr<Session>> Session::create(std::span<const std::byte> modelBytes, const SessionOptions& options) {
-  return guarded([&] {
-    Stopwatch clock;
-    options.progress.report("load", 0, 1);
-    return finishCreate(onnx_io::loadModelBuffer(modelBytes, loadOptionsFrom(options)), options, clock);
-  });
+  ModelLoader load = [modelBytes, loadOptions = loadOptionsFrom(options)] {
+    return onnx_io::loadModelBuffer(modelBytes, loadOptions);
+  };
+  return createSession([&] { return createProviders(options); }, load, options);
+}
+
+Result<PartitionReport> analyzePartitions(const std::string& modelPath, const SessionOptions& options) {
+  return analyze([&] { return createProviders(options); }, fileLoader(modelPath, options), options);
+}
+
+Result<std::unique_ptr<Session>> createSessionWithProviders(const std::string& path, const SessionOptions& options,
+                                                            std::vector<std::unique_ptr<ExecutionProvider>> providers) {
+  auto make = [&]() -> Result<ProviderSet> { return providerSetFrom(std::move(providers)); };
+  return createSession(make, fileLoader(path, options), options);
+}
+
+Result<PartitionReport> analyzePartitionsWithProviders(const std::string& path, const SessionOptions& options,
+                                                       std::vector<std::unique_ptr<ExecutionProvider>> providers) {
+  auto make = [&]() -> Result<ProviderSet> { return providerSetFrom(std::move(providers)); };
+  return analyze(make, fileLoader(path, options), options);
 }
 
 }  // namespace kiln

@@ -33,6 +33,7 @@ const std::map<std::string, std::string>& knownConfigKeys() {
       {"kiln.vulkan.pipeline_cache_path", "Vulkan pipeline cache file"},
       {"kiln.vulkan.target_profile", "device profile JSON to compile for"},
       {"kiln.vulkan.fp16", "1: float16 storage"},
+      {"kiln.vulkan.profile", "1: time every dispatch with timestamp queries and log a table per op type"},
   };
   return keys;
 }

@@ -9,18 +9,12 @@ const std::string CpuExecutionProvider::kName = "CPUExecutionProvider";
 
 namespace {
 
-// Whether the registry has kernels for `graph`'s nodes and, recursively, their subgraphs.
+// Whether the registry has a kernel for the node. Bodies of control-flow nodes are not judged here: the partitioner
+// asks about their nodes graph by graph, and the session runs them through its executor whatever EP they are on.
 NodeSupport supportOf(const ir::Node& node, const ir::Model& model) {
   const int64_t opset = model.opsetVersion(node.domain);
   if (!KernelRegistry::cpu().find(node.domain, node.opType, opset)) {
     return {false, "no CPU kernel for " + node.opType + " at opset " + std::to_string(opset)};
-  }
-  for (const auto& [_, attr] : node.attributes) {
-    if (!attr.g) continue;
-    for (const auto& inner : attr.g->nodes) {
-      NodeSupport support = supportOf(inner, model);
-      if (!support.supported) return {false, "subgraph '" + attr.name + "': " + support.reason};
-    }
   }
   return {true, ""};
 }

@@ -45,9 +45,12 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
     pinned_[slot] = true;
     defined.insert(name);
   }
+  // Initializers also listed as graph inputs may be fed by the caller: not constants for the kernels.
+  std::unordered_set<std::string> overridable;
   for (const auto& in : g.inputs) {
     inputSlots_.push_back(slotFor(in.name));
     defined.insert(in.name);
+    if (g.isInitializer(in.name)) overridable.insert(in.name);
   }
   for (const auto& node : g.nodes) defined.insert(node.outputs.begin(), node.outputs.end());
 
@@ -66,19 +69,14 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
       auto it = config.opsets.find(node.domain);
       return it == config.opsets.end() ? int64_t{0} : it->second;
     }();
-    const KernelDef* def = KernelRegistry::cpu().find(node.domain, node.opType, opset);
-    if (!def) {
-      return Status(StatusCode::NOT_IMPLEMENTED,
-                    "no CPU kernel for " + (node.domain.empty() ? "" : node.domain + ".") + node.opType +
-                        " at opset " + std::to_string(opset) + " (node " + node.label() + ")");
-    }
     Step step;
     step.node = &node;
     KernelInfo info{node, opset, {}, {}, config.intraOpThreads};
     for (const auto& in : node.inputs) {
       step.inputs.push_back(in.empty() ? -1 : resolve(in));
       auto init = g.initializers.find(in);
-      info.constantInputs.push_back(in.empty() || init == g.initializers.end() ? nullptr : &init->second);
+      const bool constant = !in.empty() && init != g.initializers.end() && !overridable.count(in);
+      info.constantInputs.push_back(constant ? &init->second : nullptr);
     }
     // Subgraph bodies read outer names through this executor; make sure those names have slots.
     for (const auto& name : g.implicitInputs(node)) resolve(name);
@@ -88,9 +86,22 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
       KILN_ASSIGN_OR_RETURN(auto child, GraphExecutor::create(alias, config, this));
       return std::unique_ptr<SubgraphExecutor>(new BodyExecutor(std::move(child)));
     };
-    auto kernel = def->factory(info);
-    if (!kernel.isOk()) return kernel.status().withContext("creating the kernel of node " + node.label());
-    step.kernel = std::move(kernel).value();
+    if (config.externalKernel) {
+      auto external = config.externalKernel(info);
+      if (!external.isOk()) return external.status().withContext("creating the kernel of node " + node.label());
+      step.kernel = std::move(external).value();
+    }
+    if (!step.kernel) {
+      const KernelDef* def = KernelRegistry::cpu().find(node.domain, node.opType, opset);
+      if (!def) {
+        return Status(StatusCode::NOT_IMPLEMENTED,
+                      "no CPU kernel for " + (node.domain.empty() ? "" : node.domain + ".") + node.opType +
+                          " at opset " + std::to_string(opset) + " (node " + node.label() + ")");
+      }
+      auto kernel = def->factory(info);
+      if (!kernel.isOk()) return kernel.status().withContext("creating the kernel of node " + node.label());
+      step.kernel = std::move(kernel).value();
+    }
     for (const auto& out : node.outputs) step.outputs.push_back(out.empty() ? -1 : slotFor(out));
     steps_.push_back(std::move(step));
   }
@@ -134,6 +145,11 @@ Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
       self->running_ = false;
       for (size_t slot = 0; slot < self->frame_.size(); ++slot) {
         if (!self->pinned_[slot]) self->frame_[slot] = Tensor();
+      }
+      // An initializer the caller fed as an input gets its own value back for the next run.
+      for (size_t i = 0; i < self->inputSlots_.size(); ++i) {
+        const auto slot = static_cast<size_t>(self->inputSlots_[i]);
+        if (self->pinned_[slot]) self->frame_[slot] = self->graph_->initializers.at(self->graph_->inputs[i].name);
       }
     }
   } reset{this};

@@ -2,6 +2,7 @@
 // their last use. Also runs subgraph bodies for control-flow kernels, resolving outer-scope names by lookup.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -27,6 +28,9 @@ struct ExecutorConfig {
   std::map<std::string, int64_t> opsets;  // domain -> version, from the model
   int intraOpThreads = 1;
   const ProgressSink* progress = nullptr;  // checked for cancellation between nodes
+  // Consulted before the CPU kernel registry for every node, also in subgraph bodies (children inherit the
+  // config): returns a kernel for nodes it owns (the session's KilnPartition nodes), a null pointer otherwise.
+  std::function<Result<std::unique_ptr<Kernel>>(const KernelInfo&)> externalKernel;
 };
 
 class GraphExecutor final : public ValueScope {

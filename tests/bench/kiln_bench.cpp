@@ -1,6 +1,7 @@
-// Times Kiln's CPU EP on one model; the Kiln half of cpu_vs_onnxruntime.sh (the same measurement as ort_bench.mjs).
+// Times Kiln on one model with one EP (--ep cpu or vulkan): session creation (with its stage breakdown), first run,
+// median run. The Kiln half of cpu_vs_onnxruntime.sh and vulkan_vs_cpu.sh (the same measurement as ort_bench.mjs).
 //
-// Usage: kiln_cpu_bench MODEL --input NAME=FILE.npy ... [--runs N] [--warmup W] [--threads T]
+// Usage: kiln_bench MODEL --input NAME=FILE.npy ... [--runs N] [--warmup W] [--threads T] [--ep cpu|vulkan]
 // Prints one JSON object on stdout: session_create_ms, first_run_ms, median_ms, min_ms, runs.
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "kiln/session.h"
 #include "kiln/session_options.h"
 #include "kiln/tensor_io.h"
+#include "kiln/timings.h"
 
 namespace {
 
@@ -21,6 +23,7 @@ struct Args {
   int runs = 20;
   int warmup = 3;
   int threads = 2;
+  std::string ep = "cpu";  // kiln.execution_providers
 };
 
 bool parseArgs(int argc, char** argv, Args& args) {
@@ -31,6 +34,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
     else if (a == "--runs" && hasValue) args.runs = std::atoi(argv[++i]);
     else if (a == "--warmup" && hasValue) args.warmup = std::atoi(argv[++i]);
     else if (a == "--threads" && hasValue) args.threads = std::atoi(argv[++i]);
+    else if (a == "--ep" && hasValue) args.ep = argv[++i];
     else if (args.model.empty() && a.rfind("--", 0) != 0) args.model = a;
     else return false;
   }
@@ -42,7 +46,7 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 int fail(const std::string& message) {
-  std::fprintf(stderr, "kiln_cpu_bench: %s\n", message.c_str());
+  std::fprintf(stderr, "kiln_bench: %s\n", message.c_str());
   return 1;
 }
 
@@ -51,7 +55,7 @@ int fail(const std::string& message) {
 int main(int argc, char** argv) {
   Args args;
   if (!parseArgs(argc, argv, args)) {
-    std::fprintf(stderr, "usage: kiln_cpu_bench MODEL --input NAME=FILE.npy ... [--runs N] [--warmup W] [--threads T]\n");
+    std::fprintf(stderr, "usage: kiln_bench MODEL --input NAME=FILE.npy ... [--runs N] [--warmup W] [--threads T] [--ep cpu|vulkan]\n");
     return 2;
   }
   std::vector<kiln::NamedTensor> feeds;
@@ -64,7 +68,7 @@ int main(int argc, char** argv) {
   }
 
   kiln::SessionOptions options;
-  for (const auto& [key, value] : {std::pair<std::string, std::string>{"kiln.execution_providers", "cpu"},
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"kiln.execution_providers", args.ep},
                                    {"kiln.intra_op_num_threads", std::to_string(args.threads)}}) {
     if (auto status = options.addConfigEntry(key, value); !status.isOk()) return fail(status.toString());
   }
@@ -90,8 +94,13 @@ int main(int argc, char** argv) {
   std::sort(times.begin(), times.end());
   const size_t mid = times.size() / 2;
   const double median = times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-  std::printf("{\"runtime\":\"kiln cpu\",\"session_create_ms\":%.4f,\"first_run_ms\":%.4f,\"median_ms\":%.4f,"
-              "\"min_ms\":%.4f,\"runs\":%zu}\n",
-              sessionCreateMs, firstRunMs, median, times.front(), times.size());
+  // The session's own breakdown (Contracts' timing keys) beside the wall-clock numbers.
+  std::string stages;
+  kiln::forEachTiming((*session)->timings(), [&](std::string_view key, double value) {
+    if (value > 0) stages += (stages.empty() ? "" : ",") + ("\"" + std::string(key) + "\":" + std::to_string(value));
+  });
+  std::printf("{\"runtime\":\"kiln %s\",\"session_create_ms\":%.4f,\"first_run_ms\":%.4f,\"median_ms\":%.4f,"
+              "\"min_ms\":%.4f,\"runs\":%zu,\"stages\":{%s}}\n",
+              args.ep.c_str(), sessionCreateMs, firstRunMs, median, times.front(), times.size(), stages.c_str());
   return 0;
 }

@@ -1,0 +1,94 @@
+// kiln devices: the Vulkan devices this machine has, with the identity a context binary records and the
+// features the shaders use. `--ops` adds the op types the Vulkan EP has kernels for.
+#include <cstdio>
+
+#include "cli_output.h"
+#include "commands.h"
+#include "kiln/device.h"
+
+namespace kiln::cli {
+namespace {
+
+struct DevicesArgs {
+  bool ops = false;
+  CommonFlags flags;
+};
+
+nlohmann::json toJson(const VulkanDeviceDescription& d) {
+  return {{"index", d.index},
+          {"name", d.name},
+          {"type", d.type},
+          {"vendor_id", d.vendorId},
+          {"device_id", d.deviceId},
+          {"api_version", d.apiVersion},
+          {"driver_version", d.driverVersion},
+          {"driver_id", d.driverId},
+          {"driver_name", d.driverName},
+          {"driver_info", d.driverInfo},
+          {"pipeline_cache_uuid", d.pipelineCacheUuid},
+          {"used_by_default", d.usedByDefault},
+          {"features",
+           {{"subgroup_size", d.subgroupSize},
+            {"subgroup_arithmetic", d.subgroupArithmetic},
+            {"shader_float16", d.shaderFloat16},
+            {"storage_buffer_16bit", d.storageBuffer16Bit},
+            {"storage_buffer_8bit", d.storageBuffer8Bit},
+            {"shader_int64", d.shaderInt64},
+            {"push_descriptors", d.pushDescriptors},
+            {"unified_memory", d.unifiedMemory},
+            {"timestamp_queries", d.timestampQueries}}},
+          {"limits",
+           {{"max_storage_buffer_range", d.maxStorageBufferRange},
+            {"device_local_bytes", d.deviceLocalBytes},
+            {"max_push_constants_size", d.maxPushConstantsSize},
+            {"max_compute_work_group_invocations", d.maxComputeWorkGroupInvocations}}}};
+}
+
+const char* yes(bool value) { return value ? "yes" : "no"; }
+
+int runDevices(const DevicesArgs& args) {
+  configureLogging(args.flags);
+  auto devices = listVulkanDevices();
+  if (!devices.isOk()) return reportError(devices.status(), args.flags);
+  if (args.flags.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& d : *devices) list.push_back(toJson(d));
+    nlohmann::json document = {{"devices", list}};
+    if (args.ops) document["vulkan_ops"] = vulkanKernelOpTypes();
+    printJson(document);
+    return kExitOk;
+  }
+  for (const auto& d : *devices) {
+    std::printf("%u: %s (%s%s)\n", d.index, d.name.c_str(), d.type.c_str(),
+                d.usedByDefault ? "" : ", used only with --ep vulkan or kiln.vulkan.device");
+    std::printf("   vendor 0x%04x device 0x%04x, Vulkan %s, driver %s: %s\n", d.vendorId, d.deviceId,
+                d.apiVersion.c_str(), d.driverName.c_str(), d.driverInfo.c_str());
+    std::printf("   pipeline cache UUID %s\n", d.pipelineCacheUuid.c_str());
+    std::printf("   subgroup %u (arithmetic %s), fp16 %s, 16-bit storage %s, 8-bit storage %s, int64 %s\n",
+                d.subgroupSize, yes(d.subgroupArithmetic), yes(d.shaderFloat16), yes(d.storageBuffer16Bit),
+                yes(d.storageBuffer8Bit), yes(d.shaderInt64));
+    std::printf("   push descriptors %s, unified memory %s, timestamps %s, max storage buffer %llu MiB, %llu MiB device-local\n",
+                yes(d.pushDescriptors), yes(d.unifiedMemory), yes(d.timestampQueries),
+                static_cast<unsigned long long>(d.maxStorageBufferRange >> 20),
+                static_cast<unsigned long long>(d.deviceLocalBytes >> 20));
+  }
+  if (args.ops) {
+    std::printf("Vulkan kernels:");
+    for (const auto& op : vulkanKernelOpTypes()) std::printf(" %s", op.c_str());
+    std::printf("\n");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void registerDevices(CLI::App& app, Commands& commands) {
+  auto args = std::make_shared<DevicesArgs>();
+  CLI::App* cmd = app.add_subcommand("devices", "List Vulkan devices with their identity and features");
+  cmd->add_flag("--ops", args->ops, "Also list the op types the Vulkan EP has kernels for");
+  addCommonFlags(*cmd, args->flags);
+  cmd->footer("\nExamples:\n  kiln devices\n  kiln devices --json --ops");
+  cmd->callback([args, &commands] { commands.run = [args] { return runDevices(*args); }; });
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,38 @@
+// The Vulkan devices Kiln can compile for and run on: identity (what a context binary records) and the features
+// and limits kernels depend on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/status.h"
+
+namespace kiln {
+
+struct VulkanDeviceDescription {
+  uint32_t index = 0;          // what kiln.vulkan.device accepts (or a name substring)
+  std::string name;
+  std::string type;            // "discrete", "integrated", "virtual", "cpu", "other"
+  uint32_t vendorId = 0, deviceId = 0;
+  std::string apiVersion;      // "1.3.239"
+  uint32_t driverVersion = 0;
+  uint32_t driverId = 0;
+  std::string driverName, driverInfo;
+  std::string pipelineCacheUuid;  // 32 hex digits
+  uint32_t subgroupSize = 0;
+  bool subgroupArithmetic = false, shaderFloat16 = false, storageBuffer16Bit = false, storageBuffer8Bit = false;
+  bool shaderInt64 = false, pushDescriptors = false, unifiedMemory = false, timestampQueries = false;
+  uint64_t maxStorageBufferRange = 0, deviceLocalBytes = 0;
+  uint32_t maxPushConstantsSize = 0, maxComputeWorkGroupInvocations = 0;
+  // Would a session use it without being asked (a GPU), or only on request (a CPU implementation such as lavapipe)?
+  bool usedByDefault = false;
+};
+
+// Every Vulkan 1.1+ device with a compute queue. EP_FAIL when there is no Vulkan loader or driver.
+Result<std::vector<VulkanDeviceDescription>> listVulkanDevices();
+
+// Op types the Vulkan EP has kernels for (support still depends on attributes, types and shapes).
+std::vector<std::string> vulkanKernelOpTypes();
+
+}  // namespace kiln

@@ -1,0 +1,62 @@
+#include "ep/vulkan/kernel_registry.h"
+
+#include <set>
+
+namespace kiln::vk {
+namespace {
+
+const std::vector<KernelEntry>& allKernels() {
+  static const std::vector<KernelEntry> entries = [] {
+    std::vector<KernelEntry> out;
+    registerElementwiseKernels(out);
+    registerViewKernels(out);
+    registerDataMovementKernels(out);
+    registerConvKernels(out);
+    registerGemmKernels(out);
+    registerPoolKernels(out);
+    registerResizeKernels(out);
+    registerNormalizationKernels(out);
+    registerReduceKernels(out);
+    registerRecurrentKernels(out);
+    return out;
+  }();
+  return entries;
+}
+
+}  // namespace
+
+const KernelEntry* findKernel(const std::string& domain, const std::string& opType, int64_t opset) {
+  if (!domain.empty() && domain != "ai.onnx") return nullptr;
+  for (const auto& entry : allKernels()) {
+    if (entry.opType == opType && opset >= entry.sinceVersion && opset <= entry.endVersion) return &entry;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> kernelOpTypes() {
+  std::set<std::string> names;
+  for (const auto& entry : allKernels()) names.insert(entry.opType);
+  return {names.begin(), names.end()};
+}
+
+NodeSupport requireFloat32(const SupportQuery& query, std::initializer_list<size_t> inputs) {
+  for (size_t i : inputs) {
+    if (!query.hasInput(i)) continue;
+    const DataType type = query.inputType(i);
+    if (type != DataType::FLOAT) {
+      return unsupported("input " + std::to_string(i) + " is " +
+                         (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
+                         " (the Vulkan kernel takes float32)");
+    }
+  }
+  for (size_t i = 0; i < query.node.outputs.size(); ++i) {
+    if (query.node.outputs[i].empty()) continue;
+    const DataType type = query.outputType(i);
+    if (type != DataType::FLOAT && type != DataType::UNDEFINED) {
+      return unsupported("output " + std::to_string(i) + " is " + dataTypeName(type) + " (the Vulkan kernel writes float32)");
+    }
+  }
+  return supported();
+}
+
+}  // namespace kiln::vk

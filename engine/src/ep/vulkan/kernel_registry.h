@@ -1,0 +1,29 @@
+// The Vulkan kernel registry: every op the Vulkan EP implements, one register function per op family
+// (kernels/<family>.cpp), collected once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ep/vulkan/vk_kernel.h"
+
+namespace kiln::vk {
+
+// Each kernels/<family>.cpp defines one of these and appends its entries.
+void registerElementwiseKernels(std::vector<KernelEntry>& out);
+void registerViewKernels(std::vector<KernelEntry>& out);
+void registerDataMovementKernels(std::vector<KernelEntry>& out);
+void registerConvKernels(std::vector<KernelEntry>& out);
+void registerGemmKernels(std::vector<KernelEntry>& out);
+void registerPoolKernels(std::vector<KernelEntry>& out);
+void registerResizeKernels(std::vector<KernelEntry>& out);
+void registerNormalizationKernels(std::vector<KernelEntry>& out);
+void registerReduceKernels(std::vector<KernelEntry>& out);
+void registerRecurrentKernels(std::vector<KernelEntry>& out);
+
+// The entry for (domain, opType, opset), or nullptr.
+const KernelEntry* findKernel(const std::string& domain, const std::string& opType, int64_t opset);
+// Every op type with a Vulkan kernel (for docs and `kiln devices --ops`).
+std::vector<std::string> kernelOpTypes();
+
+}  // namespace kiln::vk

@@ -1,0 +1,131 @@
+#include "ep/vulkan/kernel_utils.h"
+
+#include <algorithm>
+
+namespace kiln::vk {
+
+std::array<uint32_t, 3> linearGroups(uint64_t count, uint32_t localSize, uint32_t* rowStride) {
+  const uint64_t groups = (count + localSize - 1) / localSize;
+  constexpr uint64_t kMaxX = 65535;
+  if (groups <= kMaxX) {
+    if (rowStride) *rowStride = static_cast<uint32_t>(groups * localSize);
+    return {static_cast<uint32_t>(std::max<uint64_t>(groups, count ? 1 : 0)), 1, 1};
+  }
+  const uint64_t rows = (groups + kMaxX - 1) / kMaxX;
+  if (rowStride) *rowStride = static_cast<uint32_t>(kMaxX * localSize);
+  return {static_cast<uint32_t>(kMaxX), static_cast<uint32_t>(rows), 1};
+}
+
+std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+std::vector<int64_t> contiguousStrides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+std::vector<uint32_t> broadcastStrides(const Shape& in, const Shape& out) {
+  std::vector<uint32_t> strides(out.size(), 0);
+  const size_t offset = out.size() - in.size();
+  int64_t stride = 1;
+  for (size_t i = in.size(); i-- > 0;) {
+    strides[i + offset] = in[i] == 1 ? 0 : static_cast<uint32_t>(stride);
+    stride *= in[i];
+  }
+  return strides;
+}
+
+CollapsedBroadcast collapseBroadcast(const Shape& out, const std::vector<Shape>& inputs) {
+  std::vector<std::vector<uint32_t>> full;
+  for (const auto& in : inputs) full.push_back(broadcastStrides(in, out));
+  CollapsedBroadcast result;
+  result.strides.resize(inputs.size());
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 1) continue;  // size-1 dimensions do not move any index
+    bool merge = !result.dims.empty();
+    for (size_t k = 0; merge && k < inputs.size(); ++k) {
+      const uint32_t prev = result.strides[k].back(), cur = full[k][d];
+      // Mergeable when the previous (outer) stride equals this stride times this extent, or both are 0.
+      merge = (prev == 0 && cur == 0) || (cur != 0 && prev == cur * static_cast<uint32_t>(out[d]));
+    }
+    if (merge) {
+      result.dims.back() *= static_cast<uint32_t>(out[d]);
+      for (size_t k = 0; k < inputs.size(); ++k) result.strides[k].back() = full[k][d];
+    } else {
+      result.dims.push_back(static_cast<uint32_t>(out[d]));
+      for (size_t k = 0; k < inputs.size(); ++k) result.strides[k].push_back(full[k][d]);
+    }
+  }
+  return result;
+}
+
+PushConstants& PushConstants::u32Array(const std::vector<uint32_t>& values, size_t length, uint32_t pad) {
+  for (size_t i = 0; i < length; ++i) u32(i < values.size() ? values[i] : pad);
+  return *this;
+}
+
+PushConstants& PushConstants::i32Array(const std::vector<int64_t>& values, size_t length, int64_t pad) {
+  for (size_t i = 0; i < length; ++i) i32(i < values.size() ? values[i] : pad);
+  return *this;
+}
+
+Result<std::vector<int64_t>> hostInts(const VkTensor* value, const std::string& what) {
+  if (!value || !value->host) return Status(StatusCode::FAIL, what + " is not known on the host");
+  const Tensor& t = *value->host;
+  std::vector<int64_t> out(static_cast<size_t>(t.numel()));
+  if (t.dtype() == DataType::INT64) {
+    std::copy(t.data<int64_t>(), t.data<int64_t>() + out.size(), out.begin());
+  } else if (t.dtype() == DataType::INT32) {
+    std::copy(t.data<int32_t>(), t.data<int32_t>() + out.size(), out.begin());
+  } else {
+    return Status(StatusCode::INVALID_ARGUMENT, what + " must be int64 or int32, got " + dataTypeName(t.dtype()));
+  }
+  return out;
+}
+
+Result<std::vector<float>> hostFloats(const VkTensor* value, const std::string& what) {
+  if (!value || !value->host) return Status(StatusCode::FAIL, what + " is not known on the host");
+  const Tensor& t = *value->host;
+  std::vector<float> out(static_cast<size_t>(t.numel()));
+  if (t.dtype() == DataType::FLOAT) {
+    std::copy(t.data<float>(), t.data<float>() + out.size(), out.begin());
+  } else if (t.dtype() == DataType::DOUBLE) {
+    std::copy(t.data<double>(), t.data<double>() + out.size(), out.begin());
+  } else {
+    return Status(StatusCode::INVALID_ARGUMENT, what + " must be float, got " + dataTypeName(t.dtype()));
+  }
+  return out;
+}
+
+Result<int64_t> normalizeAxis(int64_t axis, int64_t rank, const std::string& what) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) {
+    return Status(StatusCode::INVALID_ARGUMENT, what + " " + std::to_string(axis) + " is out of range for rank " +
+                                                    std::to_string(rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+NodeSupport requireHostInput(const SupportQuery& query, size_t i, const char* what) {
+  if (!query.hasInput(i) || query.onHost(i)) return supported();
+  return unsupported(std::string(what) + " is computed on the device (the kernel needs it on the host)");
+}
+
+NodeSupport requireRankAtMost(const SupportQuery& query, size_t input, size_t maxRank) {
+  const int rank = query.inputRank(input);
+  if (rank > static_cast<int>(maxRank)) {
+    return unsupported("rank " + std::to_string(rank) + " exceeds the Vulkan kernels' " + std::to_string(maxRank));
+  }
+  return supported();
+}
+
+}  // namespace kiln::vk

@@ -1,0 +1,295 @@
+// Vulkan kernels: elementwise unary ops (one shader, the op as a define), binary ops with broadcasting,
+// variadic Sum/Mean/Max/Min, Clip, PRelu and Where. The op tables below are the variants.
+#include <cmath>
+
+#include "ep/vulkan/kernel_registry.h"
+#include "ep/vulkan/kernel_utils.h"
+
+namespace kiln::vk {
+namespace {
+
+constexpr uint32_t kLocal = 64;
+
+struct UnaryOp {
+  const char* opType;
+  const char* expression;  // of v, alpha, beta, gamma
+  float alpha = 0, beta = 0, gamma = 0;  // attribute defaults
+  const char* alphaAttr = nullptr;
+  const char* betaAttr = nullptr;
+  const char* gammaAttr = nullptr;
+  int64_t since = 1;
+};
+
+const UnaryOp kUnaryOps[] = {
+    {"Relu", "max(v, 0.0)"},
+    {"Sigmoid", "1.0 / (1.0 + exp(-v))"},
+    {"Tanh", "tanh(clamp(v, -15.0, 15.0))"},
+    {"Erf", "erf_approx(v)"},
+    {"Exp", "exp(v)"},
+    {"Log", "log(v)"},
+    {"Sqrt", "sqrt(v)"},
+    {"Neg", "-v"},
+    {"Abs", "abs(v)"},
+    {"Reciprocal", "1.0 / v"},
+    {"Floor", "floor(v)"},
+    {"Ceil", "ceil(v)"},
+    {"Round", "roundEven(v)"},
+    {"Sign", "sign(v)"},
+    {"Sin", "sin(v)"},
+    {"Cos", "cos(v)"},
+    {"Tan", "tan(v)"},
+    {"Asin", "asin(v)"},
+    {"Acos", "acos(v)"},
+    {"Atan", "atan(v)"},
+    {"Sinh", "sinh(v)"},
+    {"Cosh", "cosh(v)"},
+    {"Asinh", "asinh(v)"},
+    {"Acosh", "acosh(v)"},
+    {"Atanh", "atanh(v)"},
+    {"Softplus", "softplus(v)"},
+    {"Softsign", "v / (1.0 + abs(v))"},
+    {"HardSwish", "v * clamp(v / 6.0 + 0.5, 0.0, 1.0)", 0, 0, 0, nullptr, nullptr, nullptr, 14},
+    {"Mish", "v * tanh(clamp(softplus(v), -15.0, 15.0))", 0, 0, 0, nullptr, nullptr, nullptr, 18},
+    {"Elu", "v >= 0.0 ? v : alpha * (exp(v) - 1.0)", 1.0f, 0, 0, "alpha"},
+    {"Celu", "max(0.0, v) + min(0.0, alpha * (exp(v / alpha) - 1.0))", 1.0f, 0, 0, "alpha", nullptr, nullptr, 12},
+    {"Selu", "v > 0.0 ? gamma * v : gamma * (alpha * exp(v) - alpha)", 1.67326319217681884765625f, 0,
+     1.05070102214813232421875f, "alpha", nullptr, "gamma"},
+    {"LeakyRelu", "v >= 0.0 ? v : alpha * v", 0.01f, 0, 0, "alpha"},
+    {"HardSigmoid", "clamp(alpha * v + beta, 0.0, 1.0)", 0.2f, 0.5f, 0, "alpha", "beta"},
+    {"ThresholdedRelu", "v > alpha ? v : 0.0", 1.0f, 0, 0, "alpha", nullptr, nullptr, 10},
+    {"Clip", "clamp(v, alpha, beta)"},
+};
+
+// A unary op, or Clip (whose bounds come from attributes before opset 11 and from host inputs after).
+class UnaryKernel final : public VkKernel {
+ public:
+  UnaryKernel(const KernelCreateInfo& info, const UnaryOp& op) : op_(op), opset_(info.opset) {
+    ShaderVariant variant{"unary", {}, 2, kLocal};
+    variant.define("OP(v)", std::string("(") + op.expression + ")");
+    shader_ = useShader(variant);
+    alpha_ = op.alphaAttr ? info.node.attrFloat(op.alphaAttr, op.alpha) : op.alpha;
+    beta_ = op.betaAttr ? info.node.attrFloat(op.betaAttr, op.beta) : op.beta;
+    gamma_ = op.gammaAttr ? info.node.attrFloat(op.gammaAttr, op.gamma) : op.gamma;
+    if (std::string(op.opType) == "Clip" && opset_ < 11) {
+      alpha_ = info.node.attrFloat("min", -INFINITY);
+      beta_ = info.node.attrFloat("max", INFINITY);
+    }
+  }
+
+  Status record(RecordContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(const VkTensor* x, ctx.deviceInput(0));
+    float alpha = alpha_, beta = beta_;
+    if (std::string(op_.opType) == "Clip" && opset_ >= 11) {
+      alpha = -INFINITY;
+      beta = INFINITY;
+      if (ctx.input(1)) {
+        KILN_ASSIGN_OR_RETURN(auto low, hostFloats(ctx.input(1), "Clip min"));
+        if (!low.empty()) alpha = low[0];
+      }
+      if (ctx.input(2)) {
+        KILN_ASSIGN_OR_RETURN(auto high, hostFloats(ctx.input(2), "Clip max"));
+        if (!high.empty()) beta = high[0];
+      }
+    }
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, x->shape));
+    uint32_t rowStride = 0;
+    const auto groups = linearGroups(static_cast<uint64_t>(x->elementCount()), kLocal, &rowStride);
+    PushConstants push;
+    push.u32(x->elementCount()).u32(rowStride).f32(alpha).f32(beta).f32(gamma_);
+    const BufferRange buffers[] = {x->range(), y->range()};
+    return ctx.dispatch(shader_, buffers, push.data(), push.size(), groups);
+  }
+
+ private:
+  const UnaryOp& op_;
+  int64_t opset_;
+  uint32_t shader_ = 0;
+  float alpha_ = 0, beta_ = 0, gamma_ = 0;
+};
+
+struct BinaryOp {
+  const char* opType;
+  const char* expression;  // of x, y
+  int64_t since = 1;
+};
+
+const BinaryOp kBinaryOps[] = {
+    {"Add", "x + y", 7}, {"Sub", "x - y", 7}, {"Mul", "x * y", 7}, {"Div", "x / y", 7},
+    {"Pow", "pow_onnx(x, y)", 7}, {"PRelu", "x < 0.0 ? x * y : x", 7},
+    {"Max", "max(x, y)", 8}, {"Min", "min(x, y)", 8}, {"Sum", "x + y", 8}, {"Mean", "x + y", 8},
+};
+
+struct BinaryShaders {
+  uint32_t direct, broadcast, grid;
+};
+
+// Records c = op(a, b) with broadcasting (dimensions collapsed first, see collapseBroadcast): the grid variant
+// when at most 3 dimensions remain and fit the dispatch limits, else the general one.
+Status recordBinary(RecordContext& ctx, BinaryShaders shaders, const VkTensor& a, const VkTensor& b, const VkTensor& c) {
+  const BufferRange buffers[] = {a.range(), b.range(), c.range()};
+  const bool same = a.shape == c.shape && b.shape == c.shape;
+  const CollapsedBroadcast collapsed = collapseBroadcast(c.shape, {a.shape, b.shape});
+  const size_t rank = collapsed.dims.size();
+  if (!same && rank <= 3 && rank > 0) {
+    // Innermost first: x walks the last dimension.
+    std::vector<uint32_t> dims(collapsed.dims.rbegin(), collapsed.dims.rend());
+    std::vector<uint32_t> sa(collapsed.strides[0].rbegin(), collapsed.strides[0].rend());
+    std::vector<uint32_t> sb(collapsed.strides[1].rbegin(), collapsed.strides[1].rend());
+    dims.resize(3, 1);
+    const std::array<uint32_t, 3> groups = {(dims[0] + kLocal - 1) / kLocal, dims[1], dims[2]};
+    if (groups[0] <= 65535 && groups[1] <= 65535 && groups[2] <= 65535) {
+      PushConstants push;
+      push.u32(c.elementCount()).u32(0).u32(rank).u32Array(dims, kMaxRank, 1);
+      push.u32Array(sa, kMaxRank).u32Array(sb, kMaxRank);
+      return ctx.dispatch(shaders.grid, buffers, push.data(), push.size(), groups);
+    }
+  }
+  if (!same && rank > kMaxRank) {
+    return Status(StatusCode::NOT_IMPLEMENTED, "broadcasting beyond rank " + std::to_string(kMaxRank));
+  }
+  uint32_t rowStride = 0;
+  const auto groups = linearGroups(static_cast<uint64_t>(c.elementCount()), kLocal, &rowStride);
+  PushConstants push;
+  push.u32(c.elementCount()).u32(rowStride).u32(rank).u32Array(collapsed.dims, kMaxRank, 1);
+  push.u32Array(collapsed.strides[0], kMaxRank).u32Array(collapsed.strides[1], kMaxRank);
+  return ctx.dispatch(same ? shaders.direct : shaders.broadcast, buffers, push.data(), push.size(), groups);
+}
+
+class BinaryKernel final : public VkKernel {
+ public:
+  BinaryKernel(const KernelCreateInfo& info, const BinaryOp& op) : mean_(std::string(op.opType) == "Mean") {
+    // Pow follows C: a negative base with an integral exponent keeps its sign.
+    const std::string expression = std::string("(") + op.expression + ")";
+    for (int broadcast = 0; broadcast < 3; ++broadcast) {
+      ShaderVariant variant{"binary", {}, 3, kLocal};
+      variant.define("OP(x, y)", expression).define("BROADCAST", broadcast);
+      const uint32_t index = useShader(variant);
+      (broadcast == 0 ? direct_ : broadcast == 1 ? broadcast_ : grid_) = index;
+    }
+    if (mean_) {
+      ShaderVariant scale{"unary", {}, 2, kLocal};
+      scale.define("OP(v)", "(v * alpha)");
+      scale_ = useShader(scale);
+    }
+    (void)info;
+  }
+
+  Status record(RecordContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(const VkTensor* first, ctx.deviceInput(0));
+    if (ctx.inputCount() == 1) {
+      // Variadic op of one input: a copy (Mean of one input is the input).
+      KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, DataType::FLOAT, first->shape));
+      return ctx.copy(first->range(), out->range(), static_cast<uint64_t>(first->elementCount()) * 4);
+    }
+    Shape shape = first->shape;
+    for (size_t i = 1; i < ctx.inputCount(); ++i) {
+      const VkTensor* in = ctx.input(i);
+      if (!in) continue;
+      auto merged = broadcastShapes(shape, in->shape);
+      if (!merged) {
+        return Status(StatusCode::INVALID_ARGUMENT, "shapes " + shapeToString(shape) + " and " +
+                                                        shapeToString(in->shape) + " do not broadcast");
+      }
+      shape = *merged;
+    }
+    KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, DataType::FLOAT, shape));
+    const VkTensor* accumulated = first;
+    for (size_t i = 1; i < ctx.inputCount(); ++i) {
+      KILN_ASSIGN_OR_RETURN(const VkTensor* next, ctx.deviceInput(i));
+      // Later steps read the output in place: same index, so no hazard inside one dispatch.
+      KILN_RETURN_IF_ERROR(recordBinary(ctx, {direct_, broadcast_, grid_}, *accumulated, *next, *out));
+      accumulated = out;
+    }
+    if (mean_) {
+      uint32_t rowStride = 0;
+      const auto groups = linearGroups(static_cast<uint64_t>(out->elementCount()), kLocal, &rowStride);
+      PushConstants push;
+      push.u32(out->elementCount()).u32(rowStride).f32(1.0 / static_cast<double>(ctx.inputCount())).f32(0).f32(0);
+      const BufferRange buffers[] = {out->range(), out->range()};
+      KILN_RETURN_IF_ERROR(ctx.dispatch(scale_, buffers, push.data(), push.size(), groups));
+    }
+    return Status::ok();
+  }
+
+ private:
+  bool mean_;
+  uint32_t direct_ = 0, broadcast_ = 0, grid_ = 0, scale_ = 0;
+};
+
+class WhereKernel final : public VkKernel {
+ public:
+  explicit WhereKernel(const KernelCreateInfo&) { shader_ = useShader(ShaderVariant{"where", {}, 4, kLocal}); }
+
+  Status record(RecordContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(const VkTensor* cond, ctx.deviceInput(0));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* x, ctx.deviceInput(1));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.deviceInput(2));
+    auto shape = broadcastShapes(cond->shape, x->shape);
+    if (shape) shape = broadcastShapes(*shape, y->shape);
+    if (!shape) return Status(StatusCode::INVALID_ARGUMENT, "Where inputs do not broadcast");
+    if (shape->size() > kMaxRank) return Status(StatusCode::NOT_IMPLEMENTED, "Where beyond rank 6");
+    KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, DataType::FLOAT, *shape));
+    uint32_t rowStride = 0;
+    const auto groups = linearGroups(static_cast<uint64_t>(out->elementCount()), kLocal, &rowStride);
+    const CollapsedBroadcast collapsed = collapseBroadcast(*shape, {cond->shape, x->shape, y->shape});
+    PushConstants push;
+    push.u32(out->elementCount()).u32(rowStride).u32(collapsed.dims.size()).u32Array(collapsed.dims, kMaxRank, 1);
+    for (const auto& strides : collapsed.strides) push.u32Array(strides, kMaxRank);
+    const BufferRange buffers[] = {cond->range(), x->range(), y->range(), out->range()};
+    return ctx.dispatch(shader_, buffers, push.data(), push.size(), groups);
+  }
+
+ private:
+  uint32_t shader_ = 0;
+};
+
+NodeSupport checkFloatOp(const SupportQuery& q) {
+  std::vector<size_t> all;
+  NodeSupport support = supported();
+  for (size_t i = 0; i < q.node.inputs.size() && support.supported; ++i) {
+    if (!q.hasInput(i)) continue;
+    if (q.inputType(i) != DataType::FLOAT) {
+      support = unsupported("input " + std::to_string(i) + " is " + dataTypeName(q.inputType(i)) +
+                            " (the Vulkan kernel takes float32)");
+    }
+    if (support.supported) support = requireRankAtMost(q, i);
+  }
+  if (support.supported) support = requireFloat32(q, {});
+  return support;
+}
+
+}  // namespace
+
+void registerElementwiseKernels(std::vector<KernelEntry>& out) {
+  for (const UnaryOp& op : kUnaryOps) {
+    const bool clip = std::string(op.opType) == "Clip";
+    out.push_back({op.opType, op.since, 1 << 30,
+                   [clip](const SupportQuery& q) {
+                     NodeSupport s = requireFloat32(q, {0});
+                     if (s.supported && clip) s = requireHostInput(q, 1, "Clip's min");
+                     if (s.supported && clip) s = requireHostInput(q, 2, "Clip's max");
+                     return s;
+                   },
+                   [&op](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+                     return std::unique_ptr<VkKernel>(new UnaryKernel(info, op));
+                   }});
+  }
+  for (const BinaryOp& op : kBinaryOps) {
+    out.push_back({op.opType, op.since, 1 << 30, checkFloatOp,
+                   [&op](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+                     return std::unique_ptr<VkKernel>(new BinaryKernel(info, op));
+                   }});
+  }
+  out.push_back({"Where", 9, 1 << 30,
+                 [](const SupportQuery& q) {
+                   if (q.inputType(0) != DataType::BOOL) return unsupported("condition is not bool");
+                   NodeSupport s = requireFloat32(q, {1, 2});
+                   for (size_t i = 0; i < 3 && s.supported; ++i) s = requireRankAtMost(q, i);
+                   return s;
+                 },
+                 [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+                   return std::unique_ptr<VkKernel>(new WhereKernel(info));
+                 }});
+}
+
+}  // namespace kiln::vk

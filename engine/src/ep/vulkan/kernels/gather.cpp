@@ -1,0 +1,158 @@
+// Vulkan kernels: Gather and GatherElements for float32/int32/int64 data with int32/int64 indices on the host
+// or the device, shaders/gather.comp. Gather views data as [outer, axisSize, inner]; the output is
+// [outer, indexCount, inner] reshaped to data[:axis] + indices.shape + data[axis+1:].
+#include "ep/vulkan/kernel_registry.h"
+#include "ep/vulkan/kernel_utils.h"
+#include "ep/vulkan/kernels/input_types.h"
+
+namespace kiln::vk {
+namespace {
+
+constexpr uint32_t kLocal = 64;
+
+uint32_t wordsOf(DataType type) {
+  if (type == DataType::FLOAT || type == DataType::INT32) return 1;
+  if (type == DataType::INT64) return 2;
+  return 0;
+}
+
+// Indices known on the host are checked here, as the CPU EP does; device indices are clamped by the shader.
+Status checkHostIndices(const VkTensor* indexValue, int64_t axisSize, const char* op) {
+  if (!indexValue->host) return Status::ok();
+  KILN_ASSIGN_OR_RETURN(auto indices, hostInts(indexValue, std::string(op) + " indices"));
+  for (int64_t index : indices) {
+    if (index < -axisSize || index >= axisSize) {
+      return Status(StatusCode::INVALID_ARGUMENT, std::string(op) + " index " + std::to_string(index) +
+                                                      " is out of range for axis size " +
+                                                      std::to_string(axisSize));
+    }
+  }
+  return Status::ok();
+}
+
+class GatherKernel final : public VkKernel {
+ public:
+  explicit GatherKernel(const KernelCreateInfo& info) : axis_(info.node.attrInt("axis", 0)) {
+    const uint32_t words = wordsOf(inputTypeOf(info, 0));
+    for (int index64 = 0; index64 < 2; ++index64) {
+      ShaderVariant variant{"gather", {}, 3, kLocal};
+      variant.define("WORDS", static_cast<int64_t>(words)).define("INDEX64", index64);
+      shaders_[index64] = useShader(variant);
+    }
+  }
+
+  Status record(RecordContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(const VkTensor* data, ctx.deviceInput(0));
+    const VkTensor* indexValue = ctx.input(1);
+    if (!indexValue) return Status(StatusCode::INVALID_ARGUMENT, "Gather needs indices");
+    if (indexValue->dtype != DataType::INT64 && indexValue->dtype != DataType::INT32) {
+      return Status(StatusCode::INVALID_ARGUMENT, "Gather indices must be int32 or int64");
+    }
+    const int64_t rank = static_cast<int64_t>(data->shape.size());
+    KILN_ASSIGN_OR_RETURN(const int64_t axis, normalizeAxis(axis_, rank, "Gather axis"));
+    const int64_t axisSize = data->shape[static_cast<size_t>(axis)];
+    KILN_RETURN_IF_ERROR(checkHostIndices(indexValue, axisSize, "Gather"));
+    int64_t inner = 1;
+    Shape shape;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == axis) {
+        shape.insert(shape.end(), indexValue->shape.begin(), indexValue->shape.end());
+      } else {
+        shape.push_back(data->shape[static_cast<size_t>(d)]);
+      }
+      if (d > axis) inner *= data->shape[static_cast<size_t>(d)];
+    }
+    KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, data->dtype, shape));
+    const int64_t count = shapeSize(shape);
+    if (count == 0) return Status::ok();
+    if (axisSize == 0) return Status(StatusCode::INVALID_ARGUMENT, "Gather from an empty axis");
+    KILN_ASSIGN_OR_RETURN(const VkTensor* indices, ctx.deviceInput(1));
+    uint32_t rowStride = 0;
+    const auto groups = linearGroups(static_cast<uint64_t>(count), kLocal, &rowStride);
+    PushConstants push;
+    push.u32(count).u32(rowStride).u32(inner).u32(indices->elementCount()).i32(axisSize);
+    const BufferRange buffers[] = {data->range(), indices->range(), out->range()};
+    return ctx.dispatch(shaders_[indices->dtype == DataType::INT64 ? 1 : 0], buffers, push.data(),
+                        push.size(), groups);
+  }
+
+ private:
+  int64_t axis_;
+  uint32_t shaders_[2] = {0, 0};
+};
+
+class GatherElementsKernel final : public VkKernel {
+ public:
+  explicit GatherElementsKernel(const KernelCreateInfo& info) : axis_(info.node.attrInt("axis", 0)) {
+    const uint32_t words = wordsOf(inputTypeOf(info, 0));
+    for (int index64 = 0; index64 < 2; ++index64) {
+      ShaderVariant variant{"gather", {}, 3, kLocal};
+      variant.define("WORDS", static_cast<int64_t>(words)).define("INDEX64", index64).define("ELEMENTS", 1);
+      shaders_[index64] = useShader(variant);
+    }
+  }
+
+  Status record(RecordContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(const VkTensor* data, ctx.deviceInput(0));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* indices, ctx.deviceInput(1));
+    const int64_t rank = static_cast<int64_t>(data->shape.size());
+    if (indices->shape.size() != data->shape.size() || rank > static_cast<int64_t>(kMaxRank)) {
+      return Status(StatusCode::INVALID_ARGUMENT, "GatherElements indices " + shapeToString(indices->shape) +
+                                                      " do not match data " + shapeToString(data->shape));
+    }
+    KILN_ASSIGN_OR_RETURN(const int64_t axis, normalizeAxis(axis_, rank, "GatherElements axis"));
+    const int64_t axisSize = data->shape[static_cast<size_t>(axis)];
+    KILN_RETURN_IF_ERROR(checkHostIndices(ctx.input(1), axisSize, "GatherElements"));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, data->dtype, indices->shape));
+    const int64_t count = indices->elementCount();
+    if (count == 0) return Status::ok();
+    if (axisSize == 0) return Status(StatusCode::INVALID_ARGUMENT, "GatherElements from an empty axis");
+    std::vector<uint32_t> dims(indices->shape.begin(), indices->shape.end()), strides;
+    for (int64_t s : contiguousStrides(data->shape)) strides.push_back(static_cast<uint32_t>(s));
+    uint32_t rowStride = 0;
+    const auto groups = linearGroups(static_cast<uint64_t>(count), kLocal, &rowStride);
+    PushConstants push;
+    push.u32(count)
+        .u32(rowStride)
+        .u32(rank)
+        .u32(axis)
+        .i32(axisSize)
+        .u32Array(dims, kMaxRank, 1)
+        .u32Array(strides, kMaxRank);
+    const BufferRange buffers[] = {data->range(), indices->range(), out->range()};
+    return ctx.dispatch(shaders_[indices->dtype == DataType::INT64 ? 1 : 0], buffers, push.data(),
+                        push.size(), groups);
+  }
+
+ private:
+  int64_t axis_;
+  uint32_t shaders_[2] = {0, 0};
+};
+
+NodeSupport gatherSupport(const SupportQuery& q) {
+  const DataType type = inputTypeOf(q, 0);
+  if (wordsOf(type) == 0) {
+    return unsupported("data is " +
+                       (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
+                       " (the Vulkan Gather takes float32, int32 or int64)");
+  }
+  const DataType indexType = inputTypeOf(q, 1);
+  if (indexType != DataType::INT64 && indexType != DataType::INT32)
+    return unsupported("indices are not int32 or int64");
+  return q.node.opType == "GatherElements" ? requireRankAtMost(q, 0) : supported();
+}
+
+}  // namespace
+
+void registerGatherKernels(std::vector<KernelEntry>& out) {
+  out.push_back({"Gather", 1, 1 << 30, gatherSupport,
+                 [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+                   return std::unique_ptr<VkKernel>(new GatherKernel(info));
+                 }});
+  out.push_back({"GatherElements", 11, 1 << 30, gatherSupport,
+                 [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+                   return std::unique_ptr<VkKernel>(new GatherElementsKernel(info));
+                 }});
+}
+
+}  // namespace kiln::vk

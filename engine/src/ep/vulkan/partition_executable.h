@@ -1,0 +1,65 @@
+// A loaded Vulkan partition: kernels with their pipelines and uploaded constants, run by recording every node
+// into one command buffer (host nodes evaluate while recording), submitting once and reading the outputs back.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ep/cpu/kernel.h"
+#include "ep/execution_provider.h"
+#include "ep/vulkan/command_stream.h"
+#include "ep/vulkan/vk_kernel.h"
+
+namespace kiln::vk {
+
+// One node of the partition, ready to record.
+struct PartitionStep {
+  const ir::Node* node = nullptr;
+  std::unique_ptr<VkKernel> kernel;           // DEVICE nodes
+  std::unique_ptr<cpu::Kernel> hostKernel;    // HOST nodes
+  std::vector<const Pipeline*> pipelines;     // one per kernel->shaders() entry
+  std::vector<VkTensor> constants;            // kernel->constants() on the device
+};
+
+class VulkanPartitionExecutable final : public PartitionExecutable {
+ public:
+  // `graph` holds the partition's nodes (in order, matching `steps`) and the initializers they read.
+  static Result<std::unique_ptr<VulkanPartitionExecutable>> create(std::shared_ptr<Device> device,
+                                                                   std::shared_ptr<const ir::Graph> graph,
+                                                                   std::vector<std::string> inputs,
+                                                                   std::vector<std::string> outputs,
+                                                                   std::vector<PartitionStep> steps,
+                                                                   double* weightUploadMs, bool profile = false);
+
+  // Safe to call from several threads: runs of one partition are serialized (one command stream each).
+  Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) override;
+
+ private:
+  struct Slotted {
+    std::vector<int> inputs, outputs, release;
+  };
+  VulkanPartitionExecutable() = default;
+  Status build(double* weightUploadMs);
+  Result<std::vector<Tensor>> runLocked(std::span<const Tensor> inputs);
+  // Per-dispatch device times of the last run from timestamp queries (kiln.vulkan.profile=1), logged by op type.
+  void reportProfile(const std::vector<std::pair<size_t, int>>& marks);
+
+  std::shared_ptr<Device> device_;
+  std::shared_ptr<const ir::Graph> graph_;
+  std::vector<std::string> inputNames_, outputNames_;
+  std::vector<PartitionStep> steps_;
+  std::vector<Slotted> slots_;
+  std::vector<VkTensor> frameTemplate_;  // initializers filled in; everything else empty
+  std::vector<int> inputSlots_, outputSlots_;
+  std::unique_ptr<CommandStream> stream_;
+  bool profile_ = false;
+  std::mutex runMutex_;
+};
+
+// Writes `tensor` into new device storage now (load time: no commands in flight).
+Result<VkTensor> uploadNow(Device& device, const Tensor& tensor);
+
+}  // namespace kiln::vk

@@ -1,0 +1,89 @@
+#include "ep/vulkan/pipeline_registry.h"
+
+#include "ep/vulkan/vulkan_device.h"
+#include "util/stopwatch.h"
+
+namespace kiln::vk {
+
+PipelineRegistry::PipelineRegistry(Device& device) : device_(device) {}
+
+PipelineRegistry::~PipelineRegistry() {
+  for (auto& [key, p] : pipelines_) {
+    vkDestroyPipeline(device_.handle(), p->pipeline, nullptr);
+    vkDestroyPipelineLayout(device_.handle(), p->layout, nullptr);
+    vkDestroyDescriptorSetLayout(device_.handle(), p->setLayout, nullptr);
+  }
+}
+
+const Pipeline* PipelineRegistry::find(const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  auto it = pipelines_.find(key);
+  return it == pipelines_.end() ? nullptr : it->second.get();
+}
+
+Result<const Pipeline*> PipelineRegistry::get(const ShaderVariant& variant, const std::vector<uint32_t>& spirv,
+                                              Stats* stats) {
+  const std::string key = variant.key();
+  // Held while creating, as ncnn does: concurrent sessions asking for one variant create it once.
+  std::lock_guard lock(mutex_);
+  if (auto it = pipelines_.find(key); it != pipelines_.end()) {
+    if (stats) *stats = {};
+    return it->second.get();
+  }
+  Stopwatch clock;
+  VkDevice dev = device_.handle();
+  auto pipeline = std::make_unique<Pipeline>();
+  pipeline->key = key;
+  pipeline->bindings = variant.bindings;
+  pipeline->localSize[0] = variant.localSizeX;
+  pipeline->localSize[1] = variant.localSizeY;
+  pipeline->localSize[2] = variant.localSizeZ;
+
+  std::vector<VkDescriptorSetLayoutBinding> bindings(variant.bindings);
+  for (uint32_t i = 0; i < variant.bindings; ++i) {
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  }
+  VkDescriptorSetLayoutCreateInfo setInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  if (device_.pushDescriptorFn()) setInfo.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  setInfo.bindingCount = variant.bindings;
+  setInfo.pBindings = bindings.data();
+  KILN_RETURN_IF_ERROR(check(vkCreateDescriptorSetLayout(dev, &setInfo, nullptr, &pipeline->setLayout),
+                             "vkCreateDescriptorSetLayout"));
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
+  VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layoutInfo.setLayoutCount = 1;
+  layoutInfo.pSetLayouts = &pipeline->setLayout;
+  layoutInfo.pushConstantRangeCount = 1;
+  layoutInfo.pPushConstantRanges = &push;
+  Status status = check(vkCreatePipelineLayout(dev, &layoutInfo, nullptr, &pipeline->layout), "vkCreatePipelineLayout");
+
+  VkShaderModule module = VK_NULL_HANDLE;
+  if (status.isOk()) {
+    VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    moduleInfo.codeSize = spirv.size() * sizeof(uint32_t);
+    moduleInfo.pCode = spirv.data();
+    status = check(vkCreateShaderModule(dev, &moduleInfo, nullptr, &module), "vkCreateShaderModule");
+  }
+  if (status.isOk()) {
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.layout = pipeline->layout;
+    status = check(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline->pipeline),
+                   "vkCreateComputePipelines");
+  }
+  if (module) vkDestroyShaderModule(dev, module, nullptr);
+  if (!status.isOk()) {
+    if (pipeline->layout) vkDestroyPipelineLayout(dev, pipeline->layout, nullptr);
+    vkDestroyDescriptorSetLayout(dev, pipeline->setLayout, nullptr);
+    return Status(StatusCode::EP_FAIL, status.message() + " for shader '" + variant.shader + "' (" + key + ")");
+  }
+  if (stats) *stats = {clock.elapsedMs(), true};
+  const Pipeline* result = pipeline.get();
+  pipelines_.emplace(key, std::move(pipeline));
+  return result;
+}
+
+}  // namespace kiln::vk

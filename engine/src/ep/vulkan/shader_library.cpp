@@ -1,0 +1,128 @@
+#include "ep/vulkan/shader_library.h"
+
+#include <glslang/Public/ResourceLimits.h>
+#include <glslang/Public/ShaderLang.h>
+#include <glslang/SPIRV/GlslangToSpv.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "ep/vulkan/embedded_shaders.h"
+#include "ep/vulkan/vulkan_device.h"
+#include "util/stopwatch.h"
+
+namespace kiln::vk {
+namespace {
+
+// glslang's process-wide state: initialized once, never finalized (other threads may still compile).
+void ensureGlslangInitialized() {
+  static std::once_flag once;
+  std::call_once(once, [] { glslang::InitializeProcess(); });
+}
+
+// The defines a device contributes to every variant (part of the cache key, so two devices with different
+// features never share SPIR-V).
+std::vector<std::pair<std::string, std::string>> deviceDefines(const DeviceInfo& device) {
+  return {{"SUBGROUP_SIZE", std::to_string(device.subgroupSize)},
+          {"HAS_SUBGROUP_ARITHMETIC", device.subgroupArithmetic ? "1" : "0"},
+          {"HAS_FP16", device.shaderFloat16 && device.storageBuffer16Bit ? "1" : "0"},
+          {"HAS_INT64", device.shaderInt64 ? "1" : "0"}};
+}
+
+std::string preamble(const ShaderVariant& variant, const DeviceInfo& device) {
+  std::string text;
+  auto add = [&](const std::string& name, const std::string& value) { text += "#define " + name + " " + value + "\n"; };
+  for (const auto& [name, value] : deviceDefines(device)) add(name, value);
+  add("LOCAL_SIZE_X", std::to_string(variant.localSizeX));
+  add("LOCAL_SIZE_Y", std::to_string(variant.localSizeY));
+  add("LOCAL_SIZE_Z", std::to_string(variant.localSizeZ));
+  for (const auto& [name, value] : variant.defines) add(name, value);
+  return text;
+}
+
+struct SpirvCache {
+  std::mutex mutex;
+  std::map<std::string, std::vector<uint32_t>> modules;
+};
+
+SpirvCache& spirvCache() {
+  static SpirvCache cache;
+  return cache;
+}
+
+}  // namespace
+
+ShaderVariant& ShaderVariant::define(std::string name, std::string value) {
+  defines.emplace_back(std::move(name), std::move(value));
+  return *this;
+}
+
+std::string ShaderVariant::key() const {
+  auto sorted = defines;
+  std::sort(sorted.begin(), sorted.end());
+  std::string text = shader + "|b" + std::to_string(bindings) + "|l" + std::to_string(localSizeX) + "x" +
+                     std::to_string(localSizeY) + "x" + std::to_string(localSizeZ);
+  for (const auto& [name, value] : sorted) text += "|" + name + "=" + value;
+  return text;
+}
+
+const std::string* shaderSource(const std::string& shader) {
+  static const std::map<std::string, std::string> sources = [] {
+    std::map<std::string, std::string> map;
+    for (const auto& entry : embeddedShaders()) map.emplace(entry.name, entry.source);
+    return map;
+  }();
+  auto it = sources.find(shader);
+  return it == sources.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> shaderNames() {
+  std::vector<std::string> names;
+  for (const auto& entry : embeddedShaders()) names.emplace_back(entry.name);
+  return names;
+}
+
+Result<SpirvResult> compileShader(const ShaderVariant& variant, const DeviceInfo& device) {
+  const std::string* source = shaderSource(variant.shader);
+  if (!source) return Status(StatusCode::EP_FAIL, "no shader named '" + variant.shader + "' in the shader library");
+  std::string key = variant.key();
+  for (const auto& [name, value] : deviceDefines(device)) key += "|" + name + "=" + value;
+  {
+    std::lock_guard lock(spirvCache().mutex);
+    auto it = spirvCache().modules.find(key);
+    if (it != spirvCache().modules.end()) return SpirvResult{it->second, true, 0};
+  }
+
+  ensureGlslangInitialized();
+  Stopwatch clock;
+  const std::string header = preamble(variant, device);
+  glslang::TShader shader(EShLangCompute);
+  const char* text = source->c_str();
+  const char* names = variant.shader.c_str();
+  shader.setStringsWithLengthsAndNames(&text, nullptr, &names, 1);
+  shader.setPreamble(header.c_str());
+  shader.setEnvInput(glslang::EShSourceGlsl, EShLangCompute, glslang::EShClientVulkan, 100);
+  shader.setEnvClient(glslang::EShClientVulkan, glslang::EShTargetVulkan_1_1);
+  shader.setEnvTarget(glslang::EShTargetSpv, glslang::EShTargetSpv_1_3);
+  const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
+  auto failure = [&](const char* stage, const char* log) {
+    return Status(StatusCode::EP_FAIL, "shader '" + variant.shader + "' (" + variant.key() + ") failed to " + stage +
+                                           ": " + std::string(log));
+  };
+  if (!shader.parse(GetDefaultResources(), 450, false, messages)) return failure("compile", shader.getInfoLog());
+  glslang::TProgram program;
+  program.addShader(&shader);
+  if (!program.link(messages)) return failure("link", program.getInfoLog());
+  SpirvResult result;
+  glslang::SpvOptions options;
+  options.disableOptimizer = false;
+  options.optimizeSize = false;
+  glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), result.words, &options);
+  result.glslangMs = clock.elapsedMs();
+  std::lock_guard lock(spirvCache().mutex);
+  spirvCache().modules.emplace(key, result.words);
+  return result;
+}
+
+}  // namespace kiln::vk

@@ -1,0 +1,104 @@
+// Vulkan instance, physical-device discovery and logical devices. One process-wide instance; logical devices are
+// shared by every session that picks the same physical device, so pipelines are created once per device.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kiln/status.h"
+
+namespace kiln::vk {
+
+// What Kiln knows about a physical device: identity (for the context binary and `kiln devices`) and the
+// features and limits kernels and shader defines depend on.
+struct DeviceInfo {
+  uint32_t index = 0;  // position in vkEnumeratePhysicalDevices order
+  std::string name;
+  std::string type;    // "discrete", "integrated", "virtual", "cpu", "other"
+  uint32_t vendorId = 0, deviceId = 0;
+  uint32_t apiVersion = 0, driverVersion = 0;
+  uint32_t driverId = 0;
+  std::string driverName, driverInfo;
+  std::array<uint8_t, 16> pipelineCacheUuid{};
+  uint32_t subgroupSize = 1;
+  bool subgroupArithmetic = false;
+  bool shaderFloat16 = false, storageBuffer16Bit = false;
+  bool shaderInt64 = false, storageBuffer8Bit = false;
+  bool pushDescriptors = false;
+  uint64_t maxStorageBufferRange = 0;
+  uint32_t maxPushConstantsSize = 0;
+  uint32_t maxComputeWorkGroupInvocations = 0;
+  std::array<uint32_t, 3> maxComputeWorkGroupCount{};
+  std::array<uint32_t, 3> maxComputeWorkGroupSize{};
+  uint64_t minStorageBufferOffsetAlignment = 4;
+  uint64_t deviceLocalBytes = 0;
+  bool unifiedMemory = false;     // a memory type that is both device-local and host-visible (no staging needed)
+  bool timestampQueries = false;  // the compute queue supports timestamps
+  float timestampPeriodNs = 0;
+
+  bool isCpu() const { return type == "cpu"; }
+  // "1.3.239"
+  std::string apiVersionString() const;
+};
+
+// All physical devices of the process-wide instance (creating it on first use). EP_FAIL when no Vulkan loader
+// or driver is usable.
+Result<std::vector<DeviceInfo>> enumerateDevices();
+
+// Picks a device: `selector` is an index or a case-insensitive name substring; empty picks the first GPU, or the
+// first CPU-type device when `allowCpu`. INVALID_ARGUMENT when the selector matches nothing (listing the devices).
+Result<DeviceInfo> selectDevice(const std::string& selector, bool allowCpu);
+
+class PipelineRegistry;
+class MemoryAllocator;
+
+// A logical device with one compute queue. Thread-safe: the queue is guarded by submitMutex().
+class Device {
+ public:
+  // The shared logical device for physical device `index` (created on first request).
+  static Result<std::shared_ptr<Device>> acquire(uint32_t index);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  VkDevice handle() const { return device_; }
+  VkPhysicalDevice physical() const { return physical_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queueFamily() const { return queueFamily_; }
+  std::mutex& submitMutex() { return submitMutex_; }
+  PipelineRegistry& pipelines() { return *pipelines_; }
+  MemoryAllocator& allocator() { return *allocator_; }
+  // vkCmdPushDescriptorSetKHR when the device has VK_KHR_push_descriptor, else nullptr.
+  PFN_vkCmdPushDescriptorSetKHR pushDescriptorFn() const { return pushDescriptor_; }
+  // Milliseconds it took to create this logical device (0 when it was already created by another session).
+  double createMs() const { return createMs_; }
+
+ private:
+  Device() = default;
+  Status initialize(uint32_t index);
+
+  DeviceInfo info_;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queueFamily_ = 0;
+  std::mutex submitMutex_;
+  PFN_vkCmdPushDescriptorSetKHR pushDescriptor_ = nullptr;
+  std::unique_ptr<PipelineRegistry> pipelines_;
+  std::unique_ptr<MemoryAllocator> allocator_;
+  double createMs_ = 0;
+};
+
+// "VkResult -5 (VK_ERROR_..)" for messages.
+std::string resultName(VkResult result);
+// EP_FAIL "<what> failed: <result>" unless result is VK_SUCCESS.
+Status check(VkResult result, const char* what);
+
+}  // namespace kiln::vk

@@ -1,0 +1,280 @@
+#include "ep/vulkan/vulkan_execution_provider.h"
+
+#include <cstring>
+#include <future>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "ep/vulkan/device_fusions.h"
+#include "ep/vulkan/host_kernel.h"
+#include "ep/vulkan/kernel_registry.h"
+#include "ep/vulkan/partition_executable.h"
+#include "ep/vulkan/pipeline_registry.h"
+#include "ep/vulkan/vulkan_device.h"
+#include "util/log.h"
+#include "util/stopwatch.h"
+
+namespace kiln::vk {
+
+const char* const kVulkanExecutionProviderName = "VulkanExecutionProvider";
+
+namespace {
+
+// The payload of a compiled Vulkan partition (until the context binary lands): the SPIR-V of every variant its
+// kernels dispatch. Layout: u32 count, then per module u32 key length, key bytes, u32 word count, words.
+std::vector<std::byte> encodeSpirv(const std::map<std::string, std::vector<uint32_t>>& modules) {
+  std::vector<std::byte> out;
+  auto put = [&](const void* data, size_t bytes) {
+    const auto* p = static_cast<const std::byte*>(data);
+    out.insert(out.end(), p, p + bytes);
+  };
+  auto putU32 = [&](uint32_t v) { put(&v, 4); };
+  putU32(static_cast<uint32_t>(modules.size()));
+  for (const auto& [key, words] : modules) {
+    putU32(static_cast<uint32_t>(key.size()));
+    put(key.data(), key.size());
+    putU32(static_cast<uint32_t>(words.size()));
+    put(words.data(), words.size() * 4);
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::vector<uint32_t>>> decodeSpirv(const std::vector<std::byte>& payload) {
+  std::map<std::string, std::vector<uint32_t>> modules;
+  size_t offset = 0;
+  auto take = [&](void* data, size_t bytes) {
+    if (bytes > payload.size() - offset) return false;
+    std::memcpy(data, payload.data() + offset, bytes);
+    offset += bytes;
+    return true;
+  };
+  const Status corrupt(StatusCode::INVALID_GRAPH, "the compiled Vulkan partition's SPIR-V table is corrupt");
+  uint32_t count = 0;
+  if (!take(&count, 4)) return corrupt;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t keyLength = 0, words = 0;
+    if (!take(&keyLength, 4) || keyLength > payload.size() - offset) return corrupt;
+    std::string key(keyLength, '\0');
+    take(key.data(), keyLength);
+    if (!take(&words, 4) || static_cast<uint64_t>(words) * 4 > payload.size() - offset) return corrupt;
+    std::vector<uint32_t> module(words);
+    take(module.data(), words * 4ull);
+    modules.emplace(std::move(key), std::move(module));
+  }
+  return modules;
+}
+
+// The partition's own graph: its nodes (in order) and the initializers and value info they read.
+std::shared_ptr<ir::Graph> extractPartitionGraph(const ir::Graph& graph, const ir::Model& model,
+                                                 const PartitionSpec& spec) {
+  auto sub = std::make_shared<ir::Graph>();
+  sub->name = spec.name;
+  std::set<std::string> names;
+  for (size_t index : spec.nodeIndices) {
+    const ir::Node& node = graph.nodes[index];
+    sub->nodes.push_back(node);
+    for (const auto& in : node.inputs) names.insert(in);
+    for (const auto& out : node.outputs) names.insert(out);
+  }
+  for (const auto& name : names) {
+    if (name.empty()) continue;
+    if (auto init = graph.initializers.find(name); init != graph.initializers.end()) sub->initializers.emplace(name, init->second);
+    if (const ir::ValueInfo* info = findValueInfoInModel(graph, model, name)) sub->valueInfo.emplace(name, *info);
+  }
+  for (const auto& name : spec.inputs) {
+    ir::ValueInfo info;
+    info.name = name;
+    if (const ir::ValueInfo* known = findValueInfoInModel(graph, model, name)) info = *known;
+    sub->inputs.push_back(info);
+  }
+  for (const auto& name : spec.outputs) {
+    ir::ValueInfo info;
+    info.name = name;
+    if (const ir::ValueInfo* known = findValueInfoInModel(graph, model, name)) info = *known;
+    sub->outputs.push_back(info);
+  }
+  return sub;
+}
+
+// The Conv kernels apply kiln_activation (see kernels/conv.cpp).
+constexpr bool kFuseConvActivations = false;
+
+struct KernelSet {
+  std::vector<PartitionStep> steps;
+};
+
+class VulkanExecutionProvider final : public ExecutionProvider {
+ public:
+  VulkanExecutionProvider(DeviceInfo info, std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile)
+      : info_(std::move(info)), deviceFuture_(std::move(device)), profile_(profile) {}
+
+  const std::string& name() const override { return name_; }
+
+  std::vector<NodeSupport> getCapability(const ir::Graph& graph, const ir::Model& model) const override {
+    std::vector<NodeSupport> answers;
+    for (const auto& placement : placeNodes(graph, model, info_)) {
+      answers.push_back({placement.placement != Placement::NONE, placement.reason});
+    }
+    return answers;
+  }
+
+  Result<CompiledPartition> compile(const ir::Graph& graph, const PartitionSpec& spec,
+                                    const CompileContext& context) override {
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, waitForDevice(context));
+    auto sub = extractPartitionGraph(graph, context.model, spec);
+    Stopwatch fusionClock;
+    const FusionStats fusions = applyDeviceFusions(*sub, spec.outputs, kFuseConvActivations);
+    if (context.timings) context.timings->weight_prepack_ms += fusionClock.elapsedMs();
+    if (context.counters) context.counters->weights_prepacked += fusions.batchNormsFolded;
+
+    Stopwatch selectClock;
+    std::vector<size_t> all(sub->nodes.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    const auto placements = placeNodes(*sub, context.model, info_, all);
+    KernelSet kernels;
+    for (size_t i = 0; i < sub->nodes.size(); ++i) {
+      const ir::Node& node = sub->nodes[i];
+      const int64_t opset = opsetFor(context.model, node);
+      PartitionStep step;
+      step.node = &node;
+      if (placements[i].placement == Placement::HOST) {
+        KILN_ASSIGN_OR_RETURN(step.hostKernel, createHostKernel(node, opset, *sub));
+      } else if (placements[i].placement == Placement::DEVICE) {
+        const KernelEntry* entry = findKernel(node.domain, node.opType, opset);
+        KernelCreateInfo info{node, opset, info_, {}, {}, {}};
+        for (const auto& in : node.inputs) {
+          auto init = sub->initializers.find(in);
+          info.constantInputs.push_back(in.empty() || init == sub->initializers.end() ? nullptr : &init->second);
+          info.inputInfo.push_back(in.empty() ? nullptr : sub->findValueInfo(in));
+        }
+        for (const auto& out : node.outputs) info.outputInfo.push_back(out.empty() ? nullptr : sub->findValueInfo(out));
+        auto kernel = entry->create(info);
+        if (!kernel.isOk()) return kernel.status().withContext("creating the Vulkan kernel of " + node.label());
+        step.kernel = std::move(kernel).value();
+      } else {
+        return Status(StatusCode::EP_FAIL, "node " + node.label() + " was assigned to the Vulkan EP but " +
+                                               placements[i].reason);
+      }
+      kernels.steps.push_back(std::move(step));
+    }
+    if (context.timings) context.timings->kernel_select_ms += selectClock.elapsedMs();
+
+    // SPIR-V for every variant (deduplicated; the process-wide cache serves repeats without glslang).
+    std::map<std::string, ShaderVariant> variants;
+    for (const auto& step : kernels.steps) {
+      if (!step.kernel) continue;
+      for (const auto& variant : step.kernel->shaders()) variants.emplace(variant.key(), variant);
+    }
+    std::map<std::string, std::vector<uint32_t>> modules;
+    int64_t done = 0;
+    for (const auto& [key, variant] : variants) {
+      if (context.progress && context.progress->cancelled()) {
+        return Status(StatusCode::CANCELLED, "compilation of " + spec.name + " cancelled");
+      }
+      if (context.progress) context.progress->report(spec.name + ": glslang", done++, static_cast<int64_t>(variants.size()));
+      KILN_ASSIGN_OR_RETURN(SpirvResult spirv, compileShader(variant, info_));
+      if (context.timings) context.timings->glslang_ms += spirv.glslangMs;
+      if (context.counters) (spirv.cacheHit ? context.counters->spirv_cache_hits : context.counters->glslang_compiles)++;
+      modules.emplace(key, std::move(spirv.words));
+    }
+
+    CompiledPartition compiled;
+    compiled.name = spec.name;
+    compiled.executionProvider = name_;
+    compiled.inputs = spec.inputs;
+    compiled.outputs = spec.outputs;
+    compiled.graph = sub;
+    compiled.opsets = context.model.opsetImports;
+    compiled.payload = encodeSpirv(modules);
+    // The cold path loads right after compiling: keep the kernels so load does not select them again.
+    std::lock_guard lock(pendingMutex_);
+    pending_[spec.name] = std::make_shared<KernelSet>(std::move(kernels));
+    return compiled;
+  }
+
+  Result<std::unique_ptr<PartitionExecutable>> load(const CompiledPartition& partition,
+                                                    const CompileContext& context) override {
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, waitForDevice(context));
+    std::shared_ptr<KernelSet> kernels;
+    {
+      std::lock_guard lock(pendingMutex_);
+      auto it = pending_.find(partition.name);
+      if (it != pending_.end()) {
+        kernels = it->second;
+        pending_.erase(it);
+      }
+    }
+    if (!kernels) {
+      return Status(StatusCode::NOT_IMPLEMENTED, "loading a stored Vulkan partition arrives with the context binary");
+    }
+    KILN_ASSIGN_OR_RETURN(auto modules, decodeSpirv(partition.payload));
+    int64_t index = 0;
+    for (auto& step : kernels->steps) {
+      if (context.progress && context.progress->cancelled()) {
+        return Status(StatusCode::CANCELLED, "loading of " + partition.name + " cancelled");
+      }
+      if (context.progress) {
+        context.progress->report(partition.name + ": pipelines", index++, static_cast<int64_t>(kernels->steps.size()));
+      }
+      if (!step.kernel) continue;
+      for (const auto& variant : step.kernel->shaders()) {
+        auto module = modules.find(variant.key());
+        if (module == modules.end()) {
+          return Status(StatusCode::INVALID_GRAPH, "compiled partition " + partition.name + " lacks SPIR-V for " + variant.key());
+        }
+        PipelineRegistry::Stats stats;
+        KILN_ASSIGN_OR_RETURN(const Pipeline* pipeline, device->pipelines().get(variant, module->second, &stats));
+        if (context.timings) context.timings->pipeline_create_ms += stats.createMs;
+        if (context.counters && stats.created) context.counters->pipelines_created++;
+        step.pipelines.push_back(pipeline);
+      }
+    }
+    double uploadMs = 0;
+    KILN_ASSIGN_OR_RETURN(auto executable,
+                          VulkanPartitionExecutable::create(device, partition.graph, partition.inputs, partition.outputs,
+                                                            std::move(kernels->steps), &uploadMs, profile_));
+    if (context.timings) context.timings->weight_upload_ms += uploadMs;
+    return std::unique_ptr<PartitionExecutable>(std::move(executable));
+  }
+
+ private:
+  Result<std::shared_ptr<Device>> waitForDevice(const CompileContext& context) {
+    const Result<std::shared_ptr<Device>>& device = deviceFuture_.get();
+    if (!device.isOk()) return device.status();
+    if (!deviceTimeReported_ && context.timings) {
+      context.timings->device_create_ms += device.value()->createMs();
+      deviceTimeReported_ = true;
+    }
+    return device.value();
+  }
+
+  const std::string name_ = kVulkanExecutionProviderName;
+  DeviceInfo info_;
+  std::shared_future<Result<std::shared_ptr<Device>>> deviceFuture_;
+  bool deviceTimeReported_ = false;
+  bool profile_ = false;
+  std::mutex pendingMutex_;
+  std::map<std::string, std::shared_ptr<KernelSet>> pending_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const SessionOptions& options,
+                                                                         bool explicitlyRequested) {
+  const std::string selector = options.configEntryOr("kiln.vulkan.device", "");
+  auto picked = selectDevice(selector, explicitlyRequested);
+  if (!picked.isOk()) {
+    if (explicitlyRequested || !selector.empty()) return picked.status();
+    log::debug("Vulkan EP not used: {}", picked.status().message());
+    return std::unique_ptr<ExecutionProvider>();
+  }
+  const DeviceInfo info = picked.value();
+  // Logical-device creation runs beside model loading; compile() waits for it.
+  std::shared_future<Result<std::shared_ptr<Device>>> device =
+      std::async(std::launch::async, [index = info.index] { return Device::acquire(index); }).share();
+  const bool profile = options.configEntryOr("kiln.vulkan.profile", "0") == "1";
+  return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(info, std::move(device), profile));
+}
+
+}  // namespace kiln::vk

@@ -1,0 +1,22 @@
+// The Vulkan execution provider: claims the nodes its kernels handle, compiles partitions (kernel selection,
+// glslang, pipelines) and runs them on a Vulkan 1.1+ device.
+#pragma once
+
+#include <memory>
+
+#include "ep/execution_provider.h"
+#include "kiln/session_options.h"
+
+namespace kiln::vk {
+
+extern const char* const kVulkanExecutionProviderName;  // "VulkanExecutionProvider"
+
+// Creates the Vulkan EP for a session. Device selection follows the Contracts: `kiln.vulkan.device` (index or
+// name substring) picks one; otherwise a GPU, and a CPU-type device (lavapipe) only when `explicitlyRequested`.
+// Device creation starts on a background thread so it overlaps model loading; the first getCapability waits.
+// Returns nullptr (no error) when no suitable device exists and the EP was not explicitly requested; an error
+// (EP_FAIL) when it was.
+Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const SessionOptions& options,
+                                                                         bool explicitlyRequested);
+
+}  // namespace kiln::vk

@@ -1,0 +1,42 @@
+// Generic graph optimization, run on the whole model (subgraph bodies included) before partitioning, at
+// kiln.graph_optimization_level (architecture.md, Contracts: "Where optimization happens"). Device fusions are not
+// here: they run inside an EP's compile of a partition, whatever the level.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "kiln/status.h"
+
+namespace kiln::optimizer {
+
+enum class OptimizationLevel { NONE, BASIC, ALL };
+
+// Parses "none", "basic" or "all"; anything else is INVALID_ARGUMENT naming the key and the accepted values.
+Result<OptimizationLevel> parseOptimizationLevel(const std::string& text);
+const char* optimizationLevelName(OptimizationLevel level);
+
+// A Constant node turned into an initializer of its graph.
+struct FoldedConstantRecord {
+  const ir::Graph* graph = nullptr;  // the graph that now holds the initializer (identifies it for the report)
+  std::string graphPath;             // its path when the pass ran ("main", "main/If_3.then_branch")
+  std::string node;                  // the Constant node's label
+  std::string output;                // the initializer's name
+};
+
+struct OptimizationResult {
+  OptimizationLevel level = OptimizationLevel::BASIC;
+  int passesRun = 0;         // WorkCounters::optimizer_passes_run: one per pass over the model
+  int64_t nodesFolded = 0;   // non-Constant nodes evaluated once by constant folding
+  int64_t nodesRemoved = 0;  // dead nodes removed
+  std::vector<FoldedConstantRecord> foldedConstants;
+};
+
+// Runs the passes of `level` over `model` in place. `basic` (and, for now, `all`): Constant nodes become
+// initializers, deterministic nodes whose inputs are all constant are evaluated with the CPU EP's kernels, nodes
+// whose outputs nothing reads are removed. `none` changes nothing.
+Result<OptimizationResult> optimizeModel(ir::Model& model, OptimizationLevel level);
+
+}  // namespace kiln::optimizer

@@ -1,0 +1,71 @@
+#include "session/execution_providers.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "ep/cpu/cpu_execution_provider.h"
+#include "ep/vulkan/vulkan_execution_provider.h"
+#include "util/log.h"
+
+namespace kiln {
+namespace {
+
+std::string trimmed(const std::string& text) {
+  const size_t start = text.find_first_not_of(" \t");
+  if (start == std::string::npos) return "";
+  return text.substr(start, text.find_last_not_of(" \t") - start + 1);
+}
+
+}  // namespace
+
+Result<ProviderSet> createProviders(const SessionOptions& options) {
+  const std::optional<std::string> configured = options.configEntry("kiln.execution_providers");
+  const std::string list = configured.value_or("vulkan,cpu");
+  std::vector<std::string> names;
+  std::stringstream stream(list);
+  std::string name;
+  while (std::getline(stream, name, ',')) {
+    name = trimmed(name);
+    if (name.empty() || std::find(names.begin(), names.end(), name) != names.end()) continue;
+    if (name != "cpu" && name != "vulkan") {
+      return Status(StatusCode::INVALID_ARGUMENT, "unknown execution provider '" + name +
+                                                      "' in kiln.execution_providers (known: vulkan, cpu)");
+    }
+    names.push_back(name);
+  }
+
+  ProviderSet set;
+  bool haveCpu = false;
+  for (const auto& entry : names) {
+    if (entry == "cpu") {
+      set.providers.push_back(std::make_unique<cpu::CpuExecutionProvider>());
+      haveCpu = true;
+      break;  // the CPU EP takes every node it can: EPs after it would get nothing
+    }
+    set.nonCpuRequested = true;
+    // Contracts: a CPU-type device (lavapipe) only when asked for, by the EP list or by naming a device.
+    const bool explicitlyRequested = configured.has_value() || options.configEntry("kiln.vulkan.device").has_value();
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionProvider> vulkan,
+                          vk::createVulkanExecutionProvider(options, explicitlyRequested));
+    if (vulkan) {
+      set.providers.push_back(std::move(vulkan));
+    } else {
+      log::debug("no Vulkan device for the Vulkan execution provider; using the next provider");
+    }
+  }
+  // Like ONNX Runtime, the CPU EP is always there as the last resort; session.disable_cpu_ep_fallback turns
+  // any node that lands on it into an error instead.
+  if (!haveCpu) set.providers.push_back(std::make_unique<cpu::CpuExecutionProvider>());
+  return set;
+}
+
+ProviderSet providerSetFrom(std::vector<std::unique_ptr<ExecutionProvider>> providers) {
+  ProviderSet set;
+  set.providers = std::move(providers);
+  set.nonCpuRequested = std::any_of(set.providers.begin(), set.providers.end(), [](const auto& ep) {
+    return ep->name() != cpu::CpuExecutionProvider::kName;
+  });
+  return set;
+}
+
+}  // namespace kiln

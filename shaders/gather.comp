@@ -1,0 +1,66 @@
+// Gather along one axis: out[o, j, k] = data[o, indices[j], k] with data viewed as [outer, axisSize, inner]
+// and the indices flattened (see engine/src/ep/vulkan/kernels/gather.cpp). With ELEMENTS, GatherElements:
+// out[c] = data[c with c[axis] replaced by indices[c]], out having the indices' shape. Negative indices count
+// from the end; out-of-range ones are clamped rather than read out of bounds. Data moves as raw words (WORDS
+// 1 or 2); INDEX64 reads int64 indices as word pairs (the low word holds every index a tensor can address,
+// sign included).
+#version 450
+layout(local_size_x = LOCAL_SIZE_X) in;
+#if WORDS == 2
+#define ELEM uvec2
+#else
+#define ELEM uint
+#endif
+layout(std430, binding = 0) readonly buffer Data { ELEM data[]; };
+#if INDEX64
+layout(std430, binding = 1) readonly buffer Indices { ivec2 indices[]; };
+#define INDEX(j) indices[j].x
+#else
+layout(std430, binding = 1) readonly buffer Indices { int indices[]; };
+#define INDEX(j) indices[j]
+#endif
+layout(std430, binding = 2) writeonly buffer Output { ELEM dst[]; };
+#if ELEMENTS
+layout(push_constant) uniform Params {
+  uint count;
+  uint rowStride;
+  uint rank;
+  uint axis;
+  int axisSize;
+  uint dims[6];     // indices (= output) shape
+  uint strides[6];  // data element strides
+} p;
+#else
+layout(push_constant) uniform Params {
+  uint count;
+  uint rowStride;
+  uint inner;     // elements after the axis
+  uint indexCount;
+  int axisSize;
+} p;
+#endif
+
+int wrapIndex(int index) {
+  if (index < 0) index += p.axisSize;
+  return clamp(index, 0, p.axisSize - 1);
+}
+
+void main() {
+  uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
+  if (i >= p.count) return;
+#if ELEMENTS
+  uint s = 0u, rest = i;
+  for (int k = int(p.rank) - 1; k >= 0; --k) {
+    uint c = rest % p.dims[k];
+    rest /= p.dims[k];
+    s += (uint(k) == p.axis ? uint(wrapIndex(INDEX(i))) : c) * p.strides[k];
+  }
+  dst[i] = data[s];
+#else
+  uint k = i % p.inner;
+  uint rest = i / p.inner;
+  uint j = rest % p.indexCount;
+  uint o = rest / p.indexCount;
+  dst[i] = data[(o * uint(p.axisSize) + uint(wrapIndex(INDEX(j)))) * p.inner + k];
+#endif
+}

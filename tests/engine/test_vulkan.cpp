@@ -1,0 +1,199 @@
+// Vulkan EP: a mixed graph (an op without a Vulkan kernel in the middle) against the CPU EP and the partition
+// report, concurrent runs, the in-process pipeline registry, shader-compile errors, device selection, cancel.
+// Skips without a Vulkan device unless KILN_REQUIRE_VULKAN=1 (CI), where a missing device fails.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "ep/vulkan/shader_library.h"
+#include "ep/vulkan/vulkan_device.h"
+#include "kiln/device.h"
+#include "kiln/partition_report.h"
+#include "kiln/session.h"
+#include "model_builder.h"
+#include "test_models.h"
+
+namespace kiln {
+namespace {
+
+using testing::ModelBuilder;
+
+bool vulkanAvailable() {
+  auto devices = listVulkanDevices();
+  const bool required = std::getenv("KILN_REQUIRE_VULKAN") && std::string(std::getenv("KILN_REQUIRE_VULKAN")) == "1";
+  if (!devices.isOk() || devices->empty()) {
+    if (required) ADD_FAILURE() << "KILN_REQUIRE_VULKAN=1 but no Vulkan device: " << devices.status().toString();
+    return false;
+  }
+  return true;
+}
+
+#define REQUIRE_VULKAN()                                                   \
+  do {                                                                     \
+    if (!vulkanAvailable()) GTEST_SKIP() << "no Vulkan device on this machine"; \
+  } while (0)
+
+SessionOptions vulkanOptions() {
+  SessionOptions options;
+  EXPECT_TRUE(options.addConfigEntry("kiln.execution_providers", "vulkan,cpu").isOk());
+  return options;
+}
+
+// Relu → TopK (no Vulkan kernel) → Add: Vulkan, CPU, Vulkan.
+std::string mixedModel(const testing::TempDir& dir) {
+  ModelBuilder m(13);
+  m.input("x", {2, 8});
+  m.initializer("b", {1, 8}, {1, 2, 3, 4, 5, 6, 7, 8});
+  m.initializer("k", {1}, {3});  // replaced below by an int64 tensor
+  m.proto().mutable_initializer()->RemoveLast();
+  onnx::TensorProto k;
+  k.set_name("k");
+  k.set_data_type(onnx::TensorProto::INT64);
+  k.add_dims(1);
+  k.add_int64_data(3);
+  *m.proto().add_initializer() = k;
+  m.node("Relu", {"x"}, {"r"}, "relu");
+  m.node("TopK", {"r", "k"}, {"top", "idx"}, "topk");
+  m.node("Sigmoid", {"top"}, {"s"}, "sigmoid");
+  m.node("Add", {"s", "b2"}, {"y"}, "add");
+  m.initializer("b2", {1, 3}, {10, 20, 30});
+  m.output("y", {2, 3});
+  return m.save(dir.file("mixed.onnx"));
+}
+
+Tensor input2x8() {
+  std::vector<float> values(16);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(static_cast<float>(i)) * 3.0f;
+  return Tensor::fromVector<float>({2, 8}, values);
+}
+
+TEST(VulkanEp, MixedGraphMatchesCpuAndReportsFallback) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  const std::string path = mixedModel(dir);
+  SessionOptions cpuOptions;
+  ASSERT_TRUE(cpuOptions.addConfigEntry("kiln.execution_providers", "cpu").isOk());
+  auto cpu = Session::create(path, cpuOptions);
+  ASSERT_TRUE(cpu.isOk()) << cpu.status().toString();
+  auto vulkan = Session::create(path, vulkanOptions());
+  ASSERT_TRUE(vulkan.isOk()) << vulkan.status().toString();
+
+  auto expected = (*cpu)->run({{"x", input2x8()}});
+  auto actual = (*vulkan)->run({{"x", input2x8()}});
+  ASSERT_TRUE(expected.isOk() && actual.isOk());
+  const Tensor& e = (*expected)[0].tensor;
+  const Tensor& a = (*actual)[0].tensor;
+  ASSERT_EQ(e.shape(), a.shape());
+  for (int64_t i = 0; i < e.numel(); ++i) EXPECT_NEAR(e.data<float>()[i], a.data<float>()[i], 1e-5) << i;
+
+  const PartitionReport& report = (*vulkan)->partitionReport();
+  ASSERT_FALSE(report.graphs.empty());
+  const auto perEp = nodesPerExecutionProvider(report);
+  EXPECT_EQ(perEp.at("VulkanExecutionProvider"), 3);
+  EXPECT_EQ(perEp.at("CPUExecutionProvider"), 1);
+  EXPECT_EQ(compiledPartitionCount(report), 2);  // Relu | TopK | Sigmoid+Add
+  bool sawTopK = false;
+  for (const auto& node : report.graphs[0].nodes) {
+    if (node.opType != "TopK") continue;
+    sawTopK = true;
+    EXPECT_EQ(node.executionProvider, "CPUExecutionProvider");
+    ASSERT_EQ(node.rejections.size(), 1u);
+    EXPECT_NE(node.rejections[0].find("no Vulkan kernel for TopK"), std::string::npos) << node.rejections[0];
+  }
+  EXPECT_TRUE(sawTopK);
+}
+
+TEST(VulkanEp, DisabledFallbackNamesTheNode) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  SessionOptions options = vulkanOptions();
+  ASSERT_TRUE(options.addConfigEntry("session.disable_cpu_ep_fallback", "1").isOk());
+  auto session = Session::create(mixedModel(dir), options);
+  ASSERT_FALSE(session.isOk());
+  EXPECT_EQ(session.status().code(), StatusCode::FAIL);
+  EXPECT_NE(session.status().message().find("topk"), std::string::npos) << session.status().message();
+}
+
+TEST(VulkanEp, ConcurrentRunsOnOneSessionAgree) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  auto session = Session::create(mixedModel(dir), vulkanOptions());
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  auto reference = (*session)->run({{"x", input2x8()}});
+  ASSERT_TRUE(reference.isOk());
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int r = 0; r < 10; ++r) {
+        auto out = (*session)->run({{"x", input2x8()}});
+        if (!out.isOk() || std::memcmp(out->at(0).tensor.rawData(), reference->at(0).tensor.rawData(),
+                                       reference->at(0).tensor.byteSize()) != 0) {
+          ++mismatches;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(VulkanEp, SecondSessionReusesPipelinesAndSpirv) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  const std::string path = mixedModel(dir);
+  auto first = Session::create(path, vulkanOptions());
+  ASSERT_TRUE(first.isOk()) << first.status().toString();
+  auto second = Session::create(path, vulkanOptions());
+  ASSERT_TRUE(second.isOk());
+  EXPECT_EQ((*second)->counters().glslang_compiles, 0);
+  EXPECT_EQ((*second)->counters().pipelines_created, 0);
+  EXPECT_GT((*second)->counters().spirv_cache_hits, 0);
+}
+
+TEST(VulkanEp, ShaderCompileErrorIsEpFailNamingTheShader) {
+  REQUIRE_VULKAN();
+  auto device = vk::selectDevice("", true);
+  ASSERT_TRUE(device.isOk());
+  vk::ShaderVariant variant{"unary", {}, 2, 64};
+  variant.define("OP(v)", "(no_such_function(v))");
+  auto result = vk::compileShader(variant, *device);
+  ASSERT_FALSE(result.isOk());
+  EXPECT_EQ(result.status().code(), StatusCode::EP_FAIL);
+  EXPECT_NE(result.status().message().find("shader 'unary'"), std::string::npos) << result.status().message();
+  EXPECT_NE(result.status().message().find("no_such_function"), std::string::npos) << result.status().message();
+}
+
+TEST(VulkanEp, UnknownDeviceSelectorIsInvalidArgument) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  SessionOptions options;
+  ASSERT_TRUE(options.addConfigEntry("kiln.vulkan.device", "no-such-gpu").isOk());
+  auto session = Session::create(mixedModel(dir), options);
+  ASSERT_FALSE(session.isOk());
+  EXPECT_EQ(session.status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(session.status().message().find("no-such-gpu"), std::string::npos);
+}
+
+TEST(VulkanEp, CancelDuringCompileIsCancelled) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  SessionOptions options = vulkanOptions();
+  auto token = std::make_shared<CancellationToken>();
+  options.progress.cancellation = token;
+  options.progress.onProgress = [token](const ProgressEvent& event) {
+    if (event.stage.find("glslang") != std::string::npos || event.stage.find("pipelines") != std::string::npos) {
+      token->cancel();
+    }
+  };
+  auto session = Session::create(mixedModel(dir), options);
+  ASSERT_FALSE(session.isOk());
+  EXPECT_EQ(session.status().code(), StatusCode::CANCELLED) << session.status().toString();
+}
+
+}  // namespace
+}  // namespace kiln
