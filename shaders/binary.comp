@@ -2,6 +2,7 @@
 // inputs have the output's shape, indexed directly; 1: any rank <= 6, index decomposed by division; 2: at most 3
 // collapsed dimensions laid on the dispatch grid (dims and strides innermost FIRST in this variant).
 #version 450
+#extension GL_GOOGLE_include_directive : require
 layout(local_size_x = LOCAL_SIZE_X) in;
 layout(std430, binding = 0) readonly buffer InputA { float a[]; };
 layout(std430, binding = 1) readonly buffer InputB { float b[]; };
@@ -15,13 +16,7 @@ layout(push_constant) uniform Params {
   uint stridesB[6];
 } p;
 
-// ONNX Pow: a negative base with an integral exponent is defined (GLSL's pow is not).
-float pow_onnx(float x, float y) {
-  if (x >= 0.0) return pow(x, y);
-  if (y != floor(y)) return 0.0 / 0.0;
-  float r = pow(-x, y);
-  return mod(y, 2.0) == 0.0 ? r : -r;
-}
+#include "elementwise_math.glsl"
 
 float apply(float x, float y) { return OP(x, y); }
 

@@ -2,7 +2,11 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+
+#include "ep/vulkan/kernels/elementwise.h"
+#include "ep/vulkan/vk_kernel.h"
 
 namespace kiln::vk {
 namespace {
@@ -179,6 +183,152 @@ FusionStats applyDeviceFusions(ir::Graph& graph, const std::vector<std::string>&
     it = readers.count(it->first) ? std::next(it) : graph.initializers.erase(it);
   }
   return stats;
+}
+
+}  // namespace kiln::vk
+
+namespace kiln::vk {
+namespace {
+
+// Grows one fused chain backwards from a sink node.
+class ChainBuilder {
+ public:
+  ChainBuilder(const ir::Graph& graph, int64_t opset, const std::set<std::string>& keep,
+               const std::map<std::string, int>& readers, const std::map<std::string, size_t>& producer,
+               const std::set<size_t>& absorbed)
+      : graph_(graph), opset_(opset), keep_(keep), readers_(readers), producer_(producer), absorbed_(absorbed) {}
+
+  struct State {
+    std::string external;        // the one tensor the chain reads ("" until seen)
+    std::vector<size_t> members;  // nodes inlined so far
+    std::string functions;
+    int next = 0;
+  };
+
+  // The GLSL expression for `node`'s output given the state, or nullopt when it cannot be expressed.
+  std::optional<std::string> nodeExpression(size_t index, State& state) const {
+    const ir::Node& node = graph_.nodes[index];
+    const std::string name = "f" + std::to_string(state.next++);
+    auto op = fusableElementwise(node, opset_, graph_, name);
+    if (!op) return std::nullopt;
+    std::vector<std::string> args;
+    for (size_t i = 0; i < op->arity; ++i) {
+      auto arg = valueExpression(node.inputs[i], state);
+      if (!arg) return std::nullopt;
+      args.push_back(*arg);
+    }
+    state.functions += op->function + " ";
+    return name + "(" + args[0] + (op->arity == 2 ? ", " + args[1] : std::string()) + ")";
+  }
+
+ private:
+  std::optional<std::string> valueExpression(const std::string& value, State& state) const {
+    if (auto init = graph_.initializers.find(value); init != graph_.initializers.end()) {
+      if (init->second.dtype() == DataType::FLOAT && init->second.numel() == 1) {
+        return glslFloat(init->second.data<float>()[0]);
+      }
+      return external(value, state);
+    }
+    auto producer = producer_.find(value);
+    auto readers = readers_.find(value);
+    if (producer != producer_.end() && !keep_.count(value) && readers != readers_.end() && readers->second == 1 &&
+        !absorbed_.count(producer->second)) {
+      State trial = state;
+      if (auto expression = nodeExpression(producer->second, trial)) {
+        trial.members.push_back(producer->second);
+        state = std::move(trial);
+        return expression;
+      }
+    }
+    return external(value, state);
+  }
+
+  static std::optional<std::string> external(const std::string& value, State& state) {
+    if (state.external.empty()) state.external = value;
+    if (state.external != value) return std::nullopt;
+    return std::string("v");
+  }
+
+  const ir::Graph& graph_;
+  int64_t opset_;
+  const std::set<std::string>& keep_;
+  const std::map<std::string, int>& readers_;
+  const std::map<std::string, size_t>& producer_;
+  const std::set<size_t>& absorbed_;
+};
+
+bool isFloatValue(const ir::Graph& graph, const std::string& value) {
+  if (auto init = graph.initializers.find(value); init != graph.initializers.end()) {
+    return init->second.dtype() == DataType::FLOAT;
+  }
+  const ir::ValueInfo* info = graph.findValueInfo(value);
+  return info && info->kind == ir::ValueKind::TENSOR && info->dtype == DataType::FLOAT;
+}
+
+}  // namespace
+
+void fuseElementwiseChains(ir::Graph& graph, const std::vector<std::string>& keep, int64_t opset,
+                           const std::vector<bool>& onDevice, FusionStats& stats) {
+  const std::set<std::string> visible(keep.begin(), keep.end());
+  const auto readers = readerCounts(graph);
+  std::map<std::string, size_t> producer;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (const auto& out : graph.nodes[i].outputs) producer[out] = i;
+  }
+  // Nodes evaluated on the host (shape arithmetic) stay as they are: their results must stay host values.
+  std::set<size_t> absorbed;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (i >= onDevice.size() || !onDevice[i]) absorbed.insert(i);
+  }
+  std::map<size_t, ir::Node> replacements;  // sink index -> fused node
+  for (size_t sink = graph.nodes.size(); sink-- > 0;) {
+    if (absorbed.count(sink) || graph.nodes[sink].outputs.size() != 1) continue;
+    if (!isFloatValue(graph, graph.nodes[sink].outputs[0])) continue;
+    ChainBuilder builder(graph, opset, visible, readers, producer, absorbed);
+    ChainBuilder::State state;
+    auto expression = builder.nodeExpression(sink, state);
+    if (!expression || state.members.empty() || state.external.empty() || !isFloatValue(graph, state.external)) {
+      continue;
+    }
+    ir::Node fused;
+    fused.name = graph.nodes[sink].name.empty() ? "fused_" + graph.nodes[sink].outputs[0] : graph.nodes[sink].name;
+    fused.opType = "FusedElementwise";
+    fused.domain = kKilnDomain;
+    fused.inputs = {state.external};
+    fused.outputs = graph.nodes[sink].outputs;
+    ir::Attribute functions;
+    functions.name = "kiln_functions";
+    functions.type = ir::AttributeType::STRING;
+    functions.s = state.functions;
+    ir::Attribute body;
+    body.name = "kiln_expression";
+    body.type = ir::AttributeType::STRING;
+    body.s = *expression;
+    fused.attributes[functions.name] = functions;
+    fused.attributes[body.name] = body;
+    std::string chain;
+    for (size_t m : state.members) chain += graph.nodes[m].opType + "+";
+    fused.attributes["kiln_fused_ops"] = {"kiln_fused_ops", ir::AttributeType::STRING, 0, 0, chain + graph.nodes[sink].opType};
+    for (size_t m : state.members) absorbed.insert(m);
+    absorbed.insert(sink);
+    replacements[sink] = std::move(fused);
+    ++stats.elementwiseChains;
+    stats.elementwiseNodesFused += static_cast<int>(state.members.size()) + 1;
+  }
+  if (replacements.empty()) return;
+  std::vector<ir::Node> nodes;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (auto r = replacements.find(i); r != replacements.end()) {
+      nodes.push_back(std::move(r->second));
+    } else if (!absorbed.count(i)) {
+      nodes.push_back(std::move(graph.nodes[i]));
+    }
+  }
+  graph.nodes = std::move(nodes);
+  const auto stillRead = readerCounts(graph);
+  for (auto it = graph.initializers.begin(); it != graph.initializers.end();) {
+    it = stillRead.count(it->first) ? std::next(it) : graph.initializers.erase(it);
+  }
 }
 
 }  // namespace kiln::vk

@@ -9,6 +9,8 @@ const std::vector<KernelEntry>& allKernels() {
   static const std::vector<KernelEntry> entries = [] {
     std::vector<KernelEntry> out;
     registerElementwiseKernels(out);
+    registerCompareKernels(out);
+    registerFusedKernels(out);
     registerViewKernels(out);
     registerDataMovementKernels(out);
     registerConvKernels(out);
@@ -26,16 +28,20 @@ const std::vector<KernelEntry>& allKernels() {
 }  // namespace
 
 const KernelEntry* findKernel(const std::string& domain, const std::string& opType, int64_t opset) {
-  if (!domain.empty() && domain != "ai.onnx") return nullptr;
+  const std::string normalized = domain == "ai.onnx" ? "" : domain;
   for (const auto& entry : allKernels()) {
-    if (entry.opType == opType && opset >= entry.sinceVersion && opset <= entry.endVersion) return &entry;
+    if (entry.domain != normalized || entry.opType != opType) continue;
+    // Kiln's own nodes have no opset: any version matches.
+    if (!entry.domain.empty() || (opset >= entry.sinceVersion && opset <= entry.endVersion)) return &entry;
   }
   return nullptr;
 }
 
 std::vector<std::string> kernelOpTypes() {
   std::set<std::string> names;
-  for (const auto& entry : allKernels()) names.insert(entry.opType);
+  for (const auto& entry : allKernels()) {
+    if (entry.domain.empty()) names.insert(entry.opType);
+  }
   return {names.begin(), names.end()};
 }
 

@@ -11,6 +11,8 @@ namespace kiln::vk {
 
 // Each kernels/<family>.cpp defines one of these and appends its entries.
 void registerElementwiseKernels(std::vector<KernelEntry>& out);
+void registerCompareKernels(std::vector<KernelEntry>& out);
+void registerFusedKernels(std::vector<KernelEntry>& out);
 void registerViewKernels(std::vector<KernelEntry>& out);
 void registerDataMovementKernels(std::vector<KernelEntry>& out);
 void registerConvKernels(std::vector<KernelEntry>& out);

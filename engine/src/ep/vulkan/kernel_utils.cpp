@@ -69,6 +69,52 @@ CollapsedBroadcast collapseBroadcast(const Shape& out, const std::vector<Shape>&
   return result;
 }
 
+Status recordBroadcast(RecordContext& ctx, const BroadcastShaders& shaders, const std::vector<const VkTensor*>& inputs,
+                       const VkTensor& out, uint32_t localSize) {
+  std::vector<BufferRange> buffers;
+  std::vector<Shape> shapes;
+  bool same = true;
+  for (const VkTensor* in : inputs) {
+    buffers.push_back(in->range());
+    shapes.push_back(in->shape);
+    same = same && in->shape == out.shape;
+  }
+  buffers.push_back(out.range());
+  const CollapsedBroadcast collapsed = collapseBroadcast(out.shape, shapes);
+  const size_t rank = collapsed.dims.size();
+  if (same && shaders.direct != kNoShader) {
+    uint32_t rowStride = 0;
+    const auto groups = linearGroups(static_cast<uint64_t>(out.elementCount()), localSize, &rowStride);
+    PushConstants push;
+    push.u32(out.elementCount()).u32(rowStride).u32(0).u32Array({}, kMaxRank, 1);
+    for (size_t k = 0; k < inputs.size(); ++k) push.u32Array({}, kMaxRank);
+    return ctx.dispatch(shaders.direct, buffers, push.data(), push.size(), groups);
+  }
+  if (shaders.grid != kNoShader && rank > 0 && rank <= 3) {
+    // Innermost first: x walks the last dimension.
+    std::vector<uint32_t> dims(collapsed.dims.rbegin(), collapsed.dims.rend());
+    dims.resize(3, 1);
+    const std::array<uint32_t, 3> groups = {(dims[0] + localSize - 1) / localSize, dims[1], dims[2]};
+    if (groups[0] <= 65535 && groups[1] <= 65535 && groups[2] <= 65535) {
+      PushConstants push;
+      push.u32(out.elementCount()).u32(0).u32(rank).u32Array(dims, kMaxRank, 1);
+      for (const auto& strides : collapsed.strides) {
+        push.u32Array(std::vector<uint32_t>(strides.rbegin(), strides.rend()), kMaxRank);
+      }
+      return ctx.dispatch(shaders.grid, buffers, push.data(), push.size(), groups);
+    }
+  }
+  if (rank > kMaxRank) {
+    return Status(StatusCode::NOT_IMPLEMENTED, "broadcasting beyond rank " + std::to_string(kMaxRank));
+  }
+  uint32_t rowStride = 0;
+  const auto groups = linearGroups(static_cast<uint64_t>(out.elementCount()), localSize, &rowStride);
+  PushConstants push;
+  push.u32(out.elementCount()).u32(rowStride).u32(rank).u32Array(collapsed.dims, kMaxRank, 1);
+  for (const auto& strides : collapsed.strides) push.u32Array(strides, kMaxRank);
+  return ctx.dispatch(shaders.general, buffers, push.data(), push.size(), groups);
+}
+
 PushConstants& PushConstants::u32Array(const std::vector<uint32_t>& values, size_t length, uint32_t pad) {
   for (size_t i = 0; i < length; ++i) u32(i < values.size() ? values[i] : pad);
   return *this;

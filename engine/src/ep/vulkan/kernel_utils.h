@@ -32,6 +32,18 @@ struct CollapsedBroadcast {
 };
 CollapsedBroadcast collapseBroadcast(const Shape& out, const std::vector<Shape>& inputs);
 
+// The variants of a broadcasting elementwise shader (binary.comp, compare.comp, where.comp): `direct` when every
+// input has the output's shape (index i everywhere), `general` for any rank <= 6, `grid` for at most 3 collapsed
+// dimensions on the dispatch grid. kNoShader marks a variant the shader does not have.
+constexpr uint32_t kNoShader = UINT32_MAX;
+struct BroadcastShaders {
+  uint32_t direct = kNoShader, general = kNoShader, grid = kNoShader;
+};
+// Records out = f(inputs...) with broadcasting. Push constants: count, rowStride, rank, dims[6], then 6 strides per
+// input (innermost first in the grid variant, outermost first otherwise).
+Status recordBroadcast(RecordContext& ctx, const BroadcastShaders& shaders, const std::vector<const VkTensor*>& inputs,
+                       const VkTensor& out, uint32_t localSize);
+
 // Contiguous element strides of `shape`.
 std::vector<int64_t> contiguousStrides(const Shape& shape);
 

@@ -41,6 +41,21 @@ std::string preamble(const ShaderVariant& variant, const DeviceInfo& device) {
   return text;
 }
 
+// Resolves `#include "name.glsl"` against the embedded shared text of shaders/*.glsl.
+class EmbeddedIncluder final : public glslang::TShader::Includer {
+ public:
+  IncludeResult* includeLocal(const char* headerName, const char*, size_t) override { return find(headerName); }
+  IncludeResult* includeSystem(const char* headerName, const char*, size_t) override { return find(headerName); }
+  void releaseInclude(IncludeResult* result) override { delete result; }
+
+ private:
+  static IncludeResult* find(const char* headerName) {
+    const std::string* text = shaderSource(headerName);
+    if (!text) return nullptr;
+    return new IncludeResult(headerName, text->data(), text->size(), nullptr);
+  }
+};
+
 struct SpirvCache {
   std::mutex mutex;
   std::map<std::string, std::vector<uint32_t>> modules;
@@ -110,7 +125,8 @@ Result<SpirvResult> compileShader(const ShaderVariant& variant, const DeviceInfo
     return Status(StatusCode::EP_FAIL, "shader '" + variant.shader + "' (" + variant.key() + ") failed to " + stage +
                                            ": " + std::string(log));
   };
-  if (!shader.parse(GetDefaultResources(), 450, false, messages)) return failure("compile", shader.getInfoLog());
+  EmbeddedIncluder includer;
+  if (!shader.parse(GetDefaultResources(), 450, false, messages, includer)) return failure("compile", shader.getInfoLog());
   glslang::TProgram program;
   program.addShader(&shader);
   if (!program.link(messages)) return failure("link", program.getInfoLog());

@@ -143,6 +143,9 @@ struct SupportQuery {
 using SupportCheck = std::function<NodeSupport(const SupportQuery&)>;
 using KernelFactory = std::function<Result<std::unique_ptr<VkKernel>>(const KernelCreateInfo&)>;
 
+// Domain of the nodes Kiln's own compile step creates (fused chains); never seen in user models' partitions.
+inline constexpr const char* kKilnDomain = "kiln";
+
 // One op's Vulkan kernel: the opset range it implements, the capability check, and the factory.
 struct KernelEntry {
   std::string opType;
@@ -150,6 +153,7 @@ struct KernelEntry {
   int64_t endVersion = 1 << 30;
   SupportCheck support;
   KernelFactory create;
+  std::string domain;  // "" = ai.onnx; kKilnDomain for nodes made by device fusions
 };
 
 // Helpers for support checks.

@@ -124,9 +124,20 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     KILN_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, waitForDevice(context));
     auto sub = extractPartitionGraph(graph, context.model, spec);
     Stopwatch fusionClock;
-    const FusionStats fusions = applyDeviceFusions(*sub, spec.outputs, kFuseConvActivations);
+    FusionStats fusions = applyDeviceFusions(*sub, spec.outputs, kFuseConvActivations);
     if (context.timings) context.timings->weight_prepack_ms += fusionClock.elapsedMs();
     if (context.counters) context.counters->weights_prepacked += fusions.batchNormsFolded;
+    {
+      std::vector<size_t> all(sub->nodes.size());
+      for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+      std::vector<bool> onDevice;
+      for (const auto& placement : placeNodes(*sub, context.model, info_, all)) {
+        onDevice.push_back(placement.placement == Placement::DEVICE);
+      }
+      fuseElementwiseChains(*sub, spec.outputs, context.model.opsetVersion(""), onDevice, fusions);
+      log::debug("{}: {} BatchNormalization folded, {} elementwise chains ({} nodes) fused", spec.name,
+                 fusions.batchNormsFolded, fusions.elementwiseChains, fusions.elementwiseNodesFused);
+    }
 
     Stopwatch selectClock;
     std::vector<size_t> all(sub->nodes.size());

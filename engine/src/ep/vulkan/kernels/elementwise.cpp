@@ -1,6 +1,9 @@
 // Vulkan kernels: elementwise unary ops (one shader, the op as a define), binary ops with broadcasting,
 // variadic Sum/Mean/Max/Min, Clip, PRelu and Where. The op tables below are the variants.
+#include "ep/vulkan/kernels/elementwise.h"
+
 #include <cmath>
+#include <cstring>
 
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
@@ -119,42 +122,6 @@ const BinaryOp kBinaryOps[] = {
     {"Max", "max(x, y)", 8}, {"Min", "min(x, y)", 8}, {"Sum", "x + y", 8}, {"Mean", "x + y", 8},
 };
 
-struct BinaryShaders {
-  uint32_t direct, broadcast, grid;
-};
-
-// Records c = op(a, b) with broadcasting (dimensions collapsed first, see collapseBroadcast): the grid variant
-// when at most 3 dimensions remain and fit the dispatch limits, else the general one.
-Status recordBinary(RecordContext& ctx, BinaryShaders shaders, const VkTensor& a, const VkTensor& b, const VkTensor& c) {
-  const BufferRange buffers[] = {a.range(), b.range(), c.range()};
-  const bool same = a.shape == c.shape && b.shape == c.shape;
-  const CollapsedBroadcast collapsed = collapseBroadcast(c.shape, {a.shape, b.shape});
-  const size_t rank = collapsed.dims.size();
-  if (!same && rank <= 3 && rank > 0) {
-    // Innermost first: x walks the last dimension.
-    std::vector<uint32_t> dims(collapsed.dims.rbegin(), collapsed.dims.rend());
-    std::vector<uint32_t> sa(collapsed.strides[0].rbegin(), collapsed.strides[0].rend());
-    std::vector<uint32_t> sb(collapsed.strides[1].rbegin(), collapsed.strides[1].rend());
-    dims.resize(3, 1);
-    const std::array<uint32_t, 3> groups = {(dims[0] + kLocal - 1) / kLocal, dims[1], dims[2]};
-    if (groups[0] <= 65535 && groups[1] <= 65535 && groups[2] <= 65535) {
-      PushConstants push;
-      push.u32(c.elementCount()).u32(0).u32(rank).u32Array(dims, kMaxRank, 1);
-      push.u32Array(sa, kMaxRank).u32Array(sb, kMaxRank);
-      return ctx.dispatch(shaders.grid, buffers, push.data(), push.size(), groups);
-    }
-  }
-  if (!same && rank > kMaxRank) {
-    return Status(StatusCode::NOT_IMPLEMENTED, "broadcasting beyond rank " + std::to_string(kMaxRank));
-  }
-  uint32_t rowStride = 0;
-  const auto groups = linearGroups(static_cast<uint64_t>(c.elementCount()), kLocal, &rowStride);
-  PushConstants push;
-  push.u32(c.elementCount()).u32(rowStride).u32(rank).u32Array(collapsed.dims, kMaxRank, 1);
-  push.u32Array(collapsed.strides[0], kMaxRank).u32Array(collapsed.strides[1], kMaxRank);
-  return ctx.dispatch(same ? shaders.direct : shaders.broadcast, buffers, push.data(), push.size(), groups);
-}
-
 class BinaryKernel final : public VkKernel {
  public:
   BinaryKernel(const KernelCreateInfo& info, const BinaryOp& op) : mean_(std::string(op.opType) == "Mean") {
@@ -164,7 +131,7 @@ class BinaryKernel final : public VkKernel {
       ShaderVariant variant{"binary", {}, 3, kLocal};
       variant.define("OP(x, y)", expression).define("BROADCAST", broadcast);
       const uint32_t index = useShader(variant);
-      (broadcast == 0 ? direct_ : broadcast == 1 ? broadcast_ : grid_) = index;
+      (broadcast == 0 ? shaders_.direct : broadcast == 1 ? shaders_.general : shaders_.grid) = index;
     }
     if (mean_) {
       ShaderVariant scale{"unary", {}, 2, kLocal};
@@ -197,7 +164,7 @@ class BinaryKernel final : public VkKernel {
     for (size_t i = 1; i < ctx.inputCount(); ++i) {
       KILN_ASSIGN_OR_RETURN(const VkTensor* next, ctx.deviceInput(i));
       // Later steps read the output in place: same index, so no hazard inside one dispatch.
-      KILN_RETURN_IF_ERROR(recordBinary(ctx, {direct_, broadcast_, grid_}, *accumulated, *next, *out));
+      KILN_RETURN_IF_ERROR(recordBroadcast(ctx, shaders_, {accumulated, next}, *out, kLocal));
       accumulated = out;
     }
     if (mean_) {
@@ -213,12 +180,13 @@ class BinaryKernel final : public VkKernel {
 
  private:
   bool mean_;
-  uint32_t direct_ = 0, broadcast_ = 0, grid_ = 0, scale_ = 0;
+  BroadcastShaders shaders_;
+  uint32_t scale_ = 0;
 };
 
 class WhereKernel final : public VkKernel {
  public:
-  explicit WhereKernel(const KernelCreateInfo&) { shader_ = useShader(ShaderVariant{"where", {}, 4, kLocal}); }
+  explicit WhereKernel(const KernelCreateInfo&) { shaders_.general = useShader(ShaderVariant{"where", {}, 4, kLocal}); }
 
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* cond, ctx.deviceInput(0));
@@ -227,20 +195,12 @@ class WhereKernel final : public VkKernel {
     auto shape = broadcastShapes(cond->shape, x->shape);
     if (shape) shape = broadcastShapes(*shape, y->shape);
     if (!shape) return Status(StatusCode::INVALID_ARGUMENT, "Where inputs do not broadcast");
-    if (shape->size() > kMaxRank) return Status(StatusCode::NOT_IMPLEMENTED, "Where beyond rank 6");
     KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, DataType::FLOAT, *shape));
-    uint32_t rowStride = 0;
-    const auto groups = linearGroups(static_cast<uint64_t>(out->elementCount()), kLocal, &rowStride);
-    const CollapsedBroadcast collapsed = collapseBroadcast(*shape, {cond->shape, x->shape, y->shape});
-    PushConstants push;
-    push.u32(out->elementCount()).u32(rowStride).u32(collapsed.dims.size()).u32Array(collapsed.dims, kMaxRank, 1);
-    for (const auto& strides : collapsed.strides) push.u32Array(strides, kMaxRank);
-    const BufferRange buffers[] = {cond->range(), x->range(), y->range(), out->range()};
-    return ctx.dispatch(shader_, buffers, push.data(), push.size(), groups);
+    return recordBroadcast(ctx, shaders_, {cond, x, y}, *out, kLocal);
   }
 
  private:
-  uint32_t shader_ = 0;
+  BroadcastShaders shaders_;
 };
 
 NodeSupport checkFloatOp(const SupportQuery& q) {
@@ -259,6 +219,51 @@ NodeSupport checkFloatOp(const SupportQuery& q) {
 }
 
 }  // namespace
+
+std::string glslFloat(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, 4);
+  return "uintBitsToFloat(" + std::to_string(bits) + "u)";
+}
+
+std::optional<FusableOp> fusableElementwise(const ir::Node& node, int64_t opset, const ir::Graph& graph,
+                                            const std::string& name) {
+  if (!node.domain.empty() || node.outputs.size() != 1) return std::nullopt;
+  for (const UnaryOp& op : kUnaryOps) {
+    if (node.opType != op.opType || opset < op.since) continue;
+    float alpha = op.alphaAttr ? node.attrFloat(op.alphaAttr, op.alpha) : op.alpha;
+    float beta = op.betaAttr ? node.attrFloat(op.betaAttr, op.beta) : op.beta;
+    const float gamma = op.gammaAttr ? node.attrFloat(op.gammaAttr, op.gamma) : op.gamma;
+    if (node.opType == "Clip") {
+      alpha = -INFINITY;
+      beta = INFINITY;
+      if (opset < 11) {
+        alpha = node.attrFloat("min", alpha);
+        beta = node.attrFloat("max", beta);
+      }
+      for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
+        if (node.inputs[i].empty()) continue;
+        auto bound = graph.initializers.find(node.inputs[i]);
+        if (bound == graph.initializers.end() || bound->second.dtype() != DataType::FLOAT || bound->second.numel() != 1) {
+          return std::nullopt;
+        }
+        (i == 1 ? alpha : beta) = bound->second.data<float>()[0];
+      }
+    } else if (node.inputs.size() != 1) {
+      return std::nullopt;
+    }
+    auto literal = [](float v) { return std::isinf(v) ? std::string(v > 0 ? "(1.0/0.0)" : "(-1.0/0.0)") : glslFloat(v); };
+    return FusableOp{"float " + name + "(float v) { float alpha = " + literal(alpha) + ", beta = " + literal(beta) +
+                         ", gamma = " + literal(gamma) + "; return (" + op.expression + "); }",
+                     1};
+  }
+  for (const BinaryOp& op : kBinaryOps) {
+    if (node.opType != op.opType || opset < op.since || node.inputs.size() != 2) continue;
+    if (node.opType == "Sum" || node.opType == "Mean") return std::nullopt;
+    return FusableOp{"float " + name + "(float x, float y) { return (" + op.expression + "); }", 2};
+  }
+  return std::nullopt;
+}
 
 void registerElementwiseKernels(std::vector<KernelEntry>& out) {
   for (const UnaryOp& op : kUnaryOps) {

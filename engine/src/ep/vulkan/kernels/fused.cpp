@@ -1,0 +1,46 @@
+// Vulkan kernel: a chain of elementwise ops fused by device_fusions.cpp into one node (domain "kiln",
+// FusedElementwise) and one dispatch of shaders/fused.comp.
+#include "ep/vulkan/kernel_registry.h"
+#include "ep/vulkan/kernel_utils.h"
+
+namespace kiln::vk {
+namespace {
+
+constexpr uint32_t kLocal = 64;
+
+class FusedElementwiseKernel final : public VkKernel {
+ public:
+  explicit FusedElementwiseKernel(const KernelCreateInfo& info) {
+    ShaderVariant variant{"fused", {}, 2, kLocal};
+    variant.define("FUNCTIONS", info.node.attrString("kiln_functions", ""))
+        .define("EXPRESSION", info.node.attrString("kiln_expression", "v"));
+    shader_ = useShader(variant);
+  }
+
+  Status record(RecordContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(const VkTensor* x, ctx.deviceInput(0));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, x->shape));
+    uint32_t rowStride = 0;
+    const auto groups = linearGroups(static_cast<uint64_t>(x->elementCount()), kLocal, &rowStride);
+    PushConstants push;
+    push.u32(x->elementCount()).u32(rowStride);
+    const BufferRange buffers[] = {x->range(), y->range()};
+    return ctx.dispatch(shader_, buffers, push.data(), push.size(), groups);
+  }
+
+ private:
+  uint32_t shader_ = 0;
+};
+
+}  // namespace
+
+void registerFusedKernels(std::vector<KernelEntry>& out) {
+  KernelEntry entry{"FusedElementwise", 1, 1 << 30, [](const SupportQuery&) { return supported(); },
+                    [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+                      return std::unique_ptr<VkKernel>(new FusedElementwiseKernel(info));
+                    }};
+  entry.domain = kKilnDomain;
+  out.push_back(std::move(entry));
+}
+
+}  // namespace kiln::vk

@@ -1,0 +1,62 @@
+// Batched matrix product y = alpha * A x B (+ beta * C), for Gemm and MatMul. A and B are read through row and
+// column strides (so transposes cost nothing) at per-batch offsets that support numpy batch broadcasting (a batch
+// stride of 0 repeats an operand). Each invocation computes a 4 x 4 tile of y; consecutive invocations take
+// consecutive column tiles, so their B loads are adjacent. HAS_C adds beta * C with broadcast strides.
+#version 450
+layout(local_size_x = LOCAL_SIZE_X) in;
+layout(std430, binding = 0) readonly buffer InputA { float a[]; };
+layout(std430, binding = 1) readonly buffer InputB { float b[]; };
+layout(std430, binding = 2) readonly buffer InputC { float c[]; };  // a dummy binding without HAS_C
+layout(std430, binding = 3) writeonly buffer Output { float y[]; };
+layout(push_constant) uniform Params {
+  uint M, N, K;
+  uint aRow, aCol, bRow, bCol;  // element strides of A's rows/columns (M, K) and B's (K, N)
+  uint cRow, cCol;              // C's broadcast strides over (M, N)
+  uint nBlocks;                 // ceil(N / 4)
+  uint tiles;                   // ceil(M / 4) * nBlocks
+  uint rowStride;               // invocations per row of workgroups
+  uint batchRank;
+  uint batchDims[4];
+  uint aBatch[4];
+  uint bBatch[4];
+  float alpha, beta;
+} p;
+
+void main() {
+  const uint tile = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
+  if (tile >= p.tiles) return;
+  const uint batch = gl_GlobalInvocationID.z;
+  uint aOff = 0, bOff = 0, rest = batch;
+  for (int d = int(p.batchRank) - 1; d >= 0; --d) {
+    const uint coord = rest % p.batchDims[d];
+    rest /= p.batchDims[d];
+    aOff += coord * p.aBatch[d];
+    bOff += coord * p.bBatch[d];
+  }
+  const uint i0 = tile / p.nBlocks * 4u, j0 = tile % p.nBlocks * 4u;
+  uint aIndex[4], bIndex[4];
+  for (uint t = 0; t < 4u; ++t) {
+    aIndex[t] = aOff + min(i0 + t, p.M - 1u) * p.aRow;  // clamped rows/columns are computed, not stored
+    bIndex[t] = bOff + min(j0 + t, p.N - 1u) * p.bCol;
+  }
+  vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+  for (uint k = 0; k < p.K; ++k) {
+    const uint ak = k * p.aCol, bk = k * p.bRow;
+    const vec4 bv = vec4(b[bIndex[0] + bk], b[bIndex[1] + bk], b[bIndex[2] + bk], b[bIndex[3] + bk]);
+    for (uint t = 0; t < 4u; ++t) acc[t] += a[aIndex[t] + ak] * bv;
+  }
+  const uint yBase = batch * p.M * p.N;
+  for (uint t = 0; t < 4u; ++t) {
+    const uint i = i0 + t;
+    if (i >= p.M) break;
+    for (uint u = 0; u < 4u; ++u) {
+      const uint j = j0 + u;
+      if (j >= p.N) break;
+      float v = p.alpha * acc[t][u];
+#if HAS_C
+      v += p.beta * c[i * p.cRow + j * p.cCol];
+#endif
+      y[yBase + i * p.N + j] = v;
+    }
+  }
+}
