@@ -107,6 +107,38 @@ TEST(VulkanEp, MixedGraphMatchesCpuAndReportsFallback) {
   EXPECT_TRUE(sawTopK);
 }
 
+// HardSwish as exporters write it (x * clip(x + 3, 0, 6) / 6) plus a Sigmoid: the chain becomes one fused
+// dispatch on the device and must give the CPU EP's numbers.
+TEST(VulkanEp, FusedElementwiseChainMatchesCpu) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(13);
+  m.input("x", {2, 8});
+  m.initializer("three", {}, {3});
+  m.initializer("zero", {}, {0});
+  m.initializer("six", {}, {6});
+  m.node("Add", {"x", "three"}, {"a"});
+  m.node("Clip", {"a", "zero", "six"}, {"c"});
+  m.node("Mul", {"x", "c"}, {"m"});
+  m.node("Div", {"m", "six"}, {"d"});
+  m.node("Sigmoid", {"d"}, {"y"});
+  m.output("y", {2, 8});
+  const std::string path = m.save(dir.file("hardswish.onnx"));
+  SessionOptions cpuOptions;
+  ASSERT_TRUE(cpuOptions.addConfigEntry("kiln.execution_providers", "cpu").isOk());
+  auto cpu = Session::create(path, cpuOptions);
+  SessionOptions options = vulkanOptions();
+  ASSERT_TRUE(options.addConfigEntry("session.disable_cpu_ep_fallback", "1").isOk());
+  auto vulkan = Session::create(path, options);
+  ASSERT_TRUE(cpu.isOk() && vulkan.isOk()) << vulkan.status().toString();
+  auto expected = (*cpu)->run({{"x", input2x8()}});
+  auto actual = (*vulkan)->run({{"x", input2x8()}});
+  ASSERT_TRUE(expected.isOk() && actual.isOk()) << actual.status().toString();
+  for (int64_t i = 0; i < 16; ++i) {
+    EXPECT_NEAR((*expected)[0].tensor.data<float>()[i], (*actual)[0].tensor.data<float>()[i], 1e-6) << i;
+  }
+}
+
 TEST(VulkanEp, DisabledFallbackNamesTheNode) {
   REQUIRE_VULKAN();
   testing::TempDir dir;

@@ -100,14 +100,16 @@ bool foldBatchNorm(ir::Graph& graph, ir::Node& conv, const ir::Node& bn) {
 // Maps an activation node to the conv attributes, or false when it is not fusable.
 bool activationAttributes(const ir::Node& act, const ir::Graph& graph, std::string& kind, std::vector<float>& params) {
   if (act.opType == "Relu") {
-    kind = "relu";
+    kind = "Relu";
   } else if (act.opType == "Sigmoid") {
-    kind = "sigmoid";
+    kind = "Sigmoid";
+  } else if (act.opType == "HardSwish") {
+    kind = "HardSwish";
   } else if (act.opType == "LeakyRelu") {
-    kind = "leaky_relu";
+    kind = "LeakyRelu";
     params = {act.attrFloat("alpha", 0.01f)};
   } else if (act.opType == "HardSigmoid") {
-    kind = "hard_sigmoid";
+    kind = "HardSigmoid";
     params = {act.attrFloat("alpha", 0.2f), act.attrFloat("beta", 0.5f)};
   } else if (act.opType == "Clip") {
     float low = -INFINITY, high = INFINITY;
@@ -121,7 +123,7 @@ bool activationAttributes(const ir::Node& act, const ir::Graph& graph, std::stri
       if (!bound || bound->numel() != 1) return false;
       (i == 1 ? low : high) = bound->data<float>()[0];
     }
-    kind = "clip";
+    kind = "Clip";
     params = {low, high};
   } else {
     return false;
@@ -152,7 +154,9 @@ FusionStats applyDeviceFusions(ir::Graph& graph, const std::vector<std::string>&
       } else {
         std::string kind;
         std::vector<float> params;
-        if (!fuseActivations || conv.hasAttribute("kiln_activation") || !activationAttributes(next, graph, kind, params)) {
+        // Only Conv's kernel applies kiln_activation (ConvTranspose's does not).
+        if (!fuseActivations || conv.opType != "Conv" || conv.hasAttribute("kiln_activation") ||
+            !activationAttributes(next, graph, kind, params)) {
           break;
         }
         ir::Attribute a;
@@ -195,8 +199,8 @@ class ChainBuilder {
  public:
   ChainBuilder(const ir::Graph& graph, int64_t opset, const std::set<std::string>& keep,
                const std::map<std::string, int>& readers, const std::map<std::string, size_t>& producer,
-               const std::set<size_t>& absorbed)
-      : graph_(graph), opset_(opset), keep_(keep), readers_(readers), producer_(producer), absorbed_(absorbed) {}
+               const std::set<size_t>& unavailable)
+      : graph_(graph), opset_(opset), keep_(keep), readers_(readers), producer_(producer), unavailable_(unavailable) {}
 
   struct State {
     std::string external;        // the one tensor the chain reads ("" until seen)
@@ -232,7 +236,7 @@ class ChainBuilder {
     auto producer = producer_.find(value);
     auto readers = readers_.find(value);
     if (producer != producer_.end() && !keep_.count(value) && readers != readers_.end() && readers->second == 1 &&
-        !absorbed_.count(producer->second)) {
+        !unavailable_.count(producer->second)) {
       State trial = state;
       if (auto expression = nodeExpression(producer->second, trial)) {
         trial.members.push_back(producer->second);
@@ -254,7 +258,7 @@ class ChainBuilder {
   const std::set<std::string>& keep_;
   const std::map<std::string, int>& readers_;
   const std::map<std::string, size_t>& producer_;
-  const std::set<size_t>& absorbed_;
+  const std::set<size_t>& unavailable_;
 };
 
 bool isFloatValue(const ir::Graph& graph, const std::string& value) {
@@ -276,15 +280,16 @@ void fuseElementwiseChains(ir::Graph& graph, const std::vector<std::string>& kee
     for (const auto& out : graph.nodes[i].outputs) producer[out] = i;
   }
   // Nodes evaluated on the host (shape arithmetic) stay as they are: their results must stay host values.
-  std::set<size_t> absorbed;
+  // `unavailable` holds them and the nodes already fused; `absorbed` only the fused ones (removed below).
+  std::set<size_t> unavailable, absorbed;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (i >= onDevice.size() || !onDevice[i]) absorbed.insert(i);
+    if (i >= onDevice.size() || !onDevice[i]) unavailable.insert(i);
   }
   std::map<size_t, ir::Node> replacements;  // sink index -> fused node
   for (size_t sink = graph.nodes.size(); sink-- > 0;) {
-    if (absorbed.count(sink) || graph.nodes[sink].outputs.size() != 1) continue;
+    if (unavailable.count(sink) || graph.nodes[sink].outputs.size() != 1) continue;
     if (!isFloatValue(graph, graph.nodes[sink].outputs[0])) continue;
-    ChainBuilder builder(graph, opset, visible, readers, producer, absorbed);
+    ChainBuilder builder(graph, opset, visible, readers, producer, unavailable);
     ChainBuilder::State state;
     auto expression = builder.nodeExpression(sink, state);
     if (!expression || state.members.empty() || state.external.empty() || !isFloatValue(graph, state.external)) {
@@ -309,8 +314,9 @@ void fuseElementwiseChains(ir::Graph& graph, const std::vector<std::string>& kee
     std::string chain;
     for (size_t m : state.members) chain += graph.nodes[m].opType + "+";
     fused.attributes["kiln_fused_ops"] = {"kiln_fused_ops", ir::AttributeType::STRING, 0, 0, chain + graph.nodes[sink].opType};
-    for (size_t m : state.members) absorbed.insert(m);
+    for (size_t m : state.members) absorbed.insert(m), unavailable.insert(m);
     absorbed.insert(sink);
+    unavailable.insert(sink);
     replacements[sink] = std::move(fused);
     ++stats.elementwiseChains;
     stats.elementwiseNodesFused += static_cast<int>(state.members.size()) + 1;

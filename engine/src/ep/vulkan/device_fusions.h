@@ -18,7 +18,7 @@ struct FusionStats {
 
 // Folds BatchNormalization (inference) into the Conv/ConvTranspose that feeds it when the Conv's output has no
 // other reader and every parameter is an initializer: new weights and bias, one node fewer. Then fuses a
-// following Relu/Clip/LeakyRelu/HardSigmoid/Sigmoid into the Conv (kiln_activation attributes) under the same
+// following Relu/Clip/LeakyRelu/HardSigmoid/HardSwish/Sigmoid into the Conv (kiln_activation attributes) under the same
 // conditions. `keep` lists values that must stay visible (the partition's outputs).
 FusionStats applyDeviceFusions(ir::Graph& graph, const std::vector<std::string>& keep, bool fuseActivations);
 

@@ -114,6 +114,12 @@ struct KernelCreateInfo {
   std::vector<const Tensor*> constantInputs;
   // Declared/inferred type of each input and output (nullptr when unknown).
   std::vector<const ir::ValueInfo*> inputInfo, outputInfo;
+
+  // The declared type of input i, else its constant's type (initializers carry no value info), else UNDEFINED.
+  DataType inputType(size_t i) const {
+    if (i < inputInfo.size() && inputInfo[i] && inputInfo[i]->dtype != DataType::UNDEFINED) return inputInfo[i]->dtype;
+    return i < constantInputs.size() && constantInputs[i] ? constantInputs[i]->dtype() : DataType::UNDEFINED;
+  }
 };
 
 // What the capability check knows about a node.

@@ -98,7 +98,7 @@ std::shared_ptr<ir::Graph> extractPartitionGraph(const ir::Graph& graph, const i
 }
 
 // The Conv kernels apply kiln_activation (see kernels/conv.cpp).
-constexpr bool kFuseConvActivations = false;
+constexpr bool kFuseConvActivations = true;
 
 struct KernelSet {
   std::vector<PartitionStep> steps;

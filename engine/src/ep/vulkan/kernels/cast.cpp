@@ -2,7 +2,6 @@
 // a buffer copy. Other types (float16, double, bool, strings, ...) stay with the CPU EP.
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
-#include "ep/vulkan/kernels/input_types.h"
 
 namespace kiln::vk {
 namespace {
@@ -55,14 +54,14 @@ class CastKernel final : public VkKernel {
 };
 
 // Cast's target comes from the `to` attribute, CastLike's from its second input.
-DataType targetOf(const ir::Node& node, const std::vector<const ir::ValueInfo*>& inputInfo,
-                  const std::vector<const Tensor*>& constants) {
-  if (node.opType == "CastLike") return inputTypeOf(inputInfo, constants, 1);
-  return static_cast<DataType>(node.attrInt("to", 0));
+template <class Info>  // SupportQuery or KernelCreateInfo
+DataType targetOf(const Info& info) {
+  if (info.node.opType == "CastLike") return info.inputType(1);
+  return static_cast<DataType>(info.node.attrInt("to", 0));
 }
 
 NodeSupport castSupport(const SupportQuery& q) {
-  const DataType from = inputTypeOf(q, 0), to = targetOf(q.node, q.inputInfo, q.constantInputs);
+  const DataType from = q.inputType(0), to = targetOf(q);
   if (typeCode(from) < 0 || typeCode(to) < 0) {
     return unsupported(std::string("cast from ") + dataTypeName(from) + " to " + dataTypeName(to) +
                        " (the Vulkan Cast converts float32, int32 and int64)");
@@ -72,7 +71,7 @@ NodeSupport castSupport(const SupportQuery& q) {
 
 Result<std::unique_ptr<VkKernel>> createCast(const KernelCreateInfo& info) {
   return std::unique_ptr<VkKernel>(
-      new CastKernel(inputTypeOf(info, 0), targetOf(info.node, info.inputInfo, info.constantInputs)));
+      new CastKernel(info.inputType(0), targetOf(info)));
 }
 
 }  // namespace

@@ -63,6 +63,11 @@ Tensor packWeights(const Tensor& w, int64_t group, bool transposed) {
   return packed;
 }
 
+// W when it is a constant (an initializer), else nullptr.
+const Tensor* constantW(const KernelCreateInfo& info) {
+  return info.constantInputs.size() > 1 ? info.constantInputs[1] : nullptr;
+}
+
 // Where a convolution's packed weights and bias come from: constants packed at load, or the W/B inputs, with
 // W repacked on the device each run (conv_pack.comp) when it is not a constant.
 class ConvWeights {
@@ -70,7 +75,7 @@ class ConvWeights {
   ConvWeights(const KernelCreateInfo& info, bool transposed, uint32_t packShader,
               const std::function<uint32_t(Tensor)>& addConstant)
       : transposed_(transposed), packShader_(packShader), group_(info.node.attrInt("group", 1)) {
-    const Tensor* w = info.constantInputs.size() > 1 ? info.constantInputs[1] : nullptr;
+    const Tensor* w = constantW(info);
     const Tensor* b = info.constantInputs.size() > 2 ? info.constantInputs[2] : nullptr;
     if (w) {
       wShape_ = w->shape();
@@ -140,10 +145,11 @@ class ConvKernel final : public VkKernel {
       : attrs_(cpu::WindowAttributes::read(info.node)),
         group_(info.node.attrInt("group", 1)),
         act_(act),
-        weights_(info, false, info.constantInputs[1] ? 0 : useShader(packVariant(false)), [this](Tensor t) { return addConstant(std::move(t)); }) {
+        weights_(info, false, constantW(info) ? 0 : useShader(packVariant(false)),
+                 [this](Tensor t) { return addConstant(std::move(t)); }) {
     // Depthwise and pointwise fast paths are chosen when W's shape is known now; the general variant runs
     // every shape.
-    const Tensor* w = info.constantInputs[1];
+    const Tensor* w = constantW(info);
     const bool depthwise = w && w->dim(1) == 1 && w->dim(0) == group_;
     bool pointwise = w != nullptr;
     for (int64_t i = 2; w && i < static_cast<int64_t>(w->rank()); ++i) pointwise = pointwise && w->dim(i) == 1;
@@ -221,8 +227,13 @@ class ConvTransposeKernel final : public VkKernel {
         group_(info.node.attrInt("group", 1)),
         outputPadding_(info.node.attrInts("output_padding")),
         outputShape_(info.node.attrInts("output_shape")),
-        weights_(info, true, info.constantInputs[1] ? 0 : useShader(packVariant(true)), [this](Tensor t) { return addConstant(std::move(t)); }) {
-    shader_ = useShader(ShaderVariant{"conv_transpose2d", {}, 4, kLocal});
+        weights_(info, true, constantW(info) ? 0 : useShader(packVariant(true)),
+                 [this](Tensor t) { return addConstant(std::move(t)); }) {
+    // Pixels per invocation (sharing taps and weights, see conv_transpose2d.comp): 8 on llvmpipe as for Conv.
+    pix_ = info.device.isCpu() ? 8 : 1;
+    ShaderVariant variant{"conv_transpose2d", {}, 4, kLocal};
+    variant.define("PIX", std::to_string(pix_) + "u");
+    shader_ = useShader(variant);
   }
 
   Status record(RecordContext& ctx) override {
@@ -243,7 +254,8 @@ class ConvTransposeKernel final : public VkKernel {
     const auto grid = hw(g.out, 1), image = hw(g.in, 1), k = hw(g.kernel, 1), s = hw(g.strides, 1),
                d = hw(g.dilations, 1), pad = hw(g.padBegin, 0);
     uint32_t rowStride = 0;
-    auto groups = linearGroups(static_cast<uint64_t>(image[0] * image[1]), kLocal, &rowStride);
+    const int64_t perRow = (image[1] + s[1] * pix_ - 1) / (s[1] * pix_) * s[1];
+    auto groups = linearGroups(static_cast<uint64_t>(image[0] * perRow), kLocal, &rowStride);
     const uint64_t gz = static_cast<uint64_t>(xs[0] * group_ * mBlocks);
     KILN_RETURN_IF_ERROR(checkDispatch(1, gz));
     groups[2] = static_cast<uint32_t>(gz);
@@ -305,6 +317,7 @@ class ConvTransposeKernel final : public VkKernel {
   int64_t group_;
   std::vector<int64_t> outputPadding_, outputShape_;
   ConvWeights weights_;
+  int64_t pix_ = 1;
   uint32_t shader_ = 0;
 };
 
@@ -318,7 +331,8 @@ NodeSupport checkConvLike(const SupportQuery& q, bool transposed) {
     const Tensor* c = i < q.constantInputs.size() ? q.constantInputs[i] : nullptr;
     const DataType type = c ? c->dtype() : q.inputType(i);
     if (q.hasInput(i) && type != DataType::FLOAT) {
-      return unsupported("input " + std::to_string(i) + " is " + dataTypeName(type) + " (the Vulkan kernel takes float32)");
+      return unsupported("input " + std::to_string(i) + " is " + dataTypeName(type) +
+                         " (the Vulkan kernel takes float32)");
     }
   }
   const Tensor* w = q.constantInputs.size() > 1 ? q.constantInputs[1] : nullptr;

@@ -6,7 +6,6 @@
 
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
-#include "ep/vulkan/kernels/input_types.h"
 
 namespace kiln::vk {
 
@@ -102,7 +101,7 @@ using PlanRule = std::function<Result<Plan>(const RecordContext&, const Shape&)>
 class StridedCopyKernel final : public VkKernel {
  public:
   StridedCopyKernel(const KernelCreateInfo& info, PlanRule rule, bool tile) : rule_(std::move(rule)) {
-    shader_ = useShader(copyVariant(inputTypeOf(info, 0), tile));
+    shader_ = useShader(copyVariant(info.inputType(0), tile));
   }
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* x, ctx.deviceInput(0));
@@ -227,7 +226,7 @@ Result<Plan> blockPlan(const Shape& in, int64_t b, bool toSpace, bool crd) {
 class ConcatKernel final : public VkKernel {
  public:
   explicit ConcatKernel(const KernelCreateInfo& info) : axis_(info.node.attrInt("axis", 0)) {
-    shader_ = useShader(copyVariant(inputTypeOf(info, 0), false));
+    shader_ = useShader(copyVariant(info.inputType(0), false));
   }
   Status record(RecordContext& ctx) override {
     const VkTensor* first = nullptr;
@@ -275,7 +274,7 @@ class ConcatKernel final : public VkKernel {
 // host.
 SupportCheck copySupport(std::vector<size_t> hostInputs, size_t maxRank = kMaxRank) {
   return [hostInputs, maxRank](const SupportQuery& q) {
-    const DataType type = inputTypeOf(q, 0);
+    const DataType type = q.inputType(0);
     if (wordsOf(type) == 0) {
       return unsupported("data is " +
                          (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
@@ -380,7 +379,7 @@ void registerDataMovementKernels(std::vector<KernelEntry>& out) {
                  [](const SupportQuery& q) {
                    NodeSupport s = copySupport({})(q);
                    for (size_t i = 1; i < q.node.inputs.size() && s.supported; ++i) {
-                     if (q.hasInput(i) && inputTypeOf(q, i) != inputTypeOf(q, 0))
+                     if (q.hasInput(i) && q.inputType(i) != q.inputType(0))
                        s = unsupported("Concat inputs differ in type");
                    }
                    return s;

@@ -3,7 +3,6 @@
 // [outer, indexCount, inner] reshaped to data[:axis] + indices.shape + data[axis+1:].
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
-#include "ep/vulkan/kernels/input_types.h"
 
 namespace kiln::vk {
 namespace {
@@ -33,7 +32,7 @@ Status checkHostIndices(const VkTensor* indexValue, int64_t axisSize, const char
 class GatherKernel final : public VkKernel {
  public:
   explicit GatherKernel(const KernelCreateInfo& info) : axis_(info.node.attrInt("axis", 0)) {
-    const uint32_t words = wordsOf(inputTypeOf(info, 0));
+    const uint32_t words = wordsOf(info.inputType(0));
     for (int index64 = 0; index64 < 2; ++index64) {
       ShaderVariant variant{"gather", {}, 3, kLocal};
       variant.define("WORDS", static_cast<int64_t>(words)).define("INDEX64", index64);
@@ -84,7 +83,7 @@ class GatherKernel final : public VkKernel {
 class GatherElementsKernel final : public VkKernel {
  public:
   explicit GatherElementsKernel(const KernelCreateInfo& info) : axis_(info.node.attrInt("axis", 0)) {
-    const uint32_t words = wordsOf(inputTypeOf(info, 0));
+    const uint32_t words = wordsOf(info.inputType(0));
     for (int index64 = 0; index64 < 2; ++index64) {
       ShaderVariant variant{"gather", {}, 3, kLocal};
       variant.define("WORDS", static_cast<int64_t>(words)).define("INDEX64", index64).define("ELEMENTS", 1);
@@ -130,13 +129,13 @@ class GatherElementsKernel final : public VkKernel {
 };
 
 NodeSupport gatherSupport(const SupportQuery& q) {
-  const DataType type = inputTypeOf(q, 0);
+  const DataType type = q.inputType(0);
   if (wordsOf(type) == 0) {
     return unsupported("data is " +
                        (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
                        " (the Vulkan Gather takes float32, int32 or int64)");
   }
-  const DataType indexType = inputTypeOf(q, 1);
+  const DataType indexType = q.inputType(1);
   if (indexType != DataType::INT64 && indexType != DataType::INT32)
     return unsupported("indices are not int32 or int64");
   return q.node.opType == "GatherElements" ? requireRankAtMost(q, 0) : supported();

@@ -5,7 +5,6 @@
 
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
-#include "ep/vulkan/kernels/input_types.h"
 
 namespace kiln::vk {
 namespace {
@@ -122,7 +121,7 @@ class PadKernel final : public VkKernel {
 };
 
 NodeSupport padSupport(const SupportQuery& q) {
-  const DataType type = inputTypeOf(q, 0);
+  const DataType type = q.inputType(0);
   if (type != DataType::FLOAT && type != DataType::INT32) {
     return unsupported("data is " +
                        (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +

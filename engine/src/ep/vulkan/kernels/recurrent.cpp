@@ -7,7 +7,6 @@
 
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
-#include "ep/vulkan/kernels/input_types.h"
 
 namespace kiln::vk {
 namespace {
@@ -155,7 +154,7 @@ NodeSupport lstmSupport(const SupportQuery& q) {
     if (!sameName(activations[i], defaults[i % 3])) return unsupported("LSTM activation " + activations[i]);
   }
   for (size_t i : {0, 1, 2, 3, 5, 6, 7}) {
-    if (q.hasInput(i) && inputTypeOf(q, i) != DataType::FLOAT)
+    if (q.hasInput(i) && q.inputType(i) != DataType::FLOAT)
       return unsupported("LSTM input " + std::to_string(i) + " is not float32");
   }
   for (size_t i = 0; i < q.node.outputs.size(); ++i) {
