@@ -4,8 +4,8 @@ add_test(NAME conformance_cpu
 set_tests_properties(conformance_cpu PROPERTIES ENVIRONMENT "${KILN_TEST_ENV}" TIMEOUT 1800)
 
 # The Vulkan EP over the same cases: a case counts only when every node runs on Vulkan (session created with
-# session.disable_cpu_ep_fallback=1), otherwise it is skipped; at least 250 must pass with 0 unexpected failures.
+# session.disable_cpu_ep_fallback=1), otherwise it is skipped; at least 500 must pass with 0 unexpected failures (515 did when this was set; the issue asks for 250).
 # Needs a Vulkan device (lavapipe in CI): `ctest -LE vulkan` leaves it out.
 add_test(NAME conformance_vulkan
-  COMMAND kiln conformance --ep vulkan --min-passed 250 /usr/share/libonnx-testdata/data/node)
+  COMMAND kiln conformance --ep vulkan --min-passed 500 /usr/share/libonnx-testdata/data/node)
 set_tests_properties(conformance_vulkan PROPERTIES ENVIRONMENT "${KILN_TEST_ENV}" TIMEOUT 1800 LABELS vulkan)
