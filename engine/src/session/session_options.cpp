@@ -29,10 +29,10 @@ const std::map<std::string, std::string>& knownConfigKeys() {
       {"kiln.intra_op_num_threads", "CPU EP threads (0 = default, currently 1)"},
       {"kiln.graph_optimization_level", "none | basic | all"},
       {"kiln.vulkan.device", "Vulkan device index or name substring"},
-      {"kiln.vulkan.autotune", "1: time candidate workgroup configs"},
+      {"kiln.vulkan.autotune", "1: time candidate workgroup configs (not implemented yet: warns)"},
       {"kiln.vulkan.pipeline_cache_path", "Vulkan pipeline cache file"},
       {"kiln.vulkan.target_profile", "device profile JSON to compile for"},
-      {"kiln.vulkan.fp16", "1: float16 storage"},
+      {"kiln.vulkan.fp16", "1: float16 storage (not implemented yet: warns)"},
       {"kiln.vulkan.profile", "1: time every dispatch with timestamp queries and log a table per op type"},
   };
   return keys;

@@ -154,6 +154,11 @@ inline constexpr const char* kKilnDomain = "kiln";
 
 // One op's Vulkan kernel: the opset range it implements, the capability check, and the factory.
 struct KernelEntry {
+  KernelEntry(std::string op, int64_t since, int64_t end, SupportCheck check, KernelFactory factory,
+              std::string opDomain = "")
+      : opType(std::move(op)), sinceVersion(since), endVersion(end), support(std::move(check)),
+        create(std::move(factory)), domain(std::move(opDomain)) {}
+
   std::string opType;
   int64_t sinceVersion = 1;
   int64_t endVersion = 1 << 30;

@@ -1,7 +1,11 @@
 #include "ep/vulkan/vulkan_execution_provider.h"
 
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
 #include <future>
+#include <optional>
+#include <thread>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -100,6 +104,61 @@ std::shared_ptr<ir::Graph> extractPartitionGraph(const ir::Graph& graph, const i
 // The Conv kernels apply kiln_activation (see kernels/conv.cpp).
 constexpr bool kFuseConvActivations = true;
 
+// glslang for every variant, on up to hardware_concurrency threads (glslang keeps its state per thread). Progress
+// is reported on the calling thread as results arrive; cancellation is checked before each compile.
+Result<std::map<std::string, std::vector<uint32_t>>> compileVariants(const std::map<std::string, ShaderVariant>& variants,
+                                                                     const DeviceInfo& device, const std::string& partition,
+                                                                     const CompileContext& context) {
+  std::vector<const ShaderVariant*> work;
+  for (const auto& [key, variant] : variants) work.push_back(&variant);
+  std::vector<std::optional<Result<SpirvResult>>> results(work.size());
+  std::atomic<size_t> next{0};
+  std::mutex doneMutex;
+  std::condition_variable doneSignal;
+  size_t finished = 0;
+  auto worker = [&] {
+    for (size_t i = next++; i < work.size(); i = next++) {
+      Result<SpirvResult> result =
+          context.progress && context.progress->cancelled()
+              ? Result<SpirvResult>(Status(StatusCode::CANCELLED, "compilation of " + partition + " cancelled"))
+              : compileShader(*work[i], device);
+      std::lock_guard lock(doneMutex);
+      results[i] = std::move(result);
+      ++finished;
+      doneSignal.notify_one();
+    }
+  };
+  Stopwatch clock;
+  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), work.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  std::thread last(worker);  // the calling thread reports progress meanwhile
+  size_t reported = 0;
+  while (reported < work.size()) {
+    std::unique_lock lock(doneMutex);
+    doneSignal.wait(lock, [&] { return finished > reported; });
+    reported = finished;
+    lock.unlock();
+    if (context.progress) context.progress->report(partition + ": glslang", static_cast<int64_t>(reported),
+                                                   static_cast<int64_t>(work.size()));
+  }
+  for (auto& thread : pool) thread.join();
+  last.join();
+  if (context.timings) context.timings->glslang_ms += clock.elapsedMs();  // wall time of the stage
+
+  std::map<std::string, std::vector<uint32_t>> modules;
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (!results[i]->isOk()) return results[i]->status();
+    SpirvResult& spirv = results[i]->value();
+    if (context.counters) (spirv.cacheHit ? context.counters->spirv_cache_hits : context.counters->glslang_compiles)++;
+    modules.emplace(work[i]->key(), std::move(spirv.words));
+  }
+  if (context.progress && context.progress->cancelled()) {
+    return Status(StatusCode::CANCELLED, "compilation of " + partition + " cancelled");
+  }
+  return modules;
+}
+
 struct KernelSet {
   std::vector<PartitionStep> steps;
 };
@@ -177,18 +236,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       if (!step.kernel) continue;
       for (const auto& variant : step.kernel->shaders()) variants.emplace(variant.key(), variant);
     }
-    std::map<std::string, std::vector<uint32_t>> modules;
-    int64_t done = 0;
-    for (const auto& [key, variant] : variants) {
-      if (context.progress && context.progress->cancelled()) {
-        return Status(StatusCode::CANCELLED, "compilation of " + spec.name + " cancelled");
-      }
-      if (context.progress) context.progress->report(spec.name + ": glslang", done++, static_cast<int64_t>(variants.size()));
-      KILN_ASSIGN_OR_RETURN(SpirvResult spirv, compileShader(variant, info_));
-      if (context.timings) context.timings->glslang_ms += spirv.glslangMs;
-      if (context.counters) (spirv.cacheHit ? context.counters->spirv_cache_hits : context.counters->glslang_compiles)++;
-      modules.emplace(key, std::move(spirv.words));
-    }
+    KILN_ASSIGN_OR_RETURN(auto modules, compileVariants(variants, info_, spec.name, context));
 
     CompiledPartition compiled;
     compiled.name = spec.name;
@@ -285,6 +333,13 @@ Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const S
   std::shared_future<Result<std::shared_ptr<Device>>> device =
       std::async(std::launch::async, [index = info.index] { return Device::acquire(index); }).share();
   const bool profile = options.configEntryOr("kiln.vulkan.profile", "0") == "1";
+  // Accepted keys whose features have not landed: say so instead of ignoring them silently.
+  if (options.configEntryOr("kiln.vulkan.autotune", "0") == "1") {
+    log::warn("kiln.vulkan.autotune=1 is not implemented yet; kernels use their per-device default configurations");
+  }
+  if (options.configEntryOr("kiln.vulkan.fp16", "0") == "1") {
+    log::warn("kiln.vulkan.fp16=1 is not implemented yet; tensors stay float32");
+  }
   return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(info, std::move(device), profile));
 }
 

@@ -35,12 +35,11 @@ class FusedElementwiseKernel final : public VkKernel {
 }  // namespace
 
 void registerFusedKernels(std::vector<KernelEntry>& out) {
-  KernelEntry entry{"FusedElementwise", 1, 1 << 30, [](const SupportQuery&) { return supported(); },
-                    [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
-                      return std::unique_ptr<VkKernel>(new FusedElementwiseKernel(info));
-                    }};
-  entry.domain = kKilnDomain;
-  out.push_back(std::move(entry));
+  out.emplace_back("FusedElementwise", 1, 1 << 30, [](const SupportQuery&) { return supported(); },
+                   [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+                     return std::unique_ptr<VkKernel>(new FusedElementwiseKernel(info));
+                   },
+                   kKilnDomain);
 }
 
 }  // namespace kiln::vk
