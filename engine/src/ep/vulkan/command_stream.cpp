@@ -41,6 +41,7 @@ Status CommandStream::begin() {
   retiredPools_.clear();
   descriptorPoolSets_ = 0;
   dispatches_ = 0;
+  commandsRecorded_ = 0;
   queryUsed_ = 0;
   VkCommandBufferBeginInfo beginInfo{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   beginInfo.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -103,6 +104,7 @@ void CommandStream::dispatch(const Pipeline& pipeline, std::span<const BufferRan
   }
   vkCmdDispatch(commands_, groups[0], groups[1], groups[2]);
   ++dispatches_;
+  ++commandsRecorded_;
   barrier();
 }
 
@@ -110,6 +112,7 @@ void CommandStream::copy(const BufferRange& from, const BufferRange& to, VkDevic
   if (bytes == 0) return;
   VkBufferCopy region{from.offset, to.offset, bytes};
   vkCmdCopyBuffer(commands_, from.buffer, to.buffer, 1, &region);
+  ++commandsRecorded_;
   barrier();
 }
 
@@ -130,6 +133,7 @@ Status CommandStream::enableTimestamps(uint32_t count) {
 int CommandStream::timestamp() {
   if (!queries_ || queryUsed_ >= queryCapacity_) return -1;
   vkCmdWriteTimestamp(commands_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, queryUsed_);
+  ++commandsRecorded_;
   return static_cast<int>(queryUsed_++);
 }
 
@@ -145,6 +149,8 @@ std::vector<uint64_t> CommandStream::readTimestamps(uint32_t count) {
 
 Status CommandStream::submitAndWait() {
   KILN_RETURN_IF_ERROR(check(vkEndCommandBuffer(commands_), "vkEndCommandBuffer"));
+  // Partitions of views and host shape arithmetic record nothing: no queue round trip for them.
+  if (commandsRecorded_ == 0) return Status::ok();
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &commands_;

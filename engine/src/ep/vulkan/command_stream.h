@@ -29,7 +29,7 @@ class CommandStream {
                 std::array<uint32_t, 3> groups);
   // Buffer-to-buffer copy followed by a barrier that makes it visible to shaders and later copies.
   void copy(const BufferRange& from, const BufferRange& to, VkDeviceSize bytes);
-  // Submits and waits. EP_FAIL on device loss or submit errors.
+  // Submits and waits; a run that recorded no command skips the submit. EP_FAIL on device loss or submit errors.
   Status submitAndWait();
   // Records a timestamp (when enabled with enableTimestamps); returns its index or -1.
   int timestamp();
@@ -53,6 +53,7 @@ class CommandStream {
   VkQueryPool queries_ = VK_NULL_HANDLE;
   uint32_t queryCapacity_ = 0, queryUsed_ = 0;
   size_t dispatches_ = 0;
+  size_t commandsRecorded_ = 0;  // dispatches, copies and timestamps since begin()
 };
 
 }  // namespace kiln::vk
