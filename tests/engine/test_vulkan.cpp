@@ -139,6 +139,28 @@ TEST(VulkanEp, FusedElementwiseChainMatchesCpu) {
   }
 }
 
+// kiln.vulkan.autotune=1 times the Conv tile candidates on the first run and keeps the fastest: same numbers as
+// the default tiles, and the time shows up as autotune_ms.
+TEST(VulkanEp, AutotuneKeepsResultsAndReportsItsTime) {
+  REQUIRE_VULKAN();
+  const std::string model = std::string(KILN_SOURCE_DIR) + "/resources/models/tiny_cnn.onnx";
+  SessionOptions tuned = vulkanOptions();
+  ASSERT_TRUE(tuned.addConfigEntry("kiln.vulkan.autotune", "1").isOk());
+  auto plain = Session::create(model, vulkanOptions());
+  auto autotuned = Session::create(model, tuned);
+  ASSERT_TRUE(plain.isOk() && autotuned.isOk()) << autotuned.status().toString();
+  Tensor x(DataType::FLOAT, {1, 3, 32, 32});
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = std::cos(static_cast<float>(i) * 0.01f);
+  const std::string input = (*plain)->inputs()[0].name;
+  auto expected = (*plain)->run({{input, x}});
+  auto actual = (*autotuned)->run({{input, x}});
+  ASSERT_TRUE(expected.isOk() && actual.isOk()) << actual.status().toString();
+  const Tensor& e = (*expected)[0].tensor;
+  for (int64_t i = 0; i < e.numel(); ++i) EXPECT_NEAR(e.data<float>()[i], (*actual)[0].tensor.data<float>()[i], 1e-5);
+  EXPECT_GT((*autotuned)->timings().autotune_ms, 0.0);
+  EXPECT_EQ((*plain)->timings().autotune_ms, 0.0);
+}
+
 TEST(VulkanEp, DisabledFallbackNamesTheNode) {
   REQUIRE_VULKAN();
   testing::TempDir dir;

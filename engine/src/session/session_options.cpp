@@ -29,7 +29,7 @@ const std::map<std::string, std::string>& knownConfigKeys() {
       {"kiln.intra_op_num_threads", "CPU EP threads (0 = default, currently 1)"},
       {"kiln.graph_optimization_level", "none | basic | all"},
       {"kiln.vulkan.device", "Vulkan device index or name substring"},
-      {"kiln.vulkan.autotune", "1: time candidate workgroup configs (not implemented yet: warns)"},
+      {"kiln.vulkan.autotune", "1: time candidate kernel configurations on the first run, keep the fastest"},
       {"kiln.vulkan.pipeline_cache_path", "Vulkan pipeline cache file"},
       {"kiln.vulkan.target_profile", "device profile JSON to compile for"},
       {"kiln.vulkan.fp16", "1: float16 storage (not implemented yet: warns)"},

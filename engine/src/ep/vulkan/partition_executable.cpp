@@ -197,7 +197,8 @@ Result<VkTensor> uploadNow(Device& device, const Tensor& tensor) {
 
 Result<std::unique_ptr<VulkanPartitionExecutable>> VulkanPartitionExecutable::create(
     std::shared_ptr<Device> device, std::shared_ptr<const ir::Graph> graph, std::vector<std::string> inputs,
-    std::vector<std::string> outputs, std::vector<PartitionStep> steps, double* weightUploadMs, bool profile) {
+    std::vector<std::string> outputs, std::vector<PartitionStep> steps, double* weightUploadMs, bool profile,
+    SessionTimings* autotuneTimings) {
   std::unique_ptr<VulkanPartitionExecutable> exe(new VulkanPartitionExecutable());
   exe->device_ = std::move(device);
   exe->graph_ = std::move(graph);
@@ -205,6 +206,8 @@ Result<std::unique_ptr<VulkanPartitionExecutable>> VulkanPartitionExecutable::cr
   exe->outputNames_ = std::move(outputs);
   exe->steps_ = std::move(steps);
   exe->profile_ = profile && exe->device_->info().timestampQueries;
+  exe->autotuneTimings_ = autotuneTimings;
+  for (const auto& step : exe->steps_) exe->autotune_ = exe->autotune_ || (step.kernel && step.kernel->candidateCount() > 1);
   KILN_RETURN_IF_ERROR(exe->build(weightUploadMs));
   if (exe->profile_) KILN_RETURN_IF_ERROR(exe->stream_->enableTimestamps(static_cast<uint32_t>(2 * exe->steps_.size() + 2)));
   return exe;
@@ -264,6 +267,38 @@ Status VulkanPartitionExecutable::build(double* weightUploadMs) {
     if (!keep.count(slot)) slots_[step].release.push_back(slot);
   }
   KILN_ASSIGN_OR_RETURN(stream_, CommandStream::create(device_));
+  return Status::ok();
+}
+
+Status VulkanPartitionExecutable::autotuneStep(size_t s, const std::vector<VkTensor>& frame) {
+  Stopwatch total;
+  if (!tuneStream_) {
+    KILN_ASSIGN_OR_RETURN(tuneStream_, CommandStream::create(device_));
+  }
+  VkKernel& kernel = *steps_[s].kernel;
+  size_t best = 0;
+  double bestMs = 0;
+  std::string trials;
+  for (size_t c = 0; c < kernel.candidateCount(); ++c) {
+    kernel.selectCandidate(c);
+    double fastest = 0;
+    for (int repeat = 0; repeat < 3; ++repeat) {  // the first includes lavapipe's JIT compile; keep the best
+      std::vector<VkTensor> scratch = frame;
+      RunRecorder trial(*device_, *tuneStream_, scratch);
+      trial.bind(steps_[s], slots_[s].inputs, slots_[s].outputs);
+      KILN_RETURN_IF_ERROR(tuneStream_->begin());
+      KILN_RETURN_IF_ERROR(kernel.record(trial).withContext("autotuning " + steps_[s].node->label()));
+      Stopwatch clock;
+      KILN_RETURN_IF_ERROR(tuneStream_->submitAndWait());
+      const double ms = clock.elapsedMs();
+      fastest = repeat == 0 ? ms : std::min(fastest, ms);
+    }
+    trials += " " + kernel.candidateName(c) + "=" + std::to_string(fastest).substr(0, 6) + "ms";
+    if (c == 0 || fastest < bestMs) best = c, bestMs = fastest;
+  }
+  kernel.selectCandidate(best);
+  log::info("autotune {}: {} ->{}", steps_[s].node->label(), kernel.candidateName(best), trials);
+  if (autotuneTimings_) autotuneTimings_->autotune_ms += total.elapsedMs();
   return Status::ok();
 }
 
@@ -346,6 +381,7 @@ Result<std::vector<Tensor>> VulkanPartitionExecutable::runLocked(std::span<const
         out.host = std::move(produced[o]);
       }
     } else {
+      if (autotune_ && step.kernel->candidateCount() > 1) KILN_RETURN_IF_ERROR(autotuneStep(s, frame));
       recorder.bind(step, slotted.inputs, slotted.outputs);
       if (profile_) marks.emplace_back(s, stream_->timestamp());
       KILN_RETURN_IF_ERROR(step.kernel->record(recorder).withContext("recording " + step.node->label()));
@@ -358,6 +394,7 @@ Result<std::vector<Tensor>> VulkanPartitionExecutable::runLocked(std::span<const
     if (value.onDevice() && !value.host) KILN_RETURN_IF_ERROR(recorder.prepareDownload(value, &staging[o]));
   }
   if (profile_) marks.emplace_back(steps_.size(), stream_->timestamp());
+  autotune_ = false;  // tuned on this first run; the choices stay in the kernels
   KILN_RETURN_IF_ERROR(stream_->submitAndWait());
   if (profile_) reportProfile(marks);
 

@@ -12,6 +12,7 @@
 #include "ep/execution_provider.h"
 #include "ep/vulkan/command_stream.h"
 #include "ep/vulkan/vk_kernel.h"
+#include "kiln/timings.h"
 
 namespace kiln::vk {
 
@@ -32,7 +33,8 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
                                                                    std::vector<std::string> inputs,
                                                                    std::vector<std::string> outputs,
                                                                    std::vector<PartitionStep> steps,
-                                                                   double* weightUploadMs, bool profile = false);
+                                                                   double* weightUploadMs, bool profile = false,
+                                                                   SessionTimings* autotuneTimings = nullptr);
 
   // Safe to call from several threads: runs of one partition are serialized (one command stream each).
   Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) override;
@@ -44,6 +46,9 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   VulkanPartitionExecutable() = default;
   Status build(double* weightUploadMs);
   Result<std::vector<Tensor>> runLocked(std::span<const Tensor> inputs);
+  // Times every candidate of step s's kernel on the current run's inputs (a side stream, wall clock, best of 3) and
+  // selects the fastest. The frame is copied: outputs of the trials are dropped.
+  Status autotuneStep(size_t s, const std::vector<VkTensor>& frame);
   // Per-dispatch device times of the last run from timestamp queries (kiln.vulkan.profile=1), logged by op type.
   void reportProfile(const std::vector<std::pair<size_t, int>>& marks);
 
@@ -56,6 +61,9 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   std::vector<int> inputSlots_, outputSlots_;
   std::unique_ptr<CommandStream> stream_;
   bool profile_ = false;
+  bool autotune_ = false;                // kiln.vulkan.autotune=1 and not tuned yet
+  SessionTimings* autotuneTimings_ = nullptr;  // the session's timings (autotune_ms), owned by the session
+  std::unique_ptr<CommandStream> tuneStream_;
   std::mutex runMutex_;
 };
 

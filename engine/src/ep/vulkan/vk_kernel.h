@@ -83,6 +83,13 @@ class VkKernel {
   virtual ~VkKernel() = default;
   virtual Status record(RecordContext& ctx) = 0;
 
+  // Autotune (kiln.vulkan.autotune=1): a kernel with interchangeable configurations (tile shapes, workgroup
+  // sizes) exposes them as candidates; the partition times each on the first run's real shapes and keeps the
+  // fastest. Kernels without candidates return 0.
+  virtual size_t candidateCount() const { return 0; }
+  virtual void selectCandidate(size_t /*index*/) {}
+  virtual std::string candidateName(size_t /*index*/) const { return {}; }
+
   // Variants this kernel may dispatch: compiled (glslang) and turned into pipelines before the first run.
   const std::vector<ShaderVariant>& shaders() const { return shaders_; }
   // Constants (prepacked weights, folded parameters) uploaded once when the partition loads.
@@ -114,6 +121,7 @@ struct KernelCreateInfo {
   std::vector<const Tensor*> constantInputs;
   // Declared/inferred type of each input and output (nullptr when unknown).
   std::vector<const ir::ValueInfo*> inputInfo, outputInfo;
+  bool autotune = false;  // register every candidate configuration (kiln.vulkan.autotune=1)
 
   // The declared type of input i, else its constant's type (initializers carry no value info), else UNDEFINED.
   DataType inputType(size_t i) const {

@@ -165,8 +165,9 @@ struct KernelSet {
 
 class VulkanExecutionProvider final : public ExecutionProvider {
  public:
-  VulkanExecutionProvider(DeviceInfo info, std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile)
-      : info_(std::move(info)), deviceFuture_(std::move(device)), profile_(profile) {}
+  VulkanExecutionProvider(DeviceInfo info, std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile,
+                          bool autotune)
+      : info_(std::move(info)), deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune) {}
 
   const std::string& name() const override { return name_; }
 
@@ -212,7 +213,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
         KILN_ASSIGN_OR_RETURN(step.hostKernel, createHostKernel(node, opset, *sub));
       } else if (placements[i].placement == Placement::DEVICE) {
         const KernelEntry* entry = findKernel(node.domain, node.opType, opset);
-        KernelCreateInfo info{node, opset, info_, {}, {}, {}};
+        KernelCreateInfo info{node, opset, info_, {}, {}, {}, autotune_};
         for (const auto& in : node.inputs) {
           auto init = sub->initializers.find(in);
           info.constantInputs.push_back(in.empty() || init == sub->initializers.end() ? nullptr : &init->second);
@@ -292,7 +293,8 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     double uploadMs = 0;
     KILN_ASSIGN_OR_RETURN(auto executable,
                           VulkanPartitionExecutable::create(device, partition.graph, partition.inputs, partition.outputs,
-                                                            std::move(kernels->steps), &uploadMs, profile_));
+                                                            std::move(kernels->steps), &uploadMs, profile_,
+                                                            autotune_ ? context.timings : nullptr));
     if (context.timings) context.timings->weight_upload_ms += uploadMs;
     return std::unique_ptr<PartitionExecutable>(std::move(executable));
   }
@@ -313,6 +315,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   std::shared_future<Result<std::shared_ptr<Device>>> deviceFuture_;
   bool deviceTimeReported_ = false;
   bool profile_ = false;
+  bool autotune_ = false;
   std::mutex pendingMutex_;
   std::map<std::string, std::shared_ptr<KernelSet>> pending_;
 };
@@ -333,14 +336,12 @@ Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const S
   std::shared_future<Result<std::shared_ptr<Device>>> device =
       std::async(std::launch::async, [index = info.index] { return Device::acquire(index); }).share();
   const bool profile = options.configEntryOr("kiln.vulkan.profile", "0") == "1";
-  // Accepted keys whose features have not landed: say so instead of ignoring them silently.
-  if (options.configEntryOr("kiln.vulkan.autotune", "0") == "1") {
-    log::warn("kiln.vulkan.autotune=1 is not implemented yet; kernels use their per-device default configurations");
-  }
+  const bool autotune = options.configEntryOr("kiln.vulkan.autotune", "0") == "1";
+  // An accepted key whose feature has not landed: say so instead of ignoring it silently.
   if (options.configEntryOr("kiln.vulkan.fp16", "0") == "1") {
     log::warn("kiln.vulkan.fp16=1 is not implemented yet; tensors stay float32");
   }
-  return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(info, std::move(device), profile));
+  return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(info, std::move(device), profile, autotune));
 }
 
 }  // namespace kiln::vk

@@ -164,12 +164,33 @@ class ConvKernel final : public VkKernel {
     // blocks (measured on PP-OCRv4's convs: 2-4x faster than 1 x 4 there).
     const int64_t mBlocks = w ? (w->dim(0) / std::max<int64_t>(group_, 1) + kBlock - 1) / kBlock : 4;
     const bool cpu = info.device.isCpu();
-    cb_ = std::clamp<int64_t>(mBlocks, 1, cpu ? 2 : 4);
-    pix_ = cpu ? 8 : 1;
-    variant.define("PIX", std::to_string(pix_) + "u");
-    variant.define("CB", std::to_string(cb_) + "u");
-    shader_ = useShader(variant);
+    // The default first; with autotune, the other tiles too (the first run times them all).
+    std::vector<std::pair<int64_t, int64_t>> tiles = {{std::clamp<int64_t>(mBlocks, 1, cpu ? 2 : 4), cpu ? 8 : 1}};
+    if (info.autotune) {
+      for (auto tile : std::initializer_list<std::pair<int64_t, int64_t>>{{1, 1}, {2, 1}, {4, 1}, {1, 4}, {2, 4},
+                                                                          {1, 8}, {2, 8}, {4, 4}}) {
+        tile.first = std::clamp<int64_t>(tile.first, 1, mBlocks);
+        if (std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) tiles.push_back(tile);
+      }
+    }
+    for (const auto& [cb, pix] : tiles) {
+      ShaderVariant tiled = variant;
+      tiled.define("PIX", std::to_string(pix) + "u");
+      tiled.define("CB", std::to_string(cb) + "u");
+      candidates_.push_back({cb, pix, useShader(tiled)});
+    }
     depthwise_ = depthwise;
+    selectCandidate(0);
+  }
+
+  size_t candidateCount() const override { return candidates_.size() > 1 ? candidates_.size() : 0; }
+  void selectCandidate(size_t index) override {
+    cb_ = candidates_[index].cb;
+    pix_ = candidates_[index].pix;
+    shader_ = candidates_[index].shader;
+  }
+  std::string candidateName(size_t index) const override {
+    return std::to_string(candidates_[index].pix) + "px x " + std::to_string(candidates_[index].cb) + "cb";
   }
 
   Status record(RecordContext& ctx) override {
@@ -216,6 +237,11 @@ class ConvKernel final : public VkKernel {
   Activation act_;
   ConvWeights weights_;
   bool depthwise_ = false;
+  struct Candidate {
+    int64_t cb, pix;
+    uint32_t shader;
+  };
+  std::vector<Candidate> candidates_;
   int64_t cb_ = 4, pix_ = 1;
   uint32_t shader_ = 0;
 };
