@@ -11,6 +11,8 @@ namespace {
 
 struct DevicesArgs {
   bool ops = false;
+  bool profile = false;
+  uint32_t device = 0;
   CommonFlags flags;
 };
 
@@ -48,6 +50,13 @@ const char* yes(bool value) { return value ? "yes" : "no"; }
 
 int runDevices(const DevicesArgs& args) {
   configureLogging(args.flags);
+  if (args.profile) {
+    // A profile is JSON by definition: printed as is, whatever --json says.
+    auto profile = vulkanDeviceProfile(args.device);
+    if (!profile.isOk()) return reportError(profile.status(), args.flags);
+    std::fputs(profile->c_str(), stdout);
+    return kExitOk;
+  }
   auto devices = listVulkanDevices();
   if (!devices.isOk()) return reportError(devices.status(), args.flags);
   if (args.flags.json) {
@@ -86,8 +95,11 @@ void registerDevices(CLI::App& app, Commands& commands) {
   auto args = std::make_shared<DevicesArgs>();
   CLI::App* cmd = app.add_subcommand("devices", "List Vulkan devices with their identity and features");
   cmd->add_flag("--ops", args->ops, "Also list the op types the Vulkan EP has kernels for");
+  cmd->add_flag("--profile", args->profile,
+                "Print the device profile (JSON: identity, features, limits) of the device given by --device");
+  cmd->add_option("--device", args->device, "Device index for --profile (default 0)");
   addCommonFlags(*cmd, args->flags);
-  cmd->footer("\nExamples:\n  kiln devices\n  kiln devices --json --ops");
+  cmd->footer("\nExamples:\n  kiln devices\n  kiln devices --json --ops\n  kiln devices --profile --device 0 > gpu.json");
   cmd->callback([args, &commands] { commands.run = [args] { return runDevices(*args); }; });
 }
 

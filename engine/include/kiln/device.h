@@ -32,6 +32,13 @@ struct VulkanDeviceDescription {
 // Every Vulkan 1.1+ device with a compute queue. EP_FAIL when there is no Vulkan loader or driver.
 Result<std::vector<VulkanDeviceDescription>> listVulkanDevices();
 
+// The device profile (JSON: identity, features, limits) of live device `index`: what `kiln devices --profile`
+// prints and what a compile for a device that is not present reads. INVALID_ARGUMENT for an unknown index.
+Result<std::string> vulkanDeviceProfile(uint32_t index);
+// Reads a device profile file into the description of the device it stands for. NO_SUCHFILE when unreadable;
+// INVALID_ARGUMENT naming the field when malformed or of an unknown format.
+Result<VulkanDeviceDescription> readVulkanDeviceProfile(const std::string& path);
+
 // Op types the Vulkan EP has kernels for (support still depends on attributes, types and shapes).
 std::vector<std::string> vulkanKernelOpTypes();
 
