@@ -162,58 +162,10 @@ class ConvTransposeKernel : public Kernel {
   }
 
  private:
-  // Output size and leading pads per the ONNX rules: output_shape wins (a larger one is zero/bias-extended at
-  // the end), then auto_pad SAME_* (output = input * stride), else the explicit pads. Odd total padding puts
-  // the extra element at the end for SAME_UPPER, at the start otherwise.
   Result<WindowGeometry> resolveGeometry(const Tensor& x, const Tensor& w) const {
-    const size_t R = x.rank() - 2;
-    WindowGeometry g;
-    g.out.assign(x.shape().begin() + 2, x.shape().end());
-    g.kernel.assign(w.shape().begin() + 2, w.shape().end());
-    if (!attrs_.kernelShape.empty() && attrs_.kernelShape != g.kernel) {
-      return invalidArgument("kernel_shape does not match W " + shapeToString(w.shape()));
-    }
-    g.strides = attrs_.strides;
-    g.dilations = attrs_.dilations;
-    std::vector<int64_t> pads = attrs_.pads, outputPadding = outputPadding_;
-    KILN_RETURN_IF_ERROR(expandWindowAttribute("strides", g.strides, R, 1, 1));
-    KILN_RETURN_IF_ERROR(expandWindowAttribute("dilations", g.dilations, R, 1, 1));
-    KILN_RETURN_IF_ERROR(expandWindowAttribute("pads", pads, 2 * R, 0, 0));
-    KILN_RETURN_IF_ERROR(expandWindowAttribute("output_padding", outputPadding, R, 0, 0));
-    std::vector<int64_t> outputShape = outputShape_;
-    if (outputShape.size() == R + 2) outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
-    if (!outputShape.empty() && outputShape.size() != R) {
-      return invalidArgument("output_shape must have one value per axis");
-    }
-    const std::string& mode = attrs_.autoPad;
-    const bool same = mode == "SAME_UPPER" || mode == "SAME_LOWER";
-    if (!same && mode != "NOTSET" && mode != "VALID")
-      return invalidArgument("unknown auto_pad '" + mode + "'");
-    g.in.resize(R);
-    g.padBegin.resize(R);
-    g.padEnd.resize(R);
-    for (size_t d = 0; d < R; ++d) {
-      const int64_t full =
-          g.strides[d] * (g.out[d] - 1) + outputPadding[d] + (g.kernel[d] - 1) * g.dilations[d] + 1;
-      if (!outputShape.empty() || same) {
-        g.in[d] = !outputShape.empty() ? outputShape[d] : g.out[d] * g.strides[d];
-        const int64_t total = std::max<int64_t>(0, full - g.in[d]);
-        g.padBegin[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
-        // SAME never pads negatively: a kernel shorter than the stride gives the unpadded size (as ORT does).
-        if (outputShape.empty()) g.in[d] = full - total;
-      } else if (mode == "VALID") {
-        g.in[d] = full;
-        g.padBegin[d] = 0;
-      } else {
-        g.padBegin[d] = pads[d];
-        g.in[d] = full - pads[d] - pads[R + d];
-      }
-      g.padEnd[d] = std::max<int64_t>(0, full - g.padBegin[d] - g.in[d]);
-      if (g.in[d] < 0) {
-        return invalidArgument("pads leave a negative output size in spatial dimension " + std::to_string(d));
-      }
-    }
-    return g;
+    return resolveTransposedWindow(attrs_, outputPadding_, outputShape_,
+                                   std::vector<int64_t>(x.shape().begin() + 2, x.shape().end()),
+                                   std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()));
   }
 
   WindowAttributes attrs_;

@@ -57,24 +57,10 @@ class SliceKernel final : public Kernel {
       const int64_t dim = data->dim(static_cast<size_t>(axis));
       const int64_t s = steps[i];
       if (s == 0) return nodeError(label_, "steps must be non-zero");
-      int64_t start = starts[i], end = ends[i];
-      if (start < 0) start += dim;
-      if (end < 0) end += dim;
-      int64_t count = 0;
-      if (dim == 0) {
-        start = 0;
-      } else if (s > 0) {
-        start = std::clamp<int64_t>(start, 0, dim);
-        end = std::clamp<int64_t>(end, 0, dim);
-        if (end > start) count = (end - start + s - 1) / s;
-      } else {
-        start = std::clamp<int64_t>(start, 0, dim - 1);
-        end = std::clamp<int64_t>(end, -1, dim - 1);
-        if (start > end) count = (start - end + (-s) - 1) / (-s);
-      }
-      begin[static_cast<size_t>(axis)] = start;
+      const SliceAxis range = resolveSliceAxis(starts[i], ends[i], s, dim);
+      begin[static_cast<size_t>(axis)] = range.start;
       step[static_cast<size_t>(axis)] = s;
-      outShape[static_cast<size_t>(axis)] = count;
+      outShape[static_cast<size_t>(axis)] = range.count;
     }
     Tensor& out = ctx.allocateOutput(0, data->dtype(), outShape);
     const int64_t total = out.numel();

@@ -102,4 +102,57 @@ Result<WindowGeometry> resolveForwardWindow(const WindowAttributes& attrs,
   return g;
 }
 
+Result<WindowGeometry> resolveTransposedWindow(const WindowAttributes& attrs, std::vector<int64_t> outputPadding,
+                                               std::vector<int64_t> outputShape,
+                                               const std::vector<int64_t>& inSpatial,
+                                               const std::vector<int64_t>& kernel) {
+  const size_t R = inSpatial.size();
+  WindowGeometry g;
+  g.out = inSpatial;
+  g.kernel = kernel;
+  if (!attrs.kernelShape.empty() && attrs.kernelShape != g.kernel) {
+    return invalidArgument("kernel_shape does not match W's spatial dims " + shapeToString(kernel));
+  }
+  g.strides = attrs.strides;
+  g.dilations = attrs.dilations;
+  std::vector<int64_t> pads = attrs.pads;
+  KILN_RETURN_IF_ERROR(expandWindowAttribute("strides", g.strides, R, 1, 1));
+  KILN_RETURN_IF_ERROR(expandWindowAttribute("dilations", g.dilations, R, 1, 1));
+  KILN_RETURN_IF_ERROR(expandWindowAttribute("pads", pads, 2 * R, 0, 0));
+  KILN_RETURN_IF_ERROR(expandWindowAttribute("output_padding", outputPadding, R, 0, 0));
+  if (outputShape.size() == R + 2) outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
+  if (!outputShape.empty() && outputShape.size() != R) {
+    return invalidArgument("output_shape must have one value per axis");
+  }
+  const std::string& mode = attrs.autoPad;
+  const bool same = mode == "SAME_UPPER" || mode == "SAME_LOWER";
+  if (!same && mode != "NOTSET" && mode != "VALID")
+    return invalidArgument("unknown auto_pad '" + mode + "'");
+  g.in.resize(R);
+  g.padBegin.resize(R);
+  g.padEnd.resize(R);
+  for (size_t d = 0; d < R; ++d) {
+    const int64_t full =
+        g.strides[d] * (g.out[d] - 1) + outputPadding[d] + (g.kernel[d] - 1) * g.dilations[d] + 1;
+    if (!outputShape.empty() || same) {
+      g.in[d] = !outputShape.empty() ? outputShape[d] : g.out[d] * g.strides[d];
+      const int64_t total = std::max<int64_t>(0, full - g.in[d]);
+      g.padBegin[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
+      // SAME never pads negatively: a kernel shorter than the stride gives the unpadded size (as ORT does).
+      if (outputShape.empty()) g.in[d] = full - total;
+    } else if (mode == "VALID") {
+      g.in[d] = full;
+      g.padBegin[d] = 0;
+    } else {
+      g.padBegin[d] = pads[d];
+      g.in[d] = full - pads[d] - pads[R + d];
+    }
+    g.padEnd[d] = std::max<int64_t>(0, full - g.padBegin[d] - g.in[d]);
+    if (g.in[d] < 0) {
+      return invalidArgument("pads leave a negative output size in spatial dimension " + std::to_string(d));
+    }
+  }
+  return g;
+}
+
 }  // namespace kiln::cpu

@@ -50,6 +50,16 @@ Result<WindowGeometry> resolveForwardWindow(const WindowAttributes& attrs,
                                             const std::vector<int64_t>& inSpatial,
                                             const std::vector<int64_t>& kernel);
 
+// Resolves ConvTranspose's geometry per the ONNX rules (in WindowGeometry's terms `out` is the input's spatial
+// dims and `in` the output's: the op is the adjoint of a forward window): output_shape wins (a larger one is
+// zero/bias-extended at the end), then auto_pad SAME_* (output = input * stride), else the explicit pads. Odd
+// total padding puts the extra element at the end for SAME_UPPER, at the start otherwise. Shared by the CPU and
+// Vulkan kernels so both EPs size outputs identically.
+Result<WindowGeometry> resolveTransposedWindow(const WindowAttributes& attrs, std::vector<int64_t> outputPadding,
+                                               std::vector<int64_t> outputShape,
+                                               const std::vector<int64_t>& inSpatial,
+                                               const std::vector<int64_t>& kernel);
+
 // Checks that a per-dimension attribute has `rank` entries (or is empty) and fills the default when empty.
 Status expandWindowAttribute(const char* name, std::vector<int64_t>& values, size_t rank, int64_t fallback,
                              int64_t minValue);

@@ -296,47 +296,10 @@ class ConvTransposeKernel final : public VkKernel {
   }
 
  private:
-  // Mirrors the CPU EP (cpu/kernels/conv_transpose.cpp): output_shape wins, then SAME_*, else explicit pads.
+  // The CPU EP's rules (cpu::resolveTransposedWindow), so both EPs size outputs identically.
   Result<cpu::WindowGeometry> resolveGeometry(const Shape& xs, const std::vector<int64_t>& kernel) const {
-    const size_t R = xs.size() - 2;
-    cpu::WindowGeometry g;
-    g.out.assign(xs.begin() + 2, xs.end());
-    g.kernel = kernel;
-    g.strides = attrs_.strides;
-    g.dilations = attrs_.dilations;
-    std::vector<int64_t> pads = attrs_.pads, outputPadding = outputPadding_, outputShape = outputShape_;
-    KILN_RETURN_IF_ERROR(cpu::expandWindowAttribute("strides", g.strides, R, 1, 1));
-    KILN_RETURN_IF_ERROR(cpu::expandWindowAttribute("dilations", g.dilations, R, 1, 1));
-    KILN_RETURN_IF_ERROR(cpu::expandWindowAttribute("pads", pads, 2 * R, 0, 0));
-    KILN_RETURN_IF_ERROR(cpu::expandWindowAttribute("output_padding", outputPadding, R, 0, 0));
-    if (outputShape.size() == R + 2) outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
-    if (!outputShape.empty() && outputShape.size() != R) {
-      return Status(StatusCode::INVALID_ARGUMENT, "output_shape must have one value per axis");
-    }
-    const std::string& mode = attrs_.autoPad;
-    const bool same = mode == "SAME_UPPER" || mode == "SAME_LOWER";
-    g.in.resize(R);
-    g.padBegin.resize(R);
-    g.padEnd.resize(R);
-    for (size_t d = 0; d < R; ++d) {
-      const int64_t full =
-          g.strides[d] * (g.out[d] - 1) + outputPadding[d] + (g.kernel[d] - 1) * g.dilations[d] + 1;
-      if (!outputShape.empty() || same) {
-        g.in[d] = !outputShape.empty() ? outputShape[d] : g.out[d] * g.strides[d];
-        const int64_t total = std::max<int64_t>(0, full - g.in[d]);
-        g.padBegin[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
-        if (outputShape.empty()) g.in[d] = full - total;
-      } else if (mode == "VALID") {
-        g.in[d] = full;
-        g.padBegin[d] = 0;
-      } else {
-        g.padBegin[d] = pads[d];
-        g.in[d] = full - pads[d] - pads[R + d];
-      }
-      g.padEnd[d] = std::max<int64_t>(0, full - g.padBegin[d] - g.in[d]);
-      if (g.in[d] < 0) return Status(StatusCode::INVALID_ARGUMENT, "pads leave a negative output size");
-    }
-    return g;
+    return cpu::resolveTransposedWindow(attrs_, outputPadding_, outputShape_,
+                                        std::vector<int64_t>(xs.begin() + 2, xs.end()), kernel);
   }
 
   cpu::WindowAttributes attrs_;

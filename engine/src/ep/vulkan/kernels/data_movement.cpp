@@ -4,6 +4,7 @@
 // and Cast live in pad.cpp, gather.cpp and cast.cpp and register through registerDataMovementKernels.
 #include <algorithm>
 
+#include "ep/cpu/kernels/data_movement.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
 
@@ -172,23 +173,10 @@ Result<Plan> slicePlan(std::vector<int64_t> starts, std::vector<int64_t> ends, s
     seen[static_cast<size_t>(axis)] = true;
     const int64_t dim = in[static_cast<size_t>(axis)], s = steps[i];
     if (s == 0) return Status(StatusCode::INVALID_ARGUMENT, "Slice steps must be non-zero");
-    int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
-    int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
-    int64_t count = 0;
-    if (dim == 0) {
-      start = 0;
-    } else if (s > 0) {
-      start = std::clamp<int64_t>(start, 0, dim);
-      end = std::clamp<int64_t>(end, 0, dim);
-      if (end > start) count = (end - start + s - 1) / s;
-    } else {
-      start = std::clamp<int64_t>(start, 0, dim - 1);
-      end = std::clamp<int64_t>(end, -1, dim - 1);
-      if (start > end) count = (start - end - s - 1) / -s;
-    }
-    plan.shape[static_cast<size_t>(axis)] = count;
+    const cpu::SliceAxis range = cpu::resolveSliceAxis(starts[i], ends[i], s, dim);
+    plan.shape[static_cast<size_t>(axis)] = range.count;
     step[static_cast<size_t>(axis)] = s;
-    plan.copy.srcOffset += start * inStrides[static_cast<size_t>(axis)];
+    plan.copy.srcOffset += range.start * inStrides[static_cast<size_t>(axis)];
   }
   for (size_t d = 0; d < in.size(); ++d) plan.copy.srcStrides.push_back(step[d] * inStrides[d]);
   plan.copy.dims = plan.shape;
