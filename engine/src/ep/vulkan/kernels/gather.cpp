@@ -1,6 +1,8 @@
 // Vulkan kernels: Gather and GatherElements for float32/int32/int64 data with int32/int64 indices on the host
 // or the device, shaders/gather.comp. Gather views data as [outer, axisSize, inner]; the output is
 // [outer, indexCount, inner] reshaped to data[:axis] + indices.shape + data[axis+1:].
+#include <functional>
+
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
 
@@ -29,16 +31,41 @@ Status checkHostIndices(const VkTensor* indexValue, int64_t axisSize, const char
   return Status::ok();
 }
 
-class GatherKernel final : public VkKernel {
- public:
-  explicit GatherKernel(const KernelCreateInfo& info) : axis_(info.node.attrInt("axis", 0)) {
+// Gather and GatherElements share gather.comp: one variant per index width, picked by the indices' type.
+class IndexedGatherKernel : public VkKernel {
+ protected:
+  IndexedGatherKernel(const KernelCreateInfo& info, bool elements) : axis_(info.node.attrInt("axis", 0)) {
     const uint32_t words = wordsOf(info.inputType(0));
     for (int index64 = 0; index64 < 2; ++index64) {
       ShaderVariant variant{"gather", {}, 3, kLocal};
       variant.define("WORDS", static_cast<int64_t>(words)).define("INDEX64", index64);
+      if (elements) variant.define("ELEMENTS", 1);
       shaders_[index64] = useShader(variant);
     }
   }
+
+  // Dispatches `count` invocations; the push constants after count and rowStride come from `tail`.
+  Status dispatchGather(RecordContext& ctx, const VkTensor& data, const VkTensor& indices, const VkTensor& out,
+                        int64_t count, const std::function<void(PushConstants&)>& tail) {
+    uint32_t rowStride = 0;
+    const auto groups = linearGroups(static_cast<uint64_t>(count), kLocal, &rowStride);
+    PushConstants push;
+    push.u32(count).u32(rowStride);
+    tail(push);
+    const BufferRange buffers[] = {data.range(), indices.range(), out.range()};
+    return ctx.dispatch(shaders_[indices.dtype == DataType::INT64 ? 1 : 0], buffers, push.data(), push.size(),
+                        groups);
+  }
+
+  int64_t axis_;
+
+ private:
+  uint32_t shaders_[2] = {0, 0};
+};
+
+class GatherKernel final : public IndexedGatherKernel {
+ public:
+  explicit GatherKernel(const KernelCreateInfo& info) : IndexedGatherKernel(info, false) {}
 
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* data, ctx.deviceInput(0));
@@ -66,30 +93,15 @@ class GatherKernel final : public VkKernel {
     if (count == 0) return Status::ok();
     if (axisSize == 0) return Status(StatusCode::INVALID_ARGUMENT, "Gather from an empty axis");
     KILN_ASSIGN_OR_RETURN(const VkTensor* indices, ctx.deviceInput(1));
-    uint32_t rowStride = 0;
-    const auto groups = linearGroups(static_cast<uint64_t>(count), kLocal, &rowStride);
-    PushConstants push;
-    push.u32(count).u32(rowStride).u32(inner).u32(indices->elementCount()).i32(axisSize);
-    const BufferRange buffers[] = {data->range(), indices->range(), out->range()};
-    return ctx.dispatch(shaders_[indices->dtype == DataType::INT64 ? 1 : 0], buffers, push.data(),
-                        push.size(), groups);
+    return dispatchGather(ctx, *data, *indices, *out, count, [&](PushConstants& push) {
+      push.u32(inner).u32(indices->elementCount()).i32(axisSize);
+    });
   }
-
- private:
-  int64_t axis_;
-  uint32_t shaders_[2] = {0, 0};
 };
 
-class GatherElementsKernel final : public VkKernel {
+class GatherElementsKernel final : public IndexedGatherKernel {
  public:
-  explicit GatherElementsKernel(const KernelCreateInfo& info) : axis_(info.node.attrInt("axis", 0)) {
-    const uint32_t words = wordsOf(info.inputType(0));
-    for (int index64 = 0; index64 < 2; ++index64) {
-      ShaderVariant variant{"gather", {}, 3, kLocal};
-      variant.define("WORDS", static_cast<int64_t>(words)).define("INDEX64", index64).define("ELEMENTS", 1);
-      shaders_[index64] = useShader(variant);
-    }
-  }
+  explicit GatherElementsKernel(const KernelCreateInfo& info) : IndexedGatherKernel(info, true) {}
 
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* data, ctx.deviceInput(0));
@@ -108,24 +120,10 @@ class GatherElementsKernel final : public VkKernel {
     if (axisSize == 0) return Status(StatusCode::INVALID_ARGUMENT, "GatherElements from an empty axis");
     std::vector<uint32_t> dims(indices->shape.begin(), indices->shape.end()), strides;
     for (int64_t s : contiguousStrides(data->shape)) strides.push_back(static_cast<uint32_t>(s));
-    uint32_t rowStride = 0;
-    const auto groups = linearGroups(static_cast<uint64_t>(count), kLocal, &rowStride);
-    PushConstants push;
-    push.u32(count)
-        .u32(rowStride)
-        .u32(rank)
-        .u32(axis)
-        .i32(axisSize)
-        .u32Array(dims, kMaxRank, 1)
-        .u32Array(strides, kMaxRank);
-    const BufferRange buffers[] = {data->range(), indices->range(), out->range()};
-    return ctx.dispatch(shaders_[indices->dtype == DataType::INT64 ? 1 : 0], buffers, push.data(),
-                        push.size(), groups);
+    return dispatchGather(ctx, *data, *indices, *out, count, [&](PushConstants& push) {
+      push.u32(rank).u32(axis).i32(axisSize).u32Array(dims, kMaxRank, 1).u32Array(strides, kMaxRank);
+    });
   }
-
- private:
-  int64_t axis_;
-  uint32_t shaders_[2] = {0, 0};
 };
 
 NodeSupport gatherSupport(const SupportQuery& q) {
