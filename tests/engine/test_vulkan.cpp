@@ -16,32 +16,14 @@
 #include "kiln/session.h"
 #include "model_builder.h"
 #include "test_models.h"
+#include "vulkan_test_support.h"
 
 namespace kiln {
 namespace {
 
 using testing::ModelBuilder;
 
-bool vulkanAvailable() {
-  auto devices = listVulkanDevices();
-  const bool required = std::getenv("KILN_REQUIRE_VULKAN") && std::string(std::getenv("KILN_REQUIRE_VULKAN")) == "1";
-  if (!devices.isOk() || devices->empty()) {
-    if (required) ADD_FAILURE() << "KILN_REQUIRE_VULKAN=1 but no Vulkan device: " << devices.status().toString();
-    return false;
-  }
-  return true;
-}
-
-#define REQUIRE_VULKAN()                                                   \
-  do {                                                                     \
-    if (!vulkanAvailable()) GTEST_SKIP() << "no Vulkan device on this machine"; \
-  } while (0)
-
-SessionOptions vulkanOptions() {
-  SessionOptions options;
-  EXPECT_TRUE(options.addConfigEntry("kiln.execution_providers", "vulkan,cpu").isOk());
-  return options;
-}
+using testing::vulkanOptions;
 
 // Relu → TopK (no Vulkan kernel) → Add: Vulkan, CPU, Vulkan.
 std::string mixedModel(const testing::TempDir& dir) {

@@ -68,6 +68,10 @@ class Tensor {
   template <class T>
   static Tensor fromVector(Shape shape, const std::vector<T>& values);
   static Tensor fromStrings(Shape shape, std::vector<std::string> values);
+  // A tensor over memory someone else owns (a mapped file, a caller's buffer): `storage` must hold at least
+  // byteSize() bytes, suitably aligned for `type`, and keeps that memory alive (use shared_ptr's aliasing
+  // constructor to point into a larger owner). Not for STRING.
+  static Tensor wrap(DataType type, Shape shape, std::shared_ptr<std::byte> storage);
 
   bool defined() const { return type_ != DataType::UNDEFINED; }
   DataType dtype() const { return type_; }

@@ -32,15 +32,26 @@ struct PartitionSpec {
   std::vector<std::string> outputs;
 };
 
-// The result of compiling a partition: plain data only (no device handles), so it can be serialized.
+// What an EP decided for one node of a compiled partition, stored so that loading the partition again (from a
+// context binary) neither re-places nor repacks anything.
+struct CompiledNode {
+  bool onHost = false;            // Vulkan: evaluated on the host (shape arithmetic), not dispatched
+  std::vector<Tensor> constants;  // prepacked constants in the kernel's registration order
+};
+
+// The result of compiling a partition: plain data only (no device handles), so it can be serialized into a
+// context binary and loaded without the source model.
 struct CompiledPartition {
   std::string name;
   std::string executionProvider;
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
-  std::shared_ptr<const ir::Graph> graph;   // the partition's nodes and the initializers they read
+  std::shared_ptr<const ir::Graph> graph;   // the partition's nodes (after device fusions) and what they read
   std::map<std::string, int64_t> opsets;    // opset imports the nodes were compiled against
-  std::vector<std::byte> payload;           // EP-specific compiled data (empty for the CPU EP)
+  std::vector<CompiledNode> nodes;          // parallel to graph->nodes; empty for EPs that store nothing per node
+  std::map<std::string, std::vector<uint32_t>> spirv;  // Vulkan: shader variant key -> SPIR-V module
+  std::string targetProfile;                // Vulkan: the device profile (JSON) the kernels were chosen for
+  bool targetIsProfile = false;             // Vulkan: cross-compiled for a profile, not for the live device
 };
 
 // A loaded compiled partition, ready to run.

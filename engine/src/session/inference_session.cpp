@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "ep/cpu/graph_executor.h"
+#include "ep/vulkan/vulkan_execution_provider.h"
 #include "partition/partition_report_builder.h"
 #include "session/partition_kernel.h"
 #include "session/session_pipeline.h"
@@ -29,7 +30,7 @@ auto guarded(F&& body) -> decltype(body()) {
 }
 
 struct LoadedPartition {
-  CompiledPartition compiled;
+  CompiledPartition compiled;  // as compiled or as read from a context binary
   std::unique_ptr<PartitionExecutable> executable;
 };
 
@@ -46,8 +47,14 @@ class InferenceSession final : public Session {
   }
 
   Status initialize(PreparedModel prepared, const SessionOptions& options, const Stopwatch& clock);
+  // A session over an already compiled model: `model` is rewritten (partitions as fused nodes) and `partitions`
+  // are loaded by their EPs from stored data; nothing is optimized, placed, prepacked or compiled.
+  Status initializeCompiled(ProviderSet providers, CompiledModel compiled, const SessionOptions& options,
+                            const SessionTimings& timings, const Stopwatch& clock);
+  CompiledModel compiledModel() const;
 
  private:
+  Status finishInitialization(const SessionOptions& options, int threads, const Stopwatch& clock);
   Status compilePartitions(PartitionPlan& plan, int threads);
   Result<std::unique_ptr<cpu::Kernel>> fusedKernel(const cpu::KernelInfo& info);
   Status checkInput(const ValueMetadata& meta, const Tensor& tensor) const;
@@ -136,10 +143,51 @@ Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions
       summaries_.push_back({p.name, p.executionProvider, static_cast<int64_t>(p.nodes.size())});
     }
   }
+  return finishInitialization(options, prepared.threads, clock);
+}
 
+Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel compiled, const SessionOptions& options,
+                                            const SessionTimings& timings, const Stopwatch& clock) {
+  progress_ = options.progress;
+  providers_ = std::move(providers);
+  model_ = std::move(compiled.model);
+  timings_ = timings;
+  KILN_ASSIGN_OR_RETURN(const int threads, threadCount(options));
+  openblas_set_num_threads(threads);
+  const CompileContext context{model_, &progress_, threads, &timings_, &counters_};
+  const auto total = static_cast<int64_t>(compiled.partitions.size());
+  for (size_t i = 0; i < compiled.partitions.size(); ++i) {
+    if (progress_.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");
+    progress_.report("load", static_cast<int64_t>(i), total);
+    CompiledPartition& partition = compiled.partitions[i];
+    ExecutionProvider* ep = nullptr;
+    for (const auto& candidate : providers_.providers) {
+      if (candidate->name() == partition.executionProvider) ep = candidate.get();
+    }
+    if (!ep) {
+      return Status(StatusCode::INVALID_GRAPH, "partition '" + partition.name + "' was compiled for " +
+                                                   partition.executionProvider + ", which this session does not have");
+    }
+    auto executable = ep->load(partition, context);
+    if (!executable.isOk()) return executable.status().withContext("loading stored partition '" + partition.name + "'");
+    summaries_.push_back({partition.name, partition.executionProvider, static_cast<int64_t>(partition.graph->nodes.size())});
+    partitions_.push_back({std::move(partition), std::move(executable).value()});
+  }
+  progress_.report("load", total, total);
+  return finishInitialization(options, threads, clock);
+}
+
+CompiledModel InferenceSession::compiledModel() const {
+  CompiledModel compiled;
+  compiled.model = model_;
+  for (const auto& partition : partitions_) compiled.partitions.push_back(partition.compiled);
+  return compiled;
+}
+
+Status InferenceSession::finishInitialization(const SessionOptions& options, int threads, const Stopwatch& clock) {
   cpu::ExecutorConfig config;
   config.opsets = model_.opsetImports;
-  config.intraOpThreads = prepared.threads;
+  config.intraOpThreads = threads;
   config.progress = &progress_;
   config.externalKernel = [this](const cpu::KernelInfo& info) { return fusedKernel(info); };
   Stopwatch kernelClock;
@@ -269,6 +317,32 @@ Result<std::unique_ptr<Session>> createSessionWithProviders(const std::string& p
                                                             std::vector<std::unique_ptr<ExecutionProvider>> providers) {
   auto make = [&]() -> Result<ProviderSet> { return providerSetFrom(std::move(providers)); };
   return createSession(make, fileLoader(path, options), options);
+}
+
+Result<CompiledModel> compiledModelOf(const Session& session) {
+  const auto* inference = dynamic_cast<const InferenceSession*>(&session);
+  if (!inference) return Status(StatusCode::INVALID_ARGUMENT, "not a session created by this engine");
+  return inference->compiledModel();
+}
+
+Result<std::unique_ptr<Session>> createSessionFromCompiledModel(CompiledModel compiled, const SessionOptions& options,
+                                                                const SessionTimings& timings, const Stopwatch* started) {
+  return guarded([&]() -> Result<std::unique_ptr<Session>> {
+    const Stopwatch ownClock;
+    const Stopwatch& clock = started ? *started : ownClock;
+    KILN_RETURN_IF_ERROR(checkSessionConfig(options));
+    // Stored partitions name their EP: asking for it is explicit, so a CPU-type Vulkan device (lavapipe) counts.
+    SessionOptions explicitOptions = options;
+    if (!options.configEntry("kiln.execution_providers")) {
+      bool vulkan = false;
+      for (const auto& p : compiled.partitions) vulkan |= p.executionProvider == vk::kVulkanExecutionProviderName;
+      if (vulkan) KILN_RETURN_IF_ERROR(explicitOptions.addConfigEntry("kiln.execution_providers", "vulkan,cpu"));
+    }
+    KILN_ASSIGN_OR_RETURN(ProviderSet providers, createProviders(explicitOptions));
+    auto session = std::make_unique<InferenceSession>();
+    KILN_RETURN_IF_ERROR(session->initializeCompiled(std::move(providers), std::move(compiled), options, timings, clock));
+    return std::unique_ptr<Session>(std::move(session));
+  });
 }
 
 Result<PartitionReport> analyzePartitionsWithProviders(const std::string& path, const SessionOptions& options,

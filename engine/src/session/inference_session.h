@@ -8,6 +8,7 @@
 #include "ep/execution_provider.h"
 #include "kiln/partition_report.h"
 #include "kiln/session.h"
+#include "util/stopwatch.h"
 
 namespace kiln {
 
@@ -15,6 +16,24 @@ namespace kiln {
 // kiln.execution_providers names. session.disable_cpu_ep_fallback applies when any of them is not the CPU EP.
 Result<std::unique_ptr<Session>> createSessionWithProviders(const std::string& path, const SessionOptions& options,
                                                             std::vector<std::unique_ptr<ExecutionProvider>> providers);
+
+// A compiled model: the top-level model rewritten so that each compiled partition is one fused KilnPartition node
+// (its `partition` attribute indexes `partitions`), and the partitions as plain data. An EPContext model and its
+// context binary are the serialized form of this (issue 5 maps EPContext nodes onto fused nodes).
+struct CompiledModel {
+  ir::Model model;
+  std::vector<CompiledPartition> partitions;
+};
+
+// The compiled model behind a session this engine created (INVALID_ARGUMENT for another Session implementation).
+Result<CompiledModel> compiledModelOf(const Session& session);
+
+// The session for a compiled model whose partitions are loaded, not compiled: no optimizer pass, no placement, no
+// prepack, no glslang. `timings` carries what the caller measured already (binary_read_ms, binary_validate_ms);
+// session_total_ms counts from `started` when given (the caller's first step).
+Result<std::unique_ptr<Session>> createSessionFromCompiledModel(CompiledModel compiled, const SessionOptions& options,
+                                                                const SessionTimings& timings = {},
+                                                                const Stopwatch* started = nullptr);
 
 // analyzePartitions with `providers`, as above.
 Result<PartitionReport> analyzePartitionsWithProviders(const std::string& path, const SessionOptions& options,

@@ -133,6 +133,14 @@ Tensor Tensor::fromStrings(Shape shape, std::vector<std::string> values) {
   return t;
 }
 
+Tensor Tensor::wrap(DataType type, Shape shape, std::shared_ptr<std::byte> storage) {
+  Tensor t;
+  t.type_ = type;
+  t.shape_ = std::move(shape);
+  t.bytes_ = std::move(storage);
+  return t;
+}
+
 Tensor Tensor::reshaped(Shape shape) const {
   Tensor view = *this;
   view.shape_ = std::move(shape);

@@ -1,6 +1,4 @@
 // The public view of Vulkan devices (kiln/device.h) over the EP's DeviceInfo.
-#include <cstdio>
-
 #include "ep/vulkan/device_profile.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/vulkan_device.h"
@@ -22,11 +20,7 @@ VulkanDeviceDescription describe(const vk::DeviceInfo& d) {
   v.driverId = d.driverId;
   v.driverName = d.driverName;
   v.driverInfo = d.driverInfo;
-  char hex[3];
-  for (uint8_t byte : d.pipelineCacheUuid) {
-    std::snprintf(hex, sizeof hex, "%02x", byte);
-    v.pipelineCacheUuid += hex;
-  }
+  v.pipelineCacheUuid = d.pipelineCacheUuidHex();
   v.subgroupSize = d.subgroupSize;
   v.subgroupArithmetic = d.subgroupArithmetic;
   v.shaderFloat16 = d.shaderFloat16;

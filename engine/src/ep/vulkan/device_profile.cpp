@@ -11,16 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string uuidHex(const std::array<uint8_t, 16>& uuid) {
-  std::string text;
-  char hex[3];
-  for (uint8_t byte : uuid) {
-    std::snprintf(hex, sizeof hex, "%02x", byte);
-    text += hex;
-  }
-  return text;
-}
-
 // Reads fields of one JSON object, remembering the first problem with its dotted path.
 class FieldReader {
  public:
@@ -76,7 +66,7 @@ std::string deviceProfileJson(const DeviceInfo& d) {
       {"identity",
        {{"name", d.name}, {"type", d.type}, {"vendor_id", d.vendorId}, {"device_id", d.deviceId},
         {"api_version", d.apiVersion}, {"api_version_text", d.apiVersionString()}, {"driver_version", d.driverVersion}, {"driver_id", d.driverId},
-        {"driver_name", d.driverName}, {"driver_info", d.driverInfo}, {"pipeline_cache_uuid", uuidHex(d.pipelineCacheUuid)}}},
+        {"driver_name", d.driverName}, {"driver_info", d.driverInfo}, {"pipeline_cache_uuid", d.pipelineCacheUuidHex()}}},
       {"features",
        {{"subgroup_size", d.subgroupSize}, {"subgroup_arithmetic", d.subgroupArithmetic},
         {"shader_float16", d.shaderFloat16}, {"storage_buffer_16bit", d.storageBuffer16Bit},

@@ -78,6 +78,8 @@ class RecordContext {
   virtual Status copy(const BufferRange& from, const BufferRange& to, uint64_t bytes) = 0;
 };
 
+struct KernelCreateInfo;
+
 class VkKernel {
  public:
   virtual ~VkKernel() = default;
@@ -101,11 +103,10 @@ class VkKernel {
     shaders_.push_back(std::move(variant));
     return static_cast<uint32_t>(shaders_.size() - 1);
   }
-  // Registers a constant for upload at load; the returned index is what RecordContext::constant() takes.
-  uint32_t addConstant(Tensor tensor) {
-    constants_.push_back(std::move(tensor));
-    return static_cast<uint32_t>(constants_.size() - 1);
-  }
+  // Registers a constant (prepacked weights, folded parameters) for upload at load; the returned index is what
+  // RecordContext::constant() takes. `produce` runs only for a fresh compile: a kernel re-created from a context
+  // binary takes the stored constant instead, so a cached load prepacks nothing.
+  uint32_t addConstant(const KernelCreateInfo& info, const std::function<Tensor()>& produce);
 
  private:
   std::vector<ShaderVariant> shaders_;
@@ -122,6 +123,9 @@ struct KernelCreateInfo {
   // Declared/inferred type of each input and output (nullptr when unknown).
   std::vector<const ir::ValueInfo*> inputInfo, outputInfo;
   bool autotune = false;  // register every candidate configuration (kiln.vulkan.autotune=1)
+  // Constants stored by an earlier compile (loading from a context binary), in registration order; nullptr for a
+  // fresh compile.
+  const std::vector<Tensor>* storedConstants = nullptr;
 
   // The declared type of input i, else its constant's type (initializers carry no value info), else UNDEFINED.
   DataType inputType(size_t i) const {
@@ -129,6 +133,17 @@ struct KernelCreateInfo {
     return i < constantInputs.size() && constantInputs[i] ? constantInputs[i]->dtype() : DataType::UNDEFINED;
   }
 };
+
+inline uint32_t VkKernel::addConstant(const KernelCreateInfo& info, const std::function<Tensor()>& produce) {
+  const size_t index = constants_.size();
+  if (info.storedConstants) {
+    // A count mismatch leaves an undefined tensor, which the EP reports after creation (checkStoredConstants).
+    constants_.push_back(index < info.storedConstants->size() ? (*info.storedConstants)[index] : Tensor());
+  } else {
+    constants_.push_back(produce());
+  }
+  return static_cast<uint32_t>(index);
+}
 
 // What the capability check knows about a node.
 struct SupportQuery {

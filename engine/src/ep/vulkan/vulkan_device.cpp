@@ -1,6 +1,7 @@
 #include "ep/vulkan/vulkan_device.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -155,6 +156,16 @@ std::string lower(std::string text) {
 }
 
 }  // namespace
+
+std::string DeviceInfo::pipelineCacheUuidHex() const {
+  std::string text;
+  char hex[3];
+  for (uint8_t byte : pipelineCacheUuid) {
+    std::snprintf(hex, sizeof hex, "%02x", byte);
+    text += hex;
+  }
+  return text;
+}
 
 std::string DeviceInfo::apiVersionString() const {
   return std::to_string(VK_API_VERSION_MAJOR(apiVersion)) + "." + std::to_string(VK_API_VERSION_MINOR(apiVersion)) +

@@ -45,6 +45,8 @@ struct DeviceInfo {
   bool isCpu() const { return type == "cpu"; }
   // "1.3.239"
   std::string apiVersionString() const;
+  // 32 lower-case hex digits.
+  std::string pipelineCacheUuidHex() const;
 };
 
 // All physical devices of the process-wide instance (creating it on first use). EP_FAIL when no Vulkan loader

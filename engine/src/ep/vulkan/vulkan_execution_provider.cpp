@@ -1,5 +1,6 @@
 #include "ep/vulkan/vulkan_execution_provider.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <unordered_set>
 
 #include "ep/vulkan/device_fusions.h"
+#include "ep/vulkan/device_profile.h"
 #include "ep/vulkan/host_kernel.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/partition_executable.h"
@@ -24,50 +26,6 @@ namespace kiln::vk {
 const char* const kVulkanExecutionProviderName = "VulkanExecutionProvider";
 
 namespace {
-
-// The payload of a compiled Vulkan partition (until the context binary lands): the SPIR-V of every variant its
-// kernels dispatch. Layout: u32 count, then per module u32 key length, key bytes, u32 word count, words.
-std::vector<std::byte> encodeSpirv(const std::map<std::string, std::vector<uint32_t>>& modules) {
-  std::vector<std::byte> out;
-  auto put = [&](const void* data, size_t bytes) {
-    const auto* p = static_cast<const std::byte*>(data);
-    out.insert(out.end(), p, p + bytes);
-  };
-  auto putU32 = [&](uint32_t v) { put(&v, 4); };
-  putU32(static_cast<uint32_t>(modules.size()));
-  for (const auto& [key, words] : modules) {
-    putU32(static_cast<uint32_t>(key.size()));
-    put(key.data(), key.size());
-    putU32(static_cast<uint32_t>(words.size()));
-    put(words.data(), words.size() * 4);
-  }
-  return out;
-}
-
-Result<std::map<std::string, std::vector<uint32_t>>> decodeSpirv(const std::vector<std::byte>& payload) {
-  std::map<std::string, std::vector<uint32_t>> modules;
-  size_t offset = 0;
-  auto take = [&](void* data, size_t bytes) {
-    if (bytes > payload.size() - offset) return false;
-    std::memcpy(data, payload.data() + offset, bytes);
-    offset += bytes;
-    return true;
-  };
-  const Status corrupt(StatusCode::INVALID_GRAPH, "the compiled Vulkan partition's SPIR-V table is corrupt");
-  uint32_t count = 0;
-  if (!take(&count, 4)) return corrupt;
-  for (uint32_t i = 0; i < count; ++i) {
-    uint32_t keyLength = 0, words = 0;
-    if (!take(&keyLength, 4) || keyLength > payload.size() - offset) return corrupt;
-    std::string key(keyLength, '\0');
-    take(key.data(), keyLength);
-    if (!take(&words, 4) || static_cast<uint64_t>(words) * 4 > payload.size() - offset) return corrupt;
-    std::vector<uint32_t> module(words);
-    take(module.data(), words * 4ull);
-    modules.emplace(std::move(key), std::move(module));
-  }
-  return modules;
-}
 
 // The partition's own graph: its nodes (in order) and the initializers and value info they read.
 std::shared_ptr<ir::Graph> extractPartitionGraph(const ir::Graph& graph, const ir::Model& model,
@@ -163,17 +121,62 @@ struct KernelSet {
   std::vector<PartitionStep> steps;
 };
 
+// Creates the kernel of every node of a partition graph for `target`: host kernels where `onHost`, Vulkan kernels
+// elsewhere. `stored` (loading a context binary) supplies the constants an earlier compile prepacked.
+Result<KernelSet> createKernels(const ir::Graph& graph, const ir::Model& opsets, const DeviceInfo& target,
+                                const std::vector<bool>& onHost, const std::vector<CompiledNode>* stored, bool autotune) {
+  KernelSet kernels;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& node = graph.nodes[i];
+    const int64_t opset = opsetFor(opsets, node);
+    PartitionStep step;
+    step.node = &node;
+    if (onHost[i]) {
+      KILN_ASSIGN_OR_RETURN(step.hostKernel, createHostKernel(node, opset, graph));
+      kernels.steps.push_back(std::move(step));
+      continue;
+    }
+    const KernelEntry* entry = findKernel(node.domain, node.opType, opset);
+    if (!entry) return Status(StatusCode::INVALID_GRAPH, "no Vulkan kernel for " + node.label() + " (opset " + std::to_string(opset) + ")");
+    KernelCreateInfo info{node, opset, target, {}, {}, {}, autotune};
+    if (stored) info.storedConstants = &(*stored)[i].constants;
+    for (const auto& in : node.inputs) {
+      auto init = graph.initializers.find(in);
+      info.constantInputs.push_back(in.empty() || init == graph.initializers.end() ? nullptr : &init->second);
+      info.inputInfo.push_back(in.empty() ? nullptr : graph.findValueInfo(in));
+    }
+    for (const auto& out : node.outputs) info.outputInfo.push_back(out.empty() ? nullptr : graph.findValueInfo(out));
+    auto kernel = entry->create(info);
+    if (!kernel.isOk()) return kernel.status().withContext("creating the Vulkan kernel of " + node.label());
+    step.kernel = std::move(kernel).value();
+    if (stored) {
+      const auto& constants = step.kernel->constants();
+      const bool match = constants.size() == (*stored)[i].constants.size() &&
+                         std::all_of(constants.begin(), constants.end(), [](const Tensor& t) { return t.defined(); });
+      if (!match) {
+        return Status(StatusCode::INVALID_GRAPH, "the stored constants of " + node.label() + " do not match its kernel (" +
+                                                     std::to_string((*stored)[i].constants.size()) + " stored)");
+      }
+    }
+    kernels.steps.push_back(std::move(step));
+  }
+  return kernels;
+}
+
 class VulkanExecutionProvider final : public ExecutionProvider {
  public:
-  VulkanExecutionProvider(DeviceInfo info, std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile,
-                          bool autotune)
-      : info_(std::move(info)), deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune) {}
+  // `target`: what kernels are chosen and SPIR-V compiled for: the live device, or a device profile
+  // (kiln.vulkan.target_profile). `device`: the live device that loads and runs partitions.
+  VulkanExecutionProvider(DeviceInfo target, bool targetIsProfile,
+                          std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile, bool autotune)
+      : target_(std::move(target)), targetIsProfile_(targetIsProfile), targetProfile_(deviceProfileJson(target_)),
+        deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune) {}
 
   const std::string& name() const override { return name_; }
 
   std::vector<NodeSupport> getCapability(const ir::Graph& graph, const ir::Model& model) const override {
     std::vector<NodeSupport> answers;
-    for (const auto& placement : placeNodes(graph, model, info_)) {
+    for (const auto& placement : placeNodes(graph, model, target_)) {
       answers.push_back({placement.placement != Placement::NONE, placement.reason});
     }
     return answers;
@@ -181,63 +184,36 @@ class VulkanExecutionProvider final : public ExecutionProvider {
 
   Result<CompiledPartition> compile(const ir::Graph& graph, const PartitionSpec& spec,
                                     const CompileContext& context) override {
-    KILN_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, waitForDevice(context));
+    if (!targetIsProfile_) KILN_RETURN_IF_ERROR(waitForDevice(context).status());
     auto sub = extractPartitionGraph(graph, context.model, spec);
     Stopwatch fusionClock;
     FusionStats fusions = applyDeviceFusions(*sub, spec.outputs, kFuseConvActivations);
     if (context.timings) context.timings->weight_prepack_ms += fusionClock.elapsedMs();
     if (context.counters) context.counters->weights_prepacked += fusions.batchNormsFolded;
+    std::vector<size_t> all(sub->nodes.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     {
-      std::vector<size_t> all(sub->nodes.size());
-      for (size_t i = 0; i < all.size(); ++i) all[i] = i;
       std::vector<bool> onDevice;
-      for (const auto& placement : placeNodes(*sub, context.model, info_, all)) {
+      for (const auto& placement : placeNodes(*sub, context.model, target_, all)) {
         onDevice.push_back(placement.placement == Placement::DEVICE);
       }
       fuseElementwiseChains(*sub, spec.outputs, context.model.opsetVersion(""), onDevice, fusions);
       log::debug("{}: {} BatchNormalization folded, {} elementwise chains ({} nodes) fused", spec.name,
                  fusions.batchNormsFolded, fusions.elementwiseChains, fusions.elementwiseNodesFused);
+      all.resize(sub->nodes.size());
+      for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     }
 
     Stopwatch selectClock;
-    std::vector<size_t> all(sub->nodes.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    const auto placements = placeNodes(*sub, context.model, info_, all);
-    KernelSet kernels;
-    for (size_t i = 0; i < sub->nodes.size(); ++i) {
-      const ir::Node& node = sub->nodes[i];
-      const int64_t opset = opsetFor(context.model, node);
-      PartitionStep step;
-      step.node = &node;
-      if (placements[i].placement == Placement::HOST) {
-        KILN_ASSIGN_OR_RETURN(step.hostKernel, createHostKernel(node, opset, *sub));
-      } else if (placements[i].placement == Placement::DEVICE) {
-        const KernelEntry* entry = findKernel(node.domain, node.opType, opset);
-        KernelCreateInfo info{node, opset, info_, {}, {}, {}, autotune_};
-        for (const auto& in : node.inputs) {
-          auto init = sub->initializers.find(in);
-          info.constantInputs.push_back(in.empty() || init == sub->initializers.end() ? nullptr : &init->second);
-          info.inputInfo.push_back(in.empty() ? nullptr : sub->findValueInfo(in));
-        }
-        for (const auto& out : node.outputs) info.outputInfo.push_back(out.empty() ? nullptr : sub->findValueInfo(out));
-        auto kernel = entry->create(info);
-        if (!kernel.isOk()) return kernel.status().withContext("creating the Vulkan kernel of " + node.label());
-        step.kernel = std::move(kernel).value();
-      } else {
-        return Status(StatusCode::EP_FAIL, "node " + node.label() + " was assigned to the Vulkan EP but " +
-                                               placements[i].reason);
+    std::vector<bool> onHost;
+    for (const auto& placement : placeNodes(*sub, context.model, target_, all)) {
+      if (placement.placement == Placement::NONE) {
+        return Status(StatusCode::EP_FAIL, "a node of " + spec.name + " was assigned to the Vulkan EP but " + placement.reason);
       }
-      kernels.steps.push_back(std::move(step));
+      onHost.push_back(placement.placement == Placement::HOST);
     }
+    KILN_ASSIGN_OR_RETURN(KernelSet kernels, createKernels(*sub, context.model, target_, onHost, nullptr, autotune_));
     if (context.timings) context.timings->kernel_select_ms += selectClock.elapsedMs();
-
-    // SPIR-V for every variant (deduplicated; the process-wide cache serves repeats without glslang).
-    std::map<std::string, ShaderVariant> variants;
-    for (const auto& step : kernels.steps) {
-      if (!step.kernel) continue;
-      for (const auto& variant : step.kernel->shaders()) variants.emplace(variant.key(), variant);
-    }
-    KILN_ASSIGN_OR_RETURN(auto modules, compileVariants(variants, info_, spec.name, context));
 
     CompiledPartition compiled;
     compiled.name = spec.name;
@@ -246,8 +222,24 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     compiled.outputs = spec.outputs;
     compiled.graph = sub;
     compiled.opsets = context.model.opsetImports;
-    compiled.payload = encodeSpirv(modules);
-    // The cold path loads right after compiling: keep the kernels so load does not select them again.
+    compiled.targetProfile = targetProfile_;
+    compiled.targetIsProfile = targetIsProfile_;
+    for (size_t i = 0; i < kernels.steps.size(); ++i) {
+      CompiledNode node;
+      node.onHost = onHost[i];
+      if (kernels.steps[i].kernel) node.constants = kernels.steps[i].kernel->constants();
+      if (context.counters) context.counters->weights_prepacked += static_cast<int64_t>(node.constants.size());
+      compiled.nodes.push_back(std::move(node));
+    }
+
+    // SPIR-V for every variant (deduplicated; the process-wide cache serves repeats without glslang).
+    std::map<std::string, ShaderVariant> variants;
+    for (const auto& step : kernels.steps) {
+      if (!step.kernel) continue;
+      for (const auto& variant : step.kernel->shaders()) variants.emplace(variant.key(), variant);
+    }
+    KILN_ASSIGN_OR_RETURN(compiled.spirv, compileVariants(variants, target_, spec.name, context));
+    // The cold path loads right after compiling: keep the kernels so load does not create them again.
     std::lock_guard lock(pendingMutex_);
     pending_[spec.name] = std::make_shared<KernelSet>(std::move(kernels));
     return compiled;
@@ -266,9 +258,8 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       }
     }
     if (!kernels) {
-      return Status(StatusCode::NOT_IMPLEMENTED, "loading a stored Vulkan partition arrives with the context binary");
+      KILN_ASSIGN_OR_RETURN(kernels, recreateKernels(partition));
     }
-    KILN_ASSIGN_OR_RETURN(auto modules, decodeSpirv(partition.payload));
     int64_t index = 0;
     for (auto& step : kernels->steps) {
       if (context.progress && context.progress->cancelled()) {
@@ -279,8 +270,8 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       }
       if (!step.kernel) continue;
       for (const auto& variant : step.kernel->shaders()) {
-        auto module = modules.find(variant.key());
-        if (module == modules.end()) {
+        auto module = partition.spirv.find(variant.key());
+        if (module == partition.spirv.end()) {
           return Status(StatusCode::INVALID_GRAPH, "compiled partition " + partition.name + " lacks SPIR-V for " + variant.key());
         }
         PipelineRegistry::Stats stats;
@@ -300,6 +291,27 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   }
 
  private:
+  // Kernels of a stored partition (from a context binary), chosen as they were for its target device, with the
+  // constants it stored: no placement, fusion, prepacking or glslang.
+  Result<std::shared_ptr<KernelSet>> recreateKernels(const CompiledPartition& partition) const {
+    if (partition.nodes.size() != partition.graph->nodes.size()) {
+      return Status(StatusCode::INVALID_GRAPH, "compiled partition " + partition.name + " stores " +
+                                                   std::to_string(partition.nodes.size()) + " node records for " +
+                                                   std::to_string(partition.graph->nodes.size()) + " nodes");
+    }
+    DeviceInfo target = target_;
+    if (!partition.targetProfile.empty() && partition.targetProfile != targetProfile_) {
+      KILN_ASSIGN_OR_RETURN(target, parseDeviceProfile(partition.targetProfile, "compiled partition " + partition.name));
+    }
+    ir::Model opsets;
+    opsets.opsetImports = partition.opsets;
+    std::vector<bool> onHost;
+    for (const auto& node : partition.nodes) onHost.push_back(node.onHost);
+    KILN_ASSIGN_OR_RETURN(KernelSet kernels,
+                          createKernels(*partition.graph, opsets, target, onHost, &partition.nodes, autotune_));
+    return std::make_shared<KernelSet>(std::move(kernels));
+  }
+
   Result<std::shared_ptr<Device>> waitForDevice(const CompileContext& context) {
     const Result<std::shared_ptr<Device>>& device = deviceFuture_.get();
     if (!device.isOk()) return device.status();
@@ -311,7 +323,9 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   }
 
   const std::string name_ = kVulkanExecutionProviderName;
-  DeviceInfo info_;
+  DeviceInfo target_;
+  bool targetIsProfile_ = false;
+  std::string targetProfile_;
   std::shared_future<Result<std::shared_ptr<Device>>> deviceFuture_;
   bool deviceTimeReported_ = false;
   bool profile_ = false;
@@ -324,24 +338,38 @@ class VulkanExecutionProvider final : public ExecutionProvider {
 
 Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const SessionOptions& options,
                                                                          bool explicitlyRequested) {
+  // A target profile replaces the live device for kernel choice and SPIR-V: a machine without the device (or
+  // without any Vulkan device) compiles for it; loading still needs a live device.
+  const std::string targetProfile = options.configEntryOr("kiln.vulkan.target_profile", "");
+  std::optional<DeviceInfo> target;
+  if (!targetProfile.empty()) {
+    auto read = readDeviceProfile(targetProfile);
+    if (!read.isOk()) return read.status().withContext("kiln.vulkan.target_profile");
+    target = std::move(read).value();
+  }
   const std::string selector = options.configEntryOr("kiln.vulkan.device", "");
-  auto picked = selectDevice(selector, explicitlyRequested);
-  if (!picked.isOk()) {
+  auto picked = selectDevice(selector, explicitlyRequested || target.has_value());
+  std::shared_future<Result<std::shared_ptr<Device>>> device;
+  if (picked.isOk()) {
+    // Logical-device creation runs beside model loading; compile() waits for it.
+    device = std::async(std::launch::async, [index = picked.value().index] { return Device::acquire(index); }).share();
+  } else if (target && selector.empty()) {
+    std::promise<Result<std::shared_ptr<Device>>> none;
+    none.set_value(picked.status().withContext("no Vulkan device to load the partitions compiled for " + target->name));
+    device = none.get_future().share();
+  } else {
     if (explicitlyRequested || !selector.empty()) return picked.status();
     log::debug("Vulkan EP not used: {}", picked.status().message());
     return std::unique_ptr<ExecutionProvider>();
   }
-  const DeviceInfo info = picked.value();
-  // Logical-device creation runs beside model loading; compile() waits for it.
-  std::shared_future<Result<std::shared_ptr<Device>>> device =
-      std::async(std::launch::async, [index = info.index] { return Device::acquire(index); }).share();
   const bool profile = options.configEntryOr("kiln.vulkan.profile", "0") == "1";
   const bool autotune = options.configEntryOr("kiln.vulkan.autotune", "0") == "1";
   // An accepted key whose feature has not landed: say so instead of ignoring it silently.
   if (options.configEntryOr("kiln.vulkan.fp16", "0") == "1") {
     log::warn("kiln.vulkan.fp16=1 is not implemented yet; tensors stay float32");
   }
-  return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(info, std::move(device), profile, autotune));
+  return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(
+      target ? *target : picked.value(), target.has_value(), std::move(device), profile, autotune));
 }
 
 }  // namespace kiln::vk

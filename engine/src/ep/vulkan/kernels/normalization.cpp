@@ -32,15 +32,17 @@ class BatchNormKernel final : public VkKernel {
       const int64_t count = c[1]->numel();
       const bool sameSize = c[2]->numel() == count && c[3]->numel() == count && c[4]->numel() == count;
       channels_ = sameSize ? count : -1;  // -1: record reports the mismatch
-      std::vector<float> ab(static_cast<size_t>(2 * count));
-      for (int64_t i = 0; i < count && sameSize; ++i) {
-        // Folded in double, as the CPU reference does, then rounded once.
-        const double a = double(c[1]->data<float>()[i]) / std::sqrt(double(c[4]->data<float>()[i]) + epsilon_);
-        ab[static_cast<size_t>(i)] = static_cast<float>(a);
-        ab[static_cast<size_t>(count + i)] =
-            static_cast<float>(double(c[2]->data<float>()[i]) - double(c[3]->data<float>()[i]) * a);
-      }
-      folded_ = addConstant(Tensor::fromVector<float>({2 * count}, ab));
+      folded_ = addConstant(info, [&] {
+        std::vector<float> ab(static_cast<size_t>(2 * count));
+        for (int64_t i = 0; i < count && sameSize; ++i) {
+          // Folded in double, as the CPU reference does, then rounded once.
+          const double a = double(c[1]->data<float>()[i]) / std::sqrt(double(c[4]->data<float>()[i]) + epsilon_);
+          ab[static_cast<size_t>(i)] = static_cast<float>(a);
+          ab[static_cast<size_t>(count + i)] =
+              static_cast<float>(double(c[2]->data<float>()[i]) - double(c[3]->data<float>()[i]) * a);
+        }
+        return Tensor::fromVector<float>({2 * count}, ab);
+      });
     }
     ShaderVariant variant{"normalization", {}, packed_ ? 3u : 6u, kElementLocal};
     variant.define("BATCH_NORM").define("PACKED", packed_ ? 1 : 0);

@@ -1,0 +1,77 @@
+// The context binary (<stem>_vulkan.bin): what a compiled model's EPContext nodes point to. This header is its
+// public view: header fields, section table, graphs, SPIR-V, weights and the compatibility verdict against a
+// device or a device profile, all computable without creating a session. The format is in engine/README.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/status.h"
+
+namespace kiln {
+
+// How a binary fits a device (architecture.md): `optimal` (same device and driver: the driver pipeline cache is
+// used), `compatible` (the SPIR-V and features fit: pipelines are recreated), `unsupported` (format or engine
+// version, or a required feature or limit is missing: loading fails with INVALID_GRAPH).
+enum class Compatibility { OPTIMAL, COMPATIBLE, UNSUPPORTED };
+// "optimal", "compatible", "unsupported".
+const char* compatibilityName(Compatibility value);
+
+struct CompatibilityVerdict {
+  Compatibility compatibility = Compatibility::UNSUPPORTED;
+  std::vector<std::string> reasons;  // why not optimal (empty when optimal)
+  std::string against;               // "device 0 (llvmpipe ...)" or "profile path/x.json"
+};
+
+struct ContextBinarySection {
+  std::string kind;  // "device", "graphs", "spirv", "driver_cache", "weights"
+  uint64_t offset = 0, size = 0;
+  std::string hash;  // xxHash3-64, 16 hex digits
+  uint64_t items = 0;
+};
+
+struct ContextBinaryGraph {
+  std::string name;                // the partition name (EPContext nodes refer to it)
+  std::string executionProvider;
+  std::vector<std::string> inputs, outputs;
+  int64_t nodes = 0, hostNodes = 0;  // host nodes: shape arithmetic evaluated on the CPU while recording
+  int64_t initializers = 0, prepackedConstants = 0;
+  int64_t spirvModules = 0;
+  std::vector<std::string> opTypes;  // distinct op types, sorted
+};
+
+struct ContextBinaryInfo {
+  std::string path;
+  uint64_t fileSize = 0;
+  std::string formatVersion;           // "1.0"
+  std::string producerEngineVersion;   // engine that wrote it
+  std::string readableEngineVersions;  // "0.1.0 - 0.1023.1023"
+  std::string target;                  // "device" (compiled on a live device) or "profile" (cross-compiled)
+  // Producer device identity (names come from the stored device profile; the header holds their hashes).
+  std::string deviceName, driverName, driverInfo, apiVersion, pipelineCacheUuid;
+  uint32_t vendorId = 0, deviceId = 0, driverId = 0, driverVersion = 0;
+  // What the SPIR-V needs from a device.
+  std::vector<std::string> requiredFeatures;
+  uint32_t subgroupSize = 0, requiredWorkgroupInvocations = 0, requiredPushConstantBytes = 0;
+  std::vector<ContextBinarySection> sections;
+  std::vector<ContextBinaryGraph> graphs;
+  std::vector<std::string> spirvModules;  // variant keys
+  uint64_t spirvBytes = 0;
+  uint64_t driverCacheBytes = 0;  // 0 when the binary has no driver pipeline cache
+  // Weights: distinct blobs stored, references to them, and the bytes deduplication saved.
+  uint64_t weightBlobs = 0, weightReferences = 0, weightBytes = 0, weightBytesReferenced = 0;
+};
+
+// Reads and validates a context binary (every offset, size and hash). NO_SUCHFILE when missing; INVALID_GRAPH with
+// the reason when truncated, corrupt or of a format this engine cannot read.
+Result<ContextBinaryInfo> inspectContextBinary(const std::string& path);
+
+// The verdict of the binary at `path` against live Vulkan device `deviceSelector` (index or name substring; empty:
+// the device a compile would pick, lavapipe included). A binary that cannot be read at all is INVALID_GRAPH; one
+// of another format or engine version is an `unsupported` verdict.
+Result<CompatibilityVerdict> checkContextBinary(const std::string& path, const std::string& deviceSelector = "");
+// The verdict against the device profile at `profilePath` (see kiln/device.h).
+Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(const std::string& path, const std::string& profilePath);
+
+}  // namespace kiln

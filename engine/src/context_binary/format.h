@@ -1,0 +1,93 @@
+// The context binary's fixed parts: header, section table, section kinds and feature bits (architecture.md,
+// "Context binary"). Layout, all little-endian:
+//   [0, 192)        header (fixed size; its last 8 bytes are an xxHash3-64 of the header and the section table)
+//   [192, 192+40n)  section table: kind u32, reserved u32, offset u64, size u64, xxHash3-64 of the content u64,
+//                   item count u64
+//   sections        each starting on a 64-byte boundary, in any order, never overlapping
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kiln/status.h"
+
+namespace kiln::ctxbin {
+
+inline constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'V', 'K', 'C', 'B'};
+inline constexpr uint16_t kFormatMajor = 1;
+inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr size_t kHeaderBytes = 192;
+inline constexpr size_t kSectionEntryBytes = 40;
+inline constexpr size_t kSectionAlignment = 64;
+inline constexpr uint32_t kMaxSections = 16;
+
+enum class SectionKind : uint32_t { DEVICE = 1, GRAPHS = 2, SPIRV = 3, DRIVER_CACHE = 4, WEIGHTS = 5 };
+const char* sectionKindName(SectionKind kind);
+
+// What the producing device (or target profile) was: where the compiled SPIR-V and the driver blob came from.
+enum class TargetKind : uint32_t { DEVICE = 0, PROFILE = 1 };
+
+// Device features SPIR-V modules may rely on (derived from their OpCapability instructions).
+enum FeatureBit : uint32_t {
+  kFeatureSubgroupArithmetic = 1u << 0,
+  kFeatureFloat16 = 1u << 1,
+  kFeatureInt64 = 1u << 2,
+  kFeatureStorage8Bit = 1u << 3,
+  kFeatureStorage16Bit = 1u << 4,
+  kFeatureInt16 = 1u << 5,
+  kFeatureInt8 = 1u << 6,
+};
+// "subgroup_arithmetic, int64" for the bits set in `features`.
+std::string featureNames(uint32_t features);
+
+// Engine versions packed as major << 20 | minor << 10 | patch (each part < 1024).
+uint32_t packVersion(const std::string& dotted);
+std::string unpackVersion(uint32_t packed);
+
+struct Header {
+  uint16_t formatMajor = kFormatMajor, formatMinor = kFormatMinor;
+  uint32_t producerVersion = 0;            // engine that wrote the file
+  uint32_t readableMin = 0, readableMax = 0;  // engine versions that can read it
+  // Producer device identity.
+  uint32_t vendorId = 0, deviceId = 0, driverId = 0, driverVersion = 0, apiVersion = 0;
+  uint64_t driverInfoHash = 0, deviceNameHash = 0;
+  std::array<uint8_t, 16> pipelineCacheUuid{};
+  TargetKind target = TargetKind::DEVICE;
+  // What the stored SPIR-V needs from a device.
+  uint32_t requiredFeatures = 0;
+  uint32_t subgroupSize = 0;  // the producer's: kernels sized their work by it when subgroup operations are used
+  uint32_t requiredWorkgroupInvocations = 0;
+  std::array<uint32_t, 3> requiredWorkgroupSize{};
+  uint32_t requiredPushConstantBytes = 0;
+  uint64_t fileSize = 0;
+};
+
+struct SectionEntry {
+  SectionKind kind = SectionKind::DEVICE;
+  uint64_t offset = 0, size = 0, hash = 0, items = 0;
+};
+
+// xxHash3-64, the one content hash of the format.
+uint64_t contentHash(std::span<const std::byte> bytes);
+uint64_t stringHash(const std::string& text);
+
+// Header + section table bytes, checksum filled in.
+std::vector<std::byte> encodeHeader(const Header& header, const std::vector<SectionEntry>& sections);
+
+// The format version in the first 12 bytes, readable before anything else is trusted (so a newer major version
+// is reported as such rather than as corruption). INVALID_GRAPH when the magic is wrong or the file is shorter.
+Result<std::pair<uint16_t, uint16_t>> readFormatVersion(std::span<const std::byte> file);
+
+struct ParsedHeader {
+  Header header;
+  std::vector<SectionEntry> sections;
+};
+// Parses and checks header and section table against `file`: sizes, checksum, every section inside the file,
+// aligned, not overlapping, each kind at most once and content hashes matching. INVALID_GRAPH with the reason.
+// The format major version must be kFormatMajor (check readFormatVersion first for a friendlier verdict).
+Result<ParsedHeader> parseHeader(std::span<const std::byte> file);
+
+}  // namespace kiln::ctxbin

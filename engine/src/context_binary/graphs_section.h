@@ -1,0 +1,38 @@
+// The graphs section: one record per compiled partition (name, EP, inputs, outputs, opsets, the nodes after
+// device fusions with their attributes and stored decisions, value types, initializers and prepacked constants as
+// weight references, and the SPIR-V modules its kernels dispatch, by index into the SPIR-V section).
+#pragma once
+
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "context_binary/weights_section.h"
+#include "ep/execution_provider.h"
+
+namespace kiln::ctxbin {
+
+// The SPIR-V section: count u32, then per module key (string), word count u32, words.
+class SpirvTableWriter {
+ public:
+  uint32_t add(const std::string& key, const std::vector<uint32_t>& words);  // deduplicated by key
+  std::vector<std::byte> encode() const;
+  const std::vector<std::pair<std::string, std::vector<uint32_t>>>& modules() const { return modules_; }
+
+ private:
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> modules_;
+  std::map<std::string, uint32_t> index_;
+};
+Result<std::vector<std::pair<std::string, std::vector<uint32_t>>>> decodeSpirvSection(std::span<const std::byte> section);
+
+// Encodes `partitions`; weights and SPIR-V go to the tables. INVALID_ARGUMENT when a partition holds something
+// the format cannot store (a subgraph attribute: nodes that own bodies never reach a compiled partition).
+Result<std::vector<std::byte>> encodeGraphs(const std::vector<CompiledPartition>& partitions, WeightTableWriter& weights,
+                                            SpirvTableWriter& spirv);
+// Decodes every partition record. INVALID_GRAPH with the reason on anything malformed.
+Result<std::vector<CompiledPartition>> decodeGraphs(
+    std::span<const std::byte> section, const WeightTableReader& weights,
+    const std::vector<std::pair<std::string, std::vector<uint32_t>>>& spirv);
+
+}  // namespace kiln::ctxbin

@@ -1,0 +1,129 @@
+// kiln/context_binary.h over the format's internals.
+#include <cstdio>
+#include <set>
+
+#include "context_binary/context_binary.h"
+#include "context_binary/verdict.h"
+#include "ep/vulkan/device_profile.h"
+#include "kiln/context_binary.h"
+
+namespace kiln {
+namespace {
+
+std::string hex64(uint64_t v) {
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+ContextBinaryGraph describe(const CompiledPartition& p) {
+  ContextBinaryGraph g;
+  g.name = p.name;
+  g.executionProvider = p.executionProvider;
+  g.inputs = p.inputs;
+  g.outputs = p.outputs;
+  g.nodes = static_cast<int64_t>(p.graph->nodes.size());
+  std::set<std::string> ops;
+  for (const auto& node : p.graph->nodes) ops.insert(node.domain.empty() ? node.opType : node.domain + "." + node.opType);
+  g.opTypes.assign(ops.begin(), ops.end());
+  for (const auto& n : p.nodes) {
+    g.hostNodes += n.onHost ? 1 : 0;
+    g.prepackedConstants += static_cast<int64_t>(n.constants.size());
+  }
+  g.initializers = static_cast<int64_t>(p.graph->initializers.size());
+  g.spirvModules = static_cast<int64_t>(p.spirv.size());
+  return g;
+}
+
+// The device a verdict without a selector is judged against: the one a compile would pick (lavapipe included).
+Result<vk::DeviceInfo> verdictDevice(const std::string& selector) { return vk::selectDevice(selector, true); }
+
+std::string describeDevice(const vk::DeviceInfo& d) {
+  return "device " + std::to_string(d.index) + " (" + d.name + ", " + d.driverInfo + ")";
+}
+
+}  // namespace
+
+const char* compatibilityName(Compatibility value) {
+  switch (value) {
+    case Compatibility::OPTIMAL: return "optimal";
+    case Compatibility::COMPATIBLE: return "compatible";
+    case Compatibility::UNSUPPORTED: return "unsupported";
+  }
+  return "unsupported";
+}
+
+Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::open(path));
+  const ctxbin::Header& h = binary->header();
+  const vk::DeviceInfo& t = binary->target();
+  ContextBinaryInfo info;
+  info.path = path;
+  info.fileSize = binary->fileSize();
+  info.formatVersion = std::to_string(h.formatMajor) + "." + std::to_string(h.formatMinor);
+  info.producerEngineVersion = ctxbin::unpackVersion(h.producerVersion);
+  info.readableEngineVersions = ctxbin::unpackVersion(h.readableMin) + " - " + ctxbin::unpackVersion(h.readableMax);
+  info.target = h.target == ctxbin::TargetKind::PROFILE ? "profile" : "device";
+  info.deviceName = t.name;
+  info.driverName = t.driverName;
+  info.driverInfo = t.driverInfo;
+  info.apiVersion = t.apiVersionString();
+  info.pipelineCacheUuid = t.pipelineCacheUuidHex();
+  info.vendorId = h.vendorId;
+  info.deviceId = h.deviceId;
+  info.driverId = h.driverId;
+  info.driverVersion = h.driverVersion;
+  for (uint32_t bit = 1; bit != 0 && bit <= h.requiredFeatures; bit <<= 1) {
+    if (h.requiredFeatures & bit) info.requiredFeatures.push_back(ctxbin::featureNames(bit));
+  }
+  info.subgroupSize = h.subgroupSize;
+  info.requiredWorkgroupInvocations = h.requiredWorkgroupInvocations;
+  info.requiredPushConstantBytes = h.requiredPushConstantBytes;
+  for (const auto& s : binary->sections()) {
+    info.sections.push_back({ctxbin::sectionKindName(s.kind), s.offset, s.size, hex64(s.hash), s.items});
+  }
+  info.driverCacheBytes = binary->driverCache().size();
+  KILN_ASSIGN_OR_RETURN(auto modules, binary->spirvModules());
+  for (const auto& [key, words] : modules) {
+    info.spirvModules.push_back(key);
+    info.spirvBytes += words.size() * 4;
+  }
+  KILN_ASSIGN_OR_RETURN(auto partitions, binary->partitions());
+  KILN_ASSIGN_OR_RETURN(auto weights, binary->weights());
+  info.weightBlobs = weights.blobCount();
+  info.weightBytes = weights.blobBytes();
+  for (const auto& p : partitions) {
+    info.graphs.push_back(describe(p));
+    // Every reference counts, so referenced - stored is what deduplication saved.
+    auto count = [&](const Tensor& t) {
+      info.weightReferences++;
+      info.weightBytesReferenced += ctxbin::tensorBytes(t).size();
+    };
+    for (const auto& [name, t] : p.graph->initializers) count(t);
+    for (const auto& n : p.nodes) for (const auto& c : n.constants) count(c);
+  }
+  return info;
+}
+
+Result<CompatibilityVerdict> checkContextBinary(const std::string& path, const std::string& deviceSelector) {
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, verdictDevice(deviceSelector));
+  auto binary = ctxbin::ContextBinary::open(path);
+  if (!binary.isOk()) {
+    if (ctxbin::isFormatVersionFailure(binary.status())) return ctxbin::unsupportedFormat(binary.status(), describeDevice(device));
+    return binary.status();
+  }
+  return ctxbin::judge(*binary.value(), device, describeDevice(device));
+}
+
+Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(const std::string& path, const std::string& profilePath) {
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::readDeviceProfile(profilePath));
+  const std::string against = "profile " + profilePath;
+  auto binary = ctxbin::ContextBinary::open(path);
+  if (!binary.isOk()) {
+    if (ctxbin::isFormatVersionFailure(binary.status())) return ctxbin::unsupportedFormat(binary.status(), against);
+    return binary.status();
+  }
+  return ctxbin::judge(*binary.value(), device, against);
+}
+
+}  // namespace kiln

@@ -1,0 +1,103 @@
+#include "context_binary/verdict.h"
+
+#include "kiln/version.h"
+
+namespace kiln::ctxbin {
+namespace {
+
+std::string hex(uint32_t v) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%x", v);
+  return text;
+}
+
+// Feature bits a device provides.
+uint32_t deviceFeatures(const vk::DeviceInfo& d) {
+  uint32_t bits = 0;
+  if (d.subgroupArithmetic) bits |= kFeatureSubgroupArithmetic;
+  if (d.shaderFloat16) bits |= kFeatureFloat16;
+  if (d.shaderInt64) bits |= kFeatureInt64;
+  if (d.storageBuffer8Bit) bits |= kFeatureStorage8Bit | kFeatureInt8;  // 8-bit storage access implies the type
+  if (d.storageBuffer16Bit) bits |= kFeatureStorage16Bit | kFeatureInt16;
+  return bits;
+}
+
+}  // namespace
+
+bool isFormatVersionFailure(const Status& failure) {
+  return failure.code() == StatusCode::INVALID_GRAPH &&
+         failure.message().find("is not readable by this engine") != std::string::npos;
+}
+
+CompatibilityVerdict unsupportedFormat(const Status& openFailure, const std::string& against) {
+  return {Compatibility::UNSUPPORTED, {openFailure.message()}, against};
+}
+
+CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& device, const std::string& against) {
+  const Header& h = binary.header();
+  CompatibilityVerdict verdict{Compatibility::OPTIMAL, {}, against};
+  std::vector<std::string> unsupported, suboptimal;
+
+  const uint32_t engine = packVersion(engineVersion());
+  if (engine < h.readableMin || engine > h.readableMax) {
+    unsupported.push_back("engine " + std::string(engineVersion()) + " is outside the versions this binary declares "
+                          "readable (" + unpackVersion(h.readableMin) + " - " + unpackVersion(h.readableMax) + ")");
+  }
+  const uint32_t missing = h.requiredFeatures & ~deviceFeatures(device);
+  if (missing) unsupported.push_back("the device lacks features the SPIR-V uses: " + featureNames(missing));
+  if ((h.requiredFeatures & kFeatureSubgroupArithmetic) && device.subgroupSize != h.subgroupSize) {
+    unsupported.push_back("subgroup size " + std::to_string(device.subgroupSize) + " differs from the " +
+                          std::to_string(h.subgroupSize) + " the kernels were sized for");
+  }
+  if (device.maxComputeWorkGroupInvocations < h.requiredWorkgroupInvocations) {
+    unsupported.push_back("workgroups of " + std::to_string(h.requiredWorkgroupInvocations) + " invocations exceed the " +
+                          "device's maxComputeWorkGroupInvocations " + std::to_string(device.maxComputeWorkGroupInvocations));
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    if (device.maxComputeWorkGroupSize[i] < h.requiredWorkgroupSize[i]) {
+      unsupported.push_back("workgroup size " + std::to_string(h.requiredWorkgroupSize[i]) + " along axis " +
+                            std::to_string(i) + " exceeds the device's " + std::to_string(device.maxComputeWorkGroupSize[i]));
+    }
+  }
+  if (device.maxPushConstantsSize < h.requiredPushConstantBytes) {
+    unsupported.push_back(std::to_string(h.requiredPushConstantBytes) + " bytes of push constants exceed the device's " +
+                          std::to_string(device.maxPushConstantsSize));
+  }
+  if (!unsupported.empty()) {
+    verdict.compatibility = Compatibility::UNSUPPORTED;
+    verdict.reasons = std::move(unsupported);
+    return verdict;
+  }
+
+  // Fits: optimal only when the driver blob was made by this very device and driver.
+  const vk::DeviceInfo& t = binary.target();
+  if (h.vendorId != device.vendorId || h.deviceId != device.deviceId) {
+    suboptimal.push_back("compiled for " + t.name + " (vendor " + hex(h.vendorId) + ", device " + hex(h.deviceId) +
+                         "), not " + device.name + " (vendor " + hex(device.vendorId) + ", device " + hex(device.deviceId) + ")");
+  } else if (h.deviceNameHash != stringHash(device.name)) {
+    suboptimal.push_back("compiled for device '" + t.name + "', this is '" + device.name + "'");
+  }
+  if (h.driverId != device.driverId || h.driverVersion != device.driverVersion) {
+    suboptimal.push_back("driver " + t.driverName + " " + hex(h.driverVersion) + " differs from " + device.driverName +
+                         " " + hex(device.driverVersion));
+  }
+  if (h.driverInfoHash != stringHash(device.driverInfo)) {
+    suboptimal.push_back("driver info '" + t.driverInfo + "' differs from '" + device.driverInfo + "'");
+  }
+  if (h.pipelineCacheUuid != device.pipelineCacheUuid) suboptimal.push_back("pipeline cache UUID differs");
+  if (h.apiVersion != device.apiVersion) {
+    suboptimal.push_back("Vulkan API version " + t.apiVersionString() + " differs from " + device.apiVersionString());
+  }
+  if (h.target == TargetKind::PROFILE) {
+    suboptimal.push_back("compiled for a device profile: no driver pipeline cache, pipelines are created on load");
+  } else if (!binary.hasDriverCache()) {
+    suboptimal.push_back("the binary holds no driver pipeline cache");
+  }
+  if (!suboptimal.empty()) {
+    verdict.compatibility = Compatibility::COMPATIBLE;
+    verdict.reasons = std::move(suboptimal);
+  }
+  return verdict;
+}
+
+}  // namespace kiln::ctxbin

@@ -1,0 +1,150 @@
+#include "context_binary/weights_section.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "context_binary/format.h"
+
+namespace kiln::ctxbin {
+namespace {
+
+Status corrupt(const std::string& why) { return Status(StatusCode::INVALID_GRAPH, "corrupt context binary: " + why); }
+
+constexpr uint32_t kMaxRank = 32;
+
+bool knownType(int32_t type) { return type >= 1 && type <= 16; }
+
+}  // namespace
+
+void writeTensorType(const Tensor& tensor, ByteWriter& out) {
+  out.i32(static_cast<int32_t>(tensor.dtype()));
+  out.u32(static_cast<uint32_t>(tensor.rank()));
+  for (int64_t d : tensor.shape()) out.i64(d);
+}
+
+Result<std::pair<DataType, Shape>> readTensorType(ByteReader& in) {
+  const int32_t type = in.i32();
+  const uint32_t rank = in.u32();
+  if (!in.ok() || !knownType(type) || rank > kMaxRank) return corrupt("malformed tensor type");
+  Shape shape(rank);
+  uint64_t elements = 1;
+  for (auto& d : shape) {
+    d = in.i64();
+    if (!in.ok() || d < 0) return corrupt("malformed tensor shape");
+    if (d > 0 && elements > (uint64_t{1} << 48) / static_cast<uint64_t>(d)) return corrupt("tensor shape too large");
+    elements *= static_cast<uint64_t>(d);
+  }
+  return std::make_pair(static_cast<DataType>(type), std::move(shape));
+}
+
+std::vector<std::byte> tensorBytes(const Tensor& tensor) {
+  if (tensor.dtype() == DataType::STRING) {
+    ByteWriter w;
+    w.u32(static_cast<uint32_t>(tensor.numel()));
+    for (int64_t i = 0; i < tensor.numel(); ++i) w.str(tensor.strings()[i]);
+    return w.take();
+  }
+  const auto* p = static_cast<const std::byte*>(tensor.rawData());
+  return std::vector<std::byte>(p, p + tensor.byteSize());
+}
+
+Result<Tensor> tensorFromBytes(DataType type, const Shape& shape, std::span<const std::byte> bytes) {
+  if (type == DataType::STRING) {
+    ByteReader r(bytes);
+    const uint32_t count = r.count(4);
+    if (!r.ok() || count != static_cast<uint64_t>(shapeSize(shape))) return corrupt("string tensor count mismatch");
+    std::vector<std::string> values(count);
+    for (auto& v : values) v = r.str();
+    if (!r.ok() || r.left() != 0) return corrupt("malformed string tensor");
+    return Tensor::fromStrings(shape, std::move(values));
+  }
+  const uint64_t expected = static_cast<uint64_t>(shapeSize(shape)) * dataTypeSize(type);
+  if (expected != bytes.size()) {
+    return corrupt("tensor of " + shapeToString(shape) + " " + dataTypeName(type) + " needs " + std::to_string(expected) +
+                   " bytes, has " + std::to_string(bytes.size()));
+  }
+  Tensor t(type, shape);
+  if (!bytes.empty()) std::memcpy(t.rawData(), bytes.data(), bytes.size());
+  return t;
+}
+
+void WeightTableWriter::writeReference(const Tensor& tensor, ByteWriter& out) {
+  writeTensorType(tensor, out);
+  std::vector<std::byte> bytes = tensorBytes(tensor);
+  stats_.references++;
+  stats_.referencedBytes += bytes.size();
+  out.u32(addBlob(std::move(bytes)));
+}
+
+uint32_t WeightTableWriter::addBlob(std::vector<std::byte> bytes) {
+  const uint64_t hash = contentHash(bytes);
+  auto it = std::lower_bound(byHash_.begin(), byHash_.end(), std::make_pair(hash, uint32_t{0}));
+  for (; it != byHash_.end() && it->first == hash; ++it) {
+    if (blobs_[it->second] == bytes) return it->second;  // same content: share it
+  }
+  const auto index = static_cast<uint32_t>(blobs_.size());
+  stats_.blobs++;
+  stats_.storedBytes += bytes.size();
+  blobs_.push_back(std::move(bytes));
+  byHash_.insert(it, {hash, index});
+  return index;
+}
+
+std::vector<std::byte> WeightTableWriter::encode() const {
+  ByteWriter w;
+  w.u32(static_cast<uint32_t>(blobs_.size()));
+  const size_t tableStart = w.size();
+  for (size_t i = 0; i < blobs_.size(); ++i) {
+    w.u64(0);
+    w.u64(blobs_[i].size());
+    w.u64(contentHash(blobs_[i]));
+  }
+  for (size_t i = 0; i < blobs_.size(); ++i) {
+    w.align(kSectionAlignment);
+    w.patchU64(tableStart + i * 24, w.size());
+    w.bytes(blobs_[i].data(), blobs_[i].size());
+  }
+  return w.data();
+}
+
+Result<WeightTableReader> WeightTableReader::parse(std::span<const std::byte> section, std::shared_ptr<const void> owner) {
+  WeightTableReader table;
+  table.section_ = section;
+  table.owner_ = std::move(owner);
+  ByteReader r(section);
+  const uint32_t count = r.count(24);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t offset = r.u64(), size = r.u64(), hash = r.u64();
+    if (!r.ok() || offset > section.size() || size > section.size() - offset) {
+      return corrupt("weight blob " + std::to_string(i) + " lies outside the weights section");
+    }
+    auto blob = section.subspan(offset, size);
+    if (contentHash(blob) != hash) return corrupt("weight blob " + std::to_string(i) + " content hash mismatch");
+    table.blobs_.push_back(blob);
+  }
+  if (!r.ok()) return corrupt("weights table does not parse");
+  return table;
+}
+
+uint64_t WeightTableReader::blobBytes() const {
+  uint64_t total = 0;
+  for (const auto& blob : blobs_) total += blob.size();
+  return total;
+}
+
+Result<Tensor> WeightTableReader::readReference(ByteReader& in) const {
+  KILN_ASSIGN_OR_RETURN(auto type, readTensorType(in));
+  const uint32_t blob = in.u32();
+  if (!in.ok() || blob >= blobs_.size()) return corrupt("weight reference to a blob that does not exist");
+  const auto bytes = blobs_[blob];
+  const size_t alignment = std::max<size_t>(dataTypeSize(type.first), 1);
+  const bool aligned = reinterpret_cast<uintptr_t>(bytes.data()) % alignment == 0;
+  if (type.first == DataType::STRING || !aligned || !owner_) return tensorFromBytes(type.first, type.second, bytes);
+  const uint64_t expected = static_cast<uint64_t>(shapeSize(type.second)) * dataTypeSize(type.first);
+  if (expected != bytes.size()) return tensorFromBytes(type.first, type.second, bytes);  // reports the mismatch
+  // In place: the tensor keeps the mapping alive. Its storage is a private mapping, so writes never reach the file.
+  auto* data = const_cast<std::byte*>(bytes.data());
+  return Tensor::wrap(type.first, type.second, std::shared_ptr<std::byte>(owner_, data));
+}
+
+}  // namespace kiln::ctxbin

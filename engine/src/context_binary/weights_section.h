@@ -1,0 +1,67 @@
+// The weights section: every tensor the stored graphs read (initializers, prepacked constants, tensor
+// attributes are inline instead), deduplicated by content so that identical weights across partitions, graphs
+// and models are stored once (weight sharing). Dedup compares bytes on every hash match: a hash collision never
+// merges different weights.
+//
+// Layout: blob count u32, then per blob offset u64 (from the section start, 64-aligned), size u64, xxHash3-64
+// u64; then the blobs. A tensor reference (in the graphs section) is dtype i32, rank u32, dims i64..., blob u32.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "context_binary/byte_io.h"
+#include "kiln/status.h"
+#include "kiln/tensor.h"
+
+namespace kiln::ctxbin {
+
+struct WeightStats {
+  uint64_t references = 0;      // tensor references written
+  uint64_t blobs = 0;           // distinct contents stored
+  uint64_t referencedBytes = 0; // bytes the references would take without deduplication
+  uint64_t storedBytes = 0;     // bytes stored
+};
+
+class WeightTableWriter {
+ public:
+  // Writes a reference to `tensor` into `out`, storing its bytes unless identical bytes are stored already.
+  void writeReference(const Tensor& tensor, ByteWriter& out);
+  std::vector<std::byte> encode() const;
+  const WeightStats& stats() const { return stats_; }
+
+ private:
+  uint32_t addBlob(std::vector<std::byte> bytes);
+  std::vector<std::vector<std::byte>> blobs_;
+  std::vector<std::pair<uint64_t, uint32_t>> byHash_;  // sorted by hash
+  WeightStats stats_;
+};
+
+class WeightTableReader {
+ public:
+  // Parses the blob table of `section`; `owner` keeps the section's memory alive for tensors that wrap it.
+  // INVALID_GRAPH when any blob lies outside the section or its hash does not match.
+  static Result<WeightTableReader> parse(std::span<const std::byte> section, std::shared_ptr<const void> owner);
+  // Reads a tensor reference; INVALID_GRAPH when the reference is malformed or its size does not match the blob.
+  Result<Tensor> readReference(ByteReader& in) const;
+  size_t blobCount() const { return blobs_.size(); }
+  uint64_t blobBytes() const;
+
+ private:
+  std::span<const std::byte> section_;
+  std::shared_ptr<const void> owner_;
+  std::vector<std::span<const std::byte>> blobs_;
+};
+
+// Shape encoding shared with inline tensors: dtype i32, rank u32, dims i64... INVALID_GRAPH on a negative
+// dimension, a rank above 32 or an element count that overflows.
+void writeTensorType(const Tensor& tensor, ByteWriter& out);
+Result<std::pair<DataType, Shape>> readTensorType(ByteReader& in);
+// Bytes a tensor's contents take in the format (strings: u32 count, then each as length + bytes).
+std::vector<std::byte> tensorBytes(const Tensor& tensor);
+// Builds a tensor of `type`/`shape` from `bytes` (copied; strings decoded). INVALID_GRAPH when sizes disagree.
+Result<Tensor> tensorFromBytes(DataType type, const Shape& shape, std::span<const std::byte> bytes);
+
+}  // namespace kiln::ctxbin

@@ -1,0 +1,68 @@
+#include "session/compiled_model_io.h"
+
+#include "context_binary/verdict.h"
+#include "ep/vulkan/device_profile.h"
+#include "ep/vulkan/vulkan_execution_provider.h"
+#include "util/log.h"
+#include "util/stopwatch.h"
+
+namespace kiln {
+
+Result<ctxbin::BinaryContents> binaryContentsFor(std::vector<CompiledPartition> partitions) {
+  if (partitions.empty()) return Status(StatusCode::INVALID_ARGUMENT, "no compiled partitions to store");
+  ctxbin::BinaryContents contents;
+  const CompiledPartition& first = partitions.front();
+  if (first.executionProvider != vk::kVulkanExecutionProviderName || first.targetProfile.empty()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "partition '" + first.name + "' of " + first.executionProvider +
+                                                    " has nothing a context binary stores");
+  }
+  KILN_ASSIGN_OR_RETURN(contents.target, vk::parseDeviceProfile(first.targetProfile, "partition " + first.name));
+  contents.targetKind = first.targetIsProfile ? ctxbin::TargetKind::PROFILE : ctxbin::TargetKind::DEVICE;
+  contents.partitions = std::move(partitions);
+  return contents;
+}
+
+Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerdict>> openCompiledBinary(
+    const std::string& path, const SessionOptions& options, SessionTimings& timings) {
+  Stopwatch readClock;
+  // Opening validates the header, the section table and every section hash (the validate share is most of it).
+  auto binary = ctxbin::ContextBinary::open(path);
+  timings.binary_read_ms += readClock.elapsedMs();
+  if (!binary.isOk()) return binary.status();
+  Stopwatch validateClock;
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(options.configEntryOr("kiln.vulkan.device", ""), true));
+  CompatibilityVerdict verdict =
+      ctxbin::judge(*binary.value(), device, "device " + std::to_string(device.index) + " (" + device.name + ")");
+  timings.binary_validate_ms += validateClock.elapsedMs();
+  auto reasons = [&] {
+    std::string text;
+    for (const auto& r : verdict.reasons) text += (text.empty() ? "" : "; ") + r;
+    return text;
+  };
+  if (verdict.compatibility == Compatibility::UNSUPPORTED) {
+    return Status(StatusCode::INVALID_GRAPH, "context binary " + path + " is unsupported on " + verdict.against + ": " + reasons());
+  }
+  if (verdict.compatibility == Compatibility::COMPATIBLE) {
+    if (options.configEntryOr("session.fail_on_suboptimal_compiled_model", "0") == "1") {
+      return Status(StatusCode::FAIL, "context binary " + path + " is compatible but not optimal on " + verdict.against +
+                                          " (session.fail_on_suboptimal_compiled_model=1): " + reasons());
+    }
+    log::info("context binary {} is compatible, not optimal: {}", path, reasons());
+  }
+  return std::make_pair(std::move(binary).value(), std::move(verdict));
+}
+
+Result<std::unique_ptr<Session>> createSessionFromBinary(ir::Model model, const std::string& binaryPath,
+                                                         const SessionOptions& options) {
+  const Stopwatch started;
+  SessionTimings timings;
+  KILN_ASSIGN_OR_RETURN(auto opened, openCompiledBinary(binaryPath, options, timings));
+  Stopwatch readClock;
+  CompiledModel compiled;
+  compiled.model = std::move(model);
+  KILN_ASSIGN_OR_RETURN(compiled.partitions, opened.first->partitions());
+  timings.binary_read_ms += readClock.elapsedMs();
+  return createSessionFromCompiledModel(std::move(compiled), options, timings, &started);
+}
+
+}  // namespace kiln

@@ -1,0 +1,478 @@
+// Context binary: round trip (compile → write → read → identical graphs and outputs, no compile work on load),
+// weight deduplication, the compatibility verdict against a live device and edited profiles, cross-compilation
+// for a device profile, and mutation tests (flipped, truncated and oversized files are INVALID_GRAPH, never a
+// crash: run under the asan preset too).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "context_binary/context_binary.h"
+#include "context_binary/format.h"
+#include "kiln/context_binary.h"
+#include "kiln/device.h"
+#include "kiln/session.h"
+#include "model_builder.h"
+#include "session/compiled_model_io.h"
+#include "session/inference_session.h"
+#include "test_models.h"
+#include "util/file_io.h"
+#include "vulkan_test_support.h"
+
+namespace kiln {
+namespace {
+
+using testing::ModelBuilder;
+
+std::vector<float> ramp(size_t n, float scale) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i) * 0.37f) * scale;
+  return v;
+}
+
+// Conv → BatchNormalization → Relu → two Convs with identical weights (deduplicated) → Add → Shape/Reshape (host
+// arithmetic) → ReduceMean → Greater → Where: prepacked constants, host nodes, compares and reductions.
+std::string smallModel(const testing::TempDir& dir) {
+  ModelBuilder m(13);
+  m.input("x", {1, 3, 8, 8});
+  m.initializer("w1", {4, 3, 3, 3}, ramp(108, 0.5f));
+  m.initializer("b1", {4}, {0.1f, -0.2f, 0.3f, 0.0f});
+  m.initializer("scale", {4}, {1.0f, 0.5f, 2.0f, 1.5f});
+  m.initializer("shift", {4}, {0.0f, 0.1f, -0.1f, 0.2f});
+  m.initializer("mean", {4}, {0.05f, 0.0f, -0.05f, 0.1f});
+  m.initializer("var", {4}, {1.0f, 0.5f, 2.0f, 0.25f});
+  m.initializer("w2", {4, 4, 1, 1}, ramp(16, 0.25f));
+  m.initializer("w3", {4, 4, 1, 1}, ramp(16, 0.25f));  // same bytes as w2: stored once
+  m.initializer("zero", {1}, {0.0f});
+  auto& conv = m.node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1");
+  testing::attrInts(conv, "kernel_shape", {3, 3});
+  testing::attrInts(conv, "pads", {1, 1, 1, 1});
+  m.node("BatchNormalization", {"c1", "scale", "shift", "mean", "var"}, {"n1"}, "bn1");
+  m.node("Relu", {"n1"}, {"r1"}, "relu1");
+  m.node("Conv", {"r1", "w2"}, {"c2"}, "conv2");
+  m.node("Conv", {"r1", "w3"}, {"c3"}, "conv3");
+  m.node("Add", {"c2", "c3"}, {"a"}, "add");
+  m.node("Shape", {"a"}, {"shape"}, "shape");
+  m.node("Reshape", {"a", "shape"}, {"ra"}, "reshape");
+  auto& mean = m.node("ReduceMean", {"ra"}, {"m"}, "mean");
+  testing::attrInts(mean, "axes", {2, 3});
+  m.node("Greater", {"ra", "m"}, {"g"}, "greater");
+  m.node("Where", {"g", "ra", "zero"}, {"y"}, "where");
+  m.output("y", {1, 4, 8, 8});
+  return m.save(dir.file("small.onnx"));
+}
+
+std::vector<NamedTensor> smallInput() { return {{"x", Tensor::fromVector<float>({1, 3, 8, 8}, ramp(192, 2.0f))}}; }
+
+void expectSameOutputs(const std::vector<NamedTensor>& a, const std::vector<NamedTensor>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].tensor.shape(), b[i].tensor.shape());
+    ASSERT_EQ(a[i].tensor.byteSize(), b[i].tensor.byteSize());
+    EXPECT_EQ(std::memcmp(a[i].tensor.rawData(), b[i].tensor.rawData(), a[i].tensor.byteSize()), 0) << a[i].name;
+  }
+}
+
+struct Compiled {
+  std::unique_ptr<Session> session;
+  CompiledModel model;
+  std::string binary;
+  ctxbin::WeightStats stats;
+};
+
+// Compiles `modelPath` in a session, writes its partitions to `<dir>/<name>` and keeps the rewritten model.
+Compiled compileToBinary(const std::string& modelPath, const testing::TempDir& dir, const std::string& name,
+                         SessionOptions options = testing::vulkanOptions()) {
+  Compiled c;
+  auto session = Session::create(modelPath, options);
+  EXPECT_TRUE(session.isOk()) << session.status().toString();
+  if (!session.isOk()) return c;
+  c.session = std::move(session).value();
+  auto model = compiledModelOf(*c.session);
+  EXPECT_TRUE(model.isOk());
+  c.model = std::move(model).value();
+  auto contents = binaryContentsFor(c.model.partitions);
+  EXPECT_TRUE(contents.isOk()) << contents.status().toString();
+  if (!contents.isOk()) return c;
+  c.binary = dir.file(name);
+  const Status written = ctxbin::writeContextBinary(contents.value(), c.binary, &c.stats);
+  EXPECT_TRUE(written.isOk()) << written.toString();
+  return c;
+}
+
+TEST(ContextBinary, RoundTripRunsWithoutCompileWork) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  Compiled compiled = compileToBinary(smallModel(dir), dir, "small_vulkan.bin");
+  ASSERT_TRUE(compiled.session);
+  ASSERT_FALSE(compiled.model.partitions.empty());
+  EXPECT_GT(compiled.session->counters().glslang_compiles + compiled.session->counters().spirv_cache_hits, 0);
+  EXPECT_GT(compiled.session->counters().weights_prepacked, 0);
+  auto expected = compiled.session->run(smallInput());
+  ASSERT_TRUE(expected.isOk()) << expected.status().toString();
+
+  // w2 and w3 are one blob; prepacked constants equal to their source (biases, depthwise) are shared too.
+  EXPECT_LT(compiled.stats.blobs, compiled.stats.references);
+  EXPECT_LT(compiled.stats.storedBytes, compiled.stats.referencedBytes);
+
+  // The stored graphs are the compiled ones: same nodes, attributes, initializer bytes and stored constants.
+  auto binary = ctxbin::ContextBinary::open(compiled.binary);
+  ASSERT_TRUE(binary.isOk()) << binary.status().toString();
+  auto stored = binary.value()->partitions();
+  ASSERT_TRUE(stored.isOk()) << stored.status().toString();
+  ASSERT_EQ(stored->size(), compiled.model.partitions.size());
+  for (size_t p = 0; p < stored->size(); ++p) {
+    const CompiledPartition& a = compiled.model.partitions[p];
+    const CompiledPartition& b = (*stored)[p];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.inputs, b.inputs);
+    EXPECT_EQ(a.outputs, b.outputs);
+    EXPECT_EQ(a.opsets, b.opsets);
+    ASSERT_EQ(a.graph->nodes.size(), b.graph->nodes.size());
+    for (size_t n = 0; n < a.graph->nodes.size(); ++n) {
+      const ir::Node& x = a.graph->nodes[n];
+      const ir::Node& y = b.graph->nodes[n];
+      EXPECT_EQ(x.opType, y.opType);
+      EXPECT_EQ(x.inputs, y.inputs);
+      EXPECT_EQ(x.outputs, y.outputs);
+      ASSERT_EQ(x.attributes.size(), y.attributes.size()) << x.label();
+      for (const auto& [key, attribute] : x.attributes) {
+        const ir::Attribute* other = y.attribute(key);
+        ASSERT_NE(other, nullptr) << key;
+        EXPECT_EQ(attribute.ints, other->ints) << key;
+        EXPECT_EQ(attribute.i, other->i) << key;
+        EXPECT_EQ(attribute.f, other->f) << key;
+        EXPECT_EQ(attribute.s, other->s) << key;
+      }
+      EXPECT_EQ(a.nodes[n].onHost, b.nodes[n].onHost);
+      ASSERT_EQ(a.nodes[n].constants.size(), b.nodes[n].constants.size());
+      for (size_t k = 0; k < a.nodes[n].constants.size(); ++k) {
+        const Tensor& t = a.nodes[n].constants[k];
+        const Tensor& u = b.nodes[n].constants[k];
+        ASSERT_EQ(t.shape(), u.shape());
+        EXPECT_EQ(std::memcmp(t.rawData(), u.rawData(), t.byteSize()), 0);
+      }
+    }
+    ASSERT_EQ(a.graph->initializers.size(), b.graph->initializers.size());
+    for (const auto& [name, t] : a.graph->initializers) {
+      const Tensor& u = b.graph->initializers.at(name);
+      ASSERT_EQ(t.shape(), u.shape()) << name;
+      EXPECT_EQ(std::memcmp(t.rawData(), u.rawData(), t.byteSize()), 0) << name;
+    }
+    EXPECT_EQ(a.spirv, b.spirv);
+  }
+
+  // A session from the binary: no optimizer pass, no prepack, no glslang (not even a SPIR-V cache lookup).
+  auto loaded = createSessionFromBinary(compiled.model.model, compiled.binary, testing::vulkanOptions());
+  ASSERT_TRUE(loaded.isOk()) << loaded.status().toString();
+  const WorkCounters& counters = loaded.value()->counters();
+  EXPECT_EQ(counters.glslang_compiles, 0);
+  EXPECT_EQ(counters.spirv_cache_hits, 0);
+  EXPECT_EQ(counters.optimizer_passes_run, 0);
+  EXPECT_EQ(counters.weights_prepacked, 0);
+  EXPECT_GT(loaded.value()->timings().binary_read_ms, 0);
+  auto actual = loaded.value()->run(smallInput());
+  ASSERT_TRUE(actual.isOk()) << actual.status().toString();
+  expectSameOutputs(*expected, *actual);
+}
+
+TEST(ContextBinary, InspectDescribesHeaderSectionsAndGraphs) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  Compiled compiled = compileToBinary(smallModel(dir), dir, "small_vulkan.bin");
+  ASSERT_FALSE(compiled.binary.empty());
+  auto info = inspectContextBinary(compiled.binary);
+  ASSERT_TRUE(info.isOk()) << info.status().toString();
+  EXPECT_EQ(info->formatVersion, "1.0");
+  EXPECT_EQ(info->target, "device");
+  EXPECT_FALSE(info->deviceName.empty());
+  EXPECT_EQ(info->graphs.size(), compiled.model.partitions.size());
+  EXPECT_EQ(info->weightBlobs, compiled.stats.blobs);
+  EXPECT_EQ(info->weightReferences, compiled.stats.references);
+  EXPECT_LT(info->weightBytes, info->weightBytesReferenced);
+  EXPECT_FALSE(info->spirvModules.empty());
+  std::vector<std::string> kinds;
+  for (const auto& s : info->sections) kinds.push_back(s.kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"device", "graphs", "spirv", "driver_cache", "weights"}));
+  EXPECT_EQ(inspectContextBinary(dir.file("missing.bin")).status().code(), StatusCode::NO_SUCHFILE);
+}
+
+// --- verdicts -----------------------------------------------------------------------------------------------
+
+std::string writeProfile(const testing::TempDir& dir, const std::string& name, const nlohmann::json& profile) {
+  const std::string path = dir.file(name);
+  std::ofstream(path) << profile.dump(2);
+  return path;
+}
+
+nlohmann::json liveProfile() {
+  auto text = vulkanDeviceProfile(0);
+  EXPECT_TRUE(text.isOk());
+  return nlohmann::json::parse(text.value());
+}
+
+// Rewrites header fields of a binary file and fixes the checksum, as a newer or older writer would have written it.
+void patchHeader(const std::string& path, const std::function<void(ctxbin::Header&)>& edit) {
+  auto bytes = readFileBytes(path).value();
+  auto parsed = ctxbin::parseHeader(bytes);
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().toString();
+  edit(parsed->header);
+  const auto head = ctxbin::encodeHeader(parsed->header, parsed->sections);
+  std::memcpy(bytes.data(), head.data(), head.size());
+  ASSERT_TRUE(writeFileAtomically(path, bytes).isOk());
+}
+
+std::string reasons(const CompatibilityVerdict& v) {
+  std::string text;
+  for (const auto& r : v.reasons) text += r + "\n";
+  return text;
+}
+
+TEST(ContextBinary, VerdictsAgainstEditedProfiles) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  // Compiled for the device index 0 picks (the profile below describes the same one).
+  SessionOptions options = testing::vulkanOptions();
+  ASSERT_TRUE(options.addConfigEntry("kiln.vulkan.device", "0").isOk());
+  Compiled compiled = compileToBinary(smallModel(dir), dir, "small_vulkan.bin", options);
+  ASSERT_FALSE(compiled.binary.empty());
+  auto info = inspectContextBinary(compiled.binary);
+  ASSERT_TRUE(info.isOk());
+
+  auto judge = [&](const nlohmann::json& profile) {
+    auto verdict = checkContextBinaryAgainstProfile(compiled.binary, writeProfile(dir, "p.json", profile));
+    EXPECT_TRUE(verdict.isOk()) << verdict.status().toString();
+    return verdict.value();
+  };
+  const nlohmann::json live = liveProfile();
+
+  // The live device itself: optimal when the binary carries a driver cache, else compatible for that reason only.
+  auto same = judge(live);
+  if (info->driverCacheBytes > 0) {
+    EXPECT_EQ(same.compatibility, Compatibility::OPTIMAL) << reasons(same);
+  } else {
+    ASSERT_EQ(same.compatibility, Compatibility::COMPATIBLE);
+    EXPECT_NE(reasons(same).find("no driver pipeline cache"), std::string::npos) << reasons(same);
+  }
+
+  auto edited = live;
+  edited["identity"]["driver_info"] = "Mesa 99.0.0 (a newer driver)";
+  auto v = judge(edited);
+  EXPECT_EQ(v.compatibility, Compatibility::COMPATIBLE);
+  EXPECT_NE(reasons(v).find("driver info"), std::string::npos) << reasons(v);
+
+  edited = live;
+  edited["identity"]["vendor_id"] = 0x10de;
+  edited["identity"]["device_id"] = 0x2330;
+  v = judge(edited);
+  EXPECT_EQ(v.compatibility, Compatibility::COMPATIBLE);
+  EXPECT_NE(reasons(v).find("compiled for"), std::string::npos) << reasons(v);
+
+  edited = live;
+  edited["limits"]["max_compute_work_group_invocations"] = 16;
+  v = judge(edited);
+  EXPECT_EQ(v.compatibility, Compatibility::UNSUPPORTED);
+  EXPECT_NE(reasons(v).find("maxComputeWorkGroupInvocations"), std::string::npos) << reasons(v);
+
+  // Greater writes bools through 8-bit storage on a device that has it.
+  if (live["features"]["storage_buffer_8bit"].get<bool>()) {
+    edited = live;
+    edited["features"]["storage_buffer_8bit"] = false;
+    v = judge(edited);
+    EXPECT_EQ(v.compatibility, Compatibility::UNSUPPORTED);
+    EXPECT_NE(reasons(v).find("storage_8bit"), std::string::npos) << reasons(v);
+  }
+  if (std::find(info->requiredFeatures.begin(), info->requiredFeatures.end(), "subgroup_arithmetic") !=
+      info->requiredFeatures.end()) {
+    edited = live;
+    edited["features"]["subgroup_size"] = live["features"]["subgroup_size"].get<int>() * 2;
+    v = judge(edited);
+    EXPECT_EQ(v.compatibility, Compatibility::UNSUPPORTED);
+    EXPECT_NE(reasons(v).find("subgroup size"), std::string::npos) << reasons(v);
+  }
+
+  // Engine version outside the readable range, and a newer format major: unsupported, not corrupt.
+  const std::string old = dir.file("old.bin");
+  std::filesystem::copy_file(compiled.binary, old);
+  patchHeader(old, [](ctxbin::Header& h) { h.readableMax = ctxbin::packVersion("0.0.9"); });
+  auto oldVerdict = checkContextBinaryAgainstProfile(old, writeProfile(dir, "p.json", live));
+  ASSERT_TRUE(oldVerdict.isOk());
+  EXPECT_EQ(oldVerdict->compatibility, Compatibility::UNSUPPORTED);
+  EXPECT_NE(reasons(*oldVerdict).find("outside the versions"), std::string::npos) << reasons(*oldVerdict);
+
+  const std::string future = dir.file("future.bin");
+  std::filesystem::copy_file(compiled.binary, future);
+  patchHeader(future, [](ctxbin::Header& h) { h.formatMajor = 2; });
+  auto futureVerdict = checkContextBinary(future, "0");
+  ASSERT_TRUE(futureVerdict.isOk()) << futureVerdict.status().toString();
+  EXPECT_EQ(futureVerdict->compatibility, Compatibility::UNSUPPORTED);
+  EXPECT_NE(reasons(*futureVerdict).find("format 2.0"), std::string::npos) << reasons(*futureVerdict);
+  // Loading it is INVALID_GRAPH with that reason.
+  auto load = createSessionFromBinary(compiled.model.model, future, testing::vulkanOptions());
+  EXPECT_EQ(load.status().code(), StatusCode::INVALID_GRAPH);
+}
+
+TEST(ContextBinary, CrossCompiledForMinimalProfileLoadsAsCompatible) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  const std::string profile = std::string(KILN_SOURCE_DIR) + "/resources/profiles/vulkan11_minimal.json";
+  SessionOptions options = testing::vulkanOptions();
+  ASSERT_TRUE(options.addConfigEntry("kiln.vulkan.target_profile", profile).isOk());
+  const std::string model = smallModel(dir);
+  Compiled compiled = compileToBinary(model, dir, "small_vulkan.bin", options);
+  ASSERT_FALSE(compiled.binary.empty());
+
+  auto info = inspectContextBinary(compiled.binary);
+  ASSERT_TRUE(info.isOk()) << info.status().toString();
+  EXPECT_EQ(info->target, "profile");
+  EXPECT_EQ(info->driverCacheBytes, 0u);
+  for (const auto& s : info->sections) EXPECT_NE(s.kind, "driver_cache");
+  // The portable paths: nothing the minimal device lacks.
+  EXPECT_TRUE(info->requiredFeatures.empty()) << info->requiredFeatures.front();
+  EXPECT_LE(info->requiredWorkgroupInvocations, 128u);
+
+  auto verdict = checkContextBinary(compiled.binary);
+  ASSERT_TRUE(verdict.isOk()) << verdict.status().toString();
+  EXPECT_EQ(verdict->compatibility, Compatibility::COMPATIBLE) << reasons(*verdict);
+  EXPECT_NE(reasons(*verdict).find("device profile"), std::string::npos) << reasons(*verdict);
+  auto minimal = checkContextBinaryAgainstProfile(compiled.binary, profile);
+  ASSERT_TRUE(minimal.isOk());
+  EXPECT_EQ(minimal->compatibility, Compatibility::COMPATIBLE) << reasons(*minimal);
+
+  // It runs on the live device and matches the CPU EP.
+  auto loaded = createSessionFromBinary(compiled.model.model, compiled.binary, testing::vulkanOptions());
+  ASSERT_TRUE(loaded.isOk()) << loaded.status().toString();
+  auto actual = loaded.value()->run(smallInput());
+  ASSERT_TRUE(actual.isOk()) << actual.status().toString();
+  SessionOptions cpuOptions;
+  ASSERT_TRUE(cpuOptions.addConfigEntry("kiln.execution_providers", "cpu").isOk());
+  auto cpu = Session::create(model, cpuOptions);
+  ASSERT_TRUE(cpu.isOk());
+  auto expected = cpu.value()->run(smallInput());
+  ASSERT_TRUE(expected.isOk());
+  const Tensor& a = (*actual)[0].tensor;
+  const Tensor& e = (*expected)[0].tensor;
+  ASSERT_EQ(a.shape(), e.shape());
+  for (int64_t i = 0; i < a.numel(); ++i) EXPECT_NEAR(a.data<float>()[i], e.data<float>()[i], 1e-4f) << i;
+
+  // A compatible binary fails when the session insists on optimal.
+  SessionOptions strict = testing::vulkanOptions();
+  ASSERT_TRUE(strict.addConfigEntry("session.fail_on_suboptimal_compiled_model", "1").isOk());
+  auto refused = createSessionFromBinary(compiled.model.model, compiled.binary, strict);
+  EXPECT_EQ(refused.status().code(), StatusCode::FAIL) << refused.status().toString();
+}
+
+// --- mutations ----------------------------------------------------------------------------------------------
+
+// Every outcome of opening and decoding a damaged binary must be a clean INVALID_GRAPH.
+void expectRejected(const std::vector<std::byte>& bytes, const std::string& what) {
+  auto binary = ctxbin::ContextBinary::fromBytes(bytes, what);
+  ASSERT_FALSE(binary.isOk()) << what << " was accepted";
+  EXPECT_EQ(binary.status().code(), StatusCode::INVALID_GRAPH) << what << ": " << binary.status().toString();
+}
+
+// Decoding must never crash, whatever it returns: used where a change can leave a file valid (a flipped weight).
+void decodeAll(const std::vector<std::byte>& bytes) {
+  auto binary = ctxbin::ContextBinary::fromBytes(bytes, "mutated");
+  if (!binary.isOk()) {
+    EXPECT_EQ(binary.status().code(), StatusCode::INVALID_GRAPH) << binary.status().toString();
+    return;
+  }
+  auto partitions = binary.value()->partitions();
+  if (!partitions.isOk()) {
+    EXPECT_EQ(partitions.status().code(), StatusCode::INVALID_GRAPH) << partitions.status().toString();
+  }
+}
+
+// Fixes a section's hash and the header checksum after editing its content, so decoders see the damage.
+void rehash(std::vector<std::byte>& bytes) {
+  if (ctxbin::parseHeader(bytes).isOk()) return;  // nothing to fix
+  // Recompute every section hash from the table as stored (byte 112: the section count).
+  uint32_t count = 0;
+  std::memcpy(&count, bytes.data() + 112, 4);
+  for (uint32_t i = 0; i < count; ++i) {
+    const size_t entry = ctxbin::kHeaderBytes + i * ctxbin::kSectionEntryBytes;
+    uint64_t offset = 0, size = 0;
+    std::memcpy(&offset, bytes.data() + entry + 8, 8);
+    std::memcpy(&size, bytes.data() + entry + 16, 8);
+    const uint64_t hash = ctxbin::contentHash(std::span<const std::byte>(bytes).subspan(offset, size));
+    std::memcpy(bytes.data() + entry + 24, &hash, 8);
+  }
+  const size_t tableEnd = ctxbin::kHeaderBytes + count * ctxbin::kSectionEntryBytes;
+  std::memset(bytes.data() + ctxbin::kHeaderBytes - 8, 0, 8);
+  const uint64_t checksum = ctxbin::contentHash(std::span<const std::byte>(bytes).first(tableEnd));
+  std::memcpy(bytes.data() + ctxbin::kHeaderBytes - 8, &checksum, 8);
+}
+
+TEST(ContextBinary, MutationsAreInvalidGraphNeverACrash) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  Compiled compiled = compileToBinary(smallModel(dir), dir, "small_vulkan.bin");
+  ASSERT_FALSE(compiled.binary.empty());
+  const std::vector<std::byte> original = readFileBytes(compiled.binary).value();
+  auto parsed = ctxbin::parseHeader(original);
+  ASSERT_TRUE(parsed.isOk());
+  const size_t tableEnd = ctxbin::kHeaderBytes + parsed->sections.size() * ctxbin::kSectionEntryBytes;
+
+  // Every header and section-table byte, flipped.
+  for (size_t i = 0; i < tableEnd; ++i) {
+    auto bytes = original;
+    bytes[i] ^= std::byte{0x5a};
+    expectRejected(bytes, "header byte " + std::to_string(i));
+  }
+  // Sampled bytes of every section, flipped: the section hash catches each one.
+  std::mt19937 random(42);
+  for (const auto& s : parsed->sections) {
+    for (int k = 0; k < 64 && s.size > 0; ++k) {
+      auto bytes = original;
+      bytes[s.offset + random() % s.size] ^= std::byte{0x01};
+      expectRejected(bytes, std::string(ctxbin::sectionKindName(s.kind)) + " byte");
+    }
+  }
+  // Truncation at many offsets (every byte of the header, then strides through the sections).
+  for (size_t length = 0; length < original.size(); length += length < tableEnd + 64 ? 1 : 97) {
+    expectRejected(std::vector<std::byte>(original.begin(), original.begin() + static_cast<ptrdiff_t>(length)),
+                   "truncated to " + std::to_string(length));
+  }
+  // Section offsets and sizes set to huge values, with a valid checksum so the bounds checks themselves answer.
+  for (size_t i = 0; i < parsed->sections.size(); ++i) {
+    for (uint64_t huge : {~uint64_t{0}, uint64_t{1} << 63, uint64_t(original.size()) + 64}) {
+      auto sections = parsed->sections;
+      sections[i].size = huge;
+      auto bytes = original;
+      auto head = ctxbin::encodeHeader(parsed->header, sections);
+      std::memcpy(bytes.data(), head.data(), head.size());
+      expectRejected(bytes, "huge size");
+      sections = parsed->sections;
+      sections[i].offset = huge & ~uint64_t{63};
+      head = ctxbin::encodeHeader(parsed->header, sections);
+      bytes = original;
+      std::memcpy(bytes.data(), head.data(), head.size());
+      expectRejected(bytes, "huge offset");
+    }
+  }
+  // Damage inside sections with hashes fixed up: the decoders' own bounds checks must hold (or the change is
+  // harmless, like a flipped weight bit). Counts and lengths set to huge values included.
+  for (const auto& s : parsed->sections) {
+    if (s.kind == ctxbin::SectionKind::DEVICE) continue;  // JSON: parse errors are covered by the profile tests
+    for (int k = 0; k < 300 && s.size >= 4; ++k) {
+      auto bytes = original;
+      const size_t at = s.offset + random() % (s.size - 3);
+      if (k % 3 == 0) {
+        const uint32_t huge = k % 2 ? 0xffffffffu : 0x7fffffffu;
+        std::memcpy(bytes.data() + at, &huge, 4);
+      } else {
+        bytes[at] ^= std::byte{static_cast<unsigned char>(1u << (k % 8))};
+      }
+      rehash(bytes);
+      decodeAll(bytes);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln
