@@ -30,6 +30,17 @@ int reportError(const Status& status, const CommonFlags& flags) {
   return status.code() == StatusCode::INVALID_ARGUMENT ? kExitUsage : kExitFailure;
 }
 
+Status applyConfigEntries(const std::vector<std::string>& entries, SessionOptions& options) {
+  for (const auto& entry : entries) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status(StatusCode::INVALID_ARGUMENT, "--config '" + entry + "' must look like KEY=VALUE");
+    }
+    KILN_RETURN_IF_ERROR(options.addConfigEntry(entry.substr(0, eq), entry.substr(eq + 1)));
+  }
+  return Status::ok();
+}
+
 void printJson(const nlohmann::json& document) { std::cout << document.dump(2) << std::endl; }
 
 nlohmann::json timingsToJson(const SessionTimings& timings) {

@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "kiln/session.h"
+#include "kiln/session_options.h"
 #include "kiln/status.h"
 
 namespace kiln::cli {
@@ -26,6 +28,9 @@ void configureLogging(const CommonFlags& flags);
 
 // Prints `status` to stderr ("kiln: INVALID_GRAPH: ...") and returns the exit code for it.
 int reportError(const Status& status, const CommonFlags& flags);
+// Adds each "KEY=VALUE" of --config to `options`; INVALID_ARGUMENT for a malformed entry or an unknown kiln.* key.
+Status applyConfigEntries(const std::vector<std::string>& entries, SessionOptions& options);
+
 // Prints a JSON document to stdout.
 void printJson(const nlohmann::json& document);
 

@@ -29,13 +29,7 @@ Status configure(const PartitionArgs& args, SessionOptions& options) {
     }
     KILN_RETURN_IF_ERROR(options.addConfigEntry("kiln.execution_providers", args.ep));
   }
-  for (const auto& entry : args.configs) {
-    const size_t eq = entry.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Status(StatusCode::INVALID_ARGUMENT, "--config '" + entry + "' must look like KEY=VALUE");
-    }
-    KILN_RETURN_IF_ERROR(options.addConfigEntry(entry.substr(0, eq), entry.substr(eq + 1)));
-  }
+  KILN_RETURN_IF_ERROR(applyConfigEntries(args.configs, options));
   return Status::ok();
 }
 

@@ -15,5 +15,8 @@ void registerRun(CLI::App& app, Commands& commands);
 void registerConformance(CLI::App& app, Commands& commands);
 void registerPartition(CLI::App& app, Commands& commands);
 void registerDevices(CLI::App& app, Commands& commands);
+void registerCompile(CLI::App& app, Commands& commands);
+void registerInspect(CLI::App& app, Commands& commands);
+void registerCheck(CLI::App& app, Commands& commands);
 
 }  // namespace kiln::cli

@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   kiln::cli::registerConformance(app, commands);
   kiln::cli::registerPartition(app, commands);
   kiln::cli::registerDevices(app, commands);
+  kiln::cli::registerCompile(app, commands);
+  kiln::cli::registerInspect(app, commands);
+  kiln::cli::registerCheck(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,126 @@
+#include "binary_output.h"
+
+#include <cstdio>
+
+namespace kiln::cli {
+namespace {
+
+std::string joined(const std::vector<std::string>& items, const char* separator = ", ") {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
+  return text.empty() ? "-" : text;
+}
+
+// "812 B", "14.2 KiB", "3.75 MiB".
+std::string sizeText(uint64_t bytes) {
+  char text[32];
+  if (bytes < 1024) {
+    std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
+  } else if (bytes < (1u << 20)) {
+    std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024);
+  } else {
+    std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
+  }
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json toJson(const ContextBinaryInfo& info) {
+  nlohmann::json sections = nlohmann::json::array(), graphs = nlohmann::json::array();
+  for (const auto& s : info.sections) {
+    sections.push_back({{"kind", s.kind}, {"offset", s.offset}, {"size", s.size}, {"hash", s.hash}, {"items", s.items}});
+  }
+  for (const auto& g : info.graphs) {
+    graphs.push_back({{"name", g.name},
+                      {"execution_provider", g.executionProvider},
+                      {"inputs", g.inputs},
+                      {"outputs", g.outputs},
+                      {"nodes", g.nodes},
+                      {"host_nodes", g.hostNodes},
+                      {"initializers", g.initializers},
+                      {"prepacked_constants", g.prepackedConstants},
+                      {"spirv_modules", g.spirvModules},
+                      {"op_types", g.opTypes}});
+  }
+  return {{"path", info.path},
+          {"kind", "context_binary"},
+          {"file_size", info.fileSize},
+          {"format_version", info.formatVersion},
+          {"producer_engine_version", info.producerEngineVersion},
+          {"readable_engine_versions", info.readableEngineVersions},
+          {"target", info.target},
+          {"device",
+           {{"name", info.deviceName},
+            {"vendor_id", info.vendorId},
+            {"device_id", info.deviceId},
+            {"driver_id", info.driverId},
+            {"driver_version", info.driverVersion},
+            {"driver_name", info.driverName},
+            {"driver_info", info.driverInfo},
+            {"api_version", info.apiVersion},
+            {"pipeline_cache_uuid", info.pipelineCacheUuid}}},
+          {"requires",
+           {{"features", info.requiredFeatures},
+            {"subgroup_size", info.subgroupSize},
+            {"workgroup_invocations", info.requiredWorkgroupInvocations},
+            {"push_constant_bytes", info.requiredPushConstantBytes}}},
+          {"sections", sections},
+          {"graphs", graphs},
+          {"spirv", {{"modules", info.spirvModules.size()}, {"bytes", info.spirvBytes}, {"keys", info.spirvModules}}},
+          {"driver_cache_bytes", info.driverCacheBytes},
+          {"weights",
+           {{"blobs", info.weightBlobs},
+            {"references", info.weightReferences},
+            {"bytes", info.weightBytes},
+            {"bytes_referenced", info.weightBytesReferenced},
+            {"bytes_saved_by_dedup", info.weightBytesReferenced - info.weightBytes}}}};
+}
+
+nlohmann::json toJson(const CompatibilityVerdict& verdict) {
+  return {{"verdict", compatibilityName(verdict.compatibility)}, {"against", verdict.against}, {"reasons", verdict.reasons}};
+}
+
+void printText(const ContextBinaryInfo& info) {
+  std::printf("%s: Kiln context binary, format %s, %llu bytes\n", info.path.c_str(), info.formatVersion.c_str(),
+              static_cast<unsigned long long>(info.fileSize));
+  std::printf("  written by engine %s, readable by %s\n", info.producerEngineVersion.c_str(),
+              info.readableEngineVersions.c_str());
+  std::printf("  compiled for %s: %s\n", info.target == "profile" ? "device profile" : "device", info.deviceName.c_str());
+  std::printf("    vendor 0x%04x device 0x%04x, Vulkan %s, driver %s (id %u, version 0x%x): %s\n", info.vendorId,
+              info.deviceId, info.apiVersion.c_str(), info.driverName.empty() ? "-" : info.driverName.c_str(),
+              info.driverId, info.driverVersion, info.driverInfo.empty() ? "-" : info.driverInfo.c_str());
+  std::printf("    pipeline cache UUID %s\n", info.pipelineCacheUuid.c_str());
+  std::printf("  requires: features %s; subgroup size %u; workgroups up to %u invocations; %u bytes of push constants\n",
+              joined(info.requiredFeatures).c_str(), info.subgroupSize, info.requiredWorkgroupInvocations,
+              info.requiredPushConstantBytes);
+  std::printf("  sections:\n");
+  for (const auto& s : info.sections) {
+    std::printf("    %-13s offset %10llu  size %10llu  items %5llu  xxh3 %s\n", s.kind.c_str(),
+                static_cast<unsigned long long>(s.offset), static_cast<unsigned long long>(s.size),
+                static_cast<unsigned long long>(s.items), s.hash.c_str());
+  }
+  std::printf("  graphs: %zu\n", info.graphs.size());
+  for (const auto& g : info.graphs) {
+    std::printf("    %s (%s): %lld nodes (%lld on the host), %lld initializers, %lld prepacked constants, %lld SPIR-V modules\n",
+                g.name.c_str(), g.executionProvider.c_str(), static_cast<long long>(g.nodes),
+                static_cast<long long>(g.hostNodes), static_cast<long long>(g.initializers),
+                static_cast<long long>(g.prepackedConstants), static_cast<long long>(g.spirvModules));
+    std::printf("      inputs  %s\n      outputs %s\n      ops     %s\n", joined(g.inputs).c_str(), joined(g.outputs).c_str(),
+                joined(g.opTypes, " ").c_str());
+  }
+  std::printf("  SPIR-V: %zu modules, %llu bytes\n", info.spirvModules.size(), static_cast<unsigned long long>(info.spirvBytes));
+  std::printf("  driver pipeline cache: %s\n",
+              info.driverCacheBytes ? (std::to_string(info.driverCacheBytes) + " bytes").c_str() : "none");
+  std::printf("  weights: %llu blobs, %s stored for %llu references (%s); deduplication saved %s\n",
+              static_cast<unsigned long long>(info.weightBlobs), sizeText(info.weightBytes).c_str(),
+              static_cast<unsigned long long>(info.weightReferences), sizeText(info.weightBytesReferenced).c_str(),
+              sizeText(info.weightBytesReferenced - info.weightBytes).c_str());
+}
+
+void printText(const CompatibilityVerdict& verdict) {
+  std::printf("verdict: %s (against %s)\n", compatibilityName(verdict.compatibility), verdict.against.c_str());
+  for (const auto& reason : verdict.reasons) std::printf("  - %s\n", reason.c_str());
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""kiln compile / inspect / check end to end, with the exit codes of the Contracts (0 ok, 1 failure, 2 usage,
+3 incompatible). Device-specific output, so fields are checked instead of golden files.
+Usage: binary_commands.py KILN_BINARY SOURCE_DIR
+"""
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+failures = 0
+
+
+def kiln(*args):
+    result = subprocess.run([KILN, *args], capture_output=True, text=True, timeout=600)
+    return result.returncode, result.stdout, result.stderr
+
+
+def expect(condition, what):
+    global failures
+    if not condition:
+        failures += 1
+        print(f"FAIL: {what}")
+
+
+def main():
+    global KILN
+    KILN, source = sys.argv[1], Path(sys.argv[2])
+    model = str(source / "resources/models/tiny_cnn.onnx")
+    minimal = str(source / "resources/profiles/vulkan11_minimal.json")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        live = tmp / "live" / "tiny_cnn_vulkan.bin"
+        code, out, err = kiln("compile", model, "-o", str(live), "--json")
+        expect(code == 0, f"compile exits 0 (got {code}: {err})")
+        document = json.loads(out)
+        expect(document["binary"]["target"] == "device", "compiled for the live device")
+        expect(document["counters"]["glslang_compiles"] + document["counters"]["spirv_cache_hits"] > 0, "compile ran glslang")
+
+        code, out, err = kiln("inspect", str(live), "--json")
+        expect(code == 0, f"inspect exits 0 (got {code}: {err})")
+        info = json.loads(out)
+        expect(info["format_version"] == "1.0", "format 1.0")
+        expect([s["kind"] for s in info["sections"]] == ["device", "graphs", "spirv", "driver_cache", "weights"],
+               f"section kinds {[s['kind'] for s in info['sections']]}")
+        expect(len(info["graphs"]) == 1 and info["graphs"][0]["nodes"] > 0, "one graph with nodes")
+        expect(info["verdict"]["verdict"] in ("optimal", "compatible"), f"verdict {info['verdict']}")
+
+        code, out, _ = kiln("check", str(live))
+        expect(code == 0, f"check on the producing device exits 0 (got {code})")
+        code, out, _ = kiln("check", str(live), "--profile", minimal, "--json")
+        expect(code == 3, f"check against the minimal profile exits 3 (got {code})")
+        expect(json.loads(out)["verdict"] == "unsupported", "unsupported against the minimal profile")
+
+        # Cross-compiled for the minimal profile: portable, compatible everywhere, never optimal.
+        portable = tmp / "portable_vulkan.bin"
+        code, out, err = kiln("compile", model, "--target-profile", minimal, "-o", str(portable), "--json")
+        expect(code == 0, f"profile compile exits 0 (got {code}: {err})")
+        code, out, _ = kiln("check", str(portable), "--profile", minimal, "--json")
+        expect(code == 0 and json.loads(out)["verdict"] == "compatible", f"portable binary compatible ({code})")
+        code, _, _ = kiln("check", str(portable), "--fail-on-suboptimal")
+        expect(code == 3, f"--fail-on-suboptimal refuses compatible (got {code})")
+
+        # Bad input: corrupt, missing, folder output.
+        corrupt = tmp / "corrupt_vulkan.bin"
+        data = bytearray(live.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        corrupt.write_bytes(bytes(data))
+        code, _, err = kiln("inspect", str(corrupt))
+        expect(code == 1 and "INVALID_GRAPH" in err, f"corrupt binary: exit 1 INVALID_GRAPH (got {code}: {err})")
+        code, _, err = kiln("check", str(corrupt))
+        expect(code == 1 and "INVALID_GRAPH" in err, f"check corrupt: exit 1 (got {code}: {err})")
+        code, _, err = kiln("inspect", str(tmp / "missing.bin"))
+        expect(code == 1 and "NO_SUCHFILE" in err, f"missing binary: exit 1 NO_SUCHFILE (got {code}: {err})")
+        code, _, err = kiln("compile", model, "-o", str(tmp))
+        expect(code == 2 and "INVALID_ARGUMENT" in err, f"folder output: exit 2 (got {code}: {err})")
+        expect(not list(tmp.glob(".*tmp*")), "no temp files left behind")
+    print(f"{failures} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
