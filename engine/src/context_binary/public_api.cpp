@@ -44,15 +44,6 @@ std::string describeDevice(const vk::DeviceInfo& d) {
 
 }  // namespace
 
-const char* compatibilityName(Compatibility value) {
-  switch (value) {
-    case Compatibility::OPTIMAL: return "optimal";
-    case Compatibility::COMPATIBLE: return "compatible";
-    case Compatibility::UNSUPPORTED: return "unsupported";
-  }
-  return "unsupported";
-}
-
 Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::open(path));
   const ctxbin::Header& h = binary->header();

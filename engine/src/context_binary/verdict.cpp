@@ -2,7 +2,18 @@
 
 #include "kiln/version.h"
 
-namespace kiln::ctxbin {
+namespace kiln {
+
+const char* compatibilityName(Compatibility value) {
+  switch (value) {
+    case Compatibility::OPTIMAL: return "optimal";
+    case Compatibility::COMPATIBLE: return "compatible";
+    case Compatibility::UNSUPPORTED: return "unsupported";
+  }
+  return "unsupported";
+}
+
+namespace ctxbin {
 namespace {
 
 std::string hex(uint32_t v) {
@@ -100,4 +111,5 @@ CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& de
   return verdict;
 }
 
-}  // namespace kiln::ctxbin
+}  // namespace ctxbin
+}  // namespace kiln

@@ -157,21 +157,6 @@ std::string lower(std::string text) {
 
 }  // namespace
 
-std::string DeviceInfo::pipelineCacheUuidHex() const {
-  std::string text;
-  char hex[3];
-  for (uint8_t byte : pipelineCacheUuid) {
-    std::snprintf(hex, sizeof hex, "%02x", byte);
-    text += hex;
-  }
-  return text;
-}
-
-std::string DeviceInfo::apiVersionString() const {
-  return std::to_string(VK_API_VERSION_MAJOR(apiVersion)) + "." + std::to_string(VK_API_VERSION_MINOR(apiVersion)) +
-         "." + std::to_string(VK_API_VERSION_PATCH(apiVersion));
-}
-
 std::string resultName(VkResult result) {
   switch (result) {
     case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
