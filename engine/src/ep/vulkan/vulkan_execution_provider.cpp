@@ -14,6 +14,7 @@
 #include "ep/vulkan/host_kernel.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/partition_executable.h"
+#include "ep/vulkan/pipeline_cache.h"
 #include "ep/vulkan/pipeline_registry.h"
 #include "ep/vulkan/vulkan_device.h"
 #include "util/log.h"
@@ -104,13 +105,32 @@ std::shared_ptr<ir::Graph> extractPartitionGraph(const ir::Graph& graph, const i
 // The Conv kernels apply kiln_activation (see kernels/conv.cpp).
 constexpr bool kFuseConvActivations = true;
 
-// glslang for every variant, on up to hardware_concurrency threads (glslang keeps its state per thread). Progress
-// is reported on the calling thread as results arrive; cancellation is checked before each compile.
+// SPIR-V for every variant: from the pipeline cache file when one is open and holds it (a file hit, counted in
+// pipeline_cache_hits, runs no glslang), otherwise (a counted miss, or no file) from compileShader, which serves
+// repeats from the process-wide SPIR-V cache and runs glslang on up to hardware_concurrency threads (glslang keeps
+// its state per thread); new SPIR-V is added to the file. The file is asked first so that its hits show even when
+// this process compiled the variant already. Progress is reported on the calling thread as results arrive;
+// cancellation is checked before each compile.
 Result<std::map<std::string, std::vector<uint32_t>>> compileVariants(const std::map<std::string, ShaderVariant>& variants,
                                                                      const DeviceInfo& device, const std::string& partition,
-                                                                     const CompileContext& context) {
+                                                                     const CompileContext& context,
+                                                                     PipelineCacheFile* cacheFile) {
+  std::map<std::string, std::vector<uint32_t>> modules;
   std::vector<const ShaderVariant*> work;
-  for (const auto& [key, variant] : variants) work.push_back(&variant);
+  std::vector<uint64_t> fileKeys;  // spirvKey of each work item, when there is a file
+  for (const auto& [key, variant] : variants) {
+    if (cacheFile) {
+      const uint64_t fileKey = spirvKey(variant, device);
+      if (auto words = cacheFile->findSpirv(fileKey)) {
+        if (context.counters) context.counters->pipeline_cache_hits++;
+        modules.emplace(key, std::move(*words));
+        continue;
+      }
+      if (context.counters) context.counters->pipeline_cache_misses++;
+      fileKeys.push_back(fileKey);
+    }
+    work.push_back(&variant);
+  }
   std::vector<std::optional<Result<SpirvResult>>> results(work.size());
   std::atomic<size_t> next{0};
   std::mutex doneMutex;
@@ -146,11 +166,11 @@ Result<std::map<std::string, std::vector<uint32_t>>> compileVariants(const std::
   last.join();
   if (context.timings) context.timings->glslang_ms += clock.elapsedMs();  // wall time of the stage
 
-  std::map<std::string, std::vector<uint32_t>> modules;
   for (size_t i = 0; i < work.size(); ++i) {
     if (!results[i]->isOk()) return results[i]->status();
     SpirvResult& spirv = results[i]->value();
     if (context.counters) (spirv.cacheHit ? context.counters->spirv_cache_hits : context.counters->glslang_compiles)++;
+    if (cacheFile) cacheFile->addSpirv(fileKeys[i], spirv.words);
     modules.emplace(work[i]->key(), std::move(spirv.words));
   }
   if (context.progress && context.progress->cancelled()) {
@@ -166,8 +186,20 @@ struct KernelSet {
 class VulkanExecutionProvider final : public ExecutionProvider {
  public:
   VulkanExecutionProvider(DeviceInfo info, std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile,
-                          bool autotune)
-      : info_(std::move(info)), deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune) {}
+                          bool autotune, std::shared_ptr<PipelineCacheFile> cacheFile)
+      : info_(std::move(info)),
+        deviceFuture_(std::move(device)),
+        profile_(profile),
+        autotune_(autotune),
+        cacheFile_(std::move(cacheFile)) {}
+
+  // A session whose creation failed after adding SPIR-V still leaves it for the next one.
+  ~VulkanExecutionProvider() override { saveCacheFile(); }
+
+  Status onSessionInitializationEnd() override {
+    saveCacheFile();
+    return Status::ok();  // the pipeline cache is an optimization: saving problems are warnings
+  }
 
   const std::string& name() const override { return name_; }
 
@@ -237,7 +269,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       if (!step.kernel) continue;
       for (const auto& variant : step.kernel->shaders()) variants.emplace(variant.key(), variant);
     }
-    KILN_ASSIGN_OR_RETURN(auto modules, compileVariants(variants, info_, spec.name, context));
+    KILN_ASSIGN_OR_RETURN(auto modules, compileVariants(variants, info_, spec.name, context, cacheFile_.get()));
 
     CompiledPartition compiled;
     compiled.name = spec.name;
@@ -307,7 +339,26 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       context.timings->device_create_ms += device.value()->createMs();
       deviceTimeReported_ = true;
     }
+    if (cacheFile_ && !driverCacheAttached_) {
+      // Before the first pipeline of this session is created (load waits for the device first).
+      driverCacheAttached_ = true;
+      if (Status attached = device.value()->pipelines().attachDriverCache(cacheFile_->driverBlob()); !attached.isOk()) {
+        log::warn("pipeline cache {}: {}", cacheFile_->path(), attached.message());
+      }
+    }
     return device.value();
+  }
+
+  // Writes the pipeline cache file when this EP added SPIR-V or the driver's blob changed; never fails.
+  void saveCacheFile() {
+    if (!cacheFile_ || !driverCacheAttached_) return;  // no file, or no device was ever used
+    const Result<std::shared_ptr<Device>>& device = deviceFuture_.get();
+    if (!device.isOk()) return;
+    auto blob = device.value()->pipelines().driverCacheData();
+    if (!blob.isOk()) log::info("pipeline cache {}: no driver blob: {}", cacheFile_->path(), blob.status().message());
+    const std::vector<std::byte> driverBlob = blob.isOk() ? std::move(blob).value() : std::vector<std::byte>();
+    if (!cacheFile_->needsSave(driverBlob)) return;
+    if (Status saved = cacheFile_->save(driverBlob); !saved.isOk()) log::warn("{}", saved.message());
   }
 
   const std::string name_ = kVulkanExecutionProviderName;
@@ -318,6 +369,8 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   bool autotune_ = false;
   std::mutex pendingMutex_;
   std::map<std::string, std::shared_ptr<KernelSet>> pending_;
+  std::shared_ptr<PipelineCacheFile> cacheFile_;  // kiln.vulkan.pipeline_cache_path, else null
+  bool driverCacheAttached_ = false;               // its driver blob went to the device's VkPipelineCache
 };
 
 }  // namespace
@@ -337,11 +390,17 @@ Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const S
       std::async(std::launch::async, [index = info.index] { return Device::acquire(index); }).share();
   const bool profile = options.configEntryOr("kiln.vulkan.profile", "0") == "1";
   const bool autotune = options.configEntryOr("kiln.vulkan.autotune", "0") == "1";
+  // Off unless set (an empty value is unset too); the file is read now, beside device creation.
+  std::shared_ptr<PipelineCacheFile> cacheFile;
+  if (const std::string path = options.configEntryOr("kiln.vulkan.pipeline_cache_path", ""); !path.empty()) {
+    cacheFile = PipelineCacheFile::open(path, info);
+  }
   // An accepted key whose feature has not landed: say so instead of ignoring it silently.
   if (options.configEntryOr("kiln.vulkan.fp16", "0") == "1") {
     log::warn("kiln.vulkan.fp16=1 is not implemented yet; tensors stay float32");
   }
-  return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(info, std::move(device), profile, autotune));
+  return std::unique_ptr<ExecutionProvider>(
+      new VulkanExecutionProvider(info, std::move(device), profile, autotune, std::move(cacheFile)));
 }
 
 }  // namespace kiln::vk
