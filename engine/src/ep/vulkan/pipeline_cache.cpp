@@ -237,6 +237,7 @@ std::string validateDriverBlob(std::span<const std::byte> blob, const DeviceInfo
 
 std::shared_ptr<PipelineCacheFile> PipelineCacheFile::open(std::string path, const DeviceInfo& device) {
   namespace fs = std::filesystem;
+  Stopwatch clock;
   std::shared_ptr<PipelineCacheFile> cache = empty(std::move(path), device);
   std::error_code ec;
   const fs::file_status status = fs::status(cache->path_, ec);
@@ -254,6 +255,7 @@ std::shared_ptr<PipelineCacheFile> PipelineCacheFile::open(std::string path, con
     problem = bytes.status().message();
   } else {
     cache->load(*bytes);
+    log::debug("pipeline cache {}: read and checked in {:.2f} ms", cache->path_, clock.elapsedMs());
     return cache;
   }
   cache->missReason_ = problem;
