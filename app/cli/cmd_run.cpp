@@ -10,6 +10,7 @@
 #include "cli_output.h"
 #include "commands.h"
 #include "kiln/model_info.h"
+#include "kiln/pipeline_cache.h"
 #include "kiln/session.h"
 #include "kiln/tensor_io.h"
 
@@ -23,6 +24,7 @@ struct RunArgs {
   std::string ep = "auto";
   int runs = 1;
   unsigned seed = 0;
+  bool noPipelineCache = false;
   CommonFlags flags;
 };
 
@@ -127,6 +129,15 @@ int runModel(RunArgs& args) {
     if (!kv.isOk()) return reportError(kv.status(), args.flags);
     Status s = options.addConfigEntry(kv->first, kv->second);
     if (!s.isOk()) return reportError(s, args.flags);
+  }
+  // The Vulkan pipeline cache is on by default for the CLI (architecture.md, Names); an explicit --config entry
+  // wins, and the CPU EP alone has no use for it.
+  if (!args.noPipelineCache && args.ep != "cpu" && !options.configEntry("kiln.vulkan.pipeline_cache_path")) {
+    auto path = defaultPipelineCachePath(args.model);
+    if (path.isOk()) {
+      Status s = options.addConfigEntry("kiln.vulkan.pipeline_cache_path", *path);
+      if (!s.isOk()) return reportError(s, args.flags);
+    }  // else Session::create reports an unreadable model; a missing cache folder just means no cache
   }
   std::map<std::string, Shape> shapes;
   for (const auto& entry : args.shapes) {
@@ -290,6 +301,8 @@ void registerRun(CLI::App& app, Commands& commands) {
   run->add_option("--ep", args->ep, "Execution provider: cpu or vulkan (default: the session's choice)");
   run->add_option("--runs", args->runs, "Number of inferences to time")->check(CLI::PositiveNumber);
   run->add_option("--seed", args->seed, "Seed for random inputs");
+  run->add_flag("--no-pipeline-cache", args->noPipelineCache,
+                "Do not use the Vulkan pipeline cache file ($XDG_CACHE_HOME/kiln/<model hash>.vkcache)");
   addCommonFlags(*run, args->flags);
   run->callback([&commands, args] { commands.run = [args] { return runModel(*args); }; });
 }

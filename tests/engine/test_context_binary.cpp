@@ -250,14 +250,13 @@ TEST(ContextBinary, VerdictsAgainstEditedProfiles) {
   };
   const nlohmann::json live = liveProfile();
 
-  // The live device itself: optimal when the binary carries a driver cache, else compatible for that reason only.
+  // The live device itself: optimal (same device and driver, and the binary carries the driver cache).
+  EXPECT_GT(info->driverCacheBytes, 0u);
   auto same = judge(live);
-  if (info->driverCacheBytes > 0) {
-    EXPECT_EQ(same.compatibility, Compatibility::OPTIMAL) << reasons(same);
-  } else {
-    ASSERT_EQ(same.compatibility, Compatibility::COMPATIBLE);
-    EXPECT_NE(reasons(same).find("no driver pipeline cache"), std::string::npos) << reasons(same);
-  }
+  EXPECT_EQ(same.compatibility, Compatibility::OPTIMAL) << reasons(same);
+  auto live0 = checkContextBinary(compiled.binary, "0");
+  ASSERT_TRUE(live0.isOk());
+  EXPECT_EQ(live0->compatibility, Compatibility::OPTIMAL) << reasons(*live0);
 
   auto edited = live;
   edited["identity"]["driver_info"] = "Mesa 99.0.0 (a newer driver)";

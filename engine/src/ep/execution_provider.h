@@ -85,6 +85,10 @@ class ExecutionProvider {
   // Loads a compiled partition for running.
   virtual Result<std::unique_ptr<PartitionExecutable>> load(const CompiledPartition& partition,
                                                             const CompileContext& context) = 0;
+  // Called once a session has loaded all its partitions (ONNX Runtime's OnSessionInitializationEnd): the place
+  // for work that follows session creation, such as saving a cache. An error fails session creation, so work
+  // that is only an optimization logs its failures instead.
+  virtual Status onSessionInitializationEnd() { return Status::ok(); }
 };
 
 }  // namespace kiln

@@ -2,6 +2,7 @@
 
 #include "context_binary/verdict.h"
 #include "ep/vulkan/device_profile.h"
+#include "ep/vulkan/driver_cache.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "util/log.h"
 #include "util/stopwatch.h"
@@ -18,6 +19,10 @@ Result<ctxbin::BinaryContents> binaryContentsFor(std::vector<CompiledPartition> 
   }
   KILN_ASSIGN_OR_RETURN(contents.target, vk::parseDeviceProfile(first.targetProfile, "partition " + first.name));
   contents.targetKind = first.targetIsProfile ? ctxbin::TargetKind::PROFILE : ctxbin::TargetKind::DEVICE;
+  if (contents.targetKind == ctxbin::TargetKind::DEVICE) {
+    // The producer's driver cache, with the pipelines of these partitions in it: what makes a load `optimal`.
+    KILN_ASSIGN_OR_RETURN(contents.driverCache, vk::driverCacheDataOf(contents.target));
+  }
   contents.partitions = std::move(partitions);
   return contents;
 }
@@ -41,6 +46,9 @@ Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerd
   };
   if (verdict.compatibility == Compatibility::UNSUPPORTED) {
     return Status(StatusCode::INVALID_GRAPH, "context binary " + path + " is unsupported on " + verdict.against + ": " + reasons());
+  }
+  if (verdict.compatibility == Compatibility::OPTIMAL) {
+    vk::attachDriverCacheTo(device, binary.value()->driverCache());  // before the session creates pipelines
   }
   if (verdict.compatibility == Compatibility::COMPATIBLE) {
     if (options.configEntryOr("session.fail_on_suboptimal_compiled_model", "0") == "1") {

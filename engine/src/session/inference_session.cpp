@@ -201,6 +201,7 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
     KILN_RETURN_IF_ERROR(applyFreeDimOverrides(options, inputs_.back()));
   }
   for (const auto& out : graph.outputs) outputs_.push_back(ir::toValueMetadata(out));
+  for (auto& ep : providers_.providers) KILN_RETURN_IF_ERROR(ep->onSessionInitializationEnd());
   timings_.session_total_ms = clock.elapsedMs();
   return Status::ok();
 }

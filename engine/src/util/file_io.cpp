@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -32,11 +33,15 @@ Status writeFileAtomically(
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  // Unique per process (pid), per call within it (a counter: threads saving the same path at once) and across
+  // pid reuse (random); O_EXCL below still refuses a name that exists. Concurrent savers of one path therefore
+  // never share a temp file, and the last rename wins with a complete file.
+  static std::atomic<uint64_t> counter{0};
   std::random_device random;
   // Built by appending: GCC 12 at -O3 raises a false -Wrestrict on `"." + std::string` (GCC PR105329).
   std::string tempName(".");
   tempName += target.filename().string();
-  tempName += ".tmp" + std::to_string(random());
+  tempName += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." + std::to_string(random());
   const fs::path temp = folder / tempName;
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return Status(StatusCode::FAIL, "cannot create " + temp.string() + ": " + std::strerror(errno));

@@ -1,6 +1,7 @@
 #include "ep/vulkan/pipeline_registry.h"
 
 #include "ep/vulkan/vulkan_device.h"
+#include "util/log.h"
 #include "util/stopwatch.h"
 
 namespace kiln::vk {
@@ -13,6 +14,49 @@ PipelineRegistry::~PipelineRegistry() {
     vkDestroyPipelineLayout(device_.handle(), p->layout, nullptr);
     vkDestroyDescriptorSetLayout(device_.handle(), p->setLayout, nullptr);
   }
+  if (cache_) vkDestroyPipelineCache(device_.handle(), cache_, nullptr);
+}
+
+Status PipelineRegistry::attachDriverCache(std::span<const std::byte> blob) {
+  std::lock_guard lock(mutex_);
+  VkDevice dev = device_.handle();
+  VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  info.initialDataSize = blob.size();
+  info.pInitialData = blob.empty() ? nullptr : blob.data();
+  if (cache_ == VK_NULL_HANDLE) {
+    VkResult result = vkCreatePipelineCache(dev, &info, nullptr, &cache_);
+    if (result != VK_SUCCESS && !blob.empty()) {
+      log::info("the Vulkan driver refused the pipeline cache file's blob ({}); starting an empty VkPipelineCache",
+                resultName(result));
+      info.initialDataSize = 0;
+      info.pInitialData = nullptr;
+      result = vkCreatePipelineCache(dev, &info, nullptr, &cache_);
+    }
+    if (result != VK_SUCCESS) cache_ = VK_NULL_HANDLE;
+    return check(result, "vkCreatePipelineCache");
+  }
+  if (blob.empty()) return Status::ok();
+  // A later file's blob (another session's model): merged through a temporary cache, as ncnn does.
+  VkPipelineCache incoming = VK_NULL_HANDLE;
+  if (VkResult result = vkCreatePipelineCache(dev, &info, nullptr, &incoming); result != VK_SUCCESS) {
+    log::info("the Vulkan driver refused a pipeline cache file's blob ({}); not merged", resultName(result));
+    return Status::ok();
+  }
+  const VkResult merged = vkMergePipelineCaches(dev, cache_, 1, &incoming);
+  vkDestroyPipelineCache(dev, incoming, nullptr);
+  if (merged != VK_SUCCESS) log::info("vkMergePipelineCaches failed ({}); blob not merged", resultName(merged));
+  return Status::ok();
+}
+
+Result<std::vector<std::byte>> PipelineRegistry::driverCacheData() const {
+  std::lock_guard lock(mutex_);  // pipelines are created under it too, so the size cannot change in between
+  if (cache_ == VK_NULL_HANDLE) return std::vector<std::byte>();
+  size_t size = 0;
+  KILN_RETURN_IF_ERROR(check(vkGetPipelineCacheData(device_.handle(), cache_, &size, nullptr), "vkGetPipelineCacheData"));
+  std::vector<std::byte> data(size);
+  KILN_RETURN_IF_ERROR(check(vkGetPipelineCacheData(device_.handle(), cache_, &size, data.data()), "vkGetPipelineCacheData"));
+  data.resize(size);
+  return data;
 }
 
 const Pipeline* PipelineRegistry::find(const std::string& key) const {
@@ -71,7 +115,7 @@ Result<const Pipeline*> PipelineRegistry::get(const ShaderVariant& variant, cons
     info.stage.module = module;
     info.stage.pName = "main";
     info.layout = pipeline->layout;
-    status = check(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline->pipeline),
+    status = check(vkCreateComputePipelines(dev, cache_, 1, &info, nullptr, &pipeline->pipeline),
                    "vkCreateComputePipelines");
   }
   if (module) vkDestroyShaderModule(dev, module, nullptr);

@@ -1,5 +1,10 @@
 // Compute pipelines of one device, created once per variant (ncnn's in-process artifact cache): every session on
 // the device shares them. Thread-safe.
+//
+// The driver's VkPipelineCache is one per device too, owned here: pipelines are created once per device whatever
+// the session, so one cache per device sees every pipeline creation. The Vulkan EP attaches it before its first
+// pipeline, seeded from the pipeline cache file (kiln.vulkan.pipeline_cache_path) or empty; an `optimal` context
+// binary merges its stored blob in; its data goes into pipeline cache files and context binaries.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -7,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,9 +46,17 @@ class PipelineRegistry {
   // The pipeline for `variant` if it exists already.
   const Pipeline* find(const std::string& key) const;
 
+  // Creates the device's VkPipelineCache on the first call and merges `blob` (a driver blob validated for this
+  // device, or empty) into it; every pipeline created afterwards goes through it. A blob the driver refuses is
+  // dropped (logged), never an error; EP_FAIL only when no VkPipelineCache can be created at all.
+  Status attachDriverCache(std::span<const std::byte> blob);
+  // vkGetPipelineCacheData of the device's VkPipelineCache (empty when none was attached).
+  Result<std::vector<std::byte>> driverCacheData() const;
+
  private:
   Device& device_;
   mutable std::mutex mutex_;
+  VkPipelineCache cache_ = VK_NULL_HANDLE;
   std::map<std::string, std::unique_ptr<Pipeline>> pipelines_;
 };
 

@@ -3,10 +3,15 @@
 #include <glslang/Public/ResourceLimits.h>
 #include <glslang/Public/ShaderLang.h>
 #include <glslang/SPIRV/GlslangToSpv.h>
+#include <glslang/build_info.h>
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
+#include <xxhash.h>
 
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
+#include <sstream>
 
 #include "ep/vulkan/embedded_shaders.h"
 #include "ep/vulkan/vulkan_device.h"
@@ -19,6 +24,19 @@ namespace {
 void ensureGlslangInitialized() {
   static std::once_flag once;
   std::call_once(once, [] { glslang::InitializeProcess(); });
+}
+
+// glslang's target: one place, because spirvKey hashes it (a change must invalidate cached SPIR-V).
+constexpr glslang::EShTargetClientVersion kTargetVulkan = glslang::EShTargetVulkan_1_1;
+constexpr glslang::EShTargetLanguageVersion kTargetSpirv = glslang::EShTargetSpv_1_3;
+constexpr bool kSpirvOptimizer = true;
+
+// The compiler and its settings as text, hashed into every spirvKey.
+std::string compilerTag() {
+  return "glslang " + std::to_string(GLSLANG_VERSION_MAJOR) + "." + std::to_string(GLSLANG_VERSION_MINOR) + "." +
+         std::to_string(GLSLANG_VERSION_PATCH) + GLSLANG_VERSION_FLAVOR + " vulkan " +
+         std::to_string(static_cast<int>(kTargetVulkan)) + " spirv " + std::to_string(static_cast<int>(kTargetSpirv)) +
+         (kSpirvOptimizer ? " optimized" : "");
 }
 
 // The defines a device contributes to every variant (part of the cache key, so two devices with different
@@ -118,8 +136,8 @@ Result<SpirvResult> compileShader(const ShaderVariant& variant, const DeviceInfo
   shader.setStringsWithLengthsAndNames(&text, nullptr, &names, 1);
   shader.setPreamble(header.c_str());
   shader.setEnvInput(glslang::EShSourceGlsl, EShLangCompute, glslang::EShClientVulkan, 100);
-  shader.setEnvClient(glslang::EShClientVulkan, glslang::EShTargetVulkan_1_1);
-  shader.setEnvTarget(glslang::EShTargetSpv, glslang::EShTargetSpv_1_3);
+  shader.setEnvClient(glslang::EShClientVulkan, kTargetVulkan);
+  shader.setEnvTarget(glslang::EShTargetSpv, kTargetSpirv);
   const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
   auto failure = [&](const char* stage, const char* log) {
     return Status(StatusCode::EP_FAIL, "shader '" + variant.shader + "' (" + variant.key() + ") failed to " + stage +
@@ -132,13 +150,60 @@ Result<SpirvResult> compileShader(const ShaderVariant& variant, const DeviceInfo
   if (!program.link(messages)) return failure("link", program.getInfoLog());
   SpirvResult result;
   glslang::SpvOptions options;
-  options.disableOptimizer = false;
+  options.disableOptimizer = !kSpirvOptimizer;
   options.optimizeSize = false;
   glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), result.words, &options);
   result.glslangMs = clock.elapsedMs();
   std::lock_guard lock(spirvCache().mutex);
   spirvCache().modules.emplace(key, result.words);
   return result;
+}
+
+namespace {
+
+// The names a source includes (`#include "name"` lines), in order.
+std::vector<std::string> includedNames(const std::string& source) {
+  std::vector<std::string> names;
+  std::istringstream lines(source);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line.compare(start, 8, "#include") != 0) continue;
+    const size_t open = line.find('"', start + 8);
+    const size_t close = open == std::string::npos ? open : line.find('"', open + 1);
+    if (close != std::string::npos) names.push_back(line.substr(open + 1, close - open - 1));
+  }
+  return names;
+}
+
+// Feeds `name`'s text and, depth first, the text of everything it includes (each file once) into `state`.
+void hashSourceTree(XXH3_state_t* state, const std::string& name, std::set<std::string>& seen) {
+  if (!seen.insert(name).second) return;
+  const std::string* text = shaderSource(name);
+  const std::string tagged = name + (text ? "\n" : " (missing)\n");
+  XXH3_64bits_update(state, tagged.data(), tagged.size());
+  if (!text) return;
+  XXH3_64bits_update(state, text->data(), text->size());
+  for (const auto& included : includedNames(*text)) hashSourceTree(state, included, seen);
+}
+
+}  // namespace
+
+uint64_t spirvKey(const ShaderVariant& variant, const DeviceInfo& device) {
+  XXH3_state_t stateStorage;
+  XXH3_state_t* state = &stateStorage;
+  XXH3_64bits_reset(state);
+  // Each part ends with a separator byte so that adjacent parts cannot trade characters.
+  auto add = [state](const std::string& part) {
+    XXH3_64bits_update(state, part.data(), part.size());
+    XXH3_64bits_update(state, "\0", 1);
+  };
+  add(compilerTag());
+  add(variant.key());
+  add(preamble(variant, device));
+  std::set<std::string> seen;
+  hashSourceTree(state, variant.shader, seen);
+  return XXH3_64bits_digest(state);
 }
 
 }  // namespace kiln::vk

@@ -45,4 +45,10 @@ struct SpirvResult {
 // the variant and glslang's log when compilation fails.
 Result<SpirvResult> compileShader(const ShaderVariant& variant, const DeviceInfo& device);
 
+// The 64-bit key of the SPIR-V compileShader produces for `variant` on `device` (the pipeline cache file's entry
+// key): a hash of everything glslang is given — the shader's text and the text of every file it includes, the
+// variant key, the preamble of device and variant defines — and of glslang's version and target settings. Editing
+// one shader therefore invalidates only the entries compiled from it (ncnn's per-shader source hash).
+uint64_t spirvKey(const ShaderVariant& variant, const DeviceInfo& device);
+
 }  // namespace kiln::vk

@@ -16,6 +16,7 @@
 #include "ep/vulkan/host_kernel.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/partition_executable.h"
+#include "ep/vulkan/pipeline_cache.h"
 #include "ep/vulkan/pipeline_registry.h"
 #include "ep/vulkan/vulkan_device.h"
 #include "util/log.h"
@@ -62,13 +63,32 @@ std::shared_ptr<ir::Graph> extractPartitionGraph(const ir::Graph& graph, const i
 // The Conv kernels apply kiln_activation (see kernels/conv.cpp).
 constexpr bool kFuseConvActivations = true;
 
-// glslang for every variant, on up to hardware_concurrency threads (glslang keeps its state per thread). Progress
-// is reported on the calling thread as results arrive; cancellation is checked before each compile.
+// SPIR-V for every variant: from the pipeline cache file when one is open and holds it (a file hit, counted in
+// pipeline_cache_hits, runs no glslang), otherwise (a counted miss, or no file) from compileShader, which serves
+// repeats from the process-wide SPIR-V cache and runs glslang on up to hardware_concurrency threads (glslang keeps
+// its state per thread); new SPIR-V is added to the file. The file is asked first so that its hits show even when
+// this process compiled the variant already. Progress is reported on the calling thread as results arrive;
+// cancellation is checked before each compile.
 Result<std::map<std::string, std::vector<uint32_t>>> compileVariants(const std::map<std::string, ShaderVariant>& variants,
                                                                      const DeviceInfo& device, const std::string& partition,
-                                                                     const CompileContext& context) {
+                                                                     const CompileContext& context,
+                                                                     PipelineCacheFile* cacheFile) {
+  std::map<std::string, std::vector<uint32_t>> modules;
   std::vector<const ShaderVariant*> work;
-  for (const auto& [key, variant] : variants) work.push_back(&variant);
+  std::vector<uint64_t> fileKeys;  // spirvKey of each work item, when there is a file
+  for (const auto& [key, variant] : variants) {
+    if (cacheFile) {
+      const uint64_t fileKey = spirvKey(variant, device);
+      if (auto words = cacheFile->findSpirv(fileKey)) {
+        if (context.counters) context.counters->pipeline_cache_hits++;
+        modules.emplace(key, std::move(*words));
+        continue;
+      }
+      if (context.counters) context.counters->pipeline_cache_misses++;
+      fileKeys.push_back(fileKey);
+    }
+    work.push_back(&variant);
+  }
   std::vector<std::optional<Result<SpirvResult>>> results(work.size());
   std::atomic<size_t> next{0};
   std::mutex doneMutex;
@@ -104,11 +124,11 @@ Result<std::map<std::string, std::vector<uint32_t>>> compileVariants(const std::
   last.join();
   if (context.timings) context.timings->glslang_ms += clock.elapsedMs();  // wall time of the stage
 
-  std::map<std::string, std::vector<uint32_t>> modules;
   for (size_t i = 0; i < work.size(); ++i) {
     if (!results[i]->isOk()) return results[i]->status();
     SpirvResult& spirv = results[i]->value();
     if (context.counters) (spirv.cacheHit ? context.counters->spirv_cache_hits : context.counters->glslang_compiles)++;
+    if (cacheFile) cacheFile->addSpirv(fileKeys[i], spirv.words);
     modules.emplace(work[i]->key(), std::move(spirv.words));
   }
   if (context.progress && context.progress->cancelled()) {
@@ -166,11 +186,21 @@ Result<KernelSet> createKernels(const ir::Graph& graph, const ir::Model& opsets,
 class VulkanExecutionProvider final : public ExecutionProvider {
  public:
   // `target`: what kernels are chosen and SPIR-V compiled for: the live device, or a device profile
-  // (kiln.vulkan.target_profile). `device`: the live device that loads and runs partitions.
+  // (kiln.vulkan.target_profile). `device`: the live device that loads and runs partitions. `cacheFile`: the
+  // pipeline cache file (kiln.vulkan.pipeline_cache_path), else null.
   VulkanExecutionProvider(DeviceInfo target, bool targetIsProfile,
-                          std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile, bool autotune)
+                          std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile, bool autotune,
+                          std::shared_ptr<PipelineCacheFile> cacheFile)
       : target_(std::move(target)), targetIsProfile_(targetIsProfile), targetProfile_(deviceProfileJson(target_)),
-        deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune) {}
+        deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune), cacheFile_(std::move(cacheFile)) {}
+
+  // A session whose creation failed after adding SPIR-V still leaves it for the next one.
+  ~VulkanExecutionProvider() override { saveCacheFile(); }
+
+  Status onSessionInitializationEnd() override {
+    saveCacheFile();
+    return Status::ok();  // the pipeline cache is an optimization: saving problems are warnings
+  }
 
   const std::string& name() const override { return name_; }
 
@@ -238,7 +268,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       if (!step.kernel) continue;
       for (const auto& variant : step.kernel->shaders()) variants.emplace(variant.key(), variant);
     }
-    KILN_ASSIGN_OR_RETURN(compiled.spirv, compileVariants(variants, target_, spec.name, context));
+    KILN_ASSIGN_OR_RETURN(compiled.spirv, compileVariants(variants, target_, spec.name, context, cacheFile_.get()));
     // The cold path loads right after compiling: keep the kernels so load does not create them again.
     std::lock_guard lock(pendingMutex_);
     pending_[spec.name] = std::make_shared<KernelSet>(std::move(kernels));
@@ -319,7 +349,29 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       context.timings->device_create_ms += device.value()->createMs();
       deviceTimeReported_ = true;
     }
+    if (!driverCacheAttached_) {
+      // Before the first pipeline of this session is created (load waits for the device first). Every device
+      // gets a VkPipelineCache, seeded from the pipeline cache file when there is one: its data is what the file
+      // and context binaries compiled here store.
+      driverCacheAttached_ = true;
+      const std::vector<std::byte> blob = cacheFile_ ? cacheFile_->driverBlob() : std::vector<std::byte>();
+      if (Status attached = device.value()->pipelines().attachDriverCache(blob); !attached.isOk()) {
+        log::warn("driver pipeline cache: {}", attached.message());
+      }
+    }
     return device.value();
+  }
+
+  // Writes the pipeline cache file when this EP added SPIR-V or the driver's blob changed; never fails.
+  void saveCacheFile() {
+    if (!cacheFile_ || !driverCacheAttached_) return;  // no file, or no device was ever used
+    const Result<std::shared_ptr<Device>>& device = deviceFuture_.get();
+    if (!device.isOk()) return;
+    auto blob = device.value()->pipelines().driverCacheData();
+    if (!blob.isOk()) log::info("pipeline cache {}: no driver blob: {}", cacheFile_->path(), blob.status().message());
+    const std::vector<std::byte> driverBlob = blob.isOk() ? std::move(blob).value() : std::vector<std::byte>();
+    if (!cacheFile_->needsSave(driverBlob)) return;
+    if (Status saved = cacheFile_->save(driverBlob); !saved.isOk()) log::warn("{}", saved.message());
   }
 
   const std::string name_ = kVulkanExecutionProviderName;
@@ -332,6 +384,8 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   bool autotune_ = false;
   std::mutex pendingMutex_;
   std::map<std::string, std::shared_ptr<KernelSet>> pending_;
+  std::shared_ptr<PipelineCacheFile> cacheFile_;  // kiln.vulkan.pipeline_cache_path, else null
+  bool driverCacheAttached_ = false;               // its driver blob went to the device's VkPipelineCache
 };
 
 }  // namespace
@@ -364,12 +418,17 @@ Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const S
   }
   const bool profile = options.configEntryOr("kiln.vulkan.profile", "0") == "1";
   const bool autotune = options.configEntryOr("kiln.vulkan.autotune", "0") == "1";
+  // Off unless set (an empty value is unset too); the file is read now, beside device creation.
+  std::shared_ptr<PipelineCacheFile> cacheFile;
+  // It records the live device's environment, so a cross-compile for a profile does not use it.
+  const std::string cachePath = options.configEntryOr("kiln.vulkan.pipeline_cache_path", "");
+  if (!cachePath.empty() && !target && picked.isOk()) cacheFile = PipelineCacheFile::open(cachePath, picked.value());
   // An accepted key whose feature has not landed: say so instead of ignoring it silently.
   if (options.configEntryOr("kiln.vulkan.fp16", "0") == "1") {
     log::warn("kiln.vulkan.fp16=1 is not implemented yet; tensors stay float32");
   }
   return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(
-      target ? *target : picked.value(), target.has_value(), std::move(device), profile, autotune));
+      target ? *target : picked.value(), target.has_value(), std::move(device), profile, autotune, std::move(cacheFile)));
 }
 
 }  // namespace kiln::vk
