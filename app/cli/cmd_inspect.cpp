@@ -1,10 +1,12 @@
 // kiln inspect FILE: everything a context binary holds (header, section table, graphs, SPIR-V, weights and their
-// deduplication) and its verdict against the current device (or a device profile).
+// deduplication) and its verdict against the current device (or a device profile); for a pipeline cache file, its
+// recorded environment, entries and whether the current device would use it.
 #include <cstdio>
 
 #include "binary_output.h"
 #include "cli_output.h"
 #include "commands.h"
+#include "kiln/pipeline_cache.h"
 
 namespace kiln::cli {
 namespace {
@@ -20,8 +22,56 @@ Result<CompatibilityVerdict> verdictFor(const std::string& file, const std::stri
   return profile.empty() ? checkContextBinary(file, device) : checkContextBinaryAgainstProfile(file, profile);
 }
 
+nlohmann::json pipelineCacheJson(const PipelineCacheFileInfo& info) {
+  return {{"path", info.path},
+          {"kind", "pipeline_cache"},
+          {"file_size", info.fileSize},
+          {"format_version", info.formatVersion},
+          {"engine_version", info.engineVersion},
+          {"device",
+           {{"vendor_id", info.vendorId},
+            {"device_id", info.deviceId},
+            {"driver_id", info.driverId},
+            {"driver_version", info.driverVersion},
+            {"api_version", info.apiVersion},
+            {"pipeline_cache_uuid", info.pipelineCacheUuid}}},
+          {"spirv_entries", info.spirvEntries},
+          {"spirv_bytes", info.spirvBytes},
+          {"driver_blob_bytes", info.driverBlobBytes},
+          {"usable", info.usable},
+          {"reason", info.reason},
+          {"driver_blob_reason", info.driverBlobReason},
+          {"against", info.against}};
+}
+
+int inspectPipelineCache(const InspectArgs& args) {
+  auto info = inspectPipelineCacheFile(args.file, args.device);
+  if (!info.isOk()) return reportError(info.status(), args.flags);
+  if (args.flags.json) {
+    printJson(pipelineCacheJson(*info));
+    return kExitOk;
+  }
+  std::printf("%s: Kiln pipeline cache file, format %u, %llu bytes, written by engine %s\n", info->path.c_str(),
+              info->formatVersion, static_cast<unsigned long long>(info->fileSize), info->engineVersion.c_str());
+  std::printf("  device: vendor 0x%04x device 0x%04x, Vulkan %s, driver id %u version 0x%x, pipeline cache UUID %s\n",
+              info->vendorId, info->deviceId, info->apiVersion.c_str(), info->driverId, info->driverVersion,
+              info->pipelineCacheUuid.c_str());
+  std::printf("  SPIR-V: %u entries, %llu bytes; driver blob: %llu bytes\n", info->spirvEntries,
+              static_cast<unsigned long long>(info->spirvBytes), static_cast<unsigned long long>(info->driverBlobBytes));
+  if (info->usable) {
+    std::printf("used by %s%s%s\n", info->against.c_str(), info->driverBlobReason.empty() ? "" : "; driver blob dropped: ",
+                info->driverBlobReason.c_str());
+  } else {
+    std::printf("a cache miss on %s: %s\n", info->against.c_str(), info->reason.c_str());
+  }
+  return kExitOk;
+}
+
 int runInspect(const InspectArgs& args) {
   configureLogging(args.flags);
+  auto kind = kilnFileKind(args.file);
+  if (!kind.isOk()) return reportError(kind.status(), args.flags);
+  if (*kind == "pipeline_cache") return inspectPipelineCache(args);
   auto info = inspectContextBinary(args.file);
   if (!info.isOk()) return reportError(info.status(), args.flags);
   // No device is not an error for inspection: the verdict says why it is missing.
@@ -45,12 +95,14 @@ int runInspect(const InspectArgs& args) {
 
 void registerInspect(CLI::App& app, Commands& commands) {
   auto args = std::make_shared<InspectArgs>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Show a context binary's header, sections, graphs, SPIR-V and weights");
-  cmd->add_option("file", args->file, "Context binary (<stem>_vulkan.bin)")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "inspect", "Show a context binary's header, sections, graphs, SPIR-V and weights, or a pipeline cache file's");
+  cmd->add_option("file", args->file, "Context binary (<stem>_vulkan.bin) or pipeline cache file (.vkcache)")->required();
   cmd->add_option("--device", args->device, "Judge against this Vulkan device (index or name substring)");
   cmd->add_option("--profile", args->profile, "Judge against this device profile instead of a live device");
   addCommonFlags(*cmd, args->flags);
-  cmd->footer("\nExamples:\n  kiln inspect model_vulkan.bin\n  kiln inspect model_vulkan.bin --json --profile gpu.json");
+  cmd->footer("\nExamples:\n  kiln inspect model_vulkan.bin\n  kiln inspect model_vulkan.bin --json --profile gpu.json\n"
+              "  kiln inspect ~/.cache/kiln/<hash>.vkcache");
   cmd->callback([args, &commands] { commands.run = [args] { return runInspect(*args); }; });
 }
 

@@ -76,6 +76,21 @@ def main():
         code, _, err = kiln("compile", model, "-o", str(tmp))
         expect(code == 2 and "INVALID_ARGUMENT" in err, f"folder output: exit 2 (got {code}: {err})")
         expect(not list(tmp.glob(".*tmp*")), "no temp files left behind")
+
+        # kiln inspect also reads pipeline cache files (kiln run writes one under XDG_CACHE_HOME by default).
+        import os
+        env = dict(os.environ, XDG_CACHE_HOME=str(tmp / "xdg"))
+        run = subprocess.run([KILN, "run", model, "--ep", "vulkan", "-q"], capture_output=True, text=True, env=env)
+        expect(run.returncode == 0, f"kiln run exits 0 ({run.stderr})")
+        caches = list((tmp / "xdg" / "kiln").glob("*.vkcache"))
+        expect(len(caches) == 1, f"one pipeline cache file ({caches})")
+        if caches:
+            code, out, err = kiln("inspect", str(caches[0]), "--json")
+            cache = json.loads(out) if code == 0 else {}
+            expect(code == 0 and cache.get("kind") == "pipeline_cache" and cache.get("usable") and cache.get("spirv_entries", 0) > 0,
+                   f"pipeline cache inspect ({code}: {err} {out[:200]})")
+        code, _, err = kiln("inspect", model)
+        expect(code == 1 and "neither" in err, f"inspect of a non-Kiln file: exit 1 ({code}: {err})")
     print(f"{failures} failures")
     return 1 if failures else 0
 
