@@ -71,7 +71,11 @@ CompiledPartition partition(const std::string& name, const vk::DeviceInfo& targe
   p.outputs = {"y", "s"};
   p.graph = graph;
   p.opsets = {{"", 17}, {"kiln", 1}};
-  p.nodes = {{false, {Tensor::fromVector<float>({4}, {1, 2, 3, 4}), graph->initializers["w"]}}, {true, {}}};
+  CompiledNode convNode, shapeNode;
+  convNode.constants = {Tensor::fromVector<float>({4}, {1, 2, 3, 4}), graph->initializers["w"]};
+  convNode.absorbedInputs = {1};  // w is stored shape-only unless another reader needs it (w_copy is not read)
+  shapeNode.onHost = true;
+  p.nodes = {convNode, shapeNode};
   p.spirv = {{"conv2d|A=1", spirvModule({1, 63})}, {"shape|", spirvModule({1, 4448})}};
   p.targetProfile = vk::deviceProfileJson(target);
   return p;

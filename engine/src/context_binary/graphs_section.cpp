@@ -1,5 +1,8 @@
 #include "context_binary/graphs_section.h"
 
+#include <algorithm>
+#include <set>
+
 namespace kiln::ctxbin {
 namespace {
 
@@ -169,10 +172,22 @@ Status writePartition(const CompiledPartition& p, WeightTableWriter& weights, Sp
   for (const auto& v : g.outputs) writeValueInfo(v, w);
   w.u32(static_cast<uint32_t>(g.valueInfo.size()));
   for (const auto& [name, v] : g.valueInfo) writeValueInfo(v, w);
+  // Values some reader needs: every input a kernel did not fold into its constants, and the outputs.
+  std::set<std::string> needed(p.outputs.begin(), p.outputs.end());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const auto* absorbed = i < p.nodes.size() ? &p.nodes[i].absorbedInputs : nullptr;
+    for (size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
+      if (!absorbed || std::find(absorbed->begin(), absorbed->end(), k) == absorbed->end()) needed.insert(g.nodes[i].inputs[k]);
+    }
+  }
   w.u32(static_cast<uint32_t>(g.initializers.size()));
   for (const auto& [name, t] : g.initializers) {
     w.str(name);
-    weights.writeReference(t, w);
+    if (needed.count(name) || t.dtype() == DataType::STRING) {
+      weights.writeReference(t, w);
+    } else {
+      weights.writeShapeOnly(t, w);  // folded into prepacked constants: stored once, packed
+    }
   }
   w.u32(static_cast<uint32_t>(p.spirv.size()));
   for (const auto& [key, words] : p.spirv) w.u32(spirv.add(key, words));

@@ -87,6 +87,7 @@ Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
     info.graphs.push_back(describe(p));
     // Every reference counts, so referenced - stored is what deduplication saved.
     auto count = [&](const Tensor& t) {
+      if (!t.rawData() && t.numel() > 0) return;  // shape only: folded into a prepacked constant
       info.weightReferences++;
       info.weightBytesReferenced += ctxbin::tensorBytes(t).size();
     };

@@ -76,6 +76,11 @@ void WeightTableWriter::writeReference(const Tensor& tensor, ByteWriter& out) {
   out.u32(addBlob(std::move(bytes)));
 }
 
+void WeightTableWriter::writeShapeOnly(const Tensor& tensor, ByteWriter& out) {
+  writeTensorType(tensor, out);
+  out.u32(kShapeOnly);
+}
+
 uint32_t WeightTableWriter::addBlob(std::vector<std::byte> bytes) {
   const uint64_t hash = contentHash(bytes);
   auto it = std::lower_bound(byHash_.begin(), byHash_.end(), std::make_pair(hash, uint32_t{0}));
@@ -135,6 +140,9 @@ uint64_t WeightTableReader::blobBytes() const {
 Result<Tensor> WeightTableReader::readReference(ByteReader& in) const {
   KILN_ASSIGN_OR_RETURN(auto type, readTensorType(in));
   const uint32_t blob = in.u32();
+  if (in.ok() && blob == kShapeOnly && type.first != DataType::STRING) {
+    return Tensor::wrap(type.first, type.second, nullptr);
+  }
   if (!in.ok() || blob >= blobs_.size()) return corrupt("weight reference to a blob that does not exist");
   const auto bytes = blobs_[blob];
   const size_t alignment = std::max<size_t>(dataTypeSize(type.first), 1);

@@ -4,7 +4,8 @@
 // merges different weights.
 //
 // Layout: blob count u32, then per blob offset u64 (from the section start, 64-aligned), size u64, xxHash3-64
-// u64; then the blobs. A tensor reference (in the graphs section) is dtype i32, rank u32, dims i64..., blob u32.
+// u64; then the blobs. A tensor reference (in the graphs section) is dtype i32, rank u32, dims i64..., blob u32
+// (kShapeOnly: no values stored).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,8 @@
 
 namespace kiln::ctxbin {
 
+inline constexpr uint32_t kShapeOnly = 0xffffffffu;
+
 struct WeightStats {
   uint64_t references = 0;      // tensor references written
   uint64_t blobs = 0;           // distinct contents stored
@@ -29,6 +32,8 @@ class WeightTableWriter {
  public:
   // Writes a reference to `tensor` into `out`, storing its bytes unless identical bytes are stored already.
   void writeReference(const Tensor& tensor, ByteWriter& out);
+  // Writes a reference with type and shape only (a constant a kernel folded away: nothing reads its values).
+  void writeShapeOnly(const Tensor& tensor, ByteWriter& out);
   std::vector<std::byte> encode() const;
   const WeightStats& stats() const { return stats_; }
 
@@ -45,6 +50,7 @@ class WeightTableReader {
   // INVALID_GRAPH when any blob lies outside the section or its hash does not match.
   static Result<WeightTableReader> parse(std::span<const std::byte> section, std::shared_ptr<const void> owner);
   // Reads a tensor reference; INVALID_GRAPH when the reference is malformed or its size does not match the blob.
+  // A shape-only reference gives a tensor of that type and shape without storage (rawData() == nullptr).
   Result<Tensor> readReference(ByteReader& in) const;
   size_t blobCount() const { return blobs_.size(); }
   uint64_t blobBytes() const;

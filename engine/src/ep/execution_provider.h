@@ -37,6 +37,9 @@ struct PartitionSpec {
 struct CompiledNode {
   bool onHost = false;            // Vulkan: evaluated on the host (shape arithmetic), not dispatched
   std::vector<Tensor> constants;  // prepacked constants in the kernel's registration order
+  // Inputs whose constant values the constants replace (never read at run time): a context binary keeps only the
+  // type and shape of an initializer that no other reader needs. Known after compile; not stored.
+  std::vector<size_t> absorbedInputs;
 };
 
 // The result of compiling a partition: plain data only (no device handles), so it can be serialized into a

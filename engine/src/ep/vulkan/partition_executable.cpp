@@ -222,12 +222,15 @@ Status VulkanPartitionExecutable::build(double* weightUploadMs) {
   };
   for (const auto& name : inputNames_) inputSlots_.push_back(slotFor(name));
 
-  // Initializers read by device kernels are uploaded once; every initializer keeps its host copy for host nodes
-  // and kernels that read parameters on the CPU.
+  // Initializers read by device kernels are uploaded once (not those a kernel folded into its constants); every
+  // initializer keeps its host copy for host nodes and kernels that read parameters on the CPU.
   std::unordered_set<std::string> deviceRead;
   for (const auto& step : steps_) {
     if (!step.kernel) continue;
-    for (const auto& in : step.node->inputs) deviceRead.insert(in);
+    const auto& absorbed = step.kernel->absorbedInputs();
+    for (size_t i = 0; i < step.node->inputs.size(); ++i) {
+      if (std::find(absorbed.begin(), absorbed.end(), i) == absorbed.end()) deviceRead.insert(step.node->inputs[i]);
+    }
   }
   Stopwatch uploadClock;
   for (const auto& [name, tensor] : graph_->initializers) {

@@ -96,6 +96,9 @@ class VkKernel {
   const std::vector<ShaderVariant>& shaders() const { return shaders_; }
   // Constants (prepacked weights, folded parameters) uploaded once when the partition loads.
   const std::vector<Tensor>& constants() const { return constants_; }
+  // Inputs (by index) whose constant values this kernel folded into its constants and never reads at run time:
+  // they are not uploaded, and a context binary stores only their type and shape.
+  const std::vector<size_t>& absorbedInputs() const { return absorbed_; }
 
  protected:
   // Registers a variant; the returned index is what dispatch() takes.
@@ -107,10 +110,13 @@ class VkKernel {
   // RecordContext::constant() takes. `produce` runs only for a fresh compile: a kernel re-created from a context
   // binary takes the stored constant instead, so a cached load prepacks nothing.
   uint32_t addConstant(const KernelCreateInfo& info, const std::function<Tensor()>& produce);
+  // Declares that input `i` is folded into the constants (see absorbedInputs).
+  void absorbInput(size_t i) { absorbed_.push_back(i); }
 
  private:
   std::vector<ShaderVariant> shaders_;
   std::vector<Tensor> constants_;
+  std::vector<size_t> absorbed_;
 };
 
 // What a kernel knows when it is created (compile time).

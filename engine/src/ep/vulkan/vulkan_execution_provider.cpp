@@ -257,7 +257,10 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     for (size_t i = 0; i < kernels.steps.size(); ++i) {
       CompiledNode node;
       node.onHost = onHost[i];
-      if (kernels.steps[i].kernel) node.constants = kernels.steps[i].kernel->constants();
+      if (kernels.steps[i].kernel) {
+        node.constants = kernels.steps[i].kernel->constants();
+        node.absorbedInputs = kernels.steps[i].kernel->absorbedInputs();
+      }
       if (context.counters) context.counters->weights_prepacked += static_cast<int64_t>(node.constants.size());
       compiled.nodes.push_back(std::move(node));
     }

@@ -73,7 +73,8 @@ const Tensor* constantW(const KernelCreateInfo& info) {
 class ConvWeights {
  public:
   ConvWeights(const KernelCreateInfo& info, bool transposed, uint32_t packShader,
-              const std::function<uint32_t(std::function<Tensor()>)>& addConstant)
+              const std::function<uint32_t(std::function<Tensor()>)>& addConstant,
+              const std::function<void(size_t)>& absorbInput)
       : transposed_(transposed), packShader_(packShader), group_(info.node.attrInt("group", 1)) {
     const Tensor* w = constantW(info);
     const Tensor* b = info.constantInputs.size() > 2 ? info.constantInputs[2] : nullptr;
@@ -81,8 +82,12 @@ class ConvWeights {
       wShape_ = w->shape();
       const bool depthwise = !transposed && w->dim(1) == 1 && w->dim(0) == group_;
       packed_ = addConstant([&] { return depthwise ? w->reshaped({w->numel()}) : packWeights(*w, group_, transposed); });
+      absorbInput(1);
     }
-    if (b) bias_ = addConstant([&] { return b->reshaped({b->numel()}); });
+    if (b) {
+      bias_ = addConstant([&] { return b->reshaped({b->numel()}); });
+      absorbInput(2);
+    }
   }
 
   // W's shape: the constant's, or the input's at record time.
@@ -146,7 +151,8 @@ class ConvKernel final : public VkKernel {
         group_(info.node.attrInt("group", 1)),
         act_(act),
         weights_(info, false, constantW(info) ? 0 : useShader(packVariant(false)),
-                 [this, &info](std::function<Tensor()> produce) { return addConstant(info, produce); }) {
+                 [this, &info](std::function<Tensor()> produce) { return addConstant(info, produce); },
+                 [this](size_t i) { absorbInput(i); }) {
     // Depthwise and pointwise fast paths are chosen when W's shape is known now; the general variant runs
     // every shape.
     const Tensor* w = constantW(info);
@@ -254,7 +260,8 @@ class ConvTransposeKernel final : public VkKernel {
         outputPadding_(info.node.attrInts("output_padding")),
         outputShape_(info.node.attrInts("output_shape")),
         weights_(info, true, constantW(info) ? 0 : useShader(packVariant(true)),
-                 [this, &info](std::function<Tensor()> produce) { return addConstant(info, produce); }) {
+                 [this, &info](std::function<Tensor()> produce) { return addConstant(info, produce); },
+                 [this](size_t i) { absorbInput(i); }) {
     // Pixels per invocation (sharing taps and weights, see conv_transpose2d.comp): 8 on llvmpipe as for Conv.
     pix_ = info.device.isCpu() ? 8 : 1;
     ShaderVariant variant{"conv_transpose2d", {}, 4, kLocal};

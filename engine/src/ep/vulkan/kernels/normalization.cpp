@@ -43,6 +43,7 @@ class BatchNormKernel final : public VkKernel {
         }
         return Tensor::fromVector<float>({2 * count}, ab);
       });
+      for (size_t i = 1; i <= 4; ++i) absorbInput(i);
     }
     ShaderVariant variant{"normalization", {}, packed_ ? 3u : 6u, kElementLocal};
     variant.define("BATCH_NORM").define("PACKED", packed_ ? 1 : 0);
