@@ -17,24 +17,12 @@
 #include "model_builder.h"
 #include "pipeline_cache_fixtures.h"
 #include "test_models.h"
+#include "vulkan_test_support.h"
 
 namespace kiln {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool vulkanAvailable() {
-  auto devices = listVulkanDevices();
-  const char* required = std::getenv("KILN_REQUIRE_VULKAN");
-  if (!devices.isOk() || devices->empty()) {
-    if (required && std::string(required) == "1") ADD_FAILURE() << "KILN_REQUIRE_VULKAN=1 but no Vulkan device";
-    return false;
-  }
-  return true;
-}
-
-#define REQUIRE_VULKAN() \
-  if (!vulkanAvailable()) GTEST_SKIP() << "no Vulkan device on this machine"
 
 // Relu → Sigmoid → Add → Mul: a few shader variants, all on Vulkan.
 std::string model(const testing::TempDir& dir) {
