@@ -22,7 +22,7 @@ namespace mutation_detail {
 // Fixes every section hash and the header checksum after an edit inside a section.
 inline void rehash(std::vector<std::byte>& bytes) {
   uint32_t count = 0;
-  std::memcpy(&count, bytes.data() + 112, 4);  // the section count's place in the header
+  std::memcpy(&count, bytes.data() + ctxbin::kSectionCountOffset, 4);
   for (uint32_t i = 0; i < count; ++i) {
     const size_t entry = ctxbin::kHeaderBytes + i * ctxbin::kSectionEntryBytes;
     uint64_t offset = 0, size = 0;

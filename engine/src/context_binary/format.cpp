@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 
 #include "context_binary/byte_io.h"
@@ -87,6 +88,7 @@ std::vector<std::byte> encodeHeader(const Header& h, const std::vector<SectionEn
   w.u32(h.requiredWorkgroupInvocations);
   for (uint32_t v : h.requiredWorkgroupSize) w.u32(v);
   w.u32(h.requiredPushConstantBytes);
+  assert(w.size() == kSectionCountOffset);
   w.u32(static_cast<uint32_t>(sections.size()));
   w.u32(0);
   w.u64(kHeaderBytes);  // section table offset
@@ -119,12 +121,15 @@ Result<std::pair<uint16_t, uint16_t>> readFormatVersion(std::span<const std::byt
   return std::make_pair(major, minor);
 }
 
+std::string unreadableFormatMessage(uint16_t major, uint16_t minor) {
+  return "context binary format " + std::to_string(major) + "." + std::to_string(minor) +
+         " is not readable by this engine (it reads format " + std::to_string(kFormatMajor) + ".x)";
+}
+
 Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
   KILN_ASSIGN_OR_RETURN(auto version, readFormatVersion(file));
   if (version.first != kFormatMajor) {
-    return Status(StatusCode::INVALID_GRAPH, "context binary format " + std::to_string(version.first) + "." +
-                                                 std::to_string(version.second) + " is not readable by this engine " +
-                                                 "(it reads format " + std::to_string(kFormatMajor) + ".x)");
+    return Status(StatusCode::INVALID_GRAPH, unreadableFormatMessage(version.first, version.second));
   }
   if (file.size() < kHeaderBytes) return corrupt("file is " + std::to_string(file.size()) + " bytes, shorter than its header");
   ParsedHeader parsed;

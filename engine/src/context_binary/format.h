@@ -23,6 +23,7 @@ inline constexpr size_t kHeaderBytes = 192;
 inline constexpr size_t kSectionEntryBytes = 40;
 inline constexpr size_t kSectionAlignment = 64;
 inline constexpr uint32_t kMaxSections = 16;
+inline constexpr size_t kSectionCountOffset = 112;  // u32 in the header (tools that re-seal edited files read it)
 
 enum class SectionKind : uint32_t { DEVICE = 1, GRAPHS = 2, SPIRV = 3, DRIVER_CACHE = 4, WEIGHTS = 5 };
 const char* sectionKindName(SectionKind kind);
@@ -80,6 +81,9 @@ std::vector<std::byte> encodeHeader(const Header& header, const std::vector<Sect
 // The format version in the first 12 bytes, readable before anything else is trusted (so a newer major version
 // is reported as such rather than as corruption). INVALID_GRAPH when the magic is wrong or the file is shorter.
 Result<std::pair<uint16_t, uint16_t>> readFormatVersion(std::span<const std::byte> file);
+
+// "context binary format 2.0 is not readable by this engine (it reads format 1.x)".
+std::string unreadableFormatMessage(uint16_t major, uint16_t minor);
 
 struct ParsedHeader {
   Header header;

@@ -42,6 +42,14 @@ std::string describeDevice(const vk::DeviceInfo& d) {
   return "device " + std::to_string(d.index) + " (" + d.name + ", " + d.driverInfo + ")";
 }
 
+// A binary of another format major version is a verdict (`unsupported`), not a read error.
+Result<CompatibilityVerdict> judgeFile(const std::string& path, const vk::DeviceInfo& device, const std::string& against) {
+  KILN_ASSIGN_OR_RETURN(auto otherFormat, ctxbin::judgeFormatVersion(path, against));
+  if (otherFormat) return *otherFormat;
+  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::open(path));
+  return ctxbin::judge(*binary, device, against);
+}
+
 }  // namespace
 
 Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
@@ -89,7 +97,7 @@ Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
     auto count = [&](const Tensor& t) {
       if (!t.rawData() && t.numel() > 0) return;  // shape only: folded into a prepacked constant
       info.weightReferences++;
-      info.weightBytesReferenced += ctxbin::tensorBytes(t).size();
+      info.weightBytesReferenced += t.dtype() == DataType::STRING ? ctxbin::tensorBytes(t).size() : t.byteSize();
     };
     for (const auto& [name, t] : p.graph->initializers) count(t);
     for (const auto& n : p.nodes) for (const auto& c : n.constants) count(c);
@@ -99,23 +107,13 @@ Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
 
 Result<CompatibilityVerdict> checkContextBinary(const std::string& path, const std::string& deviceSelector) {
   KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, verdictDevice(deviceSelector));
-  auto binary = ctxbin::ContextBinary::open(path);
-  if (!binary.isOk()) {
-    if (ctxbin::isFormatVersionFailure(binary.status())) return ctxbin::unsupportedFormat(binary.status(), describeDevice(device));
-    return binary.status();
-  }
-  return ctxbin::judge(*binary.value(), device, describeDevice(device));
+  return judgeFile(path, device, describeDevice(device));
 }
 
 Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(const std::string& path, const std::string& profilePath) {
   KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::readDeviceProfile(profilePath));
   const std::string against = "profile " + profilePath;
-  auto binary = ctxbin::ContextBinary::open(path);
-  if (!binary.isOk()) {
-    if (ctxbin::isFormatVersionFailure(binary.status())) return ctxbin::unsupportedFormat(binary.status(), against);
-    return binary.status();
-  }
-  return ctxbin::judge(*binary.value(), device, against);
+  return judgeFile(path, device, against);
 }
 
 }  // namespace kiln

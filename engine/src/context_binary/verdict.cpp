@@ -1,6 +1,7 @@
 #include "context_binary/verdict.h"
 
 #include "kiln/version.h"
+#include "util/mapped_file.h"
 
 namespace kiln {
 
@@ -35,13 +36,15 @@ uint32_t deviceFeatures(const vk::DeviceInfo& d) {
 
 }  // namespace
 
-bool isFormatVersionFailure(const Status& failure) {
-  return failure.code() == StatusCode::INVALID_GRAPH &&
-         failure.message().find("is not readable by this engine") != std::string::npos;
-}
-
-CompatibilityVerdict unsupportedFormat(const Status& openFailure, const std::string& against) {
-  return {Compatibility::UNSUPPORTED, {openFailure.message()}, against};
+Result<std::optional<CompatibilityVerdict>> judgeFormatVersion(const std::string& path, const std::string& against) {
+  KILN_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> file, MappedFile::open(path));
+  auto version = readFormatVersion(file->bytes());
+  if (!version.isOk()) return version.status().withContext(path);
+  if (version.value().first == kFormatMajor) return std::optional<CompatibilityVerdict>();
+  return std::optional<CompatibilityVerdict>(CompatibilityVerdict{
+      Compatibility::UNSUPPORTED,
+      {unreadableFormatMessage(version.value().first, version.value().second)},
+      against});
 }
 
 CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& device, const std::string& against) {
