@@ -1,9 +1,11 @@
 #include "cli_output.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "kiln/log.h"
+#include "kiln/model_info.h"
 
 namespace kiln::cli {
 
@@ -65,6 +67,59 @@ std::string describeValue(const ValueMetadata& value) {
     text += d.isFixed() ? std::to_string(d.value) : (d.param.empty() ? "?" : d.param);
   }
   return text + "]";
+}
+
+Result<std::pair<std::string, std::string>> splitAssignment(const std::string& text, const char* what) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status(StatusCode::INVALID_ARGUMENT, std::string(what) + " '" + text + "' must look like NAME=VALUE");
+  }
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+Result<Shape> parseShape(const std::string& text) {
+  Shape shape;
+  size_t pos = 0;
+  while (pos <= text.size() && !text.empty()) {
+    const size_t x = text.find('x', pos);
+    const std::string part = text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) {
+      return Status(StatusCode::INVALID_ARGUMENT, "shape '" + text + "' must look like 1x3x640x640");
+    }
+    shape.push_back(std::stoll(part));
+    if (x == std::string::npos) break;
+    pos = x + 1;
+  }
+  return shape;
+}
+
+Result<std::map<std::string, Shape>> applyShapeArguments(const std::string& model, const std::vector<std::string>& shapeArgs,
+                                                         SessionOptions& options) {
+  std::map<std::string, Shape> shapes;
+  for (const auto& entry : shapeArgs) {
+    KILN_ASSIGN_OR_RETURN(const auto kv, splitAssignment(entry, "--shape"));
+    KILN_ASSIGN_OR_RETURN(shapes[kv.first], parseShape(kv.second));
+  }
+  if (shapes.empty()) return shapes;
+  auto info = inspectModel(model);
+  if (!info.isOk()) return shapes;  // Session::create reports load errors
+  for (const auto& [name, shape] : shapes) {
+    auto input = std::find_if(info->inputs.begin(), info->inputs.end(), [&](const auto& v) { return v.name == name; });
+    if (input == info->inputs.end()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "--shape names '" + name + "', which is not a model input");
+    }
+    if (input->hasShape && input->shape.size() != shape.size()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "--shape " + name + " has rank " + std::to_string(shape.size()) +
+                                                      ", the input has rank " + std::to_string(input->shape.size()));
+    }
+    for (size_t i = 0; i < input->shape.size() && i < shape.size(); ++i) {
+      if (!input->shape[i].param.empty()) {
+        KILN_RETURN_IF_ERROR(options.addConfigEntry("kiln.free_dim_override." + input->shape[i].param,
+                                                    std::to_string(shape[i])));
+      }
+    }
+  }
+  return shapes;
 }
 
 }  // namespace kiln::cli

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ void configureLogging(const CommonFlags& flags);
 int reportError(const Status& status, const CommonFlags& flags);
 // Adds each "KEY=VALUE" of --config to `options`; INVALID_ARGUMENT for a malformed entry or an unknown kiln.* key.
 Status applyConfigEntries(const std::vector<std::string>& entries, SessionOptions& options);
+
+// "NAME=VALUE" split at the first '='; INVALID_ARGUMENT naming the option `what` otherwise.
+Result<std::pair<std::string, std::string>> splitAssignment(const std::string& text, const char* what);
+// "1x3x640x640".
+Result<Shape> parseShape(const std::string& text);
+// --shape NAME=1x3x640x640 arguments: the symbolic dimensions of input NAME become kiln.free_dim_override.<param>
+// entries (Contracts: Shapes). Returns the shapes by input name.
+Result<std::map<std::string, Shape>> applyShapeArguments(const std::string& model, const std::vector<std::string>& shapeArgs,
+                                                         SessionOptions& options);
 
 // Prints a JSON document to stdout.
 void printJson(const nlohmann::json& document);

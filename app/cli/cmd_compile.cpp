@@ -1,5 +1,6 @@
-// kiln compile MODEL: compiles the model's Vulkan partitions once and writes the context binary
-// (<stem>_vulkan.bin) that later sessions load without glslang, optimization or prepacking.
+// kiln compile MODEL...: compiles a model once (ONNX Runtime's Compile API) and writes <stem>_ctx.onnx, whose
+// EPContext nodes point at <stem>_vulkan.bin (or embed it); later sessions load those in milliseconds.
+// --share compiles several models into one binary with weights deduplicated (ep_weight_sharing_ctx_gen's role).
 #include <cstdio>
 
 #include "binary_output.h"
@@ -12,41 +13,104 @@ namespace kiln::cli {
 namespace {
 
 struct CompileArgs {
-  std::string model;
+  std::vector<std::string> models;
   std::string output;
+  int embedMode = 0;
+  std::vector<std::string> prefixes;
   std::string targetProfile;
   std::string device;
+  bool autotune = false;
+  std::vector<std::string> shapes;
+  std::string extInitializers;
+  size_t extThreshold = 1024;
+  bool errorIfExists = false;
+  bool errorIfNoNodes = false;
+  bool share = false;
+  std::string optimizationLevel;
   std::vector<std::string> configs;
   CommonFlags flags;
 };
 
-int runCompile(const CompileArgs& args) {
-  configureLogging(args.flags);
-  SessionOptions options;
-  Status status = applyConfigEntries(args.configs, options);
-  if (status.isOk() && !args.targetProfile.empty()) {
-    status = options.addConfigEntry("kiln.vulkan.target_profile", args.targetProfile);
+nlohmann::json resultJson(const std::string& model, const CompileResult& result) {
+  nlohmann::json document = {{"model", model},
+                             {"output_model", result.outputModelPath},
+                             {"epcontext_nodes", result.epContextNodes},
+                             {"files_written", result.filesWritten},
+                             {"timings", timingsToJson(result.timings)},
+                             {"counters", countersToJson(result.counters)}};
+  if (!result.externalInitializersPath.empty()) document["external_initializers"] = result.externalInitializersPath;
+  if (!result.binaryPath.empty()) {
+    document["binary_path"] = result.binaryPath;
+    if (auto info = inspectContextBinary(result.binaryPath); info.isOk()) document["binary"] = toJson(*info);
   }
-  if (status.isOk() && !args.device.empty()) status = options.addConfigEntry("kiln.vulkan.device", args.device);
-  if (!status.isOk()) return reportError(status, args.flags);
+  return document;
+}
+
+void printResult(const std::string& model, const CompileResult& result) {
+  if (result.epContextNodes == 0) {
+    std::printf("%s: no node runs on the Vulkan EP; wrote the optimized model %s\n", model.c_str(),
+                result.outputModelPath.c_str());
+    return;
+  }
+  std::printf("%s: %d EPContext node(s) in %s", model.c_str(), result.epContextNodes, result.outputModelPath.c_str());
+  if (!result.binaryPath.empty()) std::printf(", binary %s", result.binaryPath.c_str());
+  std::printf(" (compiled in %.1f ms)\n", result.timings.session_total_ms);
+}
+
+Result<ModelCompilationOptions> optionsFrom(const CompileArgs& args) {
+  SessionOptions session;
+  KILN_RETURN_IF_ERROR(applyConfigEntries(args.configs, session));
+  if (!args.device.empty()) KILN_RETURN_IF_ERROR(session.addConfigEntry("kiln.vulkan.device", args.device));
+  if (args.autotune) KILN_RETURN_IF_ERROR(session.addConfigEntry("kiln.vulkan.autotune", "1"));
+  KILN_RETURN_IF_ERROR(applyShapeArguments(args.models.front(), args.shapes, session).status());
   if (args.flags.verbose) {
-    options.progress.onProgress = [](const ProgressEvent& e) {
+    session.progress.onProgress = [](const ProgressEvent& e) {
       std::fprintf(stderr, "kiln: %s %lld/%lld\n", e.stage.c_str(), static_cast<long long>(e.done),
                    static_cast<long long>(e.total));
     };
   }
-  auto compiled = compileContextBinary(args.model, args.output, options);
-  if (!compiled.isOk()) return reportError(compiled.status(), args.flags);
-  if (args.flags.json) {
-    printJson({{"model", args.model},
-               {"binary", toJson(compiled->info)},
-               {"timings", timingsToJson(compiled->timings)},
-               {"counters", countersToJson(compiled->counters)}});
+  ModelCompilationOptions options(std::move(session));
+  options.setEpContextEmbedMode(args.embedMode == 1);
+  if (!args.targetProfile.empty()) options.setTargetProfile(args.targetProfile);
+  if (!args.optimizationLevel.empty()) options.setGraphOptimizationLevel(args.optimizationLevel);
+  if (!args.extInitializers.empty()) options.setOutputModelExternalInitializersFile(args.extInitializers, args.extThreshold);
+  options.setFlags((args.errorIfExists ? kErrorIfOutputFileExists : 0u) | (args.errorIfNoNodes ? kErrorIfNoNodesCompiled : 0u));
+  return options;
+}
+
+int runCompile(const CompileArgs& args) {
+  configureLogging(args.flags);
+  if (args.models.size() > 1 && !args.share) {
+    return reportError(Status(StatusCode::INVALID_ARGUMENT, "several models compile together only with --share"),
+                       args.flags);
+  }
+  if (args.share && args.prefixes.size() > 1 && args.prefixes.size() != args.models.size()) {
+    return reportError(Status(StatusCode::INVALID_ARGUMENT, "give one --prefix per model with --share"), args.flags);
+  }
+  auto options = optionsFrom(args);
+  if (!options.isOk()) return reportError(options.status(), args.flags);
+  if (args.share) {
+    auto results = compileModelsSharingContext(args.models, *options, args.prefixes, args.output);
+    if (!results.isOk()) return reportError(results.status(), args.flags);
+    if (args.flags.json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (size_t i = 0; i < results->size(); ++i) list.push_back(resultJson(args.models[i], (*results)[i]));
+      printJson({{"models", list}});
+    } else if (!args.flags.quiet) {
+      for (size_t i = 0; i < results->size(); ++i) printResult(args.models[i], (*results)[i]);
+    }
     return kExitOk;
   }
-  std::printf("wrote %s (%llu bytes, %zu graphs, %zu SPIR-V modules) in %.1f ms\n", compiled->path.c_str(),
-              static_cast<unsigned long long>(compiled->info.fileSize), compiled->info.graphs.size(),
-              compiled->info.spirvModules.size(), compiled->timings.session_total_ms);
+  options->setInputModelPath(args.models.front());
+  if (!args.output.empty()) options->setOutputModelPath(args.output);
+  if (!args.prefixes.empty()) options->setNodeNamePrefix(args.prefixes.front());
+  auto result = compileModel(*options);
+  if (!result.isOk()) return reportError(result.status(), args.flags);
+  if (args.flags.json) {
+    printJson(resultJson(args.models.front(), *result));
+  } else if (!args.flags.quiet) {
+    printResult(args.models.front(), *result);
+  }
   return kExitOk;
 }
 
@@ -54,16 +118,33 @@ int runCompile(const CompileArgs& args) {
 
 void registerCompile(CLI::App& app, Commands& commands) {
   auto args = std::make_shared<CompileArgs>();
-  CLI::App* cmd = app.add_subcommand("compile", "Compile a model's Vulkan partitions into a context binary");
-  cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("-o,--output", args->output, "Context binary to write (default: <model folder>/<stem>_vulkan.bin)");
+  CLI::App* cmd = app.add_subcommand("compile", "Compile a model into an EPContext model (<stem>_ctx.onnx) and its "
+                                                "Vulkan context binary (<stem>_vulkan.bin)");
+  cmd->add_option("model", args->models, "ONNX model file(s); several only with --share")->required();
+  cmd->add_option("-o,--output", args->output,
+                  "EPContext model to write (default: <model folder>/<stem>_ctx.onnx); with --share, the folder for "
+                  "all outputs");
+  cmd->add_option("--embed-mode", args->embedMode, "1: embed the binary in the EPContext node; 0: a separate file")
+      ->check(CLI::IsMember({0, 1}));
+  cmd->add_option("--prefix", args->prefixes, "Prefix for EPContext node and graph names (with --share: one per model)");
   cmd->add_option("--target-profile", args->targetProfile,
                   "Compile for this device profile (JSON, see kiln devices --profile) instead of a live device");
   cmd->add_option("--device", args->device, "Vulkan device index or name substring (default: the first GPU, else lavapipe)");
+  cmd->add_flag("--autotune", args->autotune, "Time candidate kernel configurations and keep the fastest");
+  cmd->add_option("--shape", args->shapes, "NAME=1x3x640x640: fix an input's free dimensions");
+  cmd->add_option("--ext-initializers", args->extInitializers,
+                  "Write initializers of CPU-fallback nodes to this file (relative to the output model)");
+  cmd->add_option("--ext-threshold", args->extThreshold, "Smallest initializer (bytes) that goes to --ext-initializers");
+  cmd->add_flag("--error-if-exists", args->errorIfExists, "Fail instead of overwriting an existing output model");
+  cmd->add_flag("--error-if-no-nodes", args->errorIfNoNodes, "Fail when no node compiles (default: write the plain model)");
+  cmd->add_flag("--share", args->share,
+                "Compile all models with shared EP contexts: N ctx models and one binary named after the first model");
+  cmd->add_option("--optimization-level", args->optimizationLevel, "none | basic | all (default: basic)");
   cmd->add_option("--config", args->configs, "KEY=VALUE session config entry (repeatable)");
   addCommonFlags(*cmd, args->flags);
-  cmd->footer("\nExamples:\n  kiln compile model.onnx\n  kiln compile model.onnx --target-profile gpu.json -o out/model_vulkan.bin\n"
-              "  kiln inspect model_vulkan.bin");
+  cmd->footer("\nExamples:\n  kiln compile model.onnx\n  kiln compile model.onnx --embed-mode 1 -o out/model_ctx.onnx\n"
+              "  kiln compile model.onnx --target-profile gpu.json\n  kiln compile --share a.onnx b.onnx\n"
+              "  kiln run model_ctx.onnx");
   cmd->callback([args, &commands] { commands.run = [args] { return runCompile(*args); }; });
 }
 

@@ -28,30 +28,6 @@ struct RunArgs {
   CommonFlags flags;
 };
 
-Result<std::pair<std::string, std::string>> splitAssignment(const std::string& text, const char* what) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    return Status(StatusCode::INVALID_ARGUMENT, std::string(what) + " '" + text + "' must look like NAME=VALUE");
-  }
-  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
-}
-
-Result<Shape> parseShape(const std::string& text) {
-  Shape shape;
-  size_t pos = 0;
-  while (pos <= text.size() && !text.empty()) {
-    const size_t x = text.find('x', pos);
-    const std::string part = text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) {
-      return Status(StatusCode::INVALID_ARGUMENT, "shape '" + text + "' must look like 1x3x640x640");
-    }
-    shape.push_back(std::stoll(part));
-    if (x == std::string::npos) break;
-    pos = x + 1;
-  }
-  return shape;
-}
-
 // Random values in a range that suits the element type; deterministic for a seed.
 Tensor randomTensor(DataType type, const Shape& shape, std::mt19937& rng) {
   Tensor t(type, shape);
@@ -139,38 +115,8 @@ int runModel(RunArgs& args) {
       if (!s.isOk()) return reportError(s, args.flags);
     }  // else Session::create reports an unreadable model; a missing cache folder just means no cache
   }
-  std::map<std::string, Shape> shapes;
-  for (const auto& entry : args.shapes) {
-    auto kv = splitAssignment(entry, "--shape");
-    if (!kv.isOk()) return reportError(kv.status(), args.flags);
-    auto shape = parseShape(kv->second);
-    if (!shape.isOk()) return reportError(shape.status(), args.flags);
-    shapes[kv->first] = *shape;
-  }
-  // --shape names an input; its symbolic dimensions become free-dimension overrides (Contracts: Shapes).
-  auto fixedShapes = [&]() -> Status {
-    if (shapes.empty()) return Status::ok();
-    auto info = inspectModel(args.model);
-    if (!info.isOk()) return Status::ok();  // Session::create reports load errors
-    for (const auto& [name, shape] : shapes) {
-      auto input = std::find_if(info->inputs.begin(), info->inputs.end(), [&](const auto& v) { return v.name == name; });
-      if (input == info->inputs.end()) {
-        return Status(StatusCode::INVALID_ARGUMENT, "--shape names '" + name + "', which is not a model input");
-      }
-      if (input->hasShape && input->shape.size() != shape.size()) {
-        return Status(StatusCode::INVALID_ARGUMENT, "--shape " + name + " has rank " + std::to_string(shape.size()) +
-                                                        ", the input has rank " + std::to_string(input->shape.size()));
-      }
-      for (size_t i = 0; i < input->shape.size() && i < shape.size(); ++i) {
-        if (!input->shape[i].param.empty()) {
-          KILN_RETURN_IF_ERROR(options.addConfigEntry("kiln.free_dim_override." + input->shape[i].param,
-                                                      std::to_string(shape[i])));
-        }
-      }
-    }
-    return Status::ok();
-  }();
-  if (!fixedShapes.isOk()) return reportError(fixedShapes, args.flags);
+  auto shapes = applyShapeArguments(args.model, args.shapes, options);
+  if (!shapes.isOk()) return reportError(shapes.status(), args.flags);
   if (args.flags.verbose) {
     options.progress.onProgress = [](const ProgressEvent& e) {
       std::fprintf(stderr, "kiln: %s %lld/%lld\n", e.stage.c_str(), static_cast<long long>(e.done),
@@ -197,7 +143,7 @@ int runModel(RunArgs& args) {
       continue;
     }
     Shape shape;
-    if (auto it = shapes.find(meta.name); it != shapes.end()) {
+    if (auto it = shapes->find(meta.name); it != shapes->end()) {
       shape = it->second;
     } else {
       for (const auto& d : meta.shape) shape.push_back(d.isFixed() ? d.value : 1);

@@ -1,30 +1,145 @@
-// Compiling a model's Vulkan partitions into a context binary (<stem>_vulkan.bin). The EPContext model that
-// points at it (<stem>_ctx.onnx, ONNX Runtime's Compile API) builds on this.
+// Compiling models ahead of time, as ONNX Runtime's Compile API does: a model goes in (path or bytes); an EPContext
+// model comes out (path, bytes or a write callback) whose com.microsoft EPContext nodes point at (or embed) a Vulkan
+// context binary. Sessions created from it load in milliseconds: no optimizer, no glslang, no prepacking.
+//
+// The session-option flow (ep.context_enable=1 on any Session::create) writes the same files as a side effect;
+// this API is the explicit one: it overwrites unless told not to, writes a plain optimized model when nothing
+// compiles (unless told not to), and refuses an input that is already compiled.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "kiln/context_binary.h"
 #include "kiln/session_options.h"
+#include "kiln/tensor.h"
 #include "kiln/timings.h"
 
 namespace kiln {
 
-struct CompiledBinary {
-  std::string path;
-  ContextBinaryInfo info;  // what was written, as inspectContextBinary reads it back
-  SessionTimings timings;  // the compile's timing breakdown
+// ONNX Runtime's OrtCompileApiFlags.
+enum CompileFlags : uint32_t {
+  kCompileFlagsNone = 0,
+  kErrorIfNoNodesCompiled = 1u << 0,   // FAIL "Unable to compile any nodes" instead of writing a plain model
+  kErrorIfOutputFileExists = 1u << 1,  // FAIL before compiling when the output model exists (default: overwrite)
+};
+
+// Where an initializer of the source model lives in its external-data file.
+struct ExternalInitializerInfo {
+  std::string path;  // absolute
+  int64_t offset = 0;
+  int64_t size = 0;
+};
+
+// Where an initializer that stays in the output model (one a CPU-fallback node reads) goes.
+struct InitializerLocation {
+  enum class Kind { EMBED, FILE, ORIGINAL };
+  Kind kind = Kind::EMBED;
+  // FILE: a file name relative to the output model's folder; Kiln appends the data there (64-byte aligned).
+  std::string file;
+  static InitializerLocation embed() { return {}; }
+  static InitializerLocation inFile(std::string name) { return {Kind::FILE, std::move(name)}; }
+  // The initializer stays where the source model had it (`original` must have been given; the file must sit in
+  // the output model's folder or below it, the path rules of the Contracts).
+  static InitializerLocation keepOriginal() { return {Kind::ORIGINAL, {}}; }
+};
+// Called once per initializer of the output model; `original` is its source external-data location, if any.
+using InitializerLocationFunc = std::function<InitializerLocation(
+    const std::string& name, const Tensor& value, const ExternalInitializerInfo* original)>;
+
+// Receives the output model in chunks; a non-OK status stops the compile with that status.
+using OutputWriteFunc = std::function<Status(std::span<const std::byte> chunk)>;
+
+class ModelCompilationOptions {
+ public:
+  // Starts from `sessionOptions` (config entries such as kiln.vulkan.device, progress and cancellation).
+  explicit ModelCompilationOptions(SessionOptions sessionOptions = {});
+
+  ModelCompilationOptions& setInputModelPath(std::string path);
+  // The bytes are borrowed: they must outlive compileModel().
+  ModelCompilationOptions& setInputModelFromBuffer(std::span<const std::byte> bytes);
+  ModelCompilationOptions& setOutputModelPath(std::string path);
+  // The serialized output model is stored in `*buffer` (which must outlive compileModel()).
+  ModelCompilationOptions& setOutputModelBuffer(std::vector<std::byte>* buffer);
+  ModelCompilationOptions& setOutputModelWriteFunc(OutputWriteFunc write);
+  // Initializers of at least `sizeThreshold` bytes (default 1024, as ONNX Runtime's Python API) go to `path`,
+  // relative to the output model's folder. Exclusive with setOutputModelGetInitializerLocationFunc.
+  ModelCompilationOptions& setOutputModelExternalInitializersFile(std::string path, size_t sizeThreshold = 1024);
+  ModelCompilationOptions& setOutputModelGetInitializerLocationFunc(InitializerLocationFunc func);
+  ModelCompilationOptions& setEpContextEmbedMode(bool embed);
+  ModelCompilationOptions& setFlags(uint32_t flags);
+  // Where the binary goes when the output model is not a file (buffer or callback) and embed mode is 0:
+  // <directory>/<modelName stem>_vulkan.bin; at load set ep.context_file_path=<directory>/<modelName>.
+  ModelCompilationOptions& setEpContextBinaryInformation(std::string directory, std::string modelName);
+  // none | basic | all (kiln.graph_optimization_level; the session options' value, else basic).
+  ModelCompilationOptions& setGraphOptimizationLevel(std::string level);
+  // Cross-compile for a device profile JSON instead of a live device (kiln.vulkan.target_profile).
+  ModelCompilationOptions& setTargetProfile(std::string profilePath);
+  ModelCompilationOptions& setNodeNamePrefix(std::string prefix);  // ep.context_node_name_prefix
+
+  bool embedMode() const { return embed_; }
+  uint32_t flags() const { return flags_; }
+  SessionOptions& sessionOptions() { return session_; }
+  const SessionOptions& sessionOptions() const { return session_; }
+
+ private:
+  friend struct CompileRequest;
+  SessionOptions session_;
+  std::string inputPath_;
+  std::optional<std::span<const std::byte>> inputBuffer_;
+  std::string outputPath_;
+  std::vector<std::byte>* outputBuffer_ = nullptr;
+  OutputWriteFunc outputWrite_;
+  std::string externalInitializersFile_;
+  size_t externalThreshold_ = 1024;
+  InitializerLocationFunc initializerLocation_;
+  bool embed_ = false;
+  uint32_t flags_ = kCompileFlagsNone;
+  std::string binaryDirectory_, binaryModelName_;
+  std::string optimizationLevel_;
+  std::string targetProfile_;
+  std::string prefix_;
+  int inputsSet_ = 0, outputsSet_ = 0;
+};
+
+struct CompileResult {
+  std::string outputModelPath;     // empty when the output went to a buffer or callback
+  std::string binaryPath;          // empty with embed mode 1 or when nothing compiled
+  std::string externalInitializersPath;
+  int epContextNodes = 0;          // 0: nothing compiled (a plain optimized model was written)
+  std::vector<std::string> filesWritten;
+  SessionTimings timings;
   WorkCounters counters;
 };
 
-// Compiles the model at `modelPath` for the Vulkan device the options select (a CPU-type device such as lavapipe
-// counts: compiling is an explicit request) or for the device profile in kiln.vulkan.target_profile, and writes
-// the context binary atomically to `binaryPath` (empty: <model folder>/<stem>_vulkan.bin). INVALID_ARGUMENT when
-// `binaryPath` names a folder or the model has no Vulkan partition; the session's errors otherwise.
-Result<CompiledBinary> compileContextBinary(const std::string& modelPath, const std::string& binaryPath,
-                                            const SessionOptions& options);
+// Compiles as ONNX Runtime's CompileModel does. Errors: INVALID_ARGUMENT for missing or conflicting inputs and
+// outputs and for an output path naming a folder; FAIL for ERROR_IF_* flags; INVALID_GRAPH for an input that is
+// already compiled; CANCELLED; the session's errors. Nothing is written unless everything succeeded: outputs go
+// to temporary names and are renamed at the end, so an existing file is never damaged.
+Result<CompileResult> compileModel(const ModelCompilationOptions& options);
 
-// The default binary path for a model: "dir/model.onnx" -> "dir/model_vulkan.bin".
+// ONNX Runtime's ep_weight_sharing_ctx_gen in one call: N models compiled with shared EP contexts, giving N ctx
+// models (<stem>_ctx.onnx beside each input, or under `outputFolder` when given) and one binary named after the
+// first model, holding every graph with weights deduplicated across the models. `prefixes` (empty, or one per
+// model) go to node and graph names; without them each model's stem plus "_" is used so graph names stay unique.
+// All N+1 files are written only when every model compiled. Embed mode 1 is INVALID_ARGUMENT.
+Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector<std::string>& modelPaths,
+                                                               const ModelCompilationOptions& common,
+                                                               const std::vector<std::string>& prefixes = {},
+                                                               const std::string& outputFolder = {});
+
+// The default names: "dir/model.onnx" -> "dir/model_ctx.onnx" and "dir/model_vulkan.bin"; for a ctx model
+// "dir/model_ctx.onnx" -> "dir/model_vulkan.bin".
+std::string defaultCtxModelPath(const std::string& modelPath);
 std::string defaultContextBinaryPath(const std::string& modelPath);
+
+// ONNX Runtime's folder rule for output paths: a trailing separator, an existing directory or a name without an
+// extension is a folder.
+bool namesFolder(const std::string& path);
 
 }  // namespace kiln

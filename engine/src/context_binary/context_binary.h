@@ -43,6 +43,8 @@ class ContextBinary {
   const Header& header() const { return header_; }
   const std::vector<SectionEntry>& sections() const { return sections_; }
   uint64_t fileSize() const { return bytes_.size(); }
+  // contentIdOf the whole binary (what ctx models record to detect a binary that does not match them).
+  uint64_t contentId() const { return contentIdOf(bytes_); }
   // The target device as stored (its profile): what kernels are re-created for, and the names inspect shows.
   const vk::DeviceInfo& target() const { return target_; }
   // The driver pipeline-cache blob (empty span when the binary has none).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
 #include <cstring>
 
 #include "context_binary/byte_io.h"
@@ -220,6 +221,19 @@ Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
     }
   }
   return parsed;
+}
+
+uint64_t contentIdOf(std::span<const std::byte> file) {
+  uint32_t sections = 0;
+  if (file.size() >= kHeaderBytes) std::memcpy(&sections, file.data() + kSectionCountOffset, sizeof sections);
+  const size_t tableEnd = kHeaderBytes + std::min<size_t>(sections, kMaxSections) * kSectionEntryBytes;
+  return contentHash(file.first(std::min(tableEnd, file.size())));
+}
+
+std::string contentIdHex(uint64_t id) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(id));
+  return text;
 }
 
 }  // namespace kiln::ctxbin

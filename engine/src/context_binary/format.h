@@ -75,6 +75,13 @@ struct SectionEntry {
 uint64_t contentHash(std::span<const std::byte> bytes);
 uint64_t stringHash(const std::string& text);
 
+// The identity of a whole binary: the hash of its header and section table, which hold every section's hash.
+// What a ctx model records for each binary it references (cheap: no pass over the sections). The file must be at
+// least a header long (any file ContextBinary accepted is).
+uint64_t contentIdOf(std::span<const std::byte> file);
+// contentIdOf as the 16 lower-case hex digits ctx models store.
+std::string contentIdHex(uint64_t id);
+
 // Header + section table bytes, checksum filled in.
 std::vector<std::byte> encodeHeader(const Header& header, const std::vector<SectionEntry>& sections);
 

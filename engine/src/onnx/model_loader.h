@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ir/graph.h"
+#include "kiln/compiler.h"
 #include "kiln/status.h"
 
 namespace kiln::onnx_io {
@@ -22,6 +23,8 @@ struct LoadOptions {
 struct LoadedModel {
   onnx::ModelProto proto;  // external data inlined, shapes inferred
   ir::Model model;
+  // Where the main graph's external initializers came from (the Compile API can keep them there).
+  std::map<std::string, ExternalInitializerInfo> externalInitializers;
   double loadMs = 0;
   double shapeInferenceMs = 0;
 };

@@ -27,6 +27,37 @@ Result<ctxbin::BinaryContents> binaryContentsFor(std::vector<CompiledPartition> 
   return contents;
 }
 
+Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, const SessionOptions& options,
+                                         SessionTimings& timings) {
+  Stopwatch deviceClock;  // the first use of Vulkan in the process creates the instance: device work, not validation
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(options.configEntryOr("kiln.vulkan.device", ""), true));
+  timings.device_create_ms += deviceClock.elapsedMs();
+  Stopwatch validateClock;
+  CompatibilityVerdict verdict =
+      ctxbin::judge(binary, device, "device " + std::to_string(device.index) + " (" + device.name + ")");
+  timings.binary_validate_ms += validateClock.elapsedMs();
+  auto reasons = [&] {
+    std::string text;
+    for (const auto& r : verdict.reasons) text += (text.empty() ? "" : "; ") + r;
+    return text;
+  };
+  const std::string& origin = binary.origin();
+  if (verdict.compatibility == Compatibility::UNSUPPORTED) {
+    return Status(StatusCode::INVALID_GRAPH, "context binary " + origin + " is unsupported on " + verdict.against + ": " + reasons());
+  }
+  if (verdict.compatibility == Compatibility::OPTIMAL) {
+    vk::attachDriverCacheTo(device, binary.driverCache());  // before the session creates pipelines
+  }
+  if (verdict.compatibility == Compatibility::COMPATIBLE) {
+    if (options.configEntryOr("session.fail_on_suboptimal_compiled_model", "0") == "1") {
+      return Status(StatusCode::FAIL, "context binary " + origin + " is compatible but not optimal on " + verdict.against +
+                                          " (session.fail_on_suboptimal_compiled_model=1): " + reasons());
+    }
+    log::info("context binary {} is compatible, not optimal: {}", origin, reasons());
+  }
+  return verdict;
+}
+
 Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerdict>> openCompiledBinary(
     const std::string& path, const SessionOptions& options, SessionTimings& timings) {
   Stopwatch readClock;
@@ -34,29 +65,7 @@ Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerd
   auto binary = ctxbin::ContextBinary::open(path);
   timings.binary_read_ms += readClock.elapsedMs();
   if (!binary.isOk()) return binary.status();
-  Stopwatch validateClock;
-  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(options.configEntryOr("kiln.vulkan.device", ""), true));
-  CompatibilityVerdict verdict =
-      ctxbin::judge(*binary.value(), device, "device " + std::to_string(device.index) + " (" + device.name + ")");
-  timings.binary_validate_ms += validateClock.elapsedMs();
-  auto reasons = [&] {
-    std::string text;
-    for (const auto& r : verdict.reasons) text += (text.empty() ? "" : "; ") + r;
-    return text;
-  };
-  if (verdict.compatibility == Compatibility::UNSUPPORTED) {
-    return Status(StatusCode::INVALID_GRAPH, "context binary " + path + " is unsupported on " + verdict.against + ": " + reasons());
-  }
-  if (verdict.compatibility == Compatibility::OPTIMAL) {
-    vk::attachDriverCacheTo(device, binary.value()->driverCache());  // before the session creates pipelines
-  }
-  if (verdict.compatibility == Compatibility::COMPATIBLE) {
-    if (options.configEntryOr("session.fail_on_suboptimal_compiled_model", "0") == "1") {
-      return Status(StatusCode::FAIL, "context binary " + path + " is compatible but not optimal on " + verdict.against +
-                                          " (session.fail_on_suboptimal_compiled_model=1): " + reasons());
-    }
-    log::info("context binary {} is compatible, not optimal: {}", path, reasons());
-  }
+  KILN_ASSIGN_OR_RETURN(CompatibilityVerdict verdict, admitBinary(*binary.value(), options, timings));
   return std::make_pair(std::move(binary).value(), std::move(verdict));
 }
 

@@ -14,6 +14,12 @@ namespace kiln {
 // a live-device target, the driver's pipeline cache. INVALID_ARGUMENT when there is nothing to store.
 Result<ctxbin::BinaryContents> binaryContentsFor(std::vector<CompiledPartition> partitions);
 
+// Judges an open binary against the Vulkan device the options select (lavapipe included): INVALID_GRAPH when it
+// is `unsupported` (with the reasons); FAIL when it is `compatible` and session.fail_on_suboptimal_compiled_model=1;
+// an `optimal` binary's driver blob is attached to the device. Adds binary_validate_ms to `timings`.
+Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, const SessionOptions& options,
+                                         SessionTimings& timings);
+
 // Opens the binary at `path`, judges it against the Vulkan device the options select (lavapipe included) and
 // returns it with the verdict. INVALID_GRAPH when it cannot be read or is `unsupported` (with the reasons); FAIL
 // when it is `compatible` and session.fail_on_suboptimal_compiled_model=1. Adds binary_read_ms and

@@ -5,13 +5,18 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 #include <mutex>
 
 #include "ep/cpu/graph_executor.h"
+#include "epcontext/ctx_model_loader.h"
+#include "epcontext/generation.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "partition/partition_report_builder.h"
 #include "session/partition_kernel.h"
 #include "session/session_pipeline.h"
+#include "util/log.h"
 #include "util/stopwatch.h"
 
 namespace kiln {
@@ -63,6 +68,7 @@ class InferenceSession final : public Session {
   // Declaration order is destruction order reversed: the executor (whose kernels call the partitions) goes first,
   // then the partitions, then the EPs (and their devices).
   ProviderSet providers_;
+  std::vector<std::shared_ptr<const void>> resources_;  // shared context binaries the partitions' weights live in
   ir::Model model_;
   std::vector<LoadedPartition> partitions_;  // index = the fused node's `partition` attribute
   std::unique_ptr<cpu::GraphExecutor> executor_;
@@ -150,6 +156,7 @@ Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel
                                             const SessionTimings& timings, const Stopwatch& clock) {
   progress_ = options.progress;
   providers_ = std::move(providers);
+  resources_ = std::move(compiled.resources);
   model_ = std::move(compiled.model);
   timings_ = timings;
   KILN_ASSIGN_OR_RETURN(const int threads, threadCount(options));
@@ -269,17 +276,83 @@ Result<std::unique_ptr<Session>> createFromPrepared(PreparedModel prepared, cons
   return std::unique_ptr<Session>(std::move(session));
 }
 
-// Session::create's steps, with the providers made by `makeProviders` before the model loads.
+Result<onnx_io::LoadedModel> loadSource(const ModelSource& source, const SessionOptions& options) {
+  const onnx_io::LoadOptions loadOptions = loadOptionsFrom(options);
+  if (!source.path.empty()) return onnx_io::loadModelFile(source.path, loadOptions);
+  return onnx_io::loadModelBuffer(source.bytes, loadOptions);
+}
+
+// What relative ep_cache_context paths resolve against: the model's folder, or for a model from memory the folder
+// of ep.context_file_path (empty when unset: only embedded binaries load).
+std::string contextBaseFolder(const ModelSource& source, const SessionOptions& options) {
+  std::string anchor = source.path.empty() ? options.configEntryOr("ep.context_file_path", "") : source.path;
+  if (anchor.empty()) return {};
+  const auto parent = std::filesystem::path(anchor).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+// ONNX Runtime's session.disable_model_compile: a model that still needs compiling is refused.
+Status checkCompileAllowed(const PreparedModel& prepared, const SessionOptions& options) {
+  if (options.configEntryOr("session.disable_model_compile", "0") != "1" || prepared.plan.partitions.empty()) {
+    return Status::ok();
+  }
+  const PlannedPartition& first = prepared.plan.partitions.front();
+  return Status(StatusCode::MODEL_REQUIRES_COMPILATION,
+                "User disabled EP compilation but EP '" + prepared.providers.providers[first.provider]->name() +
+                    "' needs to compile one or more nodes (" + std::to_string(prepared.plan.partitions.size()) +
+                    " partitions): compile the model first (kiln compile) and load its _ctx.onnx");
+}
+
+enum class Purpose { RUN, COMPILE };
+
+// Session::create's steps. A model holding EPContext nodes is loaded from its context binaries (no optimizer,
+// no placement, no glslang); any other is optimized, partitioned and compiled over the providers `makeProviders`
+// creates, and, with ep.context_enable=1, written as an EPContext model.
 template <class MakeProviders>
-Result<std::unique_ptr<Session>> createSession(MakeProviders&& makeProviders, const ModelLoader& load,
-                                               const SessionOptions& options) {
-  return guarded([&]() -> Result<std::unique_ptr<Session>> {
+Result<CompilingSession> createSession(MakeProviders&& makeProviders, const ModelSource& source,
+                                       const SessionOptions& options, Purpose purpose) {
+  return guarded([&]() -> Result<CompilingSession> {
     Stopwatch clock;
     KILN_RETURN_IF_ERROR(checkSessionConfig(options));
+    std::optional<epctx::GenerationRequest> generation;
+    if (purpose == Purpose::RUN) {
+      KILN_ASSIGN_OR_RETURN(generation, epctx::generationRequestFor(source.path, options));  // before any work
+    }
+    if (options.progress.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");
+    options.progress.report("load", 0, 1);
+    KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, loadSource(source, options));
+    CompilingSession out;
+    out.originals = std::move(loaded.externalInitializers);
+    if (epctx::hasEpContextNodes(loaded.model)) {
+      if (purpose == Purpose::COMPILE) {
+        return Status(StatusCode::INVALID_GRAPH, "Encountered an invalid node while compiling a model. Please ensure "
+                                                 "the input model is not already compiled (it has EPContext nodes).");
+      }
+      if (generation) log::info("ep.context_enable: the model is already compiled; nothing is generated");
+      SessionTimings timings;
+      timings.load_ms = loaded.loadMs;
+      timings.shape_inference_ms = loaded.shapeInferenceMs;
+      KILN_ASSIGN_OR_RETURN(CompiledModel compiled, epctx::compiledModelFromEpContext(std::move(loaded.model),
+                                                                                      contextBaseFolder(source, options),
+                                                                                      options, timings));
+      KILN_ASSIGN_OR_RETURN(out.session, createSessionFromCompiledModel(std::move(compiled), options, timings, &clock));
+      return out;
+    }
     KILN_ASSIGN_OR_RETURN(ProviderSet providers, makeProviders());
-    KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), load, options));
-    return createFromPrepared(std::move(prepared), options, clock);
+    ModelLoader alreadyLoaded = [&loaded]() -> Result<onnx_io::LoadedModel> { return std::move(loaded); };
+    KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), alreadyLoaded, options));
+    KILN_RETURN_IF_ERROR(checkCompileAllowed(prepared, options));
+    KILN_ASSIGN_OR_RETURN(out.session, createFromPrepared(std::move(prepared), options, clock));
+    if (generation) KILN_RETURN_IF_ERROR(epctx::generateEpContext(*out.session, *generation, out.originals));
+    return out;
   });
+}
+
+template <class MakeProviders>
+Result<std::unique_ptr<Session>> createRunSession(MakeProviders&& makeProviders, const ModelSource& source,
+                                                  const SessionOptions& options) {
+  KILN_ASSIGN_OR_RETURN(CompilingSession created, createSession(makeProviders, source, options, Purpose::RUN));
+  return std::move(created.session);
 }
 
 template <class MakeProviders>
@@ -300,14 +373,15 @@ ModelLoader fileLoader(const std::string& path, const SessionOptions& options) {
 }  // namespace
 
 Result<std::unique_ptr<Session>> Session::create(const std::string& path, const SessionOptions& options) {
-  return createSession([&] { return createProviders(options); }, fileLoader(path, options), options);
+  return createRunSession([&] { return createProviders(options); }, ModelSource{path, {}}, options);
 }
 
 Result<std::unique_ptr<Session>> Session::create(std::span<const std::byte> modelBytes, const SessionOptions& options) {
-  ModelLoader load = [modelBytes, loadOptions = loadOptionsFrom(options)] {
-    return onnx_io::loadModelBuffer(modelBytes, loadOptions);
-  };
-  return createSession([&] { return createProviders(options); }, load, options);
+  return createRunSession([&] { return createProviders(options); }, ModelSource{{}, modelBytes}, options);
+}
+
+Result<CompilingSession> createCompilingSession(const ModelSource& source, const SessionOptions& options) {
+  return createSession([&] { return createProviders(options); }, source, options, Purpose::COMPILE);
 }
 
 Result<PartitionReport> analyzePartitions(const std::string& modelPath, const SessionOptions& options) {
@@ -317,7 +391,7 @@ Result<PartitionReport> analyzePartitions(const std::string& modelPath, const Se
 Result<std::unique_ptr<Session>> createSessionWithProviders(const std::string& path, const SessionOptions& options,
                                                             std::vector<std::unique_ptr<ExecutionProvider>> providers) {
   auto make = [&]() -> Result<ProviderSet> { return providerSetFrom(std::move(providers)); };
-  return createSession(make, fileLoader(path, options), options);
+  return createRunSession(make, ModelSource{path, {}}, options);
 }
 
 Result<CompiledModel> compiledModelOf(const Session& session) {

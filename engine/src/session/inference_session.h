@@ -1,11 +1,14 @@
 // Internal entry points of session creation, for tests that bring their own execution providers.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "ep/execution_provider.h"
+#include "kiln/compiler.h"
 #include "kiln/partition_report.h"
 #include "kiln/session.h"
 #include "util/stopwatch.h"
@@ -23,7 +26,23 @@ Result<std::unique_ptr<Session>> createSessionWithProviders(const std::string& p
 struct CompiledModel {
   ir::Model model;
   std::vector<CompiledPartition> partitions;
+  std::vector<std::shared_ptr<const void>> resources;  // what the partitions' storage lives in (shared binaries)
 };
+
+// Where a model comes from: a file, or bytes in memory (path empty).
+struct ModelSource {
+  std::string path;
+  std::span<const std::byte> bytes;
+};
+
+struct CompilingSession {
+  std::unique_ptr<Session> session;
+  std::map<std::string, ExternalInitializerInfo> originals;  // the source's external-data locations, by initializer
+};
+
+// Session creation for a model that is to be compiled now (the Compile API): INVALID_GRAPH when it holds EPContext
+// nodes already; ep.context_* generation options are not acted on.
+Result<CompilingSession> createCompilingSession(const ModelSource& source, const SessionOptions& options);
 
 // The compiled model behind a session this engine created (INVALID_ARGUMENT for another Session implementation).
 Result<CompiledModel> compiledModelOf(const Session& session);

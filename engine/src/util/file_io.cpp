@@ -27,11 +27,12 @@ Result<std::vector<std::byte>> readFileBytes(const std::string& path) {
   return bytes;
 }
 
-Status writeFileAtomically(
-    const std::string& path,
-    const std::function<Status(const std::function<Status(std::span<const std::byte>)>&)>& produce) {
+namespace {
+
+// Writes a fresh, fsynced temp file beside `target`; returns its path. Nothing is left behind on failure.
+Result<std::string> writeTempBeside(const std::filesystem::path& target,
+                                    const std::function<Status(const ChunkWriter&)>& produce) {
   namespace fs = std::filesystem;
-  const fs::path target(path);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   // Unique per process (pid), per call within it (a counter: threads saving the same path at once) and across
   // pid reuse (random); O_EXCL below still refuses a name that exists. Concurrent savers of one path therefore
@@ -60,13 +61,63 @@ Status writeFileAtomically(
   Status status = produce(writeChunk);
   if (status.isOk() && ::fsync(fd) != 0) status = Status(StatusCode::FAIL, "fsync failed for " + temp.string());
   ::close(fd);
-  std::error_code ec;
-  if (status.isOk()) {
-    fs::rename(temp, target, ec);
-    if (ec) status = Status(StatusCode::FAIL, "cannot rename " + temp.string() + " to " + path + ": " + ec.message());
+  if (!status.isOk()) {
+    std::error_code ec;
+    fs::remove(temp, ec);
+    return status;
   }
-  if (!status.isOk()) fs::remove(temp, ec);
+  return temp.string();
+}
+
+}  // namespace
+
+Status writeFileAtomically(const std::string& path, const std::function<Status(const ChunkWriter&)>& produce) {
+  FileTransaction transaction;
+  KILN_RETURN_IF_ERROR(transaction.stage(path, produce));
+  return transaction.commit();
+}
+
+FileTransaction::~FileTransaction() {
+  std::error_code ec;
+  for (const auto& file : staged_) std::filesystem::remove(file.temp, ec);
+}
+
+Status FileTransaction::stage(const std::string& path, const std::function<Status(const ChunkWriter&)>& produce) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    std::filesystem::create_directories(parent, ec);
+    if (ec) return Status(StatusCode::FAIL, "cannot create folder " + parent.string() + ": " + ec.message());
+  }
+  KILN_ASSIGN_OR_RETURN(std::string temp, writeTempBeside(path, produce));
+  staged_.push_back({std::move(temp), path});
+  return Status::ok();
+}
+
+Status FileTransaction::stage(const std::string& path, std::span<const std::byte> bytes) {
+  return stage(path, [bytes](const ChunkWriter& write) { return write(bytes); });
+}
+
+Status FileTransaction::commit() {
+  std::vector<Staged> files = std::move(staged_);
+  staged_.clear();
+  Status status;
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    if (status.isOk()) {
+      std::filesystem::rename(files[i].temp, files[i].target, ec);
+      if (!ec) continue;
+      status = Status(StatusCode::FAIL, "cannot rename " + files[i].temp + " to " + files[i].target + ": " + ec.message());
+    }
+    std::filesystem::remove(files[i].temp, ec);
+  }
   return status;
+}
+
+std::vector<std::string> FileTransaction::targets() const {
+  std::vector<std::string> out;
+  for (const auto& file : staged_) out.push_back(file.target);
+  return out;
 }
 
 Status writeFileAtomically(const std::string& path, std::span<const std::byte> bytes) {

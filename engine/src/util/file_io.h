@@ -21,4 +21,31 @@ Status writeFileAtomically(const std::string& path,
 // Convenience: atomically writes `bytes` to `path`.
 Status writeFileAtomically(const std::string& path, std::span<const std::byte> bytes);
 
+using ChunkWriter = std::function<Status(std::span<const std::byte>)>;
+
+// Several files written as one outcome (an EPContext model, its context binary, its external initializers):
+// stage() writes each to a fsynced temp file beside its target (creating missing folders); commit() renames them
+// all. Destroying the
+// transaction before commit() removes the temps, so a failed or cancelled job leaves every target untouched.
+class FileTransaction {
+ public:
+  FileTransaction() = default;
+  FileTransaction(const FileTransaction&) = delete;
+  FileTransaction& operator=(const FileTransaction&) = delete;
+  ~FileTransaction();
+
+  Status stage(const std::string& path, const std::function<Status(const ChunkWriter&)>& produce);
+  Status stage(const std::string& path, std::span<const std::byte> bytes);
+  // Renames every staged file over its target, in staging order.
+  Status commit();
+  // The targets staged so far.
+  std::vector<std::string> targets() const;
+
+ private:
+  struct Staged {
+    std::string temp, target;
+  };
+  std::vector<Staged> staged_;
+};
+
 }  // namespace kiln

@@ -46,6 +46,7 @@ std::shared_ptr<ir::Graph> extractPartitionGraph(const ir::Graph& graph, const i
     if (const ir::ValueInfo* info = findValueInfoInModel(graph, model, name)) sub->valueInfo.emplace(name, *info);
   }
   for (const auto& name : spec.inputs) {
+    if (sub->isInitializer(name)) continue;  // the partition holds it: not a run-time input
     ir::ValueInfo info;
     info.name = name;
     if (const ir::ValueInfo* known = findValueInfoInModel(graph, model, name)) info = *known;
@@ -248,7 +249,9 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     CompiledPartition compiled;
     compiled.name = spec.name;
     compiled.executionProvider = name_;
-    compiled.inputs = spec.inputs;
+    // Run-time inputs only: the initializers the nodes read live in the partition (uploaded once, or absorbed into
+    // prepacked constants); feeding them at every run would replace the uploaded copies.
+    for (const auto& in : sub->inputs) compiled.inputs.push_back(in.name);
     compiled.outputs = spec.outputs;
     compiled.graph = sub;
     compiled.opsets = context.model.opsetImports;

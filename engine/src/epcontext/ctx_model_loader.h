@@ -1,0 +1,26 @@
+// Loading an EPContext model: every EPContext node is claimed by the Vulkan EP (source "Vulkan" or
+// "VulkanExecutionProvider"), follows its ep_cache_context to a context binary (embedded or a file under the model
+// folder, Contracts' path rules), and becomes a fused node running the partition stored there.
+#pragma once
+
+#include <string>
+
+#include "kiln/session_options.h"
+#include "session/inference_session.h"
+
+namespace kiln::epctx {
+
+// Whether `model` holds any EPContext node (in any graph): it is already compiled.
+bool hasEpContextNodes(const ir::Model& model);
+
+// The compiled model an EPContext model describes. `baseFolder` is what relative ep_cache_context paths resolve
+// against: the ctx model's folder, or the folder of ep.context_file_path for a model loaded from memory (empty
+// when unknown: then only embedded binaries load). Errors (Contracts): a node of another source or no Vulkan EP in
+// the session → NOT_IMPLEMENTED naming the source, the node and the session's EPs; a bad, escaping or missing
+// binary path, a corrupt or unsupported binary, a binary that does not match the ctx model, a graph no binary
+// holds → INVALID_GRAPH; a compatible binary with session.fail_on_suboptimal_compiled_model=1 → FAIL.
+// With ep.share_ep_contexts=1, binaries other sessions of the process hold are taken from them.
+Result<CompiledModel> compiledModelFromEpContext(ir::Model model, const std::string& baseFolder,
+                                                 const SessionOptions& options, SessionTimings& timings);
+
+}  // namespace kiln::epctx

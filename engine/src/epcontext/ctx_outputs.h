@@ -1,0 +1,52 @@
+// The files of a compile, as bytes: the encoded context binary of the compiled partitions, the serialized ctx
+// model that points at it (or embeds it), and the external-initializer files of the CPU-fallback initializers.
+// Nothing here touches the disk: callers stage the bytes in a FileTransaction or hand them to a buffer.
+#pragma once
+
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ep/vulkan/vulkan_device.h"
+#include "kiln/compiler.h"
+#include "session/inference_session.h"
+
+namespace kiln::epctx {
+
+struct EncodedBinary {
+  std::vector<std::byte> bytes;
+  vk::DeviceInfo target;
+};
+// The context binary of `partitions` (one target device; a live-device target carries the driver cache).
+Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions);
+
+struct OutputLayout {
+  int embedMode = 0;
+  std::string modelFolder;          // the ctx model's folder: every relative reference resolves against it
+  std::string binaryPath;           // embed mode 0: where the binary is written (inside modelFolder)
+  std::string sourceModelFilename;  // onnx_model_filename
+  // Initializers that stay in the model: to this file (relative to modelFolder) when at least `externalThreshold`
+  // bytes; or where `locationFunc` says; else embedded.
+  std::string externalInitializersFile;
+  size_t externalThreshold = 0;
+  InitializerLocationFunc locationFunc;
+  const std::map<std::string, ExternalInitializerInfo>* originals = nullptr;  // source external-data locations
+};
+
+struct ModelFiles {
+  std::vector<std::byte> model;                             // the serialized ONNX model
+  std::map<std::string, std::vector<std::byte>> dataFiles;  // external-initializer files: path -> contents
+  int epContextNodes = 0;
+};
+
+// The ctx model of `compiled` (node-name prefix already applied) for the encoded `binary`.
+Result<ModelFiles> serializeCtxModel(const CompiledModel& compiled, const OutputLayout& layout, const EncodedBinary& binary);
+// A model that has nothing compiled, serialized with the same initializer placement (the Compile API writes the
+// optimized model when no node compiled).
+Result<ModelFiles> serializePlainModel(const ir::Model& model, const OutputLayout& layout);
+
+// `path` relative to `folder`, refused (INVALID_ARGUMENT naming `what`) when it leaves the folder.
+Result<std::string> relativeInside(const std::string& path, const std::string& folder, const std::string& what);
+
+}  // namespace kiln::epctx

@@ -1,0 +1,39 @@
+// The EPContext contract in one place: the op, its schema attributes (ONNX Runtime's com.microsoft EPContext),
+// the source names the Vulkan EP writes and accepts, and the metadata keys of a ctx model.
+#pragma once
+
+#include <string>
+
+namespace kiln::epctx {
+
+inline constexpr const char* kOpType = "EPContext";
+inline constexpr const char* kDomain = "com.microsoft";
+inline constexpr int kDomainVersion = 1;
+
+// Schema attributes (com.microsoft EPContext, since_version 1).
+inline constexpr const char* kMainContext = "main_context";                  // INT, default 1
+inline constexpr const char* kEpCacheContext = "ep_cache_context";           // STRING: payload or relative path
+inline constexpr const char* kEmbedMode = "embed_mode";                      // INT, schema default 1
+inline constexpr const char* kEpSdkVersion = "ep_sdk_version";               // STRING: Kiln's version
+inline constexpr const char* kOnnxModelFilename = "onnx_model_filename";     // STRING: the source model's file name
+inline constexpr const char* kHardwareArchitecture = "hardware_architecture";  // STRING: target device + driver
+inline constexpr const char* kPartitionName = "partition_name";              // STRING: graph name in the binary
+inline constexpr const char* kSource = "source";                             // STRING: the owning EP
+inline constexpr const char* kNotes = "notes";                               // STRING: a small JSON object
+inline constexpr const char* kMaxSize = "max_size";                          // INT, default 0 (unused by Vulkan)
+
+// What the Vulkan EP writes in `source`, and the names it claims on load.
+inline constexpr const char* kVulkanSource = "VulkanExecutionProvider";
+inline constexpr const char* kVulkanShortSource = "Vulkan";
+bool isVulkanSource(const std::string& source);
+
+// metadata_props of a ctx model.
+inline constexpr const char* kCompatibilityInfoKey = "ep_compatibility_info.VulkanExecutionProvider";
+// kBinaryHashKeyPrefix + <ep_cache_context path> -> content id of that binary (16 hex digits).
+inline constexpr const char* kBinaryHashKeyPrefix = "kiln.context_binary_hash.";
+
+// File names: <stem>_ctx.onnx beside <stem>_vulkan.bin.
+inline constexpr const char* kCtxModelSuffix = "_ctx.onnx";
+inline constexpr const char* kBinarySuffix = "_vulkan.bin";
+
+}  // namespace kiln::epctx

@@ -1,0 +1,158 @@
+#include "epcontext/generation.h"
+
+#include <filesystem>
+#include <mutex>
+#include <set>
+
+#include "epcontext/ctx_model_writer.h"
+#include "epcontext/ctx_outputs.h"
+#include "epcontext/epcontext_names.h"
+#include "session/inference_session.h"
+#include "util/file_io.h"
+#include "util/log.h"
+
+namespace kiln::epctx {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string folderOf(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+OutputLayout layoutFor(const GenerationRequest& request, const std::string& binaryPath,
+                       const std::map<std::string, ExternalInitializerInfo>& originals) {
+  OutputLayout layout;
+  layout.embedMode = request.embedMode;
+  layout.modelFolder = folderOf(request.ctxModelPath);
+  layout.binaryPath = binaryPath;
+  layout.sourceModelFilename =
+      request.sourceModelPath.empty() ? "" : fs::path(request.sourceModelPath).filename().string();
+  layout.externalInitializersFile = request.externalInitializersFile;
+  layout.externalThreshold = 0;  // ONNX Runtime: every remaining initializer goes to that file
+  layout.originals = &originals;
+  return layout;
+}
+
+Status stageModel(FileTransaction& files, const std::string& path, const ModelFiles& model) {
+  for (const auto& [dataPath, bytes] : model.dataFiles) KILN_RETURN_IF_ERROR(files.stage(dataPath, bytes));
+  return files.stage(path, model.model);
+}
+
+// The process's weight-sharing group under construction (ep.share_ep_contexts=1 at generation).
+struct ShareGroup {
+  struct Member {
+    CompiledModel compiled;
+    GenerationRequest request;
+    std::map<std::string, ExternalInitializerInfo> originals;
+  };
+  std::string binaryPath;  // fixed by the first member
+  std::vector<Member> members;
+  std::set<std::string> graphNames;
+};
+
+std::mutex shareMutex;
+ShareGroup shareGroup;
+
+Status writeGroup(ShareGroup& group) {
+  std::vector<CompiledPartition> all;
+  for (const auto& member : group.members) {
+    all.insert(all.end(), member.compiled.partitions.begin(), member.compiled.partitions.end());
+  }
+  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, encodeBinary(std::move(all)));
+  FileTransaction files;
+  for (const auto& member : group.members) {
+    KILN_ASSIGN_OR_RETURN(const ModelFiles model,
+                          serializeCtxModel(member.compiled, layoutFor(member.request, group.binaryPath, member.originals), binary));
+    KILN_RETURN_IF_ERROR(stageModel(files, member.request.ctxModelPath, model));
+  }
+  KILN_RETURN_IF_ERROR(files.stage(group.binaryPath, binary.bytes));
+  return files.commit();
+}
+
+Status joinShareGroup(CompiledModel compiled, const GenerationRequest& request,
+                      const std::map<std::string, ExternalInitializerInfo>& originals) {
+  std::lock_guard lock(shareMutex);
+  ShareGroup& group = shareGroup;
+  if (group.members.empty()) group.binaryPath = request.binaryPath;
+  for (const auto& partition : compiled.partitions) {
+    if (group.graphNames.count(partition.name)) {
+      return Status(StatusCode::FAIL, "duplicate graph name '" + partition.name +
+                                          "' across the sessions sharing EP contexts: give each model its own "
+                                          "ep.context_node_name_prefix");
+    }
+  }
+  for (const auto& partition : compiled.partitions) group.graphNames.insert(partition.name);
+  group.members.push_back({std::move(compiled), request, originals});
+  if (!request.stopShare) {
+    log::info("ep.share_ep_contexts: {} joined the group of {} ({} models); files are written when a session sets "
+              "ep.stop_share_ep_contexts=1", request.ctxModelPath, group.binaryPath, group.members.size());
+    return Status::ok();
+  }
+  Status status = writeGroup(group);
+  shareGroup = ShareGroup{};  // the group ends with its last session, written or not
+  return status;
+}
+
+}  // namespace
+
+Result<std::optional<GenerationRequest>> generationRequestFor(const std::string& sourceModelPath,
+                                                              const SessionOptions& options) {
+  if (options.configEntryOr("ep.context_enable", "0") != "1") return std::optional<GenerationRequest>();
+  GenerationRequest request;
+  request.sourceModelPath = sourceModelPath;
+  request.ctxModelPath = options.configEntryOr("ep.context_file_path", "");
+  if (request.ctxModelPath.empty()) {
+    if (sourceModelPath.empty()) {
+      return Status(StatusCode::FAIL, "a model loaded from bytes was configured with EPContext model generation "
+                                      "enabled but without a valid location: please specify a valid "
+                                      "ep.context_file_path");
+    }
+    request.ctxModelPath = defaultCtxModelPath(sourceModelPath);
+  }
+  if (namesFolder(request.ctxModelPath)) {
+    return Status(StatusCode::INVALID_ARGUMENT, "ep.context_file_path '" + request.ctxModelPath +
+                                                    "' should not point to a folder: give a file such as model_ctx.onnx");
+  }
+  const std::string embed = options.configEntryOr("ep.context_embed_mode", "0");
+  if (embed != "0" && embed != "1") {
+    return Status(StatusCode::INVALID_ARGUMENT, "ep.context_embed_mode must be 0 or 1, got '" + embed + "'");
+  }
+  request.embedMode = embed == "1" ? 1 : 0;
+  request.prefix = options.configEntryOr("ep.context_node_name_prefix", "");
+  request.externalInitializersFile = options.configEntryOr("ep.context_model_external_initializers_file_name", "");
+  request.share = options.configEntryOr("ep.share_ep_contexts", "0") == "1";
+  request.stopShare = options.configEntryOr("ep.stop_share_ep_contexts", "0") == "1";
+  if (request.share && request.embedMode == 1) {
+    return Status(StatusCode::INVALID_ARGUMENT, "ep.context_embed_mode must be 0 if ep.share_ep_contexts is 1 "
+                                                "(the group's graphs share one binary file)");
+  }
+  request.binaryPath = defaultContextBinaryPath(request.ctxModelPath);
+  std::error_code ec;
+  if (fs::exists(request.ctxModelPath, ec)) {
+    return Status(StatusCode::FAIL, "Failed to generate EP context model since the file '" + request.ctxModelPath +
+                                        "' exists already. Please remove the EP context model if you want to "
+                                        "re-generate it.");
+  }
+  return std::optional<GenerationRequest>(std::move(request));
+}
+
+Status generateEpContext(const Session& session, const GenerationRequest& request,
+                         const std::map<std::string, ExternalInitializerInfo>& originals) {
+  KILN_ASSIGN_OR_RETURN(CompiledModel compiled, compiledModelOf(session));
+  if (compiled.partitions.empty()) {
+    log::info("ep.context_enable: no node was compiled, so no EPContext model is written");
+    return Status::ok();
+  }
+  applyNodeNamePrefix(compiled, request.prefix);
+  if (request.share) return joinShareGroup(std::move(compiled), request, originals);
+  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, encodeBinary(compiled.partitions));
+  KILN_ASSIGN_OR_RETURN(const ModelFiles model, serializeCtxModel(compiled, layoutFor(request, request.binaryPath, originals), binary));
+  FileTransaction files;
+  if (request.embedMode == 0) KILN_RETURN_IF_ERROR(files.stage(request.binaryPath, binary.bytes));
+  KILN_RETURN_IF_ERROR(stageModel(files, request.ctxModelPath, model));
+  return files.commit();
+}
+
+}  // namespace kiln::epctx

@@ -1,0 +1,349 @@
+// kiln/compiler.h: ONNX Runtime's Compile API over Kiln's session: compile, then write the EPContext model, its
+// context binary and its external initializers as one transaction.
+#include <filesystem>
+#include <set>
+
+#include "epcontext/ctx_model_writer.h"
+#include "epcontext/ctx_outputs.h"
+#include "kiln/compiler.h"
+#include "onnx/model_writer.h"
+#include "session/inference_session.h"
+#include "util/file_io.h"
+
+namespace kiln {
+namespace fs = std::filesystem;
+
+ModelCompilationOptions::ModelCompilationOptions(SessionOptions sessionOptions) : session_(std::move(sessionOptions)) {}
+
+ModelCompilationOptions& ModelCompilationOptions::setInputModelPath(std::string path) {
+  inputPath_ = std::move(path);
+  inputBuffer_.reset();
+  ++inputsSet_;
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setInputModelFromBuffer(std::span<const std::byte> bytes) {
+  inputBuffer_ = bytes;
+  inputPath_.clear();
+  ++inputsSet_;
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setOutputModelPath(std::string path) {
+  outputPath_ = std::move(path);
+  ++outputsSet_;
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setOutputModelBuffer(std::vector<std::byte>* buffer) {
+  outputBuffer_ = buffer;
+  ++outputsSet_;
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setOutputModelWriteFunc(OutputWriteFunc write) {
+  outputWrite_ = std::move(write);
+  ++outputsSet_;
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setOutputModelExternalInitializersFile(std::string path,
+                                                                                        size_t sizeThreshold) {
+  externalInitializersFile_ = std::move(path);
+  externalThreshold_ = sizeThreshold;
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setOutputModelGetInitializerLocationFunc(InitializerLocationFunc func) {
+  initializerLocation_ = std::move(func);
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setEpContextEmbedMode(bool embed) {
+  embed_ = embed;
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setFlags(uint32_t flags) {
+  flags_ = flags;
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setEpContextBinaryInformation(std::string directory,
+                                                                                std::string modelName) {
+  binaryDirectory_ = std::move(directory);
+  binaryModelName_ = std::move(modelName);
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setGraphOptimizationLevel(std::string level) {
+  optimizationLevel_ = std::move(level);
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setTargetProfile(std::string profilePath) {
+  targetProfile_ = std::move(profilePath);
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setNodeNamePrefix(std::string prefix) {
+  prefix_ = std::move(prefix);
+  return *this;
+}
+
+std::string defaultCtxModelPath(const std::string& modelPath) {
+  const fs::path model(modelPath);
+  return (model.parent_path() / (model.stem().string() + "_ctx.onnx")).string();
+}
+
+std::string defaultContextBinaryPath(const std::string& modelPath) {
+  const fs::path model(modelPath);
+  std::string stem = model.stem().string();
+  const std::string ctx = "_ctx";
+  if (stem.size() > ctx.size() && stem.compare(stem.size() - ctx.size(), ctx.size(), ctx) == 0) stem.resize(stem.size() - ctx.size());
+  return (model.parent_path() / (stem + "_vulkan.bin")).string();
+}
+
+bool namesFolder(const std::string& path) {
+  std::error_code ec;
+  return path.empty() || path.back() == '/' || fs::is_directory(path, ec) || !fs::path(path).has_extension();
+}
+
+// The checked form of ModelCompilationOptions: where everything comes from and goes.
+struct CompileRequest {
+  const ModelCompilationOptions& options;
+  ModelSource source;
+  std::string outputPath;      // empty: buffer or callback
+  std::string modelFolder;     // anchors the binary and external files
+  std::string binaryPath;
+  SessionOptions session;
+
+  static Result<CompileRequest> from(const ModelCompilationOptions& o) {
+    CompileRequest r{o, {}, o.outputPath_, {}, {}, o.session_};
+    if (o.inputsSet_ == 0) {
+      return Status(StatusCode::INVALID_ARGUMENT, "Input model to compile must be specified via a path or a buffer");
+    }
+    if (o.inputBuffer_) {
+      if (o.inputBuffer_->empty()) return Status(StatusCode::INVALID_ARGUMENT, "Buffer for input model data has size 0");
+      r.source.bytes = *o.inputBuffer_;
+    } else {
+      if (o.inputPath_.empty()) return Status(StatusCode::INVALID_ARGUMENT, "Invalid input model: path string is empty");
+      std::error_code ec;
+      if (!fs::is_regular_file(o.inputPath_, ec)) {
+        return Status(StatusCode::INVALID_ARGUMENT, "Input model path does not exist: " + o.inputPath_);
+      }
+      r.source.path = o.inputPath_;
+    }
+    if (o.outputsSet_ > 1) {
+      return Status(StatusCode::INVALID_ARGUMENT, "give one output for the compiled model: a path, a buffer or a write function");
+    }
+    if (o.initializerLocation_ && !o.externalInitializersFile_.empty()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "an external initializers file and an initializer location function "
+                                                  "exclude each other");
+    }
+    if (o.outputsSet_ == 0) {
+      if (r.source.path.empty()) {
+        return Status(StatusCode::INVALID_ARGUMENT, "Unable to generate an output model path: require an input model path "
+                                                    "if the location of the output model (e.g., file, buffer, or stream) "
+                                                    "is not specified.");
+      }
+      r.outputPath = defaultCtxModelPath(r.source.path);
+    }
+    if (!r.outputPath.empty()) {
+      if (namesFolder(r.outputPath)) {
+        return Status(StatusCode::INVALID_ARGUMENT, "output model path '" + r.outputPath +
+                                                        "' should not point to a folder: give a file such as model_ctx.onnx");
+      }
+      std::error_code ec;
+      if ((o.flags_ & kErrorIfOutputFileExists) && fs::exists(r.outputPath, ec)) {
+        return Status(StatusCode::FAIL, "Failed to generate EP context model since the file '" + r.outputPath +
+                                            "' exists already. Please remove the EP context model if you want to "
+                                            "re-generate it.");
+      }
+      r.modelFolder = fs::path(r.outputPath).parent_path().string();
+      r.binaryPath = defaultContextBinaryPath(r.outputPath);
+    } else if (!o.binaryDirectory_.empty() || !o.binaryModelName_.empty()) {
+      if (o.binaryDirectory_.empty() || o.binaryModelName_.empty()) {
+        return Status(StatusCode::INVALID_ARGUMENT, "output_dir or model_name is empty");
+      }
+      std::error_code ec;
+      if (fs::exists(o.binaryDirectory_, ec) && !fs::is_directory(o.binaryDirectory_, ec)) {
+        return Status(StatusCode::INVALID_ARGUMENT, "output_dir is not a valid directory.");
+      }
+      r.modelFolder = o.binaryDirectory_;
+      r.binaryPath = defaultContextBinaryPath((fs::path(o.binaryDirectory_) / o.binaryModelName_).string());
+    } else if (!r.source.path.empty()) {
+      r.modelFolder = fs::path(r.source.path).parent_path().string();
+      r.binaryPath = defaultContextBinaryPath(r.source.path);
+    } else if (!o.embed_) {
+      return Status(StatusCode::INVALID_ARGUMENT, "the input and output models are in memory and embed mode is 0: "
+                                                  "call setEpContextBinaryInformation(directory, modelName) so the "
+                                                  "context binary has a place");
+    }
+    if (r.modelFolder.empty()) r.modelFolder = ".";
+    // Compile settings go in as session config entries.
+    for (const char* key : {"ep.context_enable", "ep.share_ep_contexts", "ep.stop_share_ep_contexts"}) {
+      if (r.session.configEntry(key)) KILN_RETURN_IF_ERROR(r.session.addConfigEntry(key, "0"));
+    }
+    if (!r.session.configEntry("kiln.execution_providers")) {
+      KILN_RETURN_IF_ERROR(r.session.addConfigEntry("kiln.execution_providers", "vulkan,cpu"));
+    }
+    if (!o.optimizationLevel_.empty()) {
+      KILN_RETURN_IF_ERROR(r.session.addConfigEntry("kiln.graph_optimization_level", o.optimizationLevel_));
+    }
+    if (!o.targetProfile_.empty()) {
+      KILN_RETURN_IF_ERROR(r.session.addConfigEntry("kiln.vulkan.target_profile", o.targetProfile_));
+    }
+    return r;
+  }
+
+  std::string prefix() const {
+    return options.prefix_.empty() ? session.configEntryOr("ep.context_node_name_prefix", "") : options.prefix_;
+  }
+
+  epctx::OutputLayout layout(const std::map<std::string, ExternalInitializerInfo>* originals) const {
+    epctx::OutputLayout layout;
+    layout.embedMode = options.embed_ ? 1 : 0;
+    layout.modelFolder = modelFolder;
+    layout.binaryPath = binaryPath;
+    layout.sourceModelFilename = source.path.empty() ? "" : fs::path(source.path).filename().string();
+    layout.externalInitializersFile = options.externalInitializersFile_;
+    layout.externalThreshold = options.externalThreshold_;
+    layout.locationFunc = options.initializerLocation_;
+    layout.originals = originals;
+    return layout;
+  }
+
+  // The model goes to its file (staged), the caller's buffer or the write function.
+  Status emitModel(FileTransaction& files, const epctx::ModelFiles& model, CompileResult& result) const {
+    for (const auto& [path, bytes] : model.dataFiles) {
+      KILN_RETURN_IF_ERROR(files.stage(path, bytes));
+      result.externalInitializersPath = path;
+    }
+    if (!outputPath.empty()) {
+      result.outputModelPath = outputPath;
+      return files.stage(outputPath, model.model);
+    }
+    if (options.outputBuffer_) {
+      *options.outputBuffer_ = model.model;
+      return Status::ok();
+    }
+    constexpr size_t kChunk = 64 * 1024;  // ONNX Runtime's OutStreamBuf chunk
+    for (size_t offset = 0; offset < model.model.size(); offset += kChunk) {
+      const auto chunk = std::span(model.model).subspan(offset, std::min(kChunk, model.model.size() - offset));
+      KILN_RETURN_IF_ERROR(options.outputWrite_(chunk));
+    }
+    return Status::ok();
+  }
+};
+
+namespace {
+
+// Files first staged, then the model emitted: a write callback only sees a model whose other files are ready.
+Status finish(FileTransaction& files, CompileResult& result) {
+  result.filesWritten = files.targets();
+  return files.commit();
+}
+
+void reportWrite(const SessionOptions& options, int64_t done) { options.progress.report("write", done, 1); }
+
+}  // namespace
+
+Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
+  KILN_ASSIGN_OR_RETURN(const CompileRequest request, CompileRequest::from(options));
+  KILN_ASSIGN_OR_RETURN(CompilingSession compiling, createCompilingSession(request.source, request.session));
+  CompileResult result;
+  result.timings = compiling.session->timings();
+  result.counters = compiling.session->counters();
+  KILN_ASSIGN_OR_RETURN(CompiledModel compiled, compiledModelOf(*compiling.session));
+  if (request.session.progress.cancelled()) return Status(StatusCode::CANCELLED, "compile cancelled");
+  reportWrite(request.session, 0);
+  FileTransaction files;
+  const epctx::OutputLayout layout = request.layout(&compiling.originals);
+  if (compiled.partitions.empty()) {
+    if (options.flags() & kErrorIfNoNodesCompiled) {
+      return Status(StatusCode::FAIL, "Unable to compile any nodes. Check that the session EPs support compilation "
+                                      "and can execute at least one subgraph in the model.");
+    }
+    KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles plain, epctx::serializePlainModel(compiled.model, layout));
+    KILN_RETURN_IF_ERROR(request.emitModel(files, plain, result));
+  } else {
+    epctx::applyNodeNamePrefix(compiled, request.prefix());
+    KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(compiled.partitions));
+    KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(compiled, layout, binary));
+    if (!options.embedMode()) {
+      KILN_RETURN_IF_ERROR(files.stage(request.binaryPath, binary.bytes));
+      result.binaryPath = request.binaryPath;
+    }
+    result.epContextNodes = model.epContextNodes;
+    if (request.session.progress.cancelled()) return Status(StatusCode::CANCELLED, "compile cancelled");
+    KILN_RETURN_IF_ERROR(request.emitModel(files, model, result));
+  }
+  KILN_RETURN_IF_ERROR(finish(files, result));
+  reportWrite(request.session, 1);
+  return result;
+}
+
+Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector<std::string>& modelPaths,
+                                                               const ModelCompilationOptions& common,
+                                                               const std::vector<std::string>& prefixes,
+                                                               const std::string& outputFolder) {
+  if (modelPaths.empty()) return Status(StatusCode::INVALID_ARGUMENT, "no models to compile");
+  if (!prefixes.empty() && prefixes.size() != modelPaths.size()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "give one prefix per model (" + std::to_string(modelPaths.size()) +
+                                                    " models, " + std::to_string(prefixes.size()) + " prefixes)");
+  }
+  struct Member {
+    CompileRequest request;
+    CompilingSession compiling;
+    CompiledModel compiled;
+    CompileResult result;
+  };
+  std::vector<Member> members;
+  std::vector<CompiledPartition> all;
+  std::set<std::string> graphNames;
+  std::string binaryPath;
+  for (size_t i = 0; i < modelPaths.size(); ++i) {
+    ModelCompilationOptions options = common;
+    options.setInputModelPath(modelPaths[i]);
+    const std::string stem = fs::path(modelPaths[i]).stem().string();
+    std::string output = defaultCtxModelPath(modelPaths[i]);
+    if (!outputFolder.empty()) output = (fs::path(outputFolder) / fs::path(output).filename()).string();
+    options.setOutputModelPath(output);
+    options.setNodeNamePrefix(prefixes.empty() ? stem + "_" : prefixes[i]);
+    if (options.embedMode()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "ep.context_embed_mode must be 0 if ep.share_ep_contexts is 1 "
+                                                  "(the group's graphs share one binary file)");
+    }
+    KILN_ASSIGN_OR_RETURN(CompileRequest request, CompileRequest::from(options));
+    if (binaryPath.empty()) binaryPath = request.binaryPath;
+    request.session.progress.report("model " + std::to_string(i + 1) + "/" + std::to_string(modelPaths.size()), 0, 1);
+    auto compiling = createCompilingSession(request.source, request.session);
+    if (!compiling.isOk()) return compiling.status().withContext("compiling " + modelPaths[i]);
+    KILN_ASSIGN_OR_RETURN(CompiledModel compiled, compiledModelOf(*compiling->session));
+    if (compiled.partitions.empty()) {
+      return Status(StatusCode::FAIL, "Unable to compile any nodes of " + modelPaths[i] + ": a sharing group needs "
+                                      "every model to have a Vulkan partition");
+    }
+    epctx::applyNodeNamePrefix(compiled, request.prefix());
+    for (const auto& partition : compiled.partitions) {
+      if (!graphNames.insert(partition.name).second) {
+        return Status(StatusCode::FAIL, "duplicate graph name '" + partition.name + "' in the sharing group: give each "
+                                        "model its own prefix");
+      }
+      all.push_back(partition);
+    }
+    CompileResult result;
+    result.timings = compiling->session->timings();
+    result.counters = compiling->session->counters();
+    result.binaryPath = binaryPath;
+    result.epContextNodes = static_cast<int>(compiled.partitions.size());
+    members.push_back({std::move(request), std::move(compiling).value(), std::move(compiled), std::move(result)});
+  }
+  if (common.sessionOptions().progress.cancelled()) return Status(StatusCode::CANCELLED, "compile cancelled");
+  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(std::move(all)));
+  FileTransaction files;
+  std::vector<CompileResult> results;
+  for (auto& member : members) {
+    epctx::OutputLayout layout = member.request.layout(&member.compiling.originals);
+    layout.binaryPath = binaryPath;
+    KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(member.compiled, layout, binary));
+    KILN_RETURN_IF_ERROR(member.request.emitModel(files, model, member.result));
+    results.push_back(std::move(member.result));
+  }
+  KILN_RETURN_IF_ERROR(files.stage(binaryPath, binary.bytes));
+  const std::vector<std::string> written = files.targets();
+  KILN_RETURN_IF_ERROR(files.commit());
+  for (auto& result : results) result.filesWritten = written;
+  return results;
+}
+
+}  // namespace kiln
