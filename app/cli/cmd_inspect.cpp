@@ -2,10 +2,12 @@
 // deduplication) and its verdict against the current device (or a device profile); for a pipeline cache file, its
 // recorded environment, entries and whether the current device would use it.
 #include <cstdio>
+#include <map>
 
 #include "binary_output.h"
 #include "cli_output.h"
 #include "commands.h"
+#include "kiln/epcontext.h"
 #include "kiln/pipeline_cache.h"
 
 namespace kiln::cli {
@@ -67,8 +69,76 @@ int inspectPipelineCache(const InspectArgs& args) {
   return kExitOk;
 }
 
+nlohmann::json valuesJson(const std::vector<ValueMetadata>& values) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& v : values) list.push_back({{"name", v.name}, {"dtype", dataTypeName(v.dtype)}});
+  return list;
+}
+
+nlohmann::json nodeJson(const EpContextNodeInfo& n) {
+  return {{"name", n.name},           {"graph", n.graph},
+          {"source", n.source},       {"claimed_by_vulkan", n.vulkan},
+          {"main_context", n.mainContext}, {"embed_mode", n.embedMode},
+          {"ep_cache_context", n.cacheContext}, {"partition_name", n.partitionName},
+          {"ep_sdk_version", n.sdkVersion}, {"hardware_architecture", n.hardwareArchitecture},
+          {"onnx_model_filename", n.onnxModelFilename}, {"notes", n.notes},
+          {"max_size", n.maxSize},    {"inputs", n.inputs},
+          {"outputs", n.outputs},     {"binary", n.binary},
+          {"problem", n.problem}};
+}
+
+// A ctx model: every EPContext node followed to its binary; foreign nodes listed, not refused.
+int inspectCtxModel(const InspectArgs& args) {
+  auto info = inspectEpContextModel(args.file);
+  if (!info.isOk()) return reportError(info.status(), args.flags);
+  std::map<std::string, nlohmann::json> verdicts;
+  for (const auto& [key, binary] : info->binaries) {
+    if (key.rfind("embedded", 0) == 0) continue;  // an embedded payload has no file to judge: load it to see
+    auto verdict = verdictFor(key, args.device, args.profile);
+    verdicts[key] = verdict.isOk() ? toJson(*verdict) : nlohmann::json{{"error", verdict.status().toString()}};
+  }
+  if (args.flags.json) {
+    nlohmann::json nodes = nlohmann::json::array(), binaries = nlohmann::json::object(), metadata = nlohmann::json::object();
+    for (const auto& n : info->nodes) nodes.push_back(nodeJson(n));
+    for (const auto& [key, binary] : info->binaries) {
+      binaries[key] = toJson(binary);
+      if (verdicts.count(key)) binaries[key]["verdict"] = verdicts[key];
+    }
+    for (const auto& [k, v] : info->metadata) metadata[k] = v;
+    printJson({{"path", info->path}, {"kind", "epcontext_model"}, {"inputs", valuesJson(info->inputs)},
+               {"outputs", valuesJson(info->outputs)}, {"other_nodes", info->otherNodes}, {"metadata", metadata},
+               {"epcontext_nodes", nodes}, {"binaries", binaries}, {"problems", info->problems}});
+    return kExitOk;
+  }
+  std::printf("%s: EPContext model, %zu EPContext node(s), %lld other node(s), %zu input(s), %zu output(s)\n",
+              info->path.c_str(), info->nodes.size(), static_cast<long long>(info->otherNodes), info->inputs.size(),
+              info->outputs.size());
+  for (const auto& n : info->nodes) {
+    std::printf("  %s [%s] source=%s main_context=%lld embed_mode=%lld partition=%s\n    ep_cache_context: %s\n",
+                n.name.c_str(), n.graph.c_str(), n.source.empty() ? "(none)" : n.source.c_str(),
+                static_cast<long long>(n.mainContext), static_cast<long long>(n.embedMode), n.partitionName.c_str(),
+                n.cacheContext.c_str());
+    if (!n.vulkan) std::printf("    foreign: not for the Vulkan EP (not followed)\n");
+    if (!n.problem.empty()) std::printf("    problem: %s\n", n.problem.c_str());
+  }
+  for (const auto& p : info->problems) std::printf("problem: %s\n", p.c_str());
+  for (const auto& [key, binary] : info->binaries) {
+    std::printf("\n");
+    printText(binary);
+    if (auto verdict = verdictFor(key, args.device, args.profile); key.rfind("embedded", 0) != 0 && verdict.isOk()) {
+      printText(*verdict);
+    }
+  }
+  return kExitOk;
+}
+
+bool endsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 int runInspect(const InspectArgs& args) {
   configureLogging(args.flags);
+  if (endsWith(args.file, ".onnx")) return inspectCtxModel(args);
   auto kind = kilnFileKind(args.file);
   if (!kind.isOk()) return reportError(kind.status(), args.flags);
   if (*kind == "pipeline_cache") return inspectPipelineCache(args);
@@ -96,12 +166,13 @@ int runInspect(const InspectArgs& args) {
 void registerInspect(CLI::App& app, Commands& commands) {
   auto args = std::make_shared<InspectArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "inspect", "Show a context binary's header, sections, graphs, SPIR-V and weights, or a pipeline cache file's");
-  cmd->add_option("file", args->file, "Context binary (<stem>_vulkan.bin) or pipeline cache file (.vkcache)")->required();
+      "inspect", "Show an EPContext model's nodes and binaries, a context binary's header, sections, graphs, SPIR-V and "
+                 "weights, or a pipeline cache file's");
+  cmd->add_option("file", args->file, "EPContext model (<stem>_ctx.onnx), context binary (<stem>_vulkan.bin) or pipeline cache file (.vkcache)")->required();
   cmd->add_option("--device", args->device, "Judge against this Vulkan device (index or name substring)");
   cmd->add_option("--profile", args->profile, "Judge against this device profile instead of a live device");
   addCommonFlags(*cmd, args->flags);
-  cmd->footer("\nExamples:\n  kiln inspect model_vulkan.bin\n  kiln inspect model_vulkan.bin --json --profile gpu.json\n"
+  cmd->footer("\nExamples:\n  kiln inspect model_ctx.onnx\n  kiln inspect model_vulkan.bin\n  kiln inspect model_vulkan.bin --json --profile gpu.json\n"
               "  kiln inspect ~/.cache/kiln/<hash>.vkcache");
   cmd->callback([args, &commands] { commands.run = [args] { return runInspect(*args); }; });
 }

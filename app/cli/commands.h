@@ -18,5 +18,6 @@ void registerDevices(CLI::App& app, Commands& commands);
 void registerCompile(CLI::App& app, Commands& commands);
 void registerInspect(CLI::App& app, Commands& commands);
 void registerCheck(CLI::App& app, Commands& commands);
+void registerMerge(CLI::App& app, Commands& commands);
 
 }  // namespace kiln::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   kiln::cli::registerCompile(app, commands);
   kiln::cli::registerInspect(app, commands);
   kiln::cli::registerCheck(app, commands);
+  kiln::cli::registerMerge(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

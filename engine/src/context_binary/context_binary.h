@@ -11,6 +11,7 @@
 #include "context_binary/weights_section.h"
 #include "ep/execution_provider.h"
 #include "ep/vulkan/vulkan_device.h"
+#include "kiln/context_binary.h"
 
 namespace kiln::ctxbin {
 
@@ -68,5 +69,8 @@ class ContextBinary {
   std::vector<SectionEntry> sections_;
   vk::DeviceInfo target_;
 };
+
+// The public description (kiln/context_binary.h) of an open binary; `path` is what it reports as its origin.
+Result<ContextBinaryInfo> describeContextBinary(const ContextBinary& binary, const std::string& path);
 
 }  // namespace kiln::ctxbin

@@ -183,7 +183,9 @@ Status writePartition(const CompiledPartition& p, WeightTableWriter& weights, Sp
   w.u32(static_cast<uint32_t>(g.initializers.size()));
   for (const auto& [name, t] : g.initializers) {
     w.str(name);
-    if (needed.count(name) || t.dtype() == DataType::STRING) {
+    // A shape-only tensor (read back from a binary, so absorbedInputs is not known) stays shape-only.
+    const bool hasData = t.dtype() == DataType::STRING || t.rawData() != nullptr || t.numel() == 0;
+    if (hasData && (needed.count(name) || t.dtype() == DataType::STRING)) {
       weights.writeReference(t, w);
     } else {
       weights.writeShapeOnly(t, w);  // folded into prepacked constants: stored once, packed

@@ -54,6 +54,11 @@ Result<CompatibilityVerdict> judgeFile(const std::string& path, const vk::Device
 
 Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::open(path));
+  return ctxbin::describeContextBinary(*binary, path);
+}
+
+Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& opened, const std::string& path) {
+  const ContextBinary* binary = &opened;
   const ctxbin::Header& h = binary->header();
   const vk::DeviceInfo& t = binary->target();
   ContextBinaryInfo info;

@@ -37,9 +37,9 @@ std::string nodeName(const ir::Node& node) { return "'" + node.name + "'"; }
 
 class Binder {
  public:
-  Binder(ir::Model& model, std::string baseFolder, const SessionOptions& options, SessionTimings& timings)
+  Binder(ir::Model& model, std::string baseFolder, const SessionOptions& options, SessionTimings& timings, bool forDevice)
       : model_(model), baseFolder_(std::move(baseFolder)), options_(options), timings_(timings),
-        share_(options.configEntryOr("ep.share_ep_contexts", "0") == "1") {}
+        share_(options.configEntryOr("ep.share_ep_contexts", "0") == "1"), forDevice_(forDevice) {}
 
   Result<CompiledModel> bind() {
     const auto nodes = epContextNodes(model_);
@@ -71,13 +71,15 @@ class Binder {
       compiled.partitions.push_back(*partition);
     }
     for (auto& [key, loaded] : binaries_) compiled.resources.push_back(loaded);
+    for (auto& device : keepAlive_) compiled.resources.push_back(std::move(device));
     compiled.model = std::move(model_);
     return compiled;
   }
 
  private:
   Status checkSources(const std::vector<std::pair<ir::Graph*, size_t>>& nodes) const {
-    const std::vector<std::string> providers = sessionProviderNames(options_);
+    const std::vector<std::string> providers =
+        forDevice_ ? sessionProviderNames(options_) : std::vector<std::string>{kVulkanSource};
     const bool haveVulkan = std::find(providers.begin(), providers.end(), kVulkanSource) != providers.end();
     for (const auto& [graph, index] : nodes) {
       const ir::Node& node = graph->nodes[index];
@@ -114,7 +116,7 @@ class Binder {
       loaded->binary = std::move(binary).value();
       KILN_ASSIGN_OR_RETURN(loaded->partitions, loaded->binary->partitions());
       timings_.binary_read_ms += clock.elapsedMs();
-      KILN_RETURN_IF_ERROR(admitBinary(*loaded->binary, options_, timings_).status());
+      if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded->binary, options_, timings_, keepAlive_).status());
       const std::string key = "embedded:" + node.name;
       binaries_[key] = loaded;
       return loaded.get();
@@ -139,7 +141,7 @@ class Binder {
     if (!loaded.isOk()) return Status(StatusCode::INVALID_GRAPH, loaded.status().message());
     if (opened) timings_.binary_read_ms += clock.elapsedMs();
     KILN_RETURN_IF_ERROR(checkRecordedId(*loaded.value()->binary, context->s));
-    KILN_RETURN_IF_ERROR(admitBinary(*loaded.value()->binary, options_, timings_).status());
+    if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded.value()->binary, options_, timings_, keepAlive_).status());
     binaries_[key] = loaded.value();
     return loaded.value().get();
   }
@@ -190,6 +192,8 @@ class Binder {
   const SessionOptions& options_;
   SessionTimings& timings_;
   bool share_;
+  bool forDevice_;
+  std::vector<std::shared_ptr<const void>> keepAlive_;  // devices an optimal binary's driver cache went into
   std::map<std::string, std::shared_ptr<const LoadedBinary>> binaries_;  // by resolved path or embedding node
 };
 
@@ -200,8 +204,9 @@ bool hasEpContextNodes(const ir::Model& model) {
 }
 
 Result<CompiledModel> compiledModelFromEpContext(ir::Model model, const std::string& baseFolder,
-                                                 const SessionOptions& options, SessionTimings& timings) {
-  Binder binder(model, baseFolder, options, timings);
+                                                 const SessionOptions& options, SessionTimings& timings,
+                                                 bool forDevice) {
+  Binder binder(model, baseFolder, options, timings, forDevice);
   return binder.bind();
 }
 

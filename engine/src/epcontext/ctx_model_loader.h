@@ -19,8 +19,10 @@ bool hasEpContextNodes(const ir::Model& model);
 // the session → NOT_IMPLEMENTED naming the source, the node and the session's EPs; a bad, escaping or missing
 // binary path, a corrupt or unsupported binary, a binary that does not match the ctx model, a graph no binary
 // holds → INVALID_GRAPH; a compatible binary with session.fail_on_suboptimal_compiled_model=1 → FAIL.
-// With ep.share_ep_contexts=1, binaries other sessions of the process hold are taken from them.
+// With ep.share_ep_contexts=1, binaries other sessions of the process hold are taken from them. `forDevice` false
+// skips the device verdict (merging and inspecting need no device).
 Result<CompiledModel> compiledModelFromEpContext(ir::Model model, const std::string& baseFolder,
-                                                 const SessionOptions& options, SessionTimings& timings);
+                                                 const SessionOptions& options, SessionTimings& timings,
+                                                 bool forDevice = true);
 
 }  // namespace kiln::epctx

@@ -28,7 +28,7 @@ Result<ctxbin::BinaryContents> binaryContentsFor(std::vector<CompiledPartition> 
 }
 
 Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, const SessionOptions& options,
-                                         SessionTimings& timings) {
+                                         SessionTimings& timings, std::vector<std::shared_ptr<const void>>& keepAlive) {
   Stopwatch deviceClock;  // the first use of Vulkan in the process creates the instance: device work, not validation
   KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(options.configEntryOr("kiln.vulkan.device", ""), true));
   timings.device_create_ms += deviceClock.elapsedMs();
@@ -46,7 +46,8 @@ Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, co
     return Status(StatusCode::INVALID_GRAPH, "context binary " + origin + " is unsupported on " + verdict.against + ": " + reasons());
   }
   if (verdict.compatibility == Compatibility::OPTIMAL) {
-    vk::attachDriverCacheTo(device, binary.driverCache());  // before the session creates pipelines
+    // Before the session creates pipelines; the device stays open (keepAlive) until the session acquires it.
+    if (auto opened = vk::attachDriverCacheTo(device, binary.driverCache())) keepAlive.push_back(std::move(opened));
   }
   if (verdict.compatibility == Compatibility::COMPATIBLE) {
     if (options.configEntryOr("session.fail_on_suboptimal_compiled_model", "0") == "1") {
@@ -59,13 +60,14 @@ Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, co
 }
 
 Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerdict>> openCompiledBinary(
-    const std::string& path, const SessionOptions& options, SessionTimings& timings) {
+    const std::string& path, const SessionOptions& options, SessionTimings& timings,
+    std::vector<std::shared_ptr<const void>>& keepAlive) {
   Stopwatch readClock;
   // Opening validates the header, the section table and every section hash (the validate share is most of it).
   auto binary = ctxbin::ContextBinary::open(path);
   timings.binary_read_ms += readClock.elapsedMs();
   if (!binary.isOk()) return binary.status();
-  KILN_ASSIGN_OR_RETURN(CompatibilityVerdict verdict, admitBinary(*binary.value(), options, timings));
+  KILN_ASSIGN_OR_RETURN(CompatibilityVerdict verdict, admitBinary(*binary.value(), options, timings, keepAlive));
   return std::make_pair(std::move(binary).value(), std::move(verdict));
 }
 
@@ -73,9 +75,9 @@ Result<std::unique_ptr<Session>> createSessionFromBinary(ir::Model model, const 
                                                          const SessionOptions& options) {
   const Stopwatch started;
   SessionTimings timings;
-  KILN_ASSIGN_OR_RETURN(auto opened, openCompiledBinary(binaryPath, options, timings));
-  Stopwatch readClock;
   CompiledModel compiled;
+  KILN_ASSIGN_OR_RETURN(auto opened, openCompiledBinary(binaryPath, options, timings, compiled.resources));
+  Stopwatch readClock;
   compiled.model = std::move(model);
   KILN_ASSIGN_OR_RETURN(compiled.partitions, opened.first->partitions());
   timings.binary_read_ms += readClock.elapsedMs();

@@ -16,16 +16,18 @@ Result<ctxbin::BinaryContents> binaryContentsFor(std::vector<CompiledPartition> 
 
 // Judges an open binary against the Vulkan device the options select (lavapipe included): INVALID_GRAPH when it
 // is `unsupported` (with the reasons); FAIL when it is `compatible` and session.fail_on_suboptimal_compiled_model=1;
-// an `optimal` binary's driver blob is attached to the device. Adds binary_validate_ms to `timings`.
+// an `optimal` binary's driver blob is attached to the device, which is added to `keepAlive` (hold it until the
+// session has acquired the device). Adds binary_validate_ms to `timings`.
 Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, const SessionOptions& options,
-                                         SessionTimings& timings);
+                                         SessionTimings& timings, std::vector<std::shared_ptr<const void>>& keepAlive);
 
 // Opens the binary at `path`, judges it against the Vulkan device the options select (lavapipe included) and
 // returns it with the verdict. INVALID_GRAPH when it cannot be read or is `unsupported` (with the reasons); FAIL
 // when it is `compatible` and session.fail_on_suboptimal_compiled_model=1. Adds binary_read_ms and
 // binary_validate_ms to `timings`.
 Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerdict>> openCompiledBinary(
-    const std::string& path, const SessionOptions& options, SessionTimings& timings);
+    const std::string& path, const SessionOptions& options, SessionTimings& timings,
+    std::vector<std::shared_ptr<const void>>& keepAlive);
 
 // A session for `model` (rewritten: fused nodes index the binary's partitions in order) whose partitions come
 // from the context binary at `binaryPath`.

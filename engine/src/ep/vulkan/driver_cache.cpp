@@ -19,16 +19,17 @@ Result<std::vector<std::byte>> driverCacheDataOf(const DeviceInfo& device) {
   return std::vector<std::byte>();
 }
 
-void attachDriverCacheTo(const DeviceInfo& device, std::span<const std::byte> blob) {
+std::shared_ptr<Device> attachDriverCacheTo(const DeviceInfo& device, std::span<const std::byte> blob) {
   if (const std::string why = validateDriverBlob(blob, device); !why.empty()) {
     log::info("context binary driver cache not used: {}", why);
-    return;
+    return nullptr;
   }
   auto open = Device::acquire(device.index);
-  if (!open.isOk()) return;  // the session's own device creation reports this
+  if (!open.isOk()) return nullptr;  // the session's own device creation reports this
   if (Status attached = open.value()->pipelines().attachDriverCache(blob); !attached.isOk()) {
     log::warn("context binary driver cache not used: {}", attached.message());
   }
+  return std::move(open).value();
 }
 
 }  // namespace kiln::vk

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -17,7 +18,9 @@ namespace kiln::vk {
 Result<std::vector<std::byte>> driverCacheDataOf(const DeviceInfo& device);
 
 // Merges `blob` into live device `device.index`'s VkPipelineCache. A blob whose VkPipelineCacheHeaderVersionOne
-// does not match the device is dropped with a log line: the driver cache is only ever an optimization.
-void attachDriverCacheTo(const DeviceInfo& device, std::span<const std::byte> blob);
+// does not match the device is dropped with a log line: the driver cache is only ever an optimization. Returns the
+// opened device (null when the blob was dropped): the caller keeps it until its session has acquired the device,
+// else the device, and the merged cache with it, would be destroyed before any pipeline used it.
+std::shared_ptr<Device> attachDriverCacheTo(const DeviceInfo& device, std::span<const std::byte> blob);
 
 }  // namespace kiln::vk

@@ -1,0 +1,139 @@
+// kiln/epcontext.h: inspectEpContextModel — every EPContext node followed to its binary, foreign ones reported.
+#include <filesystem>
+
+#include "context_binary/context_binary.h"
+#include "epcontext/ctx_model_writer.h"
+#include "epcontext/epcontext_names.h"
+#include "ir/graph_paths.h"
+#include "kiln/epcontext.h"
+#include "onnx/model_loader.h"
+#include "onnx/path_rules.h"
+
+namespace kiln {
+namespace {
+
+EpContextNodeInfo describeNode(const ir::Node& node, const std::string& graphPath) {
+  EpContextNodeInfo info;
+  info.name = node.name;
+  info.graph = graphPath;
+  info.source = node.attrString(epctx::kSource, "");
+  info.vulkan = info.source.empty() || epctx::isVulkanSource(info.source);
+  info.mainContext = node.attrInt(epctx::kMainContext, 1);
+  info.embedMode = node.attrInt(epctx::kEmbedMode, 1);
+  info.maxSize = node.attrInt(epctx::kMaxSize, 0);
+  const std::string context = node.attrString(epctx::kEpCacheContext, "");
+  info.cacheContext = info.embedMode == 1 && info.mainContext != 0
+                          ? "(embedded, " + std::to_string(context.size()) + " bytes)"
+                          : context;
+  info.partitionName = node.attrString(epctx::kPartitionName, "");
+  info.sdkVersion = node.attrString(epctx::kEpSdkVersion, "");
+  info.hardwareArchitecture = node.attrString(epctx::kHardwareArchitecture, "");
+  info.onnxModelFilename = node.attrString(epctx::kOnnxModelFilename, "");
+  info.notes = node.attrString(epctx::kNotes, "");
+  info.inputs = node.inputs;
+  info.outputs = node.outputs;
+  return info;
+}
+
+class Inspector {
+ public:
+  Inspector(const ir::Model& model, std::string baseFolder, EpContextModelInfo& info)
+      : model_(model), base_(std::move(baseFolder)), info_(info) {}
+
+  void walk(const ir::Graph& graph, const std::string& path) {
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const ir::Node& node = graph.nodes[i];
+      if (epctx::isEpContextNode(node)) {
+        info_.nodes.push_back(describeNode(node, path));
+        if (info_.nodes.back().vulkan && info_.nodes.back().mainContext != 0) follow(node, info_.nodes.back());
+      } else {
+        info_.otherNodes++;
+      }
+      ir::forEachBody(node, i, path, [&](const ir::Graph& body, const std::string& bodyPath) { walk(body, bodyPath); });
+    }
+  }
+
+  // main_context=0 nodes find their graph in the binaries the main nodes brought.
+  void resolveSecondaryNodes() {
+    for (auto& node : info_.nodes) {
+      if (!node.vulkan || node.mainContext != 0) continue;
+      for (const auto& [key, binary] : info_.binaries) {
+        for (const auto& graph : binary.graphs) {
+          if (graph.name == node.partitionName) node.binary = key;
+        }
+      }
+      if (node.binary.empty()) node.problem = "no main context's binary holds graph '" + node.partitionName + "'";
+    }
+  }
+
+ private:
+  void follow(const ir::Node& node, EpContextNodeInfo& out) {
+    const std::string context = node.attrString(epctx::kEpCacheContext, "");
+    Result<std::shared_ptr<const ctxbin::ContextBinary>> binary = Status(StatusCode::FAIL, "");
+    std::string key;
+    if (out.embedMode == 1) {
+      key = "embedded in '" + node.name + "'";
+      const auto* bytes = reinterpret_cast<const std::byte*>(context.data());
+      binary = ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes, bytes + context.size()), key);
+    } else {
+      auto path = resolveContainedPath(base_, context, "ep_cache_context of EPContext node '" + node.name + "'");
+      if (!path.isOk()) {
+        out.problem = path.status().message();
+        return;
+      }
+      key = path->string();
+      binary = ctxbin::ContextBinary::open(key);
+      if (binary.isOk()) checkRecordedId(*binary.value(), context);
+    }
+    if (!binary.isOk()) {
+      out.problem = binary.status().message();
+      return;
+    }
+    auto described = ctxbin::describeContextBinary(*binary.value(), key);
+    if (!described.isOk()) {
+      out.problem = described.status().message();
+      return;
+    }
+    bool holds = false;
+    for (const auto& graph : described->graphs) holds = holds || graph.name == out.partitionName;
+    if (!holds && described->graphs.size() != 1) out.problem = "its binary holds no graph '" + out.partitionName + "'";
+    out.binary = key;
+    info_.binaries[key] = std::move(described).value();
+  }
+
+  void checkRecordedId(const ctxbin::ContextBinary& binary, const std::string& reference) {
+    for (const auto& [key, recorded] : model_.metadata) {
+      if (key != epctx::kBinaryHashKeyPrefix + reference) continue;
+      const std::string actual = ctxbin::contentIdHex(binary.contentId());
+      if (recorded != actual) {
+        info_.problems.push_back("binary " + reference + " does not match the ctx model (content id " + actual +
+                                 ", recorded " + recorded + ")");
+      }
+    }
+  }
+
+  const ir::Model& model_;
+  std::string base_;
+  EpContextModelInfo& info_;
+};
+
+}  // namespace
+
+Result<EpContextModelInfo> inspectEpContextModel(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path));
+  EpContextModelInfo info;
+  info.path = path;
+  const ir::Graph& graph = *loaded.model.graph;
+  for (const auto& in : graph.inputs) {
+    if (!graph.isInitializer(in.name)) info.inputs.push_back(ir::toValueMetadata(in));
+  }
+  for (const auto& out : graph.outputs) info.outputs.push_back(ir::toValueMetadata(out));
+  info.metadata = loaded.model.metadata;
+  const auto parent = std::filesystem::path(path).parent_path();
+  Inspector inspector(loaded.model, parent.empty() ? "." : parent.string(), info);
+  inspector.walk(graph, ir::kMainGraphPath);
+  inspector.resolveSecondaryNodes();
+  return info;
+}
+
+}  // namespace kiln
