@@ -121,9 +121,10 @@ Result<SpirvLayout> reflectSpirv(std::span<const uint32_t> words) {
   return layout;
 }
 
-Result<FloorPlan> planFromBinary(std::vector<std::byte> bytes, const std::string& origin) {
+Result<FloorPlan> planFromBinary(std::shared_ptr<const ctxbin::ContextBinary> binary) {
   FloorPlan plan;
-  KILN_ASSIGN_OR_RETURN(plan.binary, ctxbin::ContextBinary::fromBytes(std::move(bytes), origin));
+  plan.binary = std::move(binary);
+  const std::string& origin = plan.binary->origin();
   KILN_ASSIGN_OR_RETURN(plan.partitions, plan.binary->partitions());
   KILN_ASSIGN_OR_RETURN(const ctxbin::WeightTableReader weights, plan.binary->weights());
   plan.weightBlobBytes = weights.blobBytes();

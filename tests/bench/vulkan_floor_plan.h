@@ -53,9 +53,9 @@ struct FloorPlan {
   uint64_t weightBlobBytes = 0;  // bytes of the deduplicated weights section blobs
 };
 
-// Parses `bytes` (a whole context binary, `origin` names it in messages) and lists the work. INVALID_GRAPH
-// when the binary is malformed, a variant key does not parse or a module disagrees with its key.
-Result<FloorPlan> planFromBinary(std::vector<std::byte> bytes, const std::string& origin);
+// Lists the work of loading `binary` (opened, so validated). INVALID_GRAPH when a section does not decode, a
+// variant key does not parse or a module disagrees with its key.
+Result<FloorPlan> planFromBinary(std::shared_ptr<const ctxbin::ContextBinary> binary);
 
 // What a SPIR-V module declares: the workgroup size and the highest storage-buffer binding of set 0 plus one.
 struct SpirvLayout {
