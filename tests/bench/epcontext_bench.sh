@@ -19,15 +19,16 @@
 #          createSessionFromBinary of the same binary: the engine's binary load today, but with the Vulkan instance
 #          already created, so its ratio is against the floor without instance creation
 # Caches are controlled the same way for every side: each process gets a fresh, empty MESA_SHADER_CACHE_DIR (on
-# lavapipe Mesa compiles at the first dispatch, so this matters for first_run_ms, not session creation; on a GPU
-# driver it also keeps the driver's own disk cache from serving pipeline creation), and no Kiln pipeline cache
-# file is read or written (--no-pipeline-cache; the floor uses one empty VkPipelineCache, as the engine does
-# without a file). The file system cache is warm for every side (the model and the binary were just written).
+# lavapipe Mesa compiles at the first dispatch, so this matters for first_run_ms, not session creation; with Mesa's
+# GPU drivers it keeps their disk cache from serving pipeline creation; NVIDIA's __GL_SHADER_DISK_CACHE_PATH gets
+# the same fresh folder), and no Kiln pipeline cache file is read or written (--no-pipeline-cache; the floor uses
+# one empty VkPipelineCache, as the engine does without a file). The file system cache is warm for every side (the
+# model and the binary were just written).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${KILN_BUILD_DIR:-$ROOT/build/release}"
-[[ $# -ge 1 && "$1" != -h && "$1" != --help ]] || { sed -n '2,28p' "$0"; exit 2; }
+[[ $# -ge 1 && "$1" != -h && "$1" != --help ]] || { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2; }
 MODEL="$1"; shift
 RUNS=7
 if [[ $# -gt 0 && "$1" != -- ]]; then RUNS="$1"; shift; fi
@@ -61,7 +62,12 @@ BINARY="$WORK/${STEM}_vulkan.bin"
 # EPContext models land (override with KILN_CTX_MODEL to point at one made another way).
 CTX_MODEL="${KILN_CTX_MODEL:-$WORK/${STEM}_ctx.onnx}"
 
-mesa() { MESA_SHADER_CACHE_DIR="$(mktemp -d "$WORK/mesa.XXXX")" "$@"; }
+# Runs "$@" with fresh, empty driver shader caches.
+mesa() {
+  local dir
+  dir="$(mktemp -d "$WORK/mesa.XXXX")"
+  MESA_SHADER_CACHE_DIR="$dir" __GL_SHADER_DISK_CACHE_PATH="$dir" "$@"
+}
 mesa "$KILN" compile "$SOURCE" ${KILN_DEVICE[@]+"${KILN_DEVICE[@]}"} --json >"$WORK/compile.json" 2>"$WORK/compile.err" \
   || { echo "epcontext_bench: kiln compile failed: $(cat "$WORK/compile.err")" >&2; exit 1; }
 [[ -f "$BINARY" ]] || { echo "epcontext_bench: kiln compile wrote no $BINARY" >&2; exit 1; }
