@@ -91,6 +91,11 @@ nlohmann::json nodeJson(const EpContextNodeInfo& n) {
 int inspectCtxModel(const InspectArgs& args) {
   auto info = inspectEpContextModel(args.file);
   if (!info.isOk()) return reportError(info.status(), args.flags);
+  if (info->nodes.empty()) {
+    return reportError(Status(StatusCode::INVALID_GRAPH, args.file + " has no EPContext node: a plain model (kiln "
+                                                                     "partition shows how it would run, kiln compile compiles it)"),
+                       args.flags);
+  }
   std::map<std::string, nlohmann::json> verdicts;
   for (const auto& [key, binary] : info->binaries) {
     if (key.rfind("embedded", 0) == 0) continue;  // an embedded payload has no file to judge: load it to see

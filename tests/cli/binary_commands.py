@@ -31,12 +31,21 @@ def main():
     minimal = str(source / "resources/profiles/vulkan11_minimal.json")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        live = tmp / "live" / "tiny_cnn_vulkan.bin"
-        code, out, err = kiln("compile", model, "-o", str(live), "--json")
+        live = tmp / "live" / "tiny_cnn_vulkan.bin"  # beside the ctx model -o names
+        code, out, err = kiln("compile", model, "-o", str(tmp / "live" / "tiny_cnn_ctx.onnx"), "--json")
         expect(code == 0, f"compile exits 0 (got {code}: {err})")
         document = json.loads(out)
         expect(document["binary"]["target"] == "device", "compiled for the live device")
         expect(document["counters"]["glslang_compiles"] + document["counters"]["spirv_cache_hits"] > 0, "compile ran glslang")
+        expect(sorted(p.name for p in (tmp / "live").iterdir()) == ["tiny_cnn_ctx.onnx", "tiny_cnn_vulkan.bin"],
+               f"compile wrote the ctx model and its binary ({list((tmp / 'live').iterdir())})")
+
+        code, out, err = kiln("inspect", str(tmp / "live" / "tiny_cnn_ctx.onnx"), "--json")
+        expect(code == 0, f"inspect of the ctx model exits 0 (got {code}: {err})")
+        ctx = json.loads(out) if code == 0 else {}
+        nodes = ctx.get("epcontext_nodes", [])
+        expect(len(nodes) == 1 and nodes[0]["ep_cache_context"] == "tiny_cnn_vulkan.bin" and nodes[0]["problem"] == "",
+               f"one EPContext node followed to its binary ({nodes})")
 
         code, out, err = kiln("inspect", str(live), "--json")
         expect(code == 0, f"inspect exits 0 (got {code}: {err})")
@@ -55,7 +64,7 @@ def main():
 
         # Cross-compiled for the minimal profile: portable, compatible everywhere, never optimal.
         portable = tmp / "portable_vulkan.bin"
-        code, out, err = kiln("compile", model, "--target-profile", minimal, "-o", str(portable), "--json")
+        code, out, err = kiln("compile", model, "--target-profile", minimal, "-o", str(tmp / "portable_ctx.onnx"), "--json")
         expect(code == 0, f"profile compile exits 0 (got {code}: {err})")
         code, out, _ = kiln("check", str(portable), "--profile", minimal, "--json")
         expect(code == 0 and json.loads(out)["verdict"] == "compatible", f"portable binary compatible ({code})")
@@ -90,6 +99,8 @@ def main():
             expect(code == 0 and cache.get("kind") == "pipeline_cache" and cache.get("usable") and cache.get("spirv_entries", 0) > 0,
                    f"pipeline cache inspect ({code}: {err} {out[:200]})")
         code, _, err = kiln("inspect", model)
+        expect(code == 1 and "no EPContext node" in err, f"inspect of a plain model: exit 1 ({code}: {err})")
+        code, _, err = kiln("inspect", str(source / "README.md"))
         expect(code == 1 and "neither" in err, f"inspect of a non-Kiln file: exit 1 ({code}: {err})")
     print(f"{failures} failures")
     return 1 if failures else 0
