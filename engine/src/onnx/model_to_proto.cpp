@@ -115,7 +115,7 @@ class Writer {
 Result<onnx::ModelProto> modelToProto(const ir::Model& model, const InitializerWriter& writeInitializer) {
   if (!model.graph) return Status(StatusCode::INVALID_GRAPH, "the model has no graph");
   onnx::ModelProto proto;
-  proto.set_ir_version(model.irVersion > 0 ? model.irVersion : onnx::IR_VERSION);
+  proto.set_ir_version(model.irVersion > 0 ? model.irVersion : static_cast<int64_t>(onnx::IR_VERSION));
   proto.set_producer_name(model.producerName);
   proto.set_producer_version(model.producerVersion);
   for (const auto& [domain, version] : model.opsetImports) {
