@@ -332,13 +332,21 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
   KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(std::move(all)));
   FileTransaction files;
   std::vector<CompileResult> results;
+  std::map<std::string, std::vector<std::byte>> dataFiles;  // the members' external initializers share one file
   for (auto& member : members) {
     epctx::OutputLayout layout = member.request.layout(&member.compiling.originals);
     layout.binaryPath = binaryPath;
+    layout.groupDataFiles = &dataFiles;
+    std::map<std::string, size_t> before;
+    for (const auto& [path, bytes] : dataFiles) before[path] = bytes.size();
     KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(member.compiled, layout, binary));
+    for (const auto& [path, bytes] : dataFiles) {
+      if (!before.count(path) || before[path] != bytes.size()) member.result.externalInitializersPath = path;
+    }
     KILN_RETURN_IF_ERROR(member.request.emitModel(files, model, member.result));
     results.push_back(std::move(member.result));
   }
+  for (const auto& [path, bytes] : dataFiles) KILN_RETURN_IF_ERROR(files.stage(path, bytes));
   KILN_RETURN_IF_ERROR(files.stage(binaryPath, binary.bytes));
   const std::vector<std::string> written = files.targets();
   KILN_RETURN_IF_ERROR(files.commit());
