@@ -31,10 +31,17 @@ def main():
     minimal = str(source / "resources/profiles/vulkan11_minimal.json")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
+        # -o names the ctx model; the binary is <its stem without _ctx>_vulkan.bin beside it.
+        ctx = tmp / "live" / "tiny_cnn_ctx.onnx"
         live = tmp / "live" / "tiny_cnn_vulkan.bin"
-        code, out, err = kiln("compile", model, "-o", str(live), "--json")
+        code, out, err = kiln("compile", model, "-o", str(ctx), "--json")
         expect(code == 0, f"compile exits 0 (got {code}: {err})")
         document = json.loads(out)
+        expect(sorted(p.name for p in (tmp / "live").iterdir()) == ["tiny_cnn_ctx.onnx", "tiny_cnn_vulkan.bin"],
+               f"compile wrote {sorted(p.name for p in (tmp / 'live').iterdir())}")
+        expect(document["output_model"] == str(ctx) and document["binary_path"] == str(live),
+               f"output_model {document['output_model']}, binary_path {document['binary_path']}")
+        expect(document["epcontext_nodes"] == 1, f"epcontext_nodes {document['epcontext_nodes']}")
         expect(document["binary"]["target"] == "device", "compiled for the live device")
         expect(document["counters"]["glslang_compiles"] + document["counters"]["spirv_cache_hits"] > 0, "compile ran glslang")
 
@@ -55,8 +62,9 @@ def main():
 
         # Cross-compiled for the minimal profile: portable, compatible everywhere, never optimal.
         portable = tmp / "portable_vulkan.bin"
-        code, out, err = kiln("compile", model, "--target-profile", minimal, "-o", str(portable), "--json")
+        code, out, err = kiln("compile", model, "--target-profile", minimal, "-o", str(tmp / "portable_ctx.onnx"), "--json")
         expect(code == 0, f"profile compile exits 0 (got {code}: {err})")
+        expect(portable.exists() and json.loads(out)["binary"]["target"] == "profile", "the portable binary's target")
         code, out, _ = kiln("check", str(portable), "--profile", minimal, "--json")
         expect(code == 0 and json.loads(out)["verdict"] == "compatible", f"portable binary compatible ({code})")
         code, _, _ = kiln("check", str(portable), "--fail-on-suboptimal")
