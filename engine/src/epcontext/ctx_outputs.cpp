@@ -75,7 +75,8 @@ class InitializerPlacer {
           return Status(StatusCode::INVALID_ARGUMENT, "external initializer file '" + where.file + "' of '" + name +
                                                           "' must be a relative path inside the output folder");
         }
-        std::vector<std::byte>& data = layout_.dataFiles[(fs::path(layout_.modelFolder) / file).lexically_normal().string()];
+        auto& files = layout_.groupDataFiles ? *layout_.groupDataFiles : layout_.dataFiles;
+        std::vector<std::byte>& data = files[(fs::path(layout_.modelFolder) / file).lexically_normal().string()];
         data.resize((data.size() + kExternalAlignment - 1) / kExternalAlignment * kExternalAlignment);
         const size_t offset = data.size();
         const auto* bytes = static_cast<const std::byte*>(value.rawData());

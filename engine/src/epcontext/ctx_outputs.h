@@ -32,6 +32,10 @@ struct OutputLayout {
   size_t externalThreshold = 0;
   InitializerLocationFunc locationFunc;
   const std::map<std::string, ExternalInitializerInfo>* originals = nullptr;  // source external-data locations
+  // A sharing group's models may name the same external-initializer file: when set, initializers are appended to
+  // the files here (after what earlier models put there) and ModelFiles::dataFiles stays empty; the caller stages
+  // these files once, after the last model.
+  std::map<std::string, std::vector<std::byte>>* groupDataFiles = nullptr;
 };
 
 struct ModelFiles {

@@ -62,11 +62,14 @@ Status writeGroup(ShareGroup& group) {
   }
   KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, encodeBinary(std::move(all)));
   FileTransaction files;
+  std::map<std::string, std::vector<std::byte>> dataFiles;  // members naming one file share it
   for (const auto& member : group.members) {
-    KILN_ASSIGN_OR_RETURN(const ModelFiles model,
-                          serializeCtxModel(member.compiled, layoutFor(member.request, group.binaryPath, member.originals), binary));
+    OutputLayout layout = layoutFor(member.request, group.binaryPath, member.originals);
+    layout.groupDataFiles = &dataFiles;
+    KILN_ASSIGN_OR_RETURN(const ModelFiles model, serializeCtxModel(member.compiled, layout, binary));
     KILN_RETURN_IF_ERROR(stageModel(files, member.request.ctxModelPath, model));
   }
+  for (const auto& [dataPath, bytes] : dataFiles) KILN_RETURN_IF_ERROR(files.stage(dataPath, bytes));
   KILN_RETURN_IF_ERROR(files.stage(group.binaryPath, binary.bytes));
   return files.commit();
 }

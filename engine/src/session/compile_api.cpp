@@ -1,5 +1,6 @@
 // kiln/compiler.h: ONNX Runtime's Compile API over Kiln's session: compile, then write the EPContext model, its
 // context binary and its external initializers as one transaction.
+#include <exception>
 #include <filesystem>
 #include <set>
 
@@ -125,6 +126,11 @@ struct CompileRequest {
     if (o.outputsSet_ > 1) {
       return Status(StatusCode::INVALID_ARGUMENT, "give one output for the compiled model: a path, a buffer or a write function");
     }
+    // An output that was set but is empty would otherwise fall through to the (unset) write function.
+    if (o.outputsSet_ == 1 && o.outputPath_.empty() && !o.outputBuffer_ && !o.outputWrite_) {
+      return Status(StatusCode::INVALID_ARGUMENT, "Invalid output model: the path is empty, or the buffer or write "
+                                                  "function is null");
+    }
     if (o.initializerLocation_ && !o.externalInitializersFile_.empty()) {
       return Status(StatusCode::INVALID_ARGUMENT, "an external initializers file and an initializer location function "
                                                   "exclude each other");
@@ -219,7 +225,15 @@ struct CompileRequest {
     constexpr size_t kChunk = 64 * 1024;  // ONNX Runtime's OutStreamBuf chunk
     for (size_t offset = 0; offset < model.model.size(); offset += kChunk) {
       const auto chunk = std::span(model.model).subspan(offset, std::min(kChunk, model.model.size() - offset));
-      KILN_RETURN_IF_ERROR(options.outputWrite_(chunk));
+      Status written;
+      try {  // the caller's code: an exception must not cross the API (ONNX Runtime makes it FAIL too)
+        written = options.outputWrite_(chunk);
+      } catch (const std::exception& e) {
+        written = Status(StatusCode::FAIL, std::string("Caught exception while calling the output write function: ") + e.what());
+      } catch (...) {
+        written = Status(StatusCode::FAIL, "Caught exception while calling the output write function");
+      }
+      KILN_RETURN_IF_ERROR(written);
     }
     return Status::ok();
   }
@@ -332,13 +346,21 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
   KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(std::move(all)));
   FileTransaction files;
   std::vector<CompileResult> results;
+  std::map<std::string, std::vector<std::byte>> dataFiles;  // the members' external initializers share one file
   for (auto& member : members) {
     epctx::OutputLayout layout = member.request.layout(&member.compiling.originals);
     layout.binaryPath = binaryPath;
+    layout.groupDataFiles = &dataFiles;
+    std::map<std::string, size_t> before;
+    for (const auto& [path, bytes] : dataFiles) before[path] = bytes.size();
     KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(member.compiled, layout, binary));
+    for (const auto& [path, bytes] : dataFiles) {
+      if (!before.count(path) || before[path] != bytes.size()) member.result.externalInitializersPath = path;
+    }
     KILN_RETURN_IF_ERROR(member.request.emitModel(files, model, member.result));
     results.push_back(std::move(member.result));
   }
+  for (const auto& [path, bytes] : dataFiles) KILN_RETURN_IF_ERROR(files.stage(path, bytes));
   KILN_RETURN_IF_ERROR(files.stage(binaryPath, binary.bytes));
   const std::vector<std::string> written = files.targets();
   KILN_RETURN_IF_ERROR(files.commit());
