@@ -107,8 +107,10 @@ struct CompileRequest {
   std::string binaryPath;
   SessionOptions session;
 
+  explicit CompileRequest(const ModelCompilationOptions& o) : options(o), outputPath(o.outputPath_), session(o.session_) {}
+
   static Result<CompileRequest> from(const ModelCompilationOptions& o) {
-    CompileRequest r{o, {}, o.outputPath_, {}, {}, o.session_};
+    CompileRequest r(o);
     if (o.inputsSet_ == 0) {
       return Status(StatusCode::INVALID_ARGUMENT, "Input model to compile must be specified via a path or a buffer");
     }
