@@ -2,6 +2,7 @@
 // context binary and its external initializers as one transaction.
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <set>
 
 #include "epcontext/ctx_model_writer.h"
@@ -298,6 +299,7 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
                                                     " models, " + std::to_string(prefixes.size()) + " prefixes)");
   }
   struct Member {
+    std::unique_ptr<ModelCompilationOptions> options;  // on the heap: `request` refers to it while members move
     CompileRequest request;
     CompilingSession compiling;
     CompiledModel compiled;
@@ -308,7 +310,8 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
   std::set<std::string> graphNames;
   std::string binaryPath;
   for (size_t i = 0; i < modelPaths.size(); ++i) {
-    ModelCompilationOptions options = common;
+    auto ownOptions = std::make_unique<ModelCompilationOptions>(common);
+    ModelCompilationOptions& options = *ownOptions;
     options.setInputModelPath(modelPaths[i]);
     const std::string stem = fs::path(modelPaths[i]).stem().string();
     std::string output = defaultCtxModelPath(modelPaths[i]);
@@ -342,7 +345,8 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
     result.counters = compiling->session->counters();
     result.binaryPath = binaryPath;
     result.epContextNodes = static_cast<int>(compiled.partitions.size());
-    members.push_back({std::move(request), std::move(compiling).value(), std::move(compiled), std::move(result)});
+    members.push_back({std::move(ownOptions), std::move(request), std::move(compiling).value(), std::move(compiled),
+                       std::move(result)});
   }
   if (common.sessionOptions().progress.cancelled()) return Status(StatusCode::CANCELLED, "compile cancelled");
   KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(std::move(all)));
