@@ -516,6 +516,24 @@ TEST_F(EpContextErrors, SuboptimalBinaryFailsWhenAskedTo) {
                 StatusCode::FAIL, "not optimal");
 }
 
+// Keeping a source's external file is possible only where the output model can refer to it.
+TEST_F(EpContextErrors, KeepingAnOriginalOutsideTheOutputFolderIsInvalidArgument) {
+  REQUIRE_VULKAN();
+  const SourceModel m = writeSourceModel(Topology::kTwoPartitions, root_.string(), "m", 0, true);
+  auto keep = [](const std::string&, const Tensor&, const ExternalInitializerInfo*) { return InitializerLocation::keepOriginal(); };
+  ModelCompilationOptions options(vulkanOptions());
+  options.setInputModelPath(m.path).setOutputModelPath(at("out/m_ctx.onnx")).setOutputModelGetInitializerLocationFunc(keep);
+  EXPECT_STATUS(compileModel(options).status(), StatusCode::INVALID_ARGUMENT, "outside the output model's folder");
+  // A source without external data has nothing to keep.
+  const SourceModel inlineSource = source("inline");
+  const auto beforeInline = listFiles(root_);
+  ModelCompilationOptions inlineOptions(vulkanOptions());
+  inlineOptions.setInputModelPath(inlineSource.path).setOutputModelGetInitializerLocationFunc(keep);
+  EXPECT_STATUS(compileModel(inlineOptions).status(), StatusCode::INVALID_ARGUMENT, "no source external-data location");
+  EXPECT_EQ(listFiles(root_), beforeInline);
+  EXPECT_FALSE(fs::exists(root_ / "out")) << "a failed compile created its output folder";
+}
+
 // ---- E16: the write function's error is the compile's ----
 
 TEST_F(EpContextErrors, E16_WriteFunctionErrorIsPropagatedAndNothingIsLeft) {
