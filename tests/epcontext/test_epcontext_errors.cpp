@@ -715,6 +715,21 @@ TEST_F(EpContextErrors, CancelledBeforeStartWritesNothing) {
   EXPECT_EQ(listFiles(root_), before);
 }
 
+// Cancelled while writing into a folder that does not exist yet: no file and no folder is left.
+TEST_F(EpContextErrors, CancelledCompileLeavesNoNewFolder) {
+  REQUIRE_VULKAN();
+  const SourceModel m = source();
+  SessionOptions options = vulkanOptions();
+  options.progress.cancellation = std::make_shared<CancellationToken>();
+  options.progress.onProgress = [token = options.progress.cancellation](const ProgressEvent& event) {
+    if (event.stage == "write") token->cancel();
+  };
+  ModelCompilationOptions compileOptions(options);
+  compileOptions.setInputModelPath(m.path).setOutputModelPath(at("new/deeper/m_ctx.onnx"));
+  EXPECT_EQ(compileModel(compileOptions).status().code(), StatusCode::CANCELLED);
+  EXPECT_FALSE(fs::exists(root_ / "new")) << "the cancelled compile left the folders it created";
+}
+
 // A compile that fails after compiling (an initializer location outside the output folder) leaves the previous
 // outputs as they were and no temporary file behind.
 TEST_F(EpContextErrors, FailedCompileNeverDamagesAnExistingOutput) {
