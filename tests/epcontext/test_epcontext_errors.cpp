@@ -516,6 +516,24 @@ TEST_F(EpContextErrors, SuboptimalBinaryFailsWhenAskedTo) {
                 StatusCode::FAIL, "not optimal");
 }
 
+// Keeping a source's external file is possible only where the output model can refer to it.
+TEST_F(EpContextErrors, KeepingAnOriginalOutsideTheOutputFolderIsInvalidArgument) {
+  REQUIRE_VULKAN();
+  const SourceModel m = writeSourceModel(Topology::kTwoPartitions, root_.string(), "m", 0, true);
+  auto keep = [](const std::string&, const Tensor&, const ExternalInitializerInfo*) { return InitializerLocation::keepOriginal(); };
+  ModelCompilationOptions options(vulkanOptions());
+  options.setInputModelPath(m.path).setOutputModelPath(at("out/m_ctx.onnx")).setOutputModelGetInitializerLocationFunc(keep);
+  EXPECT_STATUS(compileModel(options).status(), StatusCode::INVALID_ARGUMENT, "outside the output model's folder");
+  // A source without external data has nothing to keep.
+  const SourceModel inlineSource = source("inline");
+  const auto beforeInline = listFiles(root_);
+  ModelCompilationOptions inlineOptions(vulkanOptions());
+  inlineOptions.setInputModelPath(inlineSource.path).setOutputModelGetInitializerLocationFunc(keep);
+  EXPECT_STATUS(compileModel(inlineOptions).status(), StatusCode::INVALID_ARGUMENT, "no source external-data location");
+  EXPECT_EQ(listFiles(root_), beforeInline);
+  EXPECT_FALSE(fs::exists(root_ / "out")) << "a failed compile created its output folder";
+}
+
 // ---- E16: the write function's error is the compile's ----
 
 TEST_F(EpContextErrors, E16_WriteFunctionErrorIsPropagatedAndNothingIsLeft) {
@@ -695,6 +713,21 @@ TEST_F(EpContextErrors, CancelledBeforeStartWritesNothing) {
   EXPECT_EQ(compileModel(compileOptions).status().code(), StatusCode::CANCELLED);
   EXPECT_EQ(createStatus(m.path, withEntries(options, {{"ep.context_enable", "1"}})).code(), StatusCode::CANCELLED);
   EXPECT_EQ(listFiles(root_), before);
+}
+
+// Cancelled while writing into a folder that does not exist yet: no file and no folder is left.
+TEST_F(EpContextErrors, CancelledCompileLeavesNoNewFolder) {
+  REQUIRE_VULKAN();
+  const SourceModel m = source();
+  SessionOptions options = vulkanOptions();
+  options.progress.cancellation = std::make_shared<CancellationToken>();
+  options.progress.onProgress = [token = options.progress.cancellation](const ProgressEvent& event) {
+    if (event.stage == "write") token->cancel();
+  };
+  ModelCompilationOptions compileOptions(options);
+  compileOptions.setInputModelPath(m.path).setOutputModelPath(at("new/deeper/m_ctx.onnx"));
+  EXPECT_EQ(compileModel(compileOptions).status().code(), StatusCode::CANCELLED);
+  EXPECT_FALSE(fs::exists(root_ / "new")) << "the cancelled compile left the folders it created";
 }
 
 // A compile that fails after compiling (an initializer location outside the output folder) leaves the previous

@@ -367,6 +367,13 @@ void EpContextMatrix::reload() {
     alive.push_back(std::move(fromPath).value());
     alive.push_back(std::move(fromBytes).value());
   }
+  if (c_.share) {
+    // ep.share_ep_contexts=1 at inference: the first session reads the group's binary, the others take it over.
+    EXPECT_GT(alive.front()->timings().binary_read_ms, 0.0);
+    for (size_t i = 1; i < alive.size(); ++i) {
+      EXPECT_EQ(alive[i]->timings().binary_read_ms, 0.0) << "session " << i << " read the shared binary again";
+    }
+  }
 }
 
 TEST_P(EpContextMatrix, CompilesWritesExactFilesAndReloads) {

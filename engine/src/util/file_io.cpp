@@ -80,14 +80,21 @@ Status writeFileAtomically(const std::string& path, const std::function<Status(c
 FileTransaction::~FileTransaction() {
   std::error_code ec;
   for (const auto& file : staged_) std::filesystem::remove(file.temp, ec);
+  // Deepest first; a folder that holds anything else stays (remove() refuses a non-empty folder).
+  for (auto it = createdFolders_.rbegin(); it != createdFolders_.rend(); ++it) std::filesystem::remove(*it, ec);
 }
 
 Status FileTransaction::stage(const std::string& path, const std::function<Status(const ChunkWriter&)>& produce) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   std::error_code ec;
   if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    std::vector<std::string> missing;  // shallowest first
+    for (auto folder = parent; !folder.empty() && !std::filesystem::exists(folder, ec); folder = folder.parent_path()) {
+      missing.insert(missing.begin(), folder.string());
+    }
     std::filesystem::create_directories(parent, ec);
     if (ec) return Status(StatusCode::FAIL, "cannot create folder " + parent.string() + ": " + ec.message());
+    createdFolders_.insert(createdFolders_.end(), missing.begin(), missing.end());
   }
   KILN_ASSIGN_OR_RETURN(std::string temp, writeTempBeside(path, produce));
   staged_.push_back({std::move(temp), path});
@@ -101,6 +108,7 @@ Status FileTransaction::stage(const std::string& path, std::span<const std::byte
 Status FileTransaction::commit() {
   std::vector<Staged> files = std::move(staged_);
   staged_.clear();
+  createdFolders_.clear();  // they hold the targets now
   Status status;
   for (size_t i = 0; i < files.size(); ++i) {
     std::error_code ec;

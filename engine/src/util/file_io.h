@@ -25,8 +25,8 @@ using ChunkWriter = std::function<Status(std::span<const std::byte>)>;
 
 // Several files written as one outcome (an EPContext model, its context binary, its external initializers):
 // stage() writes each to a fsynced temp file beside its target (creating missing folders); commit() renames them
-// all. Destroying the
-// transaction before commit() removes the temps, so a failed or cancelled job leaves every target untouched.
+// all. Destroying the transaction before commit() removes the temps and the folders it created, so a failed or
+// cancelled job leaves every target untouched and no new folder behind.
 class FileTransaction {
  public:
   FileTransaction() = default;
@@ -46,6 +46,7 @@ class FileTransaction {
     std::string temp, target;
   };
   std::vector<Staged> staged_;
+  std::vector<std::string> createdFolders_;  // removed (when still empty) unless committed
 };
 
 }  // namespace kiln
