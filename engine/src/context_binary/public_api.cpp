@@ -1,5 +1,4 @@
 // kiln/context_binary.h over the format's internals.
-#include <cstdio>
 #include <set>
 
 #include "context_binary/context_binary.h"
@@ -9,12 +8,6 @@
 
 namespace kiln {
 namespace {
-
-std::string hex64(uint64_t v) {
-  char text[20];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
-  return text;
-}
 
 ContextBinaryGraph describe(const CompiledPartition& p) {
   ContextBinaryGraph g;
@@ -84,7 +77,7 @@ Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& ope
   info.requiredWorkgroupInvocations = h.requiredWorkgroupInvocations;
   info.requiredPushConstantBytes = h.requiredPushConstantBytes;
   for (const auto& s : binary->sections()) {
-    info.sections.push_back({ctxbin::sectionKindName(s.kind), s.offset, s.size, hex64(s.hash), s.items});
+    info.sections.push_back({ctxbin::sectionKindName(s.kind), s.offset, s.size, ctxbin::contentIdHex(s.hash), s.items});
   }
   info.driverCacheBytes = binary->driverCache().size();
   KILN_ASSIGN_OR_RETURN(auto modules, binary->spirvModules());

@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <map>
-#include <sstream>
 
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/epcontext_names.h"
@@ -10,19 +9,17 @@
 #include "onnx/path_rules.h"
 #include "partition/graph_partitioner.h"
 #include "session/compiled_model_io.h"
+#include "session/execution_providers.h"
 #include "util/stopwatch.h"
 
 namespace kiln::epctx {
 namespace {
 
 // The EP names of the session kiln.execution_providers describes (the CPU EP is always there).
-std::vector<std::string> sessionProviderNames(const SessionOptions& options) {
+Result<std::vector<std::string>> sessionProviderNames(const SessionOptions& options) {
+  KILN_ASSIGN_OR_RETURN(const std::vector<std::string> configured, configuredProviderNames(options));
   std::vector<std::string> names;
-  std::stringstream list(options.configEntryOr("kiln.execution_providers", "vulkan,cpu"));
-  for (std::string entry; std::getline(list, entry, ',');) {
-    if (entry == "vulkan") names.push_back(kVulkanSource);
-    if (entry == "cpu") names.push_back("CPUExecutionProvider");
-  }
+  for (const auto& entry : configured) names.push_back(entry == "vulkan" ? kVulkanSource : "CPUExecutionProvider");
   if (std::find(names.begin(), names.end(), "CPUExecutionProvider") == names.end()) names.push_back("CPUExecutionProvider");
   return names;
 }
@@ -78,8 +75,10 @@ class Binder {
 
  private:
   Status checkSources(const std::vector<std::pair<ir::Graph*, size_t>>& nodes) const {
-    const std::vector<std::string> providers =
-        forDevice_ ? sessionProviderNames(options_) : std::vector<std::string>{kVulkanSource};
+    std::vector<std::string> providers{kVulkanSource};
+    if (forDevice_) {
+      KILN_ASSIGN_OR_RETURN(providers, sessionProviderNames(options_));
+    }
     const bool haveVulkan = std::find(providers.begin(), providers.end(), kVulkanSource) != providers.end();
     for (const auto& [graph, index] : nodes) {
       const ir::Node& node = graph->nodes[index];

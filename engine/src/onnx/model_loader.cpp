@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "epcontext/epcontext_names.h"
 #include "onnx/path_rules.h"
 #include "onnx/tensor_proto.h"
 #include "util/file_io.h"
@@ -111,7 +112,7 @@ Status recordExternalInitializers(LoadedModel& loaded, const std::filesystem::pa
 // EPContext nodes anyway, so it is skipped for them (a measurable share of a cached load).
 bool hasEpContextNode(const onnx::GraphProto& graph) {
   for (const auto& node : graph.node()) {
-    if (node.op_type() == "EPContext" && node.domain() == "com.microsoft") return true;
+    if (node.op_type() == epctx::kOpType && node.domain() == epctx::kDomain) return true;
     for (const auto& attr : node.attribute()) {
       if (attr.has_g() && hasEpContextNode(attr.g())) return true;
       for (const auto& g : attr.graphs()) {

@@ -18,11 +18,9 @@ std::string trimmed(const std::string& text) {
 
 }  // namespace
 
-Result<ProviderSet> createProviders(const SessionOptions& options) {
-  const std::optional<std::string> configured = options.configEntry("kiln.execution_providers");
-  const std::string list = configured.value_or("vulkan,cpu");
+Result<std::vector<std::string>> configuredProviderNames(const SessionOptions& options) {
   std::vector<std::string> names;
-  std::stringstream stream(list);
+  std::stringstream stream(options.configEntryOr("kiln.execution_providers", "vulkan,cpu"));
   std::string name;
   while (std::getline(stream, name, ',')) {
     name = trimmed(name);
@@ -33,6 +31,12 @@ Result<ProviderSet> createProviders(const SessionOptions& options) {
     }
     names.push_back(name);
   }
+  return names;
+}
+
+Result<ProviderSet> createProviders(const SessionOptions& options) {
+  const std::optional<std::string> configured = options.configEntry("kiln.execution_providers");
+  KILN_ASSIGN_OR_RETURN(const std::vector<std::string> names, configuredProviderNames(options));
 
   ProviderSet set;
   bool haveCpu = false;
