@@ -1,0 +1,140 @@
+#include "child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+
+extern char** environ;
+
+namespace kiln::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The child's environment: ours, minus `unset`, with `overrides` applied.
+std::vector<std::string> childEnvironment(const ChildSpec& spec) {
+  std::vector<std::string> result;
+  for (char** entry = environ; *entry; ++entry) {
+    const std::string text = *entry;
+    const std::string name = text.substr(0, text.find('='));
+    bool drop = spec.environment.count(name) > 0;
+    for (const auto& unset : spec.unsetEnvironment) drop = drop || unset == name;
+    if (!drop) result.push_back(text);
+  }
+  for (const auto& [name, value] : spec.environment) result.push_back(name + "=" + value);
+  return result;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> result;
+  for (auto& s : strings) result.push_back(s.data());
+  result.push_back(nullptr);
+  return result;
+}
+
+void closePipe(int fds[2]) {
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i] >= 0) close(fds[i]);
+    fds[i] = -1;
+  }
+}
+
+}  // namespace
+
+std::string ChildResult::describeEnd(double timeoutSeconds) const {
+  if (timedOut) return "timed out after " + std::to_string(static_cast<long long>(timeoutSeconds)) + " s";
+  if (signal != 0) return "signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  return "exit " + std::to_string(exitCode);
+}
+
+std::string selfExecutable() {
+  std::error_code error;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string("kiln") : path.string();
+}
+
+Result<ChildResult> runChild(const ChildSpec& spec) {
+  if (spec.argv.empty()) return Status(StatusCode::INVALID_ARGUMENT, "no program to run");
+  if (access(spec.argv.front().c_str(), X_OK) != 0) {
+    return Status(StatusCode::NO_SUCHFILE, "cannot run '" + spec.argv.front() + "': " + std::strerror(errno));
+  }
+  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> argvStrings = spec.argv;
+  std::vector<std::string> envStrings = childEnvironment(spec);
+  std::vector<char*> argv = pointers(argvStrings);
+  std::vector<char*> envp = pointers(envStrings);
+  int outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
+  if (pipe2(outPipe, O_CLOEXEC) != 0 || pipe2(errPipe, O_CLOEXEC) != 0) {
+    closePipe(outPipe);
+    return Status(StatusCode::FAIL, std::string("pipe: ") + std::strerror(errno));
+  }
+  const auto start = Clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    closePipe(outPipe);
+    closePipe(errPipe);
+    return Status(StatusCode::FAIL, std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    dup2(outPipe[1], STDOUT_FILENO);
+    dup2(errPipe[1], STDERR_FILENO);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  close(outPipe[1]);
+  close(errPipe[1]);
+
+  ChildResult result;
+  pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open = 2;
+  char buffer[65536];
+  while (open > 0) {
+    int waitMs = -1;
+    if (spec.timeoutSeconds > 0 && !result.timedOut) {
+      const double left = spec.timeoutSeconds * 1000 -
+                          std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      if (left <= 0) {
+        kill(pid, SIGKILL);  // the pipes close when it dies
+        result.timedOut = true;
+      } else {
+        waitMs = static_cast<int>(left) + 1;
+      }
+    }
+    const int ready = poll(fds, 2, waitMs);
+    if (ready < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+      if (n > 0) {
+        sinks[i]->append(buffer, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open;
+      }
+    }
+  }
+  for (auto& fd : fds) {
+    if (fd.fd >= 0) close(fd.fd);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  if (WIFEXITED(status)) {
+    result.exitCode = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+  return result;
+}
+
+}  // namespace kiln::cli
