@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <random>
 
 #include "cli_output.h"
 #include "commands.h"
@@ -13,6 +12,7 @@
 #include "kiln/pipeline_cache.h"
 #include "kiln/session.h"
 #include "kiln/tensor_io.h"
+#include "model_inputs.h"
 
 namespace kiln::cli {
 namespace {
@@ -27,28 +27,6 @@ struct RunArgs {
   bool noPipelineCache = false;
   CommonFlags flags;
 };
-
-// Random values in a range that suits the element type; deterministic for a seed.
-Tensor randomTensor(DataType type, const Shape& shape, std::mt19937& rng) {
-  Tensor t(type, shape);
-  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
-  std::uniform_int_distribution<int> small(0, 9);
-  const int64_t n = t.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    switch (type) {
-      case DataType::FLOAT: t.data<float>()[i] = uniform(rng); break;
-      case DataType::DOUBLE: t.data<double>()[i] = uniform(rng); break;
-      case DataType::FLOAT16: t.data<Float16>()[i] = Float16(uniform(rng)); break;
-      case DataType::INT64: t.data<int64_t>()[i] = small(rng); break;
-      case DataType::INT32: t.data<int32_t>()[i] = small(rng); break;
-      case DataType::UINT8: t.data<uint8_t>()[i] = static_cast<uint8_t>(small(rng)); break;
-      case DataType::INT8: t.data<int8_t>()[i] = static_cast<int8_t>(small(rng)); break;
-      case DataType::BOOL: t.data<bool>()[i] = small(rng) % 2; break;
-      default: break;
-    }
-  }
-  return t;
-}
 
 nlohmann::json summarize(const NamedTensor& output) {
   nlohmann::json j = {{"name", output.name}, {"dtype", dataTypeName(output.tensor.dtype())},
@@ -126,33 +104,9 @@ int runModel(RunArgs& args) {
   auto session = Session::create(args.model, options);
   if (!session.isOk()) return reportError(session.status(), args.flags);
 
-  std::map<std::string, Tensor> given;
-  for (const auto& entry : args.inputs) {
-    auto kv = splitAssignment(entry, "--input");
-    if (!kv.isOk()) return reportError(kv.status(), args.flags);
-    auto tensor = readTensorFile(kv->second);
-    if (!tensor.isOk()) return reportError(tensor.status(), args.flags);
-    given[kv->first] = std::move(tensor).value();
-  }
-  std::mt19937 rng(args.seed);
-  std::vector<NamedTensor> inputs;
-  for (const auto& meta : (*session)->inputs()) {
-    if (auto it = given.find(meta.name); it != given.end()) {
-      inputs.push_back({meta.name, it->second});
-      given.erase(it);
-      continue;
-    }
-    Shape shape;
-    if (auto it = shapes->find(meta.name); it != shapes->end()) {
-      shape = it->second;
-    } else {
-      for (const auto& d : meta.shape) shape.push_back(d.isFixed() ? d.value : 1);
-    }
-    inputs.push_back({meta.name, randomTensor(meta.dtype, shape, rng)});
-  }
-  for (const auto& [name, _] : given) {
-    return reportError({StatusCode::INVALID_ARGUMENT, "the model has no input named '" + name + "'"}, args.flags);
-  }
+  auto prepared = prepareInputs(**session, args.inputs, *shapes, args.seed);
+  if (!prepared.isOk()) return reportError(prepared.status(), args.flags);
+  const std::vector<NamedTensor>& inputs = *prepared;
 
   std::vector<double> runMs;
   Result<std::vector<NamedTensor>> outputs = std::vector<NamedTensor>{};

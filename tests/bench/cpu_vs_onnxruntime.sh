@@ -50,7 +50,7 @@ measure() {  # label side runs warmup model-args...
   if [[ "$side" == kiln ]]; then
     json="$("$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS")"
   else
-    json="$(node "$ROOT/tests/bench/ort_bench.mjs" "$CACHE" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS")"
+    json="$(node "$ROOT/resources/bench/ort_bench.mjs" "$CACHE/ort" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS")"
   fi
   echo "$label $side $json" >>"$RESULTS"
   echo "  $label $side: $json" >&2

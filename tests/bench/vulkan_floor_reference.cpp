@@ -5,7 +5,7 @@
 // Compiles MODEL in this process as `kiln compile` does (a session's compiled model: the rewritten model that
 // a binary's partitions plug into, and each kernel's absorbed inputs, which a binary does not store), checks
 // that BINARY holds the same partitions, computes the bytes VulkanPartitionExecutable::build uploads for
-// them, releases the compiling session (and with it the device and its pipelines), then creates a session
+// them, releases the compiling session and closes the device (and with it its pipelines), then creates a session
 // from BINARY with createSessionFromBinary and prints its counters and timings. Timings come from a process
 // that compiled already (Vulkan instance and glslang warm): they are informative, not a cold measurement.
 // Exit 0 ok, 1 failure, 2 usage.
@@ -17,6 +17,7 @@
 #include <string>
 
 #include "context_binary/context_binary.h"
+#include "ep/vulkan/vulkan_device.h"
 #include "kiln/session.h"
 #include "session/compiled_model_io.h"
 #include "session/inference_session.h"
@@ -126,6 +127,9 @@ int main(int argc, char** argv) {
     for (const auto& key : spirvKeys(a)) keys.insert(key);
   }
 
+  // Devices stay open for the process (and keep their pipelines); close the one the compile used, so the load
+  // creates its pipelines as a fresh process does.
+  kiln::vk::Device::releaseUnused();
   const auto started = std::chrono::steady_clock::now();
   auto loaded = kiln::createSessionFromBinary(std::move(compiled.model), binary, options);
   const double wallMs =

@@ -45,7 +45,7 @@ measure() {  # side
     vulkan) json="$(MESA_SHADER_CACHE_DIR="$(mktemp -d "$WORK/mesa.XXXX")" \
                    "$KILN_BENCH" "${OCR_ARGS[@]}" --ep vulkan --runs "$RUNS" --warmup "$WARMUP" --threads "$THREADS")" ;;
     cpu) json="$("$KILN_BENCH" "${OCR_ARGS[@]}" --ep cpu --runs "$RUNS" --warmup "$WARMUP" --threads "$THREADS")" ;;
-    ort) json="$(node "$ROOT/tests/bench/ort_bench.mjs" "$CACHE" "${OCR_ARGS[@]}" --runs "$RUNS" --warmup "$WARMUP" \
+    ort) json="$(node "$ROOT/resources/bench/ort_bench.mjs" "$CACHE/ort" "${OCR_ARGS[@]}" --runs "$RUNS" --warmup "$WARMUP" \
                   --threads "$THREADS")" ;;
   esac
   echo "$side $json" >>"$WORK/results"

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-import { writeNpy } from './npy.mjs';
+import { writeNpy } from '../../resources/bench/npy.mjs';
 import { makeSileroChunk, makeTextPage } from './synthetic_inputs.mjs';
 
 export const kSileroSteps = 8;
@@ -121,7 +121,7 @@ async function main() {
   // Redo everything when any ingredient changed: these scripts, the models, or the ORT version.
   const here = path.dirname(fileURLToPath(import.meta.url));
   const stamp = JSON.stringify({
-    scripts: ['ort_reference.mjs', 'synthetic_inputs.mjs', 'npy.mjs'].map((f) => sha256(path.join(here, f))),
+    scripts: ['ort_reference.mjs', 'synthetic_inputs.mjs', '../../resources/bench/npy.mjs'].map((f) => sha256(path.join(here, f))),
     models: models.map(sha256),
     ort: ort.env.versions?.common ?? 'unknown',
     sileroSteps: kSileroSteps,

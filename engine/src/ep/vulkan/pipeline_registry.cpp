@@ -18,7 +18,9 @@ PipelineRegistry::~PipelineRegistry() {
 }
 
 Status PipelineRegistry::attachDriverCache(std::span<const std::byte> blob) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
+  // vkMergePipelineCaches needs the cache to itself: wait out creations in flight (none start while locked).
+  created_.wait(lock, [&] { return creating_.empty(); });
   VkDevice dev = device_.handle();
   VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   info.initialDataSize = blob.size();
@@ -68,13 +70,33 @@ const Pipeline* PipelineRegistry::find(const std::string& key) const {
 Result<const Pipeline*> PipelineRegistry::get(const ShaderVariant& variant, const std::vector<uint32_t>& spirv,
                                               Stats* stats) {
   const std::string key = variant.key();
-  // Held while creating, as ncnn does: concurrent sessions asking for one variant create it once.
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
+  // Concurrent sessions (or threads of one load) asking for one variant create it once, as ncnn does; different
+  // variants are created in parallel, without the lock.
+  created_.wait(lock, [&] { return !creating_.count(key); });
   if (auto it = pipelines_.find(key); it != pipelines_.end()) {
     if (stats) *stats = {};
     return it->second.get();
   }
+  creating_.insert(key);
+  const VkPipelineCache cache = cache_;
+  lock.unlock();
   Stopwatch clock;
+  Result<std::unique_ptr<Pipeline>> made = create(variant, spirv, cache);
+  const double createMs = clock.elapsedMs();
+  lock.lock();
+  creating_.erase(key);
+  created_.notify_all();
+  if (!made.isOk()) return made.status();
+  if (stats) *stats = {createMs, true};
+  const Pipeline* result = made.value().get();
+  pipelines_.emplace(key, std::move(made).value());
+  return result;
+}
+
+Result<std::unique_ptr<Pipeline>> PipelineRegistry::create(const ShaderVariant& variant, const std::vector<uint32_t>& spirv,
+                                                           VkPipelineCache cache) const {
+  const std::string key = variant.key();
   VkDevice dev = device_.handle();
   auto pipeline = std::make_unique<Pipeline>();
   pipeline->key = key;
@@ -115,7 +137,7 @@ Result<const Pipeline*> PipelineRegistry::get(const ShaderVariant& variant, cons
     info.stage.module = module;
     info.stage.pName = "main";
     info.layout = pipeline->layout;
-    status = check(vkCreateComputePipelines(dev, cache_, 1, &info, nullptr, &pipeline->pipeline),
+    status = check(vkCreateComputePipelines(dev, cache, 1, &info, nullptr, &pipeline->pipeline),
                    "vkCreateComputePipelines");
   }
   if (module) vkDestroyShaderModule(dev, module, nullptr);
@@ -124,10 +146,7 @@ Result<const Pipeline*> PipelineRegistry::get(const ShaderVariant& variant, cons
     vkDestroyDescriptorSetLayout(dev, pipeline->setLayout, nullptr);
     return Status(StatusCode::EP_FAIL, status.message() + " for shader '" + variant.shader + "' (" + key + ")");
   }
-  if (stats) *stats = {clock.elapsedMs(), true};
-  const Pipeline* result = pipeline.get();
-  pipelines_.emplace(key, std::move(pipeline));
-  return result;
+  return pipeline;
 }
 
 }  // namespace kiln::vk

@@ -9,9 +9,11 @@
 
 #include <vulkan/vulkan.h>
 
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,7 +43,8 @@ class PipelineRegistry {
     double createMs = 0;
     bool created = false;  // false: found in the registry
   };
-  // The pipeline for `variant` built from `spirv`, created on first request.
+  // The pipeline for `variant` built from `spirv`, created on first request. Concurrent calls create different
+  // variants in parallel; a second request for a variant being created waits for it (created once).
   Result<const Pipeline*> get(const ShaderVariant& variant, const std::vector<uint32_t>& spirv, Stats* stats = nullptr);
   // The pipeline for `variant` if it exists already.
   const Pipeline* find(const std::string& key) const;
@@ -54,8 +57,14 @@ class PipelineRegistry {
   Result<std::vector<std::byte>> driverCacheData() const;
 
  private:
+  // Creates one pipeline through `cache` (read under mutex_); called without mutex_ held.
+  Result<std::unique_ptr<Pipeline>> create(const ShaderVariant& variant, const std::vector<uint32_t>& spirv,
+                                           VkPipelineCache cache) const;
+
   Device& device_;
   mutable std::mutex mutex_;
+  std::condition_variable created_;  // signalled when a variant leaves creating_
+  std::set<std::string> creating_;   // variants some thread is creating (without holding mutex_)
   VkPipelineCache cache_ = VK_NULL_HANDLE;
   std::map<std::string, std::unique_ptr<Pipeline>> pipelines_;
 };

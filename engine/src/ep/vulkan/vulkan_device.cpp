@@ -212,11 +212,33 @@ Result<DeviceInfo> selectDevice(const std::string& selector, bool allowCpu) {
                                      "--ep vulkan or kiln.vulkan.device)");
 }
 
+namespace {
+
+// Open devices stay open for the life of the process, as ncnn's GPU instance does: a later session on the device
+// finds its pipelines in the registry instead of creating them again (kiln bench's in-process mode). Never
+// destroyed at exit: the driver may already be gone then, and the process's end releases the device anyway.
+struct OpenDevices {
+  std::mutex mutex;
+  std::map<uint32_t, std::shared_ptr<Device>> byIndex;
+};
+OpenDevices& openDevices() {
+  static auto* open = new OpenDevices();
+  return *open;
+}
+
+}  // namespace
+
+void Device::releaseUnused() {
+  OpenDevices& open = openDevices();
+  std::lock_guard lock(open.mutex);
+  std::erase_if(open.byIndex, [](const auto& entry) { return entry.second.use_count() == 1; });
+}
+
 Result<std::shared_ptr<Device>> Device::acquire(uint32_t index) {
-  static std::mutex mutex;
-  static std::map<uint32_t, std::weak_ptr<Device>> devices;
-  std::lock_guard lock(mutex);
-  if (auto existing = devices[index].lock()) return existing;
+  OpenDevices& open = openDevices();
+  std::lock_guard lock(open.mutex);
+  auto& devices = open.byIndex;
+  if (auto it = devices.find(index); it != devices.end()) return it->second;
   std::shared_ptr<Device> device(new Device());
   Stopwatch clock;
   KILN_RETURN_IF_ERROR(device->initialize(index));

@@ -5,6 +5,7 @@
 #include <vulkan/vulkan.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -63,8 +64,11 @@ class MemoryAllocator;
 // A logical device with one compute queue. Thread-safe: the queue is guarded by submitMutex().
 class Device {
  public:
-  // The shared logical device for physical device `index` (created on first request).
+  // The shared logical device for physical device `index` (created on first request, open until the process ends).
   static Result<std::shared_ptr<Device>> acquire(uint32_t index);
+  // Closes the open devices no session holds (their pipelines go with them): for a program that is done with
+  // Vulkan for a while, or a measurement that must start from a closed device.
+  static void releaseUnused();
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -80,7 +84,9 @@ class Device {
   // vkCmdPushDescriptorSetKHR when the device has VK_KHR_push_descriptor, else nullptr.
   PFN_vkCmdPushDescriptorSetKHR pushDescriptorFn() const { return pushDescriptor_; }
   // Milliseconds it took to create this logical device (0 when it was already created by another session).
-  double createMs() const { return createMs_; }
+  // How long creating the logical device took, for the first session that asks; 0 for later ones (they found the
+  // device open).
+  double claimCreateMs() { return createMs_.exchange(0); }
 
  private:
   Device() = default;
@@ -95,7 +101,7 @@ class Device {
   PFN_vkCmdPushDescriptorSetKHR pushDescriptor_ = nullptr;
   std::unique_ptr<PipelineRegistry> pipelines_;
   std::unique_ptr<MemoryAllocator> allocator_;
-  double createMs_ = 0;
+  std::atomic<double> createMs_{0};
 };
 
 // "VkResult -5 (VK_ERROR_..)" for messages.

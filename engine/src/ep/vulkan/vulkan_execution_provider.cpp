@@ -20,6 +20,7 @@
 #include "ep/vulkan/pipeline_registry.h"
 #include "ep/vulkan/vulkan_device.h"
 #include "util/log.h"
+#include "util/parallel.h"
 #include "util/stopwatch.h"
 
 namespace kiln::vk {
@@ -91,38 +92,19 @@ Result<std::map<std::string, std::vector<uint32_t>>> compileVariants(const std::
     work.push_back(&variant);
   }
   std::vector<std::optional<Result<SpirvResult>>> results(work.size());
-  std::atomic<size_t> next{0};
-  std::mutex doneMutex;
-  std::condition_variable doneSignal;
-  size_t finished = 0;
-  auto worker = [&] {
-    for (size_t i = next++; i < work.size(); i = next++) {
-      Result<SpirvResult> result =
-          context.progress && context.progress->cancelled()
-              ? Result<SpirvResult>(Status(StatusCode::CANCELLED, "compilation of " + partition + " cancelled"))
-              : compileShader(*work[i], device);
-      std::lock_guard lock(doneMutex);
-      results[i] = std::move(result);
-      ++finished;
-      doneSignal.notify_one();
-    }
-  };
   Stopwatch clock;
-  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), work.size());
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  std::thread last(worker);  // the calling thread reports progress meanwhile
-  size_t reported = 0;
-  while (reported < work.size()) {
-    std::unique_lock lock(doneMutex);
-    doneSignal.wait(lock, [&] { return finished > reported; });
-    reported = finished;
-    lock.unlock();
-    if (context.progress) context.progress->report(partition + ": glslang", static_cast<int64_t>(reported),
-                                                   static_cast<int64_t>(work.size()));
-  }
-  for (auto& thread : pool) thread.join();
-  last.join();
+  runParallel(
+      work.size(),
+      [&](size_t i) {
+        results[i] = context.progress && context.progress->cancelled()
+                         ? Result<SpirvResult>(Status(StatusCode::CANCELLED, "compilation of " + partition + " cancelled"))
+                         : compileShader(*work[i], device);
+      },
+      [&](size_t done) {
+        if (context.progress) {
+          context.progress->report(partition + ": glslang", static_cast<int64_t>(done), static_cast<int64_t>(work.size()));
+        }
+      });
   if (context.timings) context.timings->glslang_ms += clock.elapsedMs();  // wall time of the stage
 
   for (size_t i = 0; i < work.size(); ++i) {
@@ -296,27 +278,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     if (!kernels) {
       KILN_ASSIGN_OR_RETURN(kernels, recreateKernels(partition));
     }
-    int64_t index = 0;
-    for (auto& step : kernels->steps) {
-      if (context.progress && context.progress->cancelled()) {
-        return Status(StatusCode::CANCELLED, "loading of " + partition.name + " cancelled");
-      }
-      if (context.progress) {
-        context.progress->report(partition.name + ": pipelines", index++, static_cast<int64_t>(kernels->steps.size()));
-      }
-      if (!step.kernel) continue;
-      for (const auto& variant : step.kernel->shaders()) {
-        auto module = partition.spirv.find(variant.key());
-        if (module == partition.spirv.end()) {
-          return Status(StatusCode::INVALID_GRAPH, "compiled partition " + partition.name + " lacks SPIR-V for " + variant.key());
-        }
-        PipelineRegistry::Stats stats;
-        KILN_ASSIGN_OR_RETURN(const Pipeline* pipeline, device->pipelines().get(variant, module->second, &stats));
-        if (context.timings) context.timings->pipeline_create_ms += stats.createMs;
-        if (context.counters && stats.created) context.counters->pipelines_created++;
-        step.pipelines.push_back(pipeline);
-      }
-    }
+    KILN_RETURN_IF_ERROR(createPipelines(*device, partition, *kernels, context));
     double uploadMs = 0;
     KILN_ASSIGN_OR_RETURN(auto executable,
                           VulkanPartitionExecutable::create(device, partition.graph, partition.inputs, partition.outputs,
@@ -348,11 +310,60 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     return std::make_shared<KernelSet>(std::move(kernels));
   }
 
+  // The pipelines of every step, created on up to hardware_concurrency threads (each vkCreateComputePipelines is
+  // independent and the driver's VkPipelineCache is internally synchronized; on lavapipe this is most of a cached
+  // load). Variants shared by several steps, or already in the device's registry, are created once.
+  // pipeline_create_ms is the wall time of the stage.
+  static Status createPipelines(Device& device, const CompiledPartition& partition, KernelSet& kernels,
+                                const CompileContext& context) {
+    std::map<std::string, std::pair<const ShaderVariant*, const std::vector<uint32_t>*>> unique;
+    for (const auto& step : kernels.steps) {
+      if (!step.kernel) continue;
+      for (const auto& variant : step.kernel->shaders()) {
+        auto module = partition.spirv.find(variant.key());
+        if (module == partition.spirv.end()) {
+          return Status(StatusCode::INVALID_GRAPH, "compiled partition " + partition.name + " lacks SPIR-V for " + variant.key());
+        }
+        unique.emplace(variant.key(), std::make_pair(&variant, &module->second));
+      }
+    }
+    std::vector<const std::pair<const ShaderVariant*, const std::vector<uint32_t>*>*> work;
+    for (const auto& [key, item] : unique) work.push_back(&item);
+    std::vector<std::optional<Result<const Pipeline*>>> results(work.size());
+    std::vector<PipelineRegistry::Stats> stats(work.size());
+    Stopwatch clock;
+    runParallel(
+        work.size(),
+        [&](size_t i) {
+          results[i] = context.progress && context.progress->cancelled()
+                           ? Result<const Pipeline*>(Status(StatusCode::CANCELLED, "loading of " + partition.name + " cancelled"))
+                           : device.pipelines().get(*work[i]->first, *work[i]->second, &stats[i]);
+        },
+        [&](size_t done) {
+          if (context.progress) {
+            context.progress->report(partition.name + ": pipelines", static_cast<int64_t>(done),
+                                     static_cast<int64_t>(work.size()));
+          }
+        });
+    if (context.timings) context.timings->pipeline_create_ms += clock.elapsedMs();
+    std::map<std::string, const Pipeline*> byKey;
+    for (size_t i = 0; i < work.size(); ++i) {
+      if (!results[i]->isOk()) return results[i]->status();
+      if (context.counters && stats[i].created) context.counters->pipelines_created++;
+      byKey.emplace(work[i]->first->key(), results[i]->value());
+    }
+    for (auto& step : kernels.steps) {
+      if (!step.kernel) continue;
+      for (const auto& variant : step.kernel->shaders()) step.pipelines.push_back(byKey.at(variant.key()));
+    }
+    return Status::ok();
+  }
+
   Result<std::shared_ptr<Device>> waitForDevice(const CompileContext& context) {
     const Result<std::shared_ptr<Device>>& device = deviceFuture_.get();
     if (!device.isOk()) return device.status();
     if (!deviceTimeReported_ && context.timings) {
-      context.timings->device_create_ms += device.value()->createMs();
+      context.timings->device_create_ms += device.value()->claimCreateMs();
       deviceTimeReported_ = true;
     }
     if (!driverCacheAttached_) {

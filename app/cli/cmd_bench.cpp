@@ -1,0 +1,444 @@
+// kiln bench MODEL: cold versus cached session creation (bench.h explains the two cache axes). Every measured run
+// but in-process is a fresh `kiln bench-worker` process, so nothing a previous run left in memory helps it; the
+// epctx modes load ctx models this command compiles first with `kiln compile` (also in a child process).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "bench.h"
+#include "child_process.h"
+#include "cli_output.h"
+#include "commands.h"
+#include "kiln/device.h"
+#include "progress_display.h"
+
+namespace kiln::cli {
+namespace fs = std::filesystem;
+namespace {
+
+struct BenchArgs {
+  std::string model;
+  std::string modes = "cold,pipeline-cache,epctx-embed,epctx-file,in-process";
+  std::string driverCaches = "cold,warm";
+  int runs = 10;
+  int inferences = 5;
+  std::vector<std::string> shapes, inputs, configs;
+  std::string device;
+  bool autotune = false;
+  bool compareOnnxRuntime = false;
+  std::string onnxRuntimeDir;
+  std::string csv;
+  std::string workDir;
+  double timeoutSeconds = 600;
+  CommonFlags flags;
+};
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+std::string tail(const std::string& text, size_t bytes = 1500) {
+  return text.size() <= bytes ? text : "..." + text.substr(text.size() - bytes);
+}
+
+// One row of the report being measured: which program runs, on what, with which driver cache.
+struct Plan {
+  std::string mode, driverCache;
+  std::vector<std::string> argv;
+  fs::path warmDriverCache;  // the shared folder of a `warm` row
+  BenchMode* result = nullptr;
+};
+
+class BenchRunner {
+ public:
+  BenchRunner(const BenchArgs& args, fs::path work) : args_(args), work_(std::move(work)) {}
+
+  int run() {
+    const std::vector<std::string> modes = splitList(args_.modes);
+    const std::vector<std::string> caches = splitList(args_.driverCaches);
+    for (const auto& mode : modes) {
+      if (std::find(std::begin(kBenchModes), std::end(kBenchModes), mode) == std::end(kBenchModes)) {
+        return usage("unknown mode '" + mode + "' (modes: cold, pipeline-cache, epctx-embed, epctx-file, in-process)");
+      }
+    }
+    for (const auto& cache : caches) {
+      if (cache != "cold" && cache != "warm") return usage("--driver-cache takes cold and/or warm, got '" + cache + "'");
+    }
+    if (modes.empty() || caches.empty()) return usage("--modes and --driver-cache need at least one entry");
+    if (!fs::is_regular_file(args_.model)) {
+      return reportError(Status(StatusCode::NO_SUCHFILE, "no model file at '" + args_.model + "'"), args_.flags);
+    }
+    report_.model = args_.model;
+    report_.runs = args_.runs;
+    report_.inferences = args_.inferences;
+    report_.autotune = args_.autotune;
+    report_.device = describeDevice();
+
+    ProgressDisplay progress(!args_.flags.quiet);
+    std::vector<Plan> plans;
+    const bool wantsEmbed = contains(modes, "epctx-embed"), wantsFile = contains(modes, "epctx-file");
+    for (const char* embed : {"1", "0"}) {
+      if (!(embed[0] == '1' ? wantsEmbed : wantsFile)) continue;
+      progress.update({std::string("compile (embed mode ") + embed + ")", 0, 0});
+      Status compiled = compile(embed[0] == '1' ? "embed" : "file", embed);
+      if (!compiled.isOk()) return reportError(compiled, args_.flags);
+    }
+    report_.modes.reserve(modes.size() * caches.size() + 2);  // Plan::result points into it
+    for (const auto& mode : modes) {
+      if (mode == "in-process") continue;
+      for (const auto& cache : caches) plans.push_back(plan(mode, cache));
+    }
+    const bool withOrt = args_.compareOnnxRuntime && prepareOnnxRuntime();
+
+    // The discarded warm-up of every row (it also writes the pipeline cache file and primes `warm` driver caches),
+    // then the measured runs in turn, so that drift on a busy machine spreads over every row alike.
+    int done = 0;
+    for (auto& p : plans) {
+      progress.update({"warm-up", done++, static_cast<int64_t>(plans.size())});
+      std::vector<std::string> argv = p.argv;
+      if (&p == &plans.front()) argv.insert(argv.end(), {"--dump-inputs", (work_ / "inputs").string()});
+      fs::create_directories(work_ / "inputs");
+      auto sample = measure(p, argv, "warm-up");
+      if (!sample.isOk()) return reportError(sample.status(), args_.flags);
+    }
+    if (withOrt) plans.push_back(ortPlan());
+    const int64_t total = static_cast<int64_t>(plans.size()) * args_.runs;
+    done = 0;
+    for (int r = 0; r < args_.runs; ++r) {
+      for (auto& p : plans) {
+        progress.update({"runs", done++, total});
+        if (p.mode == kOnnxRuntimeMode && r == 0) {
+          auto warmup = measure(p, p.argv, "warm-up");  // node's own start-up and file cache, discarded
+          if (!warmup.isOk()) return reportError(warmup.status(), args_.flags);
+        }
+        auto sample = measure(p, p.argv, "run " + std::to_string(r + 1));
+        if (!sample.isOk()) return reportError(sample.status(), args_.flags);
+        p.result->samples.push_back(std::move(sample).value());
+      }
+    }
+    progress.update({"runs", total, total});
+    if (contains(modes, "in-process")) {
+      progress.update({"in-process", 0, 0});
+      Status s = inProcess();
+      if (!s.isOk()) return reportError(s, args_.flags);
+    }
+    progress.finish();
+    // Report order: the modes as kBenchModes lists them, onnxruntime-node last.
+    auto rank = [](const BenchMode& m) {
+      return std::find(std::begin(kBenchModes), std::end(kBenchModes), m.name) - std::begin(kBenchModes);
+    };
+    std::stable_sort(report_.modes.begin(), report_.modes.end(),
+                     [&](const BenchMode& a, const BenchMode& b) { return rank(a) < rank(b); });
+    return print();
+  }
+
+ private:
+  static bool contains(const std::vector<std::string>& items, const std::string& item) {
+    return std::find(items.begin(), items.end(), item) != items.end();
+  }
+
+  int usage(const std::string& message) {
+    return reportError(Status(StatusCode::INVALID_ARGUMENT, message), args_.flags);
+  }
+
+  // The device the runs use, as kiln devices names it (the compiled binary's target when the epctx modes ran).
+  std::string describeDevice() {
+    auto devices = listVulkanDevices();
+    if (!devices.isOk() || devices->empty()) return "no Vulkan device";
+    const VulkanDeviceDescription* chosen = nullptr;
+    for (const auto& d : *devices) {
+      if (!args_.device.empty() && (d.name == args_.device || std::to_string(d.index) == args_.device)) chosen = &d;
+    }
+    for (const auto& d : *devices) {
+      if (!chosen && d.type != "cpu") chosen = &d;
+    }
+    if (!chosen) chosen = &devices->front();
+    return chosen->name + " (" + chosen->driverName + " " + chosen->driverInfo + ")";
+  }
+
+  std::vector<std::string> passThrough(bool withAutotune) const {
+    std::vector<std::string> out;
+    for (const auto& s : args_.shapes) out.insert(out.end(), {"--shape", s});
+    for (const auto& c : args_.configs) out.insert(out.end(), {"--config", c});
+    if (!args_.device.empty()) out.insert(out.end(), {"--config", "kiln.vulkan.device=" + args_.device});
+    if (withAutotune && args_.autotune) out.insert(out.end(), {"--config", "kiln.vulkan.autotune=1"});
+    return out;
+  }
+
+  fs::path ctxModel(const std::string& folder) const {
+    return work_ / folder / (fs::path(args_.model).stem().string() + "_ctx.onnx");
+  }
+
+  // kiln compile MODEL -o WORK/<folder>/<stem>_ctx.onnx in a child with an empty driver cache.
+  Status compile(const std::string& folder, const char* embedMode) {
+    std::vector<std::string> argv = {selfExecutable(), "compile", args_.model, "-o", ctxModel(folder).string(),
+                                     "--embed-mode", embedMode, "--json", "--quiet"};
+    for (const auto& s : args_.shapes) argv.insert(argv.end(), {"--shape", s});
+    for (const auto& c : args_.configs) argv.insert(argv.end(), {"--config", c});
+    if (!args_.device.empty()) argv.insert(argv.end(), {"--device", args_.device});
+    if (args_.autotune) argv.push_back("--autotune");
+    ChildSpec spec{argv, environment(freshDriverCache()), {"MESA_SHADER_CACHE_DISABLE"}, args_.timeoutSeconds};
+    KILN_ASSIGN_OR_RETURN(ChildResult child, runChild(spec));
+    if (!child.exited() || child.exitCode != 0) {
+      return Status(StatusCode::FAIL, "kiln compile for the epctx modes failed (" +
+                                          child.describeEnd(args_.timeoutSeconds) + "): " + tail(child.err));
+    }
+    nlohmann::json result = nlohmann::json::parse(child.out, nullptr, false);
+    if (result.is_discarded()) return Status(StatusCode::FAIL, "kiln compile printed no JSON: " + tail(child.out));
+    if (embedMode[0] == '0') {
+      report_.compile = {{"wall_ms", child.wallMs},
+                         {"timings", result.value("timings", nlohmann::json::object())},
+                         {"counters", result.value("counters", nlohmann::json::object())},
+                         {"epcontext_nodes", result.value("epcontext_nodes", 0)}};
+      if (result.contains("binary")) report_.compile["binary_bytes"] = result["binary"].value("file_size", 0);
+      if (result.contains("binary") && result["binary"].contains("device")) {
+        const auto& d = result["binary"]["device"];
+        report_.device = d.value("name", report_.device) + " (" + d.value("driver_name", std::string()) + " " +
+                         d.value("driver_info", std::string()) + ")";
+      }
+    }
+    return Status::ok();
+  }
+
+  Plan plan(const std::string& mode, const std::string& cache) {
+    report_.modes.push_back({mode, cache, {}});
+    Plan p{mode, cache, {}, {}, &report_.modes.back()};
+    std::string target = args_.model;
+    std::vector<std::string> extra = passThrough(mode == "cold" || mode == "pipeline-cache");
+    if (mode == "pipeline-cache") {
+      extra.insert(extra.end(), {"--config", "kiln.vulkan.pipeline_cache_path=" +
+                                                 (work_ / ("pipelines-" + cache + ".vkcache")).string()});
+    } else if (mode == "epctx-embed") {
+      target = ctxModel("embed").string();
+    } else if (mode == "epctx-file") {
+      target = ctxModel("file").string();
+    }
+    p.argv = {selfExecutable(), "bench-worker", target, "--ep", "vulkan", "--inferences",
+              std::to_string(args_.inferences)};
+    for (const auto& i : args_.inputs) p.argv.insert(p.argv.end(), {"--input", i});
+    p.argv.insert(p.argv.end(), extra.begin(), extra.end());
+    if (cache == "warm") p.warmDriverCache = work_ / "driver" / (mode + "-warm");
+    return p;
+  }
+
+  // onnxruntime-node, if node and the package are there: ORT_DIR from --onnxruntime-node, $KILN_ONNXRUNTIME_NODE,
+  // or the model cache tests/tools/fetch_models.sh fills.
+  bool prepareOnnxRuntime() {
+    std::string dir = args_.onnxRuntimeDir;
+    if (dir.empty() && std::getenv("KILN_ONNXRUNTIME_NODE")) dir = std::getenv("KILN_ONNXRUNTIME_NODE");
+    if (dir.empty() && std::getenv("HOME")) {
+      const char* cache = std::getenv("KILN_CACHE_DIR");
+      dir = (cache ? fs::path(cache) : fs::path(std::getenv("HOME")) / ".cache" / "kiln") / "models" / "ort";
+    }
+    ortDir_ = dir;
+    nodePath_ = findOnPath("node");
+    ortScript_ = findResource("bench/ort_bench.mjs");
+    std::string missing;
+    if (nodePath_.empty()) missing = "node is not on PATH";
+    else if (ortScript_.empty()) missing = "share/kiln/bench/ort_bench.mjs is not installed";
+    else if (!fs::is_directory(fs::path(dir) / "node_modules" / "onnxruntime-node")) {
+      missing = "no onnxruntime-node under " + dir + " (--onnxruntime-node DIR)";
+    }
+    if (!missing.empty() && !args_.flags.quiet) {
+      std::fprintf(stderr, "kiln: warning: --compare-onnxruntime skipped: %s\n", missing.c_str());
+    }
+    return missing.empty();
+  }
+
+  Plan ortPlan() {
+    report_.modes.push_back({kOnnxRuntimeMode, "n/a", {}});
+    Plan p{kOnnxRuntimeMode, "n/a", {nodePath_, ortScript_, ortDir_, args_.model}, {}, &report_.modes.back()};
+    for (const auto& name : inputNames_) {
+      p.argv.insert(p.argv.end(), {"--input", name + "=" + (work_ / "inputs" / benchInputFileName(name)).string()});
+    }
+    p.argv.insert(p.argv.end(), {"--runs", std::to_string(std::max(1, args_.inferences)), "--warmup", "0",
+                                 "--threads", "2"});
+    return p;
+  }
+
+  static std::string findOnPath(const std::string& program) {
+    const char* path = std::getenv("PATH");
+    std::stringstream stream(path ? path : "");
+    for (std::string folder; std::getline(stream, folder, ':');) {
+      const fs::path candidate = fs::path(folder.empty() ? "." : folder) / program;
+      if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    }
+    return {};
+  }
+
+  // A file under share/kiln beside the installed executable, or the source tree's resources/ in a build tree.
+  static std::string findResource(const std::string& relative) {
+    const fs::path exe = selfExecutable();
+    for (const fs::path& base : {exe.parent_path().parent_path() / "share" / "kiln", fs::path(KILN_SOURCE_RESOURCES_DIR)}) {
+      if (fs::is_regular_file(base / relative)) return (base / relative).string();
+    }
+    return {};
+  }
+
+  fs::path freshDriverCache() { return work_ / "driver" / ("fresh-" + std::to_string(freshCount_++)); }
+
+  std::map<std::string, std::string> environment(const fs::path& driverCache) const {
+    return {{"XDG_CACHE_HOME", (work_ / "xdg").string()},
+            {"MESA_SHADER_CACHE_DIR", driverCache.string()},
+            {"__GL_SHADER_DISK_CACHE_PATH", driverCache.string()}};
+  }
+
+  Result<BenchSample> measure(Plan& p, const std::vector<std::string>& argv, const std::string& what) {
+    const fs::path driverCache = p.driverCache == "warm" ? p.warmDriverCache : freshDriverCache();
+    fs::create_directories(driverCache);
+    ChildSpec spec{argv, environment(driverCache), {"MESA_SHADER_CACHE_DISABLE"}, args_.timeoutSeconds};
+    auto child = runChild(spec);
+    if (p.driverCache == "cold") fs::remove_all(driverCache);
+    if (!child.isOk()) return child.status();
+    const std::string row = p.mode + "/" + p.driverCache + " " + what;
+    if (!child->exited() || child->exitCode != 0) {
+      return Status(StatusCode::FAIL, row + " failed (" + child->describeEnd(args_.timeoutSeconds) + "): " +
+                                          tail(child->err));
+    }
+    nlohmann::json out = nlohmann::json::parse(child->out, nullptr, false);
+    if (out.is_discarded()) return Status(StatusCode::FAIL, row + " printed no JSON: " + tail(child->out + child->err));
+    BenchSample sample;
+    if (p.mode == kOnnxRuntimeMode) {
+      sample.sessionCreateMs = out.value("session_create_ms", 0.0);
+      sample.firstInferenceMs = out.value("first_run_ms", 0.0);
+      sample.inferenceMs = out.value("inference_ms", std::vector<double>{});
+      return sample;
+    }
+    if (out.contains("inputs") && inputNames_.empty()) inputNames_ = out["inputs"].get<std::vector<std::string>>();
+    return sampleFrom(out["sessions"].front());
+  }
+
+  static BenchSample sampleFrom(const nlohmann::json& session) {
+    BenchSample sample;
+    sample.sessionCreateMs = session.value("session_create_ms", 0.0);
+    sample.firstInferenceMs = session.value("first_inference_ms", 0.0);
+    sample.inferenceMs = session.value("inference_ms", std::vector<double>{});
+    sample.timings = session.value("timings", nlohmann::json::object());
+    sample.counters = session.value("counters", nlohmann::json::object());
+    return sample;
+  }
+
+  // A second (and later) session in one process: the in-process artifact caches (pipeline registry, SPIR-V
+  // cache) at work. One process creates runs + 1 sessions; the first is the discarded warm-up, and it primes the
+  // driver's cache, so the row is `warm`.
+  Status inProcess() {
+    report_.modes.push_back({"in-process", "warm", {}});
+    std::vector<std::string> argv = {selfExecutable(), "bench-worker", args_.model, "--ep", "vulkan",
+                                     "--inferences", std::to_string(args_.inferences), "--sessions",
+                                     std::to_string(args_.runs + 1)};
+    for (const auto& i : args_.inputs) argv.insert(argv.end(), {"--input", i});
+    const std::vector<std::string> extra = passThrough(true);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const fs::path driverCache = freshDriverCache();
+    fs::create_directories(driverCache);
+    ChildSpec spec{argv, environment(driverCache), {"MESA_SHADER_CACHE_DISABLE"}, args_.timeoutSeconds};
+    KILN_ASSIGN_OR_RETURN(ChildResult child, runChild(spec));
+    if (!child.exited() || child.exitCode != 0) {
+      return Status(StatusCode::FAIL, "in-process run failed (" + child.describeEnd(args_.timeoutSeconds) + "): " +
+                                          tail(child.err));
+    }
+    nlohmann::json out = nlohmann::json::parse(child.out, nullptr, false);
+    if (out.is_discarded() || !out.contains("sessions")) return Status(StatusCode::FAIL, "in-process run printed no JSON");
+    const auto& sessions = out["sessions"];
+    for (size_t s = 1; s < sessions.size(); ++s) report_.modes.back().samples.push_back(sampleFrom(sessions[s]));
+    return Status::ok();
+  }
+
+  int print() {
+    if (!args_.csv.empty()) {
+      std::ofstream file(args_.csv, std::ios::binary | std::ios::trunc);
+      file << toCsv(report_);
+      if (!file) return reportError(Status(StatusCode::FAIL, "cannot write --csv file '" + args_.csv + "'"), args_.flags);
+    }
+    if (args_.flags.json) {
+      printJson(toJson(report_));
+    } else {
+      std::fputs(toTable(report_).c_str(), stdout);
+    }
+    return kExitOk;
+  }
+
+  const BenchArgs& args_;
+  fs::path work_;
+  BenchReport report_;
+  int freshCount_ = 0;
+  std::vector<std::string> inputNames_;
+  std::string nodePath_, ortScript_, ortDir_;
+};
+
+int runBench(const BenchArgs& args) {
+  configureLogging(args.flags);
+  fs::path work;
+  std::error_code error;
+  if (!args.workDir.empty()) {
+    work = fs::absolute(args.workDir, error);
+    fs::create_directories(work, error);
+    if (error || !fs::is_directory(work)) {
+      return reportError(Status(StatusCode::INVALID_ARGUMENT, "--work-dir '" + args.workDir + "' is not a folder"),
+                         args.flags);
+    }
+  } else {
+    std::string pattern = (fs::temp_directory_path(error) / "kiln-bench-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) {
+      return reportError(Status(StatusCode::FAIL, "cannot create a temporary folder for the bench"), args.flags);
+    }
+    work = pattern;
+  }
+  const int code = BenchRunner(args, work).run();
+  if (args.workDir.empty()) fs::remove_all(work, error);
+  return code;
+}
+
+}  // namespace
+
+void registerBench(CLI::App& app, Commands& commands) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* bench = app.add_subcommand("bench", "Benchmark cold versus cached session creation in fresh processes");
+  bench->footer(
+      "Modes (Kiln's caches): cold (none), pipeline-cache (kiln.vulkan.pipeline_cache_path), epctx-embed and\n"
+      "epctx-file (a ctx model from kiln compile, binary embedded or beside it), in-process (a second session in\n"
+      "one process). Driver cache, a separate axis: cold (empty per process) and warm (primed by the warm-up).\n"
+      "Never run it in CI: it creates hundreds of sessions.\n\n"
+      "Examples:\n"
+      "  kiln bench model.onnx\n"
+      "  kiln bench det.onnx --shape x=1x3x640x640 --runs 5 --json > det_bench.json\n"
+      "  kiln bench vad.onnx --input input=chunk.npy --input sr=sr.npy --input state=state.npy --compare-onnxruntime\n"
+      "  kiln bench det.onnx --modes cold,epctx-file --driver-cache warm --csv det.csv");
+  bench->add_option("model", args->model, "ONNX model file")->required();
+  bench->add_option("--modes", args->modes, "Comma-separated modes to run (default: all)");
+  bench->add_option("--driver-cache", args->driverCaches, "Driver cache states: cold,warm (default both)");
+  bench->add_option("--runs", args->runs, "Measured runs per row after one discarded warm-up (default 10)")
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--inferences", args->inferences, "Steady inferences per run after the first (default 5)")
+      ->check(CLI::NonNegativeNumber);
+  bench->add_option("--shape", args->shapes, "NAME=1x3x640x640 shape for a random input with free dimensions");
+  bench->add_option("--input", args->inputs, "NAME=FILE input (.npy or .pb); others are random");
+  bench->add_option("--config", args->configs, "KEY=VALUE session config entry for every run (repeatable)");
+  bench->add_option("--device", args->device, "Vulkan device index or name (kiln devices)");
+  bench->add_flag("--autotune", args->autotune, "Autotune when compiling (cold rows pay for it; epctx rows load it)");
+  bench->add_flag("--compare-onnxruntime", args->compareOnnxRuntime,
+                  "Add onnxruntime-node (CPU EP, 2 threads) as a row, if node and the package are installed");
+  bench->add_option("--onnxruntime-node", args->onnxRuntimeDir,
+                    "Folder holding node_modules/onnxruntime-node (default $KILN_ONNXRUNTIME_NODE or "
+                    "~/.cache/kiln/models/ort)");
+  bench->add_option("--csv", args->csv, "Also write one CSV row per mode to FILE");
+  bench->add_option("--work-dir", args->workDir, "Keep compiled models and caches in DIR (default: a temporary folder)");
+  bench->add_option("--timeout", args->timeoutSeconds, "Seconds one run may take (default 600)")
+      ->check(CLI::PositiveNumber);
+  addCommonFlags(*bench, args->flags);
+  bench->callback([&commands, args] { commands.run = [args] { return runBench(*args); }; });
+  registerBenchWorker(app, commands);
+}
+
+}  // namespace kiln::cli

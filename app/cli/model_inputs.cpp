@@ -1,0 +1,65 @@
+#include "model_inputs.h"
+
+#include <random>
+
+#include "cli_output.h"
+#include "kiln/tensor_io.h"
+
+namespace kiln::cli {
+namespace {
+
+// Random values in a range that suits the element type; deterministic for a seed.
+Tensor randomTensor(DataType type, const Shape& shape, std::mt19937& rng) {
+  Tensor t(type, shape);
+  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+  std::uniform_int_distribution<int> small(0, 9);
+  const int64_t n = t.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (type) {
+      case DataType::FLOAT: t.data<float>()[i] = uniform(rng); break;
+      case DataType::DOUBLE: t.data<double>()[i] = uniform(rng); break;
+      case DataType::FLOAT16: t.data<Float16>()[i] = Float16(uniform(rng)); break;
+      case DataType::INT64: t.data<int64_t>()[i] = small(rng); break;
+      case DataType::INT32: t.data<int32_t>()[i] = small(rng); break;
+      case DataType::UINT8: t.data<uint8_t>()[i] = static_cast<uint8_t>(small(rng)); break;
+      case DataType::INT8: t.data<int8_t>()[i] = static_cast<int8_t>(small(rng)); break;
+      case DataType::BOOL: t.data<bool>()[i] = small(rng) % 2; break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+Result<std::vector<NamedTensor>> prepareInputs(const Session& session, const std::vector<std::string>& inputArgs,
+                                               const std::map<std::string, Shape>& shapes, unsigned seed) {
+  std::map<std::string, Tensor> given;
+  for (const auto& entry : inputArgs) {
+    KILN_ASSIGN_OR_RETURN(auto kv, splitAssignment(entry, "--input"));
+    KILN_ASSIGN_OR_RETURN(Tensor tensor, readTensorFile(kv.second));
+    given[kv.first] = std::move(tensor);
+  }
+  std::mt19937 rng(seed);
+  std::vector<NamedTensor> inputs;
+  for (const auto& meta : session.inputs()) {
+    if (auto it = given.find(meta.name); it != given.end()) {
+      inputs.push_back({meta.name, it->second});
+      given.erase(it);
+      continue;
+    }
+    Shape shape;
+    if (auto it = shapes.find(meta.name); it != shapes.end()) {
+      shape = it->second;
+    } else {
+      for (const auto& d : meta.shape) shape.push_back(d.isFixed() ? d.value : 1);
+    }
+    inputs.push_back({meta.name, randomTensor(meta.dtype, shape, rng)});
+  }
+  if (!given.empty()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "the model has no input named '" + given.begin()->first + "'");
+  }
+  return inputs;
+}
+
+}  // namespace kiln::cli
