@@ -13,6 +13,7 @@
 #include "kiln/pipeline_cache.h"
 #include "kiln/session.h"
 #include "kiln/tensor_io.h"
+#include "progress_display.h"
 
 namespace kiln::cli {
 namespace {
@@ -117,13 +118,11 @@ int runModel(RunArgs& args) {
   }
   auto shapes = applyShapeArguments(args.model, args.shapes, options);
   if (!shapes.isOk()) return reportError(shapes.status(), args.flags);
-  if (args.flags.verbose) {
-    options.progress.onProgress = [](const ProgressEvent& e) {
-      std::fprintf(stderr, "kiln: %s %lld/%lld\n", e.stage.c_str(), static_cast<long long>(e.done),
-                   static_cast<long long>(e.total));
-    };
-  }
+  // Session creation is quick once compiled: progress only on request.
+  ProgressDisplay progress(args.flags.verbose);
+  options.progress.onProgress = progress.callback();
   auto session = Session::create(args.model, options);
+  progress.finish();
   if (!session.isOk()) return reportError(session.status(), args.flags);
 
   std::map<std::string, Tensor> given;

@@ -19,5 +19,6 @@ void registerCompile(CLI::App& app, Commands& commands);
 void registerInspect(CLI::App& app, Commands& commands);
 void registerCheck(CLI::App& app, Commands& commands);
 void registerMerge(CLI::App& app, Commands& commands);
+void registerBatch(CLI::App& app, Commands& commands);
 
 }  // namespace kiln::cli

@@ -49,6 +49,11 @@ void ProgressDisplay::update(const ProgressEvent& event) {
   quartersShown_ = std::max(quartersShown_, quarters);
 }
 
+void ProgressDisplay::clear() {
+  if (barDrawn_) std::fprintf(stderr, "\r\033[K");
+  barDrawn_ = false;
+}
+
 void ProgressDisplay::finish() {
   if (barDrawn_) std::fprintf(stderr, "\r\033[K");
   barDrawn_ = false;

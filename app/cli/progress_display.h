@@ -21,6 +21,8 @@ class ProgressDisplay {
   ProgressDisplay& operator=(const ProgressDisplay&) = delete;
 
   void update(const ProgressEvent& event);
+  // Erases the bar (terminal) so a line can go to the terminal; the next update redraws it.
+  void clear();
   // Ends the bar's line (terminal); a plain display has nothing to end.
   void finish();
   // For SessionOptions::progress.onProgress: forwards here (the display must outlive the work).
