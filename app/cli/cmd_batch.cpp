@@ -77,11 +77,18 @@ std::string tail(const std::string& text, size_t bytes) {
   return text.substr(start);
 }
 
+// The line that best says why a job failed: its last, skipping CLI11's "Run with --help ..." after a usage error.
 std::string lastLine(const std::string& text) {
-  size_t end = text.find_last_not_of("\r\n");
-  if (end == std::string::npos) return "";
-  const size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  size_t end = text.size();
+  while (true) {
+    const size_t last = text.find_last_not_of("\r\n", end == 0 ? std::string::npos : end - 1);
+    if (last == std::string::npos || end == 0) return "";
+    const size_t newline = text.rfind('\n', last);
+    const size_t start = newline == std::string::npos ? 0 : newline + 1;
+    std::string line = text.substr(start, last + 1 - start);
+    if (line != "Run with --help for more information." || start == 0) return line;
+    end = start;
+  }
 }
 
 std::vector<std::string> childArgv(const std::string& kiln, const BatchJob& job) {

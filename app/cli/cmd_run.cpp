@@ -234,7 +234,7 @@ void registerRun(CLI::App& app, Commands& commands) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Run a model once (or --runs times) and print outputs and timings");
   run->footer(
-      "Examples:\n"
+      "\nExamples:\n"
       "  kiln run model.onnx\n"
       "  kiln run det.onnx --shape x=1x3x640x640 --runs 10 --json\n"
       "  kiln run vad.onnx --input input=audio.npy --input state=state.pb --output-dir out/");
