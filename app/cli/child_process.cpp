@@ -65,8 +65,17 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
   if (access(spec.argv.front().c_str(), X_OK) != 0) {
     return Status(StatusCode::NO_SUCHFILE, "cannot run '" + spec.argv.front() + "': " + std::strerror(errno));
   }
+  std::error_code error;
+  if (!spec.workingDirectory.empty() && !std::filesystem::is_directory(spec.workingDirectory, error)) {
+    return Status(StatusCode::NO_SUCHFILE, "working directory '" + spec.workingDirectory + "' is not a folder");
+  }
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
   std::vector<std::string> argvStrings = spec.argv;
+  // The program path must not change meaning when the child changes folder.
+  if (!spec.workingDirectory.empty() && argvStrings.front().find('/') != std::string::npos) {
+    argvStrings.front() = std::filesystem::absolute(argvStrings.front(), error).string();
+  }
+  const std::string workingDirectory = spec.workingDirectory;
   std::vector<std::string> envStrings = childEnvironment(spec);
   std::vector<char*> argv = pointers(argvStrings);
   std::vector<char*> envp = pointers(envStrings);
@@ -83,8 +92,19 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
     return Status(StatusCode::FAIL, std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
+    // No child reads stdin (and parallel ones must not fight over a terminal).
+    const int devNull = open("/dev/null", O_RDONLY);
+    if (devNull > STDIN_FILENO) {
+      dup2(devNull, STDIN_FILENO);
+      close(devNull);
+    }
     dup2(outPipe[1], STDOUT_FILENO);
     dup2(errPipe[1], STDERR_FILENO);
+    if (!workingDirectory.empty() && chdir(workingDirectory.c_str()) != 0) {
+      static const char kMessage[] = "kiln: error: cannot enter the job's working directory\n";
+      [[maybe_unused]] ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+      _exit(127);
+    }
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
@@ -96,14 +116,24 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
   std::string* sinks[2] = {&result.out, &result.err};
   int open = 2;
   char buffer[65536];
+  int status = 0;
+  bool reaped = false;
   while (open > 0) {
     int waitMs = -1;
-    if (spec.timeoutSeconds > 0 && !result.timedOut) {
+    if (result.timedOut) {
+      // A grandchild (a wrapper script's child) may still hold the pipes open: stop reading once ours is gone.
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        reaped = true;
+        break;
+      }
+      waitMs = 100;
+    } else if (spec.timeoutSeconds > 0) {
       const double left = spec.timeoutSeconds * 1000 -
                           std::chrono::duration<double, std::milli>(Clock::now() - start).count();
       if (left <= 0) {
         kill(pid, SIGKILL);  // the pipes close when it dies
         result.timedOut = true;
+        waitMs = 100;
       } else {
         waitMs = static_cast<int>(left) + 1;
       }
@@ -125,8 +155,7 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
   for (auto& fd : fds) {
     if (fd.fd >= 0) close(fd.fd);
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (!reaped && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   result.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (WIFEXITED(status)) {

@@ -15,6 +15,7 @@ struct ChildSpec {
   std::map<std::string, std::string> environment;  // added to (or replacing entries of) this process's environment
   std::vector<std::string> unsetEnvironment;       // removed from the child's environment
   double timeoutSeconds = 0;                       // 0: no limit; past it the child gets SIGKILL
+  std::string workingDirectory;                    // empty: this process's; else the child chdirs here before exec
 };
 
 struct ChildResult {
@@ -30,7 +31,8 @@ struct ChildResult {
 };
 
 // Starts the child, collects both streams until it ends, and reaps it. Fails (FAIL) only when it cannot be started
-// at all (no such program: NO_SUCHFILE).
+// at all (no such program: NO_SUCHFILE; no such working directory: NO_SUCHFILE). A relative argv[0] is resolved
+// against this process's working directory, not the child's. Safe to call from several threads at once.
 Result<ChildResult> runChild(const ChildSpec& spec);
 
 // This executable's path (/proc/self/exe), for re-executing kiln.

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "kiln/compiler.h"
 #include "kiln/progress.h"
+#include "progress_display.h"
 
 namespace kiln::cli {
 namespace {
@@ -57,18 +58,13 @@ void printResult(const std::string& model, const CompileResult& result) {
   std::printf(" (compiled in %.1f ms)\n", result.timings.session_total_ms);
 }
 
-Result<ModelCompilationOptions> optionsFrom(const CompileArgs& args) {
+Result<ModelCompilationOptions> optionsFrom(const CompileArgs& args, ProgressDisplay& progress) {
   SessionOptions session;
   KILN_RETURN_IF_ERROR(applyConfigEntries(args.configs, session));
   if (!args.device.empty()) KILN_RETURN_IF_ERROR(session.addConfigEntry("kiln.vulkan.device", args.device));
   if (args.autotune) KILN_RETURN_IF_ERROR(session.addConfigEntry("kiln.vulkan.autotune", "1"));
   KILN_RETURN_IF_ERROR(applyShapeArguments(args.models.front(), args.shapes, session).status());
-  if (args.flags.verbose) {
-    session.progress.onProgress = [](const ProgressEvent& e) {
-      std::fprintf(stderr, "kiln: %s %lld/%lld\n", e.stage.c_str(), static_cast<long long>(e.done),
-                   static_cast<long long>(e.total));
-    };
-  }
+  session.progress.onProgress = progress.callback();
   ModelCompilationOptions options(std::move(session));
   options.setEpContextEmbedMode(args.embedMode == 1);
   if (!args.targetProfile.empty()) options.setTargetProfile(args.targetProfile);
@@ -87,10 +83,12 @@ int runCompile(const CompileArgs& args) {
   if (args.share && args.prefixes.size() > 1 && args.prefixes.size() != args.models.size()) {
     return reportError(Status(StatusCode::INVALID_ARGUMENT, "give one --prefix per model with --share"), args.flags);
   }
-  auto options = optionsFrom(args);
+  ProgressDisplay progress(!args.flags.quiet);
+  auto options = optionsFrom(args, progress);
   if (!options.isOk()) return reportError(options.status(), args.flags);
   if (args.share) {
     auto results = compileModelsSharingContext(args.models, *options, args.prefixes, args.output);
+    progress.finish();
     if (!results.isOk()) return reportError(results.status(), args.flags);
     if (args.flags.json) {
       nlohmann::json list = nlohmann::json::array();
@@ -105,6 +103,7 @@ int runCompile(const CompileArgs& args) {
   if (!args.output.empty()) options->setOutputModelPath(args.output);
   if (!args.prefixes.empty()) options->setNodeNamePrefix(args.prefixes.front());
   auto result = compileModel(*options);
+  progress.finish();
   if (!result.isOk()) return reportError(result.status(), args.flags);
   if (args.flags.json) {
     printJson(resultJson(args.models.front(), *result));

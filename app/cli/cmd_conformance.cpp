@@ -4,6 +4,7 @@
 #include "cli_output.h"
 #include "commands.h"
 #include "conformance.h"
+#include "progress_display.h"
 #include "util_read_file.h"
 
 namespace kiln::cli {
@@ -35,16 +36,20 @@ int runConformanceCommand(ConformanceArgs& args) {
     if (!text.isOk()) return reportError(text.status(), args.flags);
     options.expectedFailures = conformance::parseExpectedFailures(*text);
   }
-  options.onCase = [&args](const conformance::CaseResult& r) {
+  ProgressDisplay progress(!args.flags.quiet);
+  options.onProgress = progress.callback();
+  options.onCase = [&args, &progress](const conformance::CaseResult& r) {
     if (args.flags.json) return;
     if (r.outcome == conformance::Outcome::Passed && !args.showPassed) return;
     // Skips are routine for a non-CPU EP (hundreds of cases use an op it lacks): listed only on request.
     if (r.outcome == conformance::Outcome::Skipped && !args.listSkipped && !args.flags.verbose) return;
+    progress.clear();
     std::printf("%-16s %s%s%s\n", conformance::outcomeName(r.outcome), r.name.c_str(), r.detail.empty() ? "" : "  ",
                 r.detail.c_str());
     std::fflush(stdout);
   };
   auto summary = conformance::runConformance(options);
+  progress.finish();
   if (!summary.isOk()) return reportError(summary.status(), args.flags);
   if (args.flags.json) {
     nlohmann::json cases = nlohmann::json::array();
@@ -72,7 +77,7 @@ void registerConformance(CLI::App& app, Commands& commands) {
   auto args = std::make_shared<ConformanceArgs>();
   CLI::App* cmd = app.add_subcommand("conformance", "Run ONNX backend node test cases and compare outputs");
   cmd->footer(
-      "Examples:\n"
+      "\nExamples:\n"
       "  kiln conformance /usr/share/libonnx-testdata/data/node\n"
       "  kiln conformance --filter '^test_conv' --show-passed\n"
       "  kiln conformance --json > report.json\n"

@@ -140,7 +140,7 @@ void registerPartition(CLI::App& app, Commands& commands) {
   auto args = std::make_shared<PartitionArgs>();
   CLI::App* cmd = app.add_subcommand("partition", "Show how a model's nodes are assigned to execution providers");
   cmd->footer(
-      "Examples:\n"
+      "\nExamples:\n"
       "  kiln partition det.onnx\n"
       "  kiln partition vad.onnx --ep vulkan,cpu --json\n"
       "  kiln partition model.onnx --config kiln.graph_optimization_level=none");

@@ -13,6 +13,7 @@
 #include "kiln/session.h"
 #include "kiln/tensor_io.h"
 #include "model_inputs.h"
+#include "progress_display.h"
 
 namespace kiln::cli {
 namespace {
@@ -95,13 +96,11 @@ int runModel(RunArgs& args) {
   }
   auto shapes = applyShapeArguments(args.model, args.shapes, options);
   if (!shapes.isOk()) return reportError(shapes.status(), args.flags);
-  if (args.flags.verbose) {
-    options.progress.onProgress = [](const ProgressEvent& e) {
-      std::fprintf(stderr, "kiln: %s %lld/%lld\n", e.stage.c_str(), static_cast<long long>(e.done),
-                   static_cast<long long>(e.total));
-    };
-  }
+  // Session creation is quick once compiled: progress only on request.
+  ProgressDisplay progress(args.flags.verbose);
+  options.progress.onProgress = progress.callback();
   auto session = Session::create(args.model, options);
+  progress.finish();
   if (!session.isOk()) return reportError(session.status(), args.flags);
 
   auto prepared = prepareInputs(**session, args.inputs, *shapes, args.seed);
@@ -189,7 +188,7 @@ void registerRun(CLI::App& app, Commands& commands) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Run a model once (or --runs times) and print outputs and timings");
   run->footer(
-      "Examples:\n"
+      "\nExamples:\n"
       "  kiln run model.onnx\n"
       "  kiln run det.onnx --shape x=1x3x640x640 --runs 10 --json\n"
       "  kiln run vad.onnx --input input=audio.npy --input state=state.pb --output-dir out/");

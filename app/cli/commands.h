@@ -22,5 +22,6 @@ void registerMerge(CLI::App& app, Commands& commands);
 // kiln bench and its hidden measured process, kiln bench-worker.
 void registerBench(CLI::App& app, Commands& commands);
 void registerBenchWorker(CLI::App& app, Commands& commands);
+void registerBatch(CLI::App& app, Commands& commands);
 
 }  // namespace kiln::cli

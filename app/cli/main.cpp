@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   kiln::cli::registerCheck(app, commands);
   kiln::cli::registerMerge(app, commands);
   kiln::cli::registerBench(app, commands);
+  kiln::cli::registerBatch(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,6 +7,8 @@
 
 namespace kiln::cli {
 
+constexpr int64_t kQuarterLinesFrom = 4;
+
 ProgressDisplay::ProgressDisplay(bool enabled) : ProgressDisplay(enabled, isatty(STDERR_FILENO) == 1) {}
 
 ProgressDisplay::ProgressDisplay(bool enabled, bool terminal) : enabled_(enabled), terminal_(terminal) {}
@@ -36,17 +38,23 @@ void ProgressDisplay::update(const ProgressEvent& event) {
     return;
   }
   if (newStage) {
-    if (event.total > 0) {
+    if (event.total > 1) {
       std::fprintf(stderr, "kiln: %s (%lld)\n", stage_.c_str(), static_cast<long long>(event.total));
     } else {
       std::fprintf(stderr, "kiln: %s\n", stage_.c_str());
     }
   }
-  if (event.total <= 0) return;
+  // Quarters only say something for a stage of several steps.
+  if (event.total < kQuarterLinesFrom) return;
   // Every quarter crossed since the last line, so the same work prints the same lines however events batch up.
   const int quarters = static_cast<int>(std::clamp<int64_t>(event.done * 4 / event.total, 0, 4));
   for (int q = quartersShown_ + 1; q <= quarters; ++q) std::fprintf(stderr, "kiln: %s %d%%\n", stage_.c_str(), q * 25);
   quartersShown_ = std::max(quartersShown_, quarters);
+}
+
+void ProgressDisplay::clear() {
+  if (barDrawn_) std::fprintf(stderr, "\r\033[K");
+  barDrawn_ = false;
 }
 
 void ProgressDisplay::finish() {

@@ -1,6 +1,6 @@
 // Progress of long work on stderr (architecture.md, CLI conventions: progress only on stderr). On a terminal, one
-// bar redrawn in place; otherwise (logs, CI, pipes) plain lines: one when a stage starts and one at each quarter
-// of it, so a log stays short and reads the same run after run.
+// bar redrawn in place; otherwise (logs, CI, pipes) plain lines: one when a stage starts ("kiln: glslang (10)") and,
+// for stages of 4 steps or more, one at each quarter of it, so a log stays short and reads the same run after run.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,8 @@ class ProgressDisplay {
   ProgressDisplay& operator=(const ProgressDisplay&) = delete;
 
   void update(const ProgressEvent& event);
+  // Erases the bar (terminal) so a line can go to the terminal; the next update redraws it.
+  void clear();
   // Ends the bar's line (terminal); a plain display has nothing to end.
   void finish();
   // For SessionOptions::progress.onProgress: forwards here (the display must outlive the work).

@@ -280,6 +280,8 @@ Result<Summary> runConformance(const Options& options) {
   std::sort(cases.begin(), cases.end());
 
   Summary summary;
+  const auto total = static_cast<int64_t>(cases.size());
+  if (options.onProgress) options.onProgress({"conformance cases", 0, total});
   for (const auto& folder : cases) {
     CaseResult result;
     result.name = folder.filename().string();
@@ -309,6 +311,7 @@ Result<Summary> runConformance(const Options& options) {
     }
     if (options.onCase) options.onCase(result);
     summary.cases.push_back(std::move(result));
+    if (options.onProgress) options.onProgress({"conformance cases", static_cast<int64_t>(summary.cases.size()), total});
   }
   return summary;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/progress.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
 
@@ -31,6 +32,8 @@ struct Options {
   double atol = 1e-7;
   bool isolate = true;                // run each case in a child process (a crash fails one case, not the run)
   std::function<void(const CaseResult&)> onCase;
+  // ("conformance cases", done, total) before the first case and after each one.
+  std::function<void(const ProgressEvent&)> onProgress;
 };
 
 struct Summary {
