@@ -145,7 +145,7 @@ nlohmann::json toJson(const BenchReport& report) {
 std::string toTable(const BenchReport& report) {
   const nlohmann::json document = toJson(report);
   std::string out = "kiln bench: " + report.model + " on " + report.device + "\n";
-  out += std::to_string(report.runs) + " runs per row after a discarded warm-up, fresh processes (in-process: one " +
+  out += "runs per row: " + std::to_string(report.runs) + " after a discarded warm-up, fresh processes (in-process: one " +
          "process); ms; x cold = median(cold) / median(row) at the same driver cache\n\n";
   char line[512];
   std::snprintf(line, sizeof line, "%-16s %-6s  %-26s %11s %11s %9s %8s %8s\n", "mode", "driver",

@@ -188,7 +188,7 @@ class BenchRunner {
     for (const auto& c : args_.configs) argv.insert(argv.end(), {"--config", c});
     if (!args_.device.empty()) argv.insert(argv.end(), {"--device", args_.device});
     if (args_.autotune) argv.push_back("--autotune");
-    ChildSpec spec{argv, environment(freshDriverCache()), {"MESA_SHADER_CACHE_DISABLE"}, args_.timeoutSeconds};
+    const ChildSpec spec = childSpec(argv, freshDriverCache());
     KILN_ASSIGN_OR_RETURN(ChildResult child, runChild(spec));
     if (!child.exited() || child.exitCode != 0) {
       return Status(StatusCode::FAIL, "kiln compile for the epctx modes failed (" +
@@ -288,16 +288,23 @@ class BenchRunner {
 
   fs::path freshDriverCache() { return work_ / "driver" / ("fresh-" + std::to_string(freshCount_++)); }
 
-  std::map<std::string, std::string> environment(const fs::path& driverCache) const {
-    return {{"XDG_CACHE_HOME", (work_ / "xdg").string()},
-            {"MESA_SHADER_CACHE_DIR", driverCache.string()},
-            {"__GL_SHADER_DISK_CACHE_PATH", driverCache.string()}};
+  // A measured child: Kiln's default caches under the work folder, the driver's shader cache (Mesa's, and
+  // NVIDIA's) in `driverCache`, and a cache the user disabled enabled again, since the bench sets its state.
+  ChildSpec childSpec(const std::vector<std::string>& argv, const fs::path& driverCache) const {
+    ChildSpec spec;
+    spec.argv = argv;
+    spec.environment = {{"XDG_CACHE_HOME", (work_ / "xdg").string()},
+                        {"MESA_SHADER_CACHE_DIR", driverCache.string()},
+                        {"__GL_SHADER_DISK_CACHE_PATH", driverCache.string()}};
+    spec.unsetEnvironment = {"MESA_SHADER_CACHE_DISABLE"};
+    spec.timeoutSeconds = args_.timeoutSeconds;
+    return spec;
   }
 
   Result<BenchSample> measure(Plan& p, const std::vector<std::string>& argv, const std::string& what) {
     const fs::path driverCache = p.driverCache == "warm" ? p.warmDriverCache : freshDriverCache();
     fs::create_directories(driverCache);
-    ChildSpec spec{argv, environment(driverCache), {"MESA_SHADER_CACHE_DISABLE"}, args_.timeoutSeconds};
+    const ChildSpec spec = childSpec(argv, driverCache);
     auto child = runChild(spec);
     if (p.driverCache == "cold") fs::remove_all(driverCache);
     if (!child.isOk()) return child.status();
@@ -342,7 +349,7 @@ class BenchRunner {
     argv.insert(argv.end(), extra.begin(), extra.end());
     const fs::path driverCache = freshDriverCache();
     fs::create_directories(driverCache);
-    ChildSpec spec{argv, environment(driverCache), {"MESA_SHADER_CACHE_DISABLE"}, args_.timeoutSeconds};
+    const ChildSpec spec = childSpec(argv, driverCache);
     KILN_ASSIGN_OR_RETURN(ChildResult child, runChild(spec));
     if (!child.exited() || child.exitCode != 0) {
       return Status(StatusCode::FAIL, "in-process run failed (" + child.describeEnd(args_.timeoutSeconds) + "): " +

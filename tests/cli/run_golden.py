@@ -27,7 +27,8 @@ from pathlib import Path
 DEVICE_KEYS = {"name", "vendor_id", "device_id", "driver_id", "driver_version", "driver_name", "driver_info",
                "api_version", "pipeline_cache_uuid", "device_local_bytes"}
 # Anywhere: content hashes and byte layouts change with every shader edit or differ per device.
-MASKED_KEYS = {"hash", "pipeline_cache_uuid", "file_size", "offset", "size", "hardware_architecture"}
+MASKED_KEYS = {"hash", "pipeline_cache_uuid", "file_size", "offset", "size", "hardware_architecture", "binary_bytes",
+               "stages_ms"}  # kiln bench lists only the stages that took time
 TEXT_MASKS = [
     (r"\b\d+(\.\d+)? ms\b", "<ms> ms"),
     (r"xxh3 [0-9a-f]{16}", "xxh3 <hash>"),
@@ -41,6 +42,12 @@ TEXT_MASKS = [
     (r"(?m)^   vendor 0x[0-9a-f]+ device 0x[0-9a-f]+, Vulkan [\d.]+, driver .*$",
      "   vendor <id> device <id>, Vulkan <version>, driver <driver>"),
     (r"\d+ MiB device-local", "<n> MiB device-local"),
+    # kiln bench: every figure is a timing or a ratio of timings
+    (r"(?m)^(kiln bench: .*) on .*$", r"\1 on <device>"),
+    (r"(?m)^((cold|pipeline-cache|epctx-embed|epctx-file|in-process|onnxruntime-node) +(cold|warm|n/a) ).*$",
+     r"\1<timings>"),
+    (r"(?m)^(  [a-z-]+/(cold|warm|n/a):).*$", r"\1 <stages>"),
+    (r"(?m)^(epctx session creation vs cold:).*$", r"\1 <ratios>"),
 ]
 
 
@@ -58,6 +65,8 @@ def mask_json(node, key="", in_device=False):
         return [mask_json(v, key, in_device) for v in node]
     if key.endswith("_ms") or key == "ms":
         return "<ms>"
+    if "speedup" in key or "_vs_" in key or (key == "device" and isinstance(node, str)):
+        return "<masked>"
     if key in MASKED_KEYS or "hash" in key or key.startswith("ep_compatibility_info") or \
             (in_device and key in DEVICE_KEYS):
         return "<masked>"
