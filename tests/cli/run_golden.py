@@ -56,6 +56,8 @@ def round_float(value):
 
 
 def mask_json(node, key="", in_device=False):
+    if isinstance(node, dict) and key.endswith("_ms"):  # {"min", "median", "p90"} of a timing
+        return {k: (v if k == "runs" else "<ms>") for k, v in node.items()}
     if isinstance(node, dict):
         masked = {k: mask_json(v, k, in_device or k in ("device", "devices")) for k, v in node.items()}
         if key == "spirv" and "bytes" in masked:  # the SPIR-V's size changes with every shader edit
