@@ -85,6 +85,14 @@ class ExecutionProvider {
   // Compiles one partition of `graph` into plain data.
   virtual Result<CompiledPartition> compile(const ir::Graph& graph, const PartitionSpec& spec,
                                             const CompileContext& context) = 0;
+  // Before a session loads its stored partitions of this EP (a context binary's), all of them at once: work the
+  // EP does better for the whole set than partition by partition (the Vulkan EP creates every pipeline in one
+  // parallel stage). load() is still called for each.
+  virtual Status prepareLoad(std::span<const CompiledPartition* const> partitions, const CompileContext& context) {
+    (void)partitions;
+    (void)context;
+    return Status::ok();
+  }
   // Loads a compiled partition for running.
   virtual Result<std::unique_ptr<PartitionExecutable>> load(const CompiledPartition& partition,
                                                             const CompileContext& context) = 0;

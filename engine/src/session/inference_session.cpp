@@ -162,6 +162,13 @@ Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel
   KILN_ASSIGN_OR_RETURN(const int threads, threadCount(options));
   openblas_set_num_threads(threads);
   const CompileContext context{model_, &progress_, threads, &timings_, &counters_};
+  for (const auto& provider : providers_.providers) {
+    std::vector<const CompiledPartition*> own;
+    for (const auto& partition : compiled.partitions) {
+      if (partition.executionProvider == provider->name()) own.push_back(&partition);
+    }
+    if (!own.empty()) KILN_RETURN_IF_ERROR(provider->prepareLoad(own, context));
+  }
   const auto total = static_cast<int64_t>(compiled.partitions.size());
   for (size_t i = 0; i < compiled.partitions.size(); ++i) {
     if (progress_.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");

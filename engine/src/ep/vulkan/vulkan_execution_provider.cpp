@@ -122,6 +122,7 @@ Result<std::map<std::string, std::vector<uint32_t>>> compileVariants(const std::
 
 struct KernelSet {
   std::vector<PartitionStep> steps;
+  bool pipelinesReady = false;  // every step's pipelines are set (prepareLoad created them)
 };
 
 // Creates the kernel of every node of a partition graph for `target`: host kernels where `onHost`, Vulkan kernels
@@ -263,6 +264,31 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     return compiled;
   }
 
+  // Stored partitions (Silero VAD's ctx model has 60, each with a few pipelines): kernels recreated now and every
+  // partition's pipelines created in one parallel stage, instead of a few at a time in each load().
+  Status prepareLoad(std::span<const CompiledPartition* const> partitions, const CompileContext& context) override {
+    if (partitions.size() < 2) return Status::ok();
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, waitForDevice(context));
+    std::vector<std::shared_ptr<KernelSet>> sets;
+    std::vector<std::pair<const CompiledPartition*, KernelSet*>> work;
+    for (const CompiledPartition* partition : partitions) {
+      std::shared_ptr<KernelSet> kernels;
+      {
+        std::lock_guard lock(pendingMutex_);
+        if (auto it = pending_.find(partition->name); it != pending_.end()) kernels = it->second;
+      }
+      if (!kernels) {
+        KILN_ASSIGN_OR_RETURN(kernels, recreateKernels(*partition));
+      }
+      work.emplace_back(partition, kernels.get());
+      sets.push_back(std::move(kernels));
+    }
+    KILN_RETURN_IF_ERROR(createPipelines(*device, work, context));
+    std::lock_guard lock(pendingMutex_);
+    for (size_t i = 0; i < work.size(); ++i) pending_[work[i].first->name] = std::move(sets[i]);
+    return Status::ok();
+  }
+
   Result<std::unique_ptr<PartitionExecutable>> load(const CompiledPartition& partition,
                                                     const CompileContext& context) override {
     KILN_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, waitForDevice(context));
@@ -278,7 +304,10 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     if (!kernels) {
       KILN_ASSIGN_OR_RETURN(kernels, recreateKernels(partition));
     }
-    KILN_RETURN_IF_ERROR(createPipelines(*device, partition, *kernels, context));
+    if (!kernels->pipelinesReady) {
+      const std::pair<const CompiledPartition*, KernelSet*> only{&partition, kernels.get()};
+      KILN_RETURN_IF_ERROR(createPipelines(*device, {&only, 1}, context));
+    }
     double uploadMs = 0;
     KILN_ASSIGN_OR_RETURN(auto executable,
                           VulkanPartitionExecutable::create(device, partition.graph, partition.inputs, partition.outputs,
@@ -310,25 +339,30 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     return std::make_shared<KernelSet>(std::move(kernels));
   }
 
-  // The pipelines of every step, created on up to hardware_concurrency threads (each vkCreateComputePipelines is
-  // independent and the driver's VkPipelineCache is internally synchronized; on lavapipe this is most of a cached
-  // load). Variants shared by several steps, or already in the device's registry, are created once.
-  // pipeline_create_ms is the wall time of the stage.
-  static Status createPipelines(Device& device, const CompiledPartition& partition, KernelSet& kernels,
+  // The pipelines of every step of `sets`, created on up to hardware_concurrency threads (each
+  // vkCreateComputePipelines is independent and the driver's VkPipelineCache is internally synchronized; on
+  // lavapipe this is most of a cached load). Variants shared by several steps or partitions, or already in the
+  // device's registry, are created once. pipeline_create_ms is the wall time of the stage.
+  static Status createPipelines(Device& device, std::span<const std::pair<const CompiledPartition*, KernelSet*>> sets,
                                 const CompileContext& context) {
     std::map<std::string, std::pair<const ShaderVariant*, const std::vector<uint32_t>*>> unique;
-    for (const auto& step : kernels.steps) {
-      if (!step.kernel) continue;
-      for (const auto& variant : step.kernel->shaders()) {
-        auto module = partition.spirv.find(variant.key());
-        if (module == partition.spirv.end()) {
-          return Status(StatusCode::INVALID_GRAPH, "compiled partition " + partition.name + " lacks SPIR-V for " + variant.key());
+    for (const auto& [partition, kernels] : sets) {
+      for (const auto& step : kernels->steps) {
+        if (!step.kernel) continue;
+        for (const auto& variant : step.kernel->shaders()) {
+          auto module = partition->spirv.find(variant.key());
+          if (module == partition->spirv.end()) {
+            return Status(StatusCode::INVALID_GRAPH,
+                          "compiled partition " + partition->name + " lacks SPIR-V for " + variant.key());
+          }
+          unique.emplace(variant.key(), std::make_pair(&variant, &module->second));
         }
-        unique.emplace(variant.key(), std::make_pair(&variant, &module->second));
       }
     }
     std::vector<const std::pair<const ShaderVariant*, const std::vector<uint32_t>*>*> work;
     for (const auto& [key, item] : unique) work.push_back(&item);
+    const std::string stage = (sets.size() == 1 ? sets.front().first->name : std::to_string(sets.size()) + " partitions") +
+                              ": pipelines";
     std::vector<std::optional<Result<const Pipeline*>>> results(work.size());
     std::vector<PipelineRegistry::Stats> stats(work.size());
     Stopwatch clock;
@@ -336,14 +370,11 @@ class VulkanExecutionProvider final : public ExecutionProvider {
         work.size(),
         [&](size_t i) {
           results[i] = context.progress && context.progress->cancelled()
-                           ? Result<const Pipeline*>(Status(StatusCode::CANCELLED, "loading of " + partition.name + " cancelled"))
+                           ? Result<const Pipeline*>(Status(StatusCode::CANCELLED, stage + " cancelled"))
                            : device.pipelines().get(*work[i]->first, *work[i]->second, &stats[i]);
         },
         [&](size_t done) {
-          if (context.progress) {
-            context.progress->report(partition.name + ": pipelines", static_cast<int64_t>(done),
-                                     static_cast<int64_t>(work.size()));
-          }
+          if (context.progress) context.progress->report(stage, static_cast<int64_t>(done), static_cast<int64_t>(work.size()));
         });
     if (context.timings) context.timings->pipeline_create_ms += clock.elapsedMs();
     std::map<std::string, const Pipeline*> byKey;
@@ -352,9 +383,12 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       if (context.counters && stats[i].created) context.counters->pipelines_created++;
       byKey.emplace(work[i]->first->key(), results[i]->value());
     }
-    for (auto& step : kernels.steps) {
-      if (!step.kernel) continue;
-      for (const auto& variant : step.kernel->shaders()) step.pipelines.push_back(byKey.at(variant.key()));
+    for (const auto& [partition, kernels] : sets) {
+      for (auto& step : kernels->steps) {
+        if (!step.kernel) continue;
+        for (const auto& variant : step.kernel->shaders()) step.pipelines.push_back(byKey.at(variant.key()));
+      }
+      kernels->pipelinesReady = true;
     }
     return Status::ok();
   }
