@@ -63,6 +63,15 @@ bool printsOnly(int argc, char** argv) {
   return false;
 }
 
+// Qt aborts with "could not connect to display" when it has nowhere to draw; say what to do instead.
+bool hasDisplay(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "-platform") return true;
+  }
+  return !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY") ||
+         !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,6 +81,12 @@ int main(int argc, char** argv) {
     CommandLine commandLine;
     commandLine.parser.process(core);  // prints and exits
     return 0;
+  }
+  if (!hasDisplay(argc, argv)) {
+    std::fprintf(stderr,
+                 "kiln-studio: no display (DISPLAY and WAYLAND_DISPLAY are unset). Run it on a desktop, under "
+                 "xvfb-run, or with QT_QPA_PLATFORM=offscreen; the kiln command line does everything headless.\n");
+    return 1;
   }
   QApplication app(argc, argv);
   setApplicationNames();

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -15,14 +16,17 @@
 #include <QMimeData>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
+#include "environment_info.h"
 #include "model_loader.h"
 #include "model_summary_view.h"
 #include "node_table_model.h"
+#include "recent_files.h"
 
 namespace kiln::studio {
 
@@ -45,12 +49,16 @@ QString droppedModelPath(const QMimeData* mime) {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
+      recent_(std::make_unique<bridge::RecentFiles>(settings_)),
       loader_(new bridge::ModelLoader(this)),
+      vulkanProbe_(new bridge::VulkanProbe(this)),
       nodeModel_(new bridge::NodeTableModel(this)),
       nodeProxy_(new QSortFilterProxyModel(this)),
+      tabs_(new QTabWidget),
       nodeTable_(new QTableView),
       filterEdit_(new QLineEdit),
       summary_(new ModelSummaryView),
+      summaryDock_(new QDockWidget(tr("Model summary"), this)),
       loadTimeLabel_(new QLabel) {
   setWindowTitle(kAppTitle);
   setAcceptDrops(true);
@@ -73,25 +81,28 @@ MainWindow::MainWindow(QWidget* parent)
   filterEdit_->setClearButtonEnabled(true);
   connect(filterEdit_, &QLineEdit::textChanged, nodeProxy_, &QSortFilterProxyModel::setFilterFixedString);
 
-  auto* central = new QWidget;
-  auto* layout = new QVBoxLayout(central);
+  auto* nodesPage = new QWidget;
+  auto* layout = new QVBoxLayout(nodesPage);
   layout->setContentsMargins(6, 6, 6, 0);
   layout->setSpacing(4);
   layout->addWidget(filterEdit_);
   layout->addWidget(nodeTable_);
-  setCentralWidget(central);
+  tabs_->setDocumentMode(true);
+  tabs_->addTab(nodesPage, tr("&Nodes"));
+  setCentralWidget(tabs_);
 
-  auto* dock = new QDockWidget(tr("Model summary"), this);
-  dock->setObjectName(QStringLiteral("summaryDock"));
-  dock->setWidget(summary_);
-  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
-  addDockWidget(Qt::RightDockWidgetArea, dock);
-  resizeDocks({dock}, {380}, Qt::Horizontal);
+  summaryDock_->setObjectName(QStringLiteral("summaryDock"));
+  summaryDock_->setWidget(summary_);
+  summaryDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
+  addDockWidget(Qt::RightDockWidgetArea, summaryDock_);
+  resizeDocks({summaryDock_}, {380}, Qt::Horizontal);
 
   statusBar()->addPermanentWidget(loadTimeLabel_);
   statusBar()->showMessage(tr("Open an ONNX model with File > Open or drop one here"));
 
-  createMenus(dock);
+  createMenus();
+  restoreGeometry(settings_.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings_.value(QStringLiteral("window/state")).toByteArray());
 
   connect(loader_, &bridge::ModelLoader::loaded, this, &MainWindow::onLoaded);
   connect(loader_, &bridge::ModelLoader::failed, this, &MainWindow::onFailed);
@@ -99,24 +110,75 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::createMenus(QDockWidget* summaryDock) {
+void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* open = file->addAction(tr("&Open..."), this, &MainWindow::chooseModel);
-  open->setShortcut(QKeySequence::Open);
+  file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::chooseModel);
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+  rebuildRecentMenu();
+  file->addAction(tr("Re&load"), QKeySequence::Refresh, this, [this] {
+    if (info_) openModel(QString::fromStdString(info_->path));
+  });
   file->addSeparator();
-  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
+  QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   quit->setMenuRole(QAction::QuitRole);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  view->addAction(summaryDock->toggleViewAction());
+  view->addAction(summaryDock_->toggleViewAction());
+  view->addSeparator();
+  // Ctrl+1..9 switch panels (Netron-style keyboard-first use); the tab titles carry Alt mnemonics as well.
+  for (int i = 0; i < 9; ++i) {
+    auto* action = new QAction(this);
+    action->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    connect(action, &QAction::triggered, this, [this, i] {
+      if (i < tabs_->count()) tabs_->setCurrentIndex(i);
+    });
+    addAction(action);
+  }
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* sample = help->addAction(tr("Open &Sample Model"), this, &MainWindow::openSampleModel);
+  sample->setEnabled(!bridge::sampleModelPath().isEmpty());
+  help->addSeparator();
+  QAction* about = help->addAction(tr("&About Kiln Studio"), this, &MainWindow::showAbout);
+  about->setMenuRole(QAction::AboutRole);
+  QAction* aboutQt = help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+  aboutQt->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  const QStringList files = recent_->existingFiles();
+  for (int i = 0; i < files.size(); ++i) {
+    const QString& path = files[i];
+    // "&1 tiny_cnn.onnx" with the full path as tooltip and status tip.
+    QAction* action = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
+                                             this, [this, path] { openModel(path); });
+    action->setToolTip(path);
+    action->setStatusTip(path);
+  }
+  if (!files.isEmpty()) recentMenu_->addSeparator();
+  QAction* clear = recentMenu_->addAction(tr("&Clear List"), this, [this] {
+    recent_->clear();
+    rebuildRecentMenu();
+  });
+  clear->setEnabled(!files.isEmpty());
+  recentMenu_->setEnabled(!files.isEmpty());
 }
 
 void MainWindow::chooseModel() {
-  const QString startDir = info_ ? QFileInfo(QString::fromStdString(info_->path)).absolutePath() : QString();
+  QString startDir = settings_.value(QStringLiteral("lastDirectory")).toString();
+  if (info_) startDir = QFileInfo(QString::fromStdString(info_->path)).absolutePath();
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Open ONNX model"), startDir, tr("ONNX models (*.onnx);;All files (*)"));
   if (!path.isEmpty()) openModel(path);
+}
+
+bool MainWindow::openSampleModel() {
+  const QString path = bridge::sampleModelPath();
+  if (path.isEmpty()) return false;
+  openModel(path);
+  return true;
 }
 
 void MainWindow::openModel(const QString& path) {
@@ -147,8 +209,14 @@ void MainWindow::onLoaded(const ModelInfo& info, double loadMs) {
   summary_->showModel(info_.get());
   fitColumns();
 
-  const QString fileName = QFileInfo(QString::fromStdString(info_->path)).fileName();
+  const QString path = QString::fromStdString(info_->path);
+  recent_->add(path);
+  settings_.setValue(QStringLiteral("lastDirectory"), QFileInfo(path).absolutePath());
+  rebuildRecentMenu();
+
+  const QString fileName = QFileInfo(path).fileName();
   setWindowTitle(QStringLiteral("%1 \u2014 %2").arg(kAppTitle, fileName));
+  setWindowFilePath(path);
   loadTimeLabel_->setText(tr("Loaded in %1 ms").arg(loadMs, 0, 'f', 1));
   const auto nodeCount = static_cast<qsizetype>(info_->nodes.size());
   statusBar()->showMessage(nodeCount == 1 ? tr("%1: 1 node").arg(fileName)
@@ -171,6 +239,44 @@ void MainWindow::onFailed(const QString& path, const QString& message) {
   errorBox_->setInformativeText(message);
   errorBox_->open();
   emit loadFailed(message);
+}
+
+QString MainWindow::aboutText() const {
+  QString vulkan;
+  if (!vulkanProbe_->hasResult()) {
+    vulkan = tr("(querying the Vulkan drivers...)");
+  } else {
+    for (const QString& line : vulkanProbe_->devices()) vulkan += QStringLiteral("<br>") + line.toHtmlEscaped();
+  }
+  return tr("<h3>Kiln Studio %1</h3>"
+            "<p>The desktop workbench of Kiln: partitioned graphs, Vulkan compilation, context binaries, merging "
+            "and cold-versus-cached benchmarks.</p>"
+            "<p>Kiln %1<br>Qt %2<br>Vulkan devices: %3</p>"
+            "<p>kiln-studio is distributed under GPL-3.0-or-later (it uses Qt Charts, GPLv3 in open-source Qt); the "
+            "Kiln engine library and the kiln command-line tool are Apache-2.0. Graph layout runs Graphviz's "
+            "<tt>dot</tt> as a separate program.</p>")
+      .arg(bridge::kilnVersion(), bridge::qtVersion(), vulkan);
+}
+
+void MainWindow::showAbout() {
+  if (!aboutBox_) {
+    aboutBox_ = new QMessageBox(QMessageBox::NoIcon, tr("About Kiln Studio"), {}, QMessageBox::Ok, this);
+    aboutBox_->setAttribute(Qt::WA_DeleteOnClose);
+    aboutBox_->setTextFormat(Qt::RichText);
+    // The driver list arrives from a worker; the open box updates itself when it does.
+    connect(vulkanProbe_, &bridge::VulkanProbe::finished, aboutBox_, [this] {
+      if (aboutBox_) aboutBox_->setText(aboutText());
+    });
+  }
+  vulkanProbe_->start();
+  aboutBox_->setText(aboutText());
+  aboutBox_->open();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  settings_.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings_.setValue(QStringLiteral("window/state"), saveState());
+  QMainWindow::closeEvent(event);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

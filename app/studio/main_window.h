@@ -1,9 +1,11 @@
-// MainWindow: kiln-studio's top-level window. Opens a model through the bridge's ModelLoader (never on the UI
-// thread) and shows its nodes in a table and its summary in a side panel.
+// MainWindow: kiln-studio's top-level window. The model on display is opened through the bridge's ModelLoader
+// (never on the UI thread); the panels (nodes table, ...) are tabs of the central area, the model summary a dock.
+// Desktop manners live here too: recent files, persistent window state, drag and drop, shortcuts, About.
 #pragma once
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QSettings>
 #include <QString>
 
 #include <memory>
@@ -13,13 +15,17 @@
 class QDockWidget;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QMessageBox;
 class QSortFilterProxyModel;
+class QTabWidget;
 class QTableView;
 
 namespace kiln::bridge {
 class ModelLoader;
 class NodeTableModel;
+class RecentFiles;
+class VulkanProbe;
 }  // namespace kiln::bridge
 
 namespace kiln::studio {
@@ -35,6 +41,8 @@ class MainWindow : public QMainWindow {
 
   // Starts loading `path`; the window updates when modelLoaded or loadFailed is emitted.
   void openModel(const QString& path);
+  // Opens the bundled sample model (Help menu); false when the installation has none.
+  bool openSampleModel();
 
   // The model on display, or nullptr before the first successful load.
   const ModelInfo* modelInfo() const { return info_.get(); }
@@ -42,7 +50,11 @@ class MainWindow : public QMainWindow {
   const QString& lastError() const { return lastError_; }
   const bridge::NodeTableModel* nodeTableModel() const { return nodeModel_; }
   const ModelSummaryView* summaryView() const { return summary_; }
+  QTabWidget* tabs() const { return tabs_; }
+  QMenu* recentMenu() const { return recentMenu_; }
   QString loadTimeText() const;
+  // The text the About box shows (versions of Kiln, Qt and the Vulkan drivers, licences).
+  QString aboutText() const;
 
  signals:
   void modelLoaded();
@@ -51,22 +63,32 @@ class MainWindow : public QMainWindow {
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
 
  private:
-  void createMenus(QDockWidget* summaryDock);
+  void createMenus();
+  void rebuildRecentMenu();
   void chooseModel();
+  void showAbout();
   void fitColumns();
   void onLoaded(const ModelInfo& info, double loadMs);
   void onFailed(const QString& path, const QString& message);
 
+  QSettings settings_;
+  std::unique_ptr<bridge::RecentFiles> recent_;
   bridge::ModelLoader* loader_;
+  bridge::VulkanProbe* vulkanProbe_;
   bridge::NodeTableModel* nodeModel_;
   QSortFilterProxyModel* nodeProxy_;
+  QTabWidget* tabs_;
   QTableView* nodeTable_;
   QLineEdit* filterEdit_;
   ModelSummaryView* summary_;
+  QDockWidget* summaryDock_;
   QLabel* loadTimeLabel_;
+  QMenu* recentMenu_ = nullptr;
   QPointer<QMessageBox> errorBox_;
+  QPointer<QMessageBox> aboutBox_;
   std::shared_ptr<const ModelInfo> info_;
   QString lastError_;
 };

@@ -13,7 +13,9 @@ set(CPACK_PACKAGE_DESCRIPTION
     "Kiln loads ONNX models, partitions them between a Vulkan execution provider and a CPU fallback, and compiles \
 them once into an EPContext model plus a context binary that later loads in milliseconds. This package holds the \
 engine library libkiln_engine with its headers and CMake package (find_package(Kiln) gives Kiln::engine), the kiln \
-command-line tool and, where built, the kiln-studio workbench. License: Apache-2.0.")
+command-line tool and, where built, the kiln-studio workbench. Licenses: the engine, its headers and the kiln tool are \
+Apache-2.0; kiln-studio is GPL-3.0-or-later because it links Qt Charts (GPLv3 in open-source Qt); it runs Graphviz's \
+dot (EPL) as a separate program.")
 set(CPACK_PACKAGE_INSTALL_DIRECTORY "kiln")
 
 if(EXISTS "${PROJECT_SOURCE_DIR}/LICENSE")

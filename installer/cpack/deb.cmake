@@ -19,5 +19,6 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 
 # Not link-time dependencies, so shlibdeps cannot see them: lavapipe gives the Vulkan EP a device on machines
 # without a GPU driver, and vulkaninfo helps diagnose device selection.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mesa-vulkan-drivers")
+# graphviz: kiln-studio lays graphs out by running `dot` (a separate program, so its EPL stays out of the binary).
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mesa-vulkan-drivers, graphviz")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "vulkan-tools")

@@ -1,12 +1,16 @@
 // The Qt-Core bridge without any widgets: display formatting, the node table model and the threaded loader.
 #include <QAbstractItemModelTester>
 #include <QFile>
+#include <QFileInfo>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
 #include "model_loader.h"
 #include "node_table_model.h"
+#include "recent_files.h"
 #include "value_format.h"
 
 using namespace kiln;
@@ -142,6 +146,38 @@ class TestBridge : public QObject {
     loader.reset();  // waits for the worker; the result is dropped with the object
     QCoreApplication::processEvents();
     QCOMPARE(loaded.count(), 0);
+  }
+
+  // Newest first, no duplicates however the path is spelled, capped, persisted; missing files are hidden but kept.
+  void recentFilesOrderAndPersist() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto touch = [&dir](const QString& name) {
+      QFile file(dir.filePath(name));
+      if (!file.open(QIODevice::WriteOnly)) return QString();
+      return QFileInfo(file).absoluteFilePath();
+    };
+    const QString a = touch(QStringLiteral("a.onnx"));
+    const QString b = touch(QStringLiteral("b.onnx"));
+    const QString settingsFile = dir.filePath(QStringLiteral("settings.ini"));
+    {
+      QSettings settings(settingsFile, QSettings::IniFormat);
+      kiln::bridge::RecentFiles recent(settings, QStringLiteral("recent"), 3);
+      recent.add(a);
+      recent.add(b);
+      recent.add(dir.path() + QStringLiteral("/./a.onnx"));  // the same file as `a`
+      QCOMPARE(recent.all(), (QStringList{a, b}));
+      recent.add(dir.filePath(QStringLiteral("gone.onnx")));
+      recent.add(dir.filePath(QStringLiteral("gone2.onnx")));
+      QCOMPARE(recent.all().size(), 3);  // capped: `b` fell off
+      QCOMPARE(recent.existingFiles(), (QStringList{a}));
+    }
+    QSettings settings(settingsFile, QSettings::IniFormat);
+    kiln::bridge::RecentFiles reread(settings, QStringLiteral("recent"), 3);
+    QCOMPARE(reread.all().size(), 3);
+    QCOMPARE(reread.existingFiles(), (QStringList{a}));
+    reread.remove(a);
+    QVERIFY(reread.existingFiles().isEmpty());
   }
 };
 

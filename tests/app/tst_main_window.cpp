@@ -1,14 +1,21 @@
 // MainWindow end to end: open tiny_cnn.onnx through the real loader and engine, check the node table and the
 // summary against the engine's own ModelInfo, and check that bad paths report errors without crashing.
 #include <QFile>
+#include <QMenu>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 #include <set>
 
+#include "environment_info.h"
 #include "kiln/model_info.h"
+#include "kiln/version.h"
 #include "main_window.h"
 #include "model_summary_view.h"
 #include "node_table_model.h"
@@ -34,7 +41,13 @@ class TestMainWindow : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY2(QFile::exists(tinyCnnPath()), qPrintable(QStringLiteral("missing test model ") + tinyCnnPath()));
+    // Settings (recent files, window state) go to a throw-away test location, never the user's.
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("KilnTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
   }
+
+  void init() { QSettings().clear(); }
 
   void opensModelAndListsNodes() {
     MainWindow window;
@@ -138,6 +151,80 @@ class TestMainWindow : public QObject {
     QCOMPARE(failed.count(), 0);
     QVERIFY(window.lastError().isEmpty());
     QVERIFY(window.nodeTableModel()->rowCount() > 0);
+  }
+
+  // A loaded model enters File > Open Recent, survives into a new window (QSettings) and reopens from there.
+  void recentFilesPersistAndReopen() {
+    {
+      MainWindow window;
+      QVERIFY(!window.recentMenu()->isEnabled());
+      QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+      window.openModel(tinyCnnPath());
+      QVERIFY(loaded.wait(kLoadTimeoutMs));
+      QVERIFY(window.recentMenu()->isEnabled());
+    }
+    MainWindow window;
+    const QList<QAction*> actions = window.recentMenu()->actions();
+    QVERIFY(!actions.isEmpty());
+    QCOMPARE(actions.first()->text(), QStringLiteral("&1 tiny_cnn.onnx"));
+    QCOMPARE(actions.first()->toolTip(), QFileInfo(tinyCnnPath()).absoluteFilePath());
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    actions.first()->trigger();
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QCOMPARE(window.windowTitle(), QStringLiteral("Kiln Studio \u2014 tiny_cnn.onnx"));
+  }
+
+  void failedOpenStaysOutOfRecentFiles() {
+    MainWindow window;
+    QSignalSpy failed(&window, &MainWindow::loadFailed);
+    window.openModel(QStringLiteral("/nonexistent/missing.onnx"));
+    QVERIFY(failed.wait(kLoadTimeoutMs));
+    QVERIFY(!window.recentMenu()->isEnabled());
+  }
+
+  void helpMenuOpensTheBundledSample() {
+    QVERIFY(!kiln::bridge::sampleModelPath().isEmpty());
+    MainWindow window;
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    QVERIFY(window.openSampleModel());
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QCOMPARE(QString::fromStdString(window.modelInfo()->path), kiln::bridge::sampleModelPath());
+  }
+
+  void droppedModelOpens() {
+    MainWindow window;
+    window.show();  // QApplication delivers drops only to visible widgets that accept them
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(QStringLiteral("/tmp/notes.txt")), QUrl::fromLocalFile(tinyCnnPath())});
+    // As a real drag does: enter (which the window must accept, making it the drop target), then drop.
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &drop);
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QCOMPARE(window.windowTitle(), QStringLiteral("Kiln Studio \u2014 tiny_cnn.onnx"));
+  }
+
+  // About names Kiln's and Qt's versions at once, and the Vulkan driver once the worker has enumerated devices.
+  void aboutBoxNamesVersionsAndDriver() {
+    MainWindow window;
+    QVERIFY(window.aboutText().contains(QString::fromLatin1(kiln::engineVersion())));
+    QVERIFY(window.aboutText().contains(QString::fromLatin1(qVersion())));
+    QVERIFY(window.aboutText().contains(QStringLiteral("GPL-3.0-or-later")));
+    const QAction* about = nullptr;
+    for (QAction* action : window.findChildren<QAction*>()) {
+      if (action->menuRole() == QAction::AboutRole) about = action;
+    }
+    QVERIFY(about != nullptr);
+    const_cast<QAction*>(about)->trigger();
+    auto* box = window.findChild<QMessageBox*>();
+    QVERIFY(box != nullptr);
+    const QStringList devices = kiln::bridge::describeVulkanDevices();
+    QVERIFY(!devices.isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(box->text().contains(devices.first().toHtmlEscaped()), kLoadTimeoutMs);
   }
 };
 
