@@ -17,14 +17,15 @@ QString qs(const std::string& text) { return QString::fromStdString(text); }
 QString inputLabel(int index) { return QStringLiteral("input %1").arg(index + 1); }
 
 // Records `name` as defined by `model`; a second model defining it is a conflict, spelled as the engine does.
-void claim(QHash<QString, int>& owners, const QString& name, int model, const char* what, QStringList& conflicts) {
+void claim(QHash<QString, int>& owners, const QString& name, int model, const char* what, MergePreview& preview) {
   if (name.isEmpty()) return;
   const auto it = owners.constFind(name);
   if (it == owners.constEnd()) {
     owners.insert(name, model);
   } else if (it.value() != model) {
-    conflicts << QStringLiteral("%1 '%2' (%3 and %4)")
-                     .arg(QLatin1String(what), name, inputLabel(model), inputLabel(it.value()));
+    preview.conflicts << QStringLiteral("%1 '%2' (%3 and %4)")
+                             .arg(QLatin1String(what), name, inputLabel(model), inputLabel(it.value()));
+    if (!preview.conflictingNames.contains(name)) preview.conflictingNames << name;
   }
 }
 
@@ -84,12 +85,12 @@ MergePreview computeMergePreview(const QList<MergeModelEntry>& models, const QLi
         merged.outputs << rename(out);
         defined.insert(rename(out));
       }
-      claim(nodeOwners, merged.name, i, "node", preview.conflicts);
+      claim(nodeOwners, merged.name, i, "node", preview);
       partitions.insert(merged.partition);
       preview.nodes << merged;
     }
-    for (const QString& name : defined) claim(valueOwners, name, i, "value", preview.conflicts);
-    for (const QString& name : partitions) claim(graphOwners, name, i, "graph", preview.conflicts);
+    for (const QString& name : defined) claim(valueOwners, name, i, "value", preview);
+    for (const QString& name : partitions) claim(graphOwners, name, i, "graph", preview);
   }
   preview.conflicts.sort();
 

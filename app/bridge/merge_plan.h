@@ -47,6 +47,7 @@ struct MergePreview {
   QList<MergeValue> inputs, outputs;  // of the merged graph: connected inputs are no longer graph inputs
   QList<MergeNode> nodes;             // EPContext nodes
   QStringList conflicts;              // names that two inputs would both define after prefixing
+  QStringList conflictingNames;       // the names themselves, so views can mark the rows they appear in
   QStringList connectionErrors;
   QStringList problems;  // inputs that are missing, not inspected yet, or unreadable; fewer than two inputs
   bool ok() const { return conflicts.isEmpty() && connectionErrors.isEmpty() && problems.isEmpty(); }

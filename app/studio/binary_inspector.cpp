@@ -185,7 +185,7 @@ void HexView::paintEvent(QPaintEvent*) {
   const QFontMetrics metrics(font());
   const int addressWidth = metrics.horizontalAdvance(lines.isEmpty() ? QString() : lines.first().section(QLatin1Char(' '), 0, 0));
   for (int i = 0; i < lines.size(); ++i) {
-    const int y = i * height + metrics.ascent();
+    const int y = 2 + i * height + metrics.ascent();
     // The address column in a muted colour, the bytes and ASCII in the text colour.
     const QString& line = lines[i];
     const qsizetype split = line.indexOf(QLatin1Char(' '));

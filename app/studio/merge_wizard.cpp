@@ -191,6 +191,10 @@ MergeWizard::MergeWizard(QWidget* parent)
   outputEdit_->setPlaceholderText(tr("merged_ctx.onnx"));
   connect(outputEdit_, &QLineEdit::textChanged, this, [this] {
     outcome_.reset();  // a new name is a new write
+    // Say so before the click: an existing merged model is replaced (atomically, when the write succeeds).
+    const QString path = outputPath();
+    const bool exists = !path.isEmpty() && QFileInfo::exists(path);
+    setStatus(resultLabel_, exists ? tr("%1 exists: writing replaces it.").arg(QFileInfo(path).fileName()) : QString(), false);
     planPage(this, WritePage)->refresh();
   });
   auto* browse = new QPushButton(tr("&Browse..."));
@@ -393,10 +397,16 @@ void MergeWizard::refreshPreview() {
   auto modelName = [this](int index) {
     return index < models_.size() ? QFileInfo(models_[index].path).fileName() : QString();
   };
+  // A name involved in a conflict is red wherever it appears, so the tables show what the list below says.
+  auto named = [&](const QString& name) {
+    QTableWidgetItem* item = readOnly(name);
+    if (plan.conflictingNames.contains(name)) item->setForeground(kErrorColor);
+    return item;
+  };
   auto fillValues = [&](QTableWidget* table, const QList<bridge::MergeValue>& values) {
     table->setRowCount(static_cast<int>(values.size()));
     for (int row = 0; row < values.size(); ++row) {
-      table->setItem(row, 0, readOnly(values[row].name));
+      table->setItem(row, 0, named(values[row].name));
       table->setItem(row, 1, readOnly(values[row].type));
       table->setItem(row, 2, readOnly(modelName(values[row].model)));
     }
@@ -407,8 +417,8 @@ void MergeWizard::refreshPreview() {
   nodeTable_->setRowCount(static_cast<int>(plan.nodes.size()));
   for (int row = 0; row < plan.nodes.size(); ++row) {
     const bridge::MergeNode& node = plan.nodes[row];
-    nodeTable_->setItem(row, 0, readOnly(node.name));
-    nodeTable_->setItem(row, 1, readOnly(node.partition));
+    nodeTable_->setItem(row, 0, named(node.name));
+    nodeTable_->setItem(row, 1, named(node.partition));
     nodeTable_->setItem(row, 2, readOnly(modelName(node.model)));
     nodeTable_->setItem(row, 3, readOnly(node.inputs.join(QStringLiteral(", "))));
     nodeTable_->setItem(row, 4, readOnly(node.outputs.join(QStringLiteral(", "))));

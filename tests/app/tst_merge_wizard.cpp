@@ -166,6 +166,10 @@ class TestMergeWizard : public QObject {
     auto* list = wizard.findChild<QListWidget*>(QStringLiteral("conflictList"));
     QCOMPARE(list->count(), static_cast<int>(preview.conflicts.size()));
     QCOMPARE(list->item(0)->foreground().color(), QColor(0xc6, 0x28, 0x28));
+    // The conflicting names are marked in the tables too.
+    auto* nodes = wizard.findChild<QTableWidget*>(QStringLiteral("previewNodes"));
+    QCOMPARE(nodes->item(0, 0)->foreground().color(), QColor(0xc6, 0x28, 0x28));
+    QVERIFY(preview.conflictingNames.contains(nodes->item(0, 0)->text()));
     saveScreenshot(&wizard, QStringLiteral("merge_conflicts.png"));
     wizard.next();  // refused: the page is incomplete
     QCOMPARE(wizard.currentId(), static_cast<int>(MergeWizard::PreviewPage));
