@@ -1,0 +1,619 @@
+#include "binary_inspector.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPainter>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "value_format.h"
+
+namespace kiln::studio {
+
+namespace {
+
+QString qs(const std::string& text) { return QString::fromStdString(text); }
+
+QString joined(const std::vector<std::string>& items, const QString& separator = QStringLiteral(", ")) {
+  QStringList list;
+  for (const auto& item : items) list << qs(item);
+  return list.join(separator);
+}
+
+QTableWidget* makeTable(const QString& objectName, const QStringList& headers) {
+  auto* table = new QTableWidget(0, static_cast<int>(headers.size()));
+  table->setObjectName(objectName);
+  table->setHorizontalHeaderLabels(headers);
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table->setSelectionMode(QAbstractItemView::SingleSelection);
+  table->setAlternatingRowColors(true);
+  table->setWordWrap(false);
+  table->verticalHeader()->hide();
+  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  return table;
+}
+
+QTableWidgetItem* cell(const QString& text, const QString& tooltip = {}) {
+  auto* item = new QTableWidgetItem(text);
+  item->setToolTip(tooltip.isEmpty() ? text : tooltip);
+  return item;
+}
+
+QTableWidgetItem* numberCell(qint64 value) {
+  auto* item = new QTableWidgetItem(QString::number(value));
+  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  return item;
+}
+
+void setRow(QTableWidget* table, int row, const QList<QTableWidgetItem*>& items) {
+  for (int column = 0; column < items.size(); ++column) table->setItem(row, column, items[column]);
+}
+
+// Columns as wide as their contents, the free-text ones capped so one long list does not hide the others.
+void fitColumns(QTableWidget* table, int cap = 320) {
+  table->resizeColumnsToContents();
+  for (int column = 0; column + 1 < table->columnCount(); ++column) {
+    table->setColumnWidth(column, std::min(table->columnWidth(column), cap));
+  }
+}
+
+QColor verdictColor(const QString& verdict) {
+  if (verdict == QLatin1String("optimal")) return QColor(0x1b, 0x7f, 0x3b);
+  if (verdict == QLatin1String("compatible")) return QColor(0xb2, 0x6a, 0x00);
+  return QColor(0xc6, 0x28, 0x28);
+}
+
+// Roles of the verdict target combo's items.
+constexpr int kSelectorRole = Qt::UserRole;      // device selector, or the profile path
+constexpr int kKindRole = Qt::UserRole + 1;      // "device", "profile" or "choose"
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+
+HexView::HexView(QWidget* parent) : QAbstractScrollArea(parent) {
+  setObjectName(QStringLiteral("hexView"));
+  QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  setFont(font);
+  viewport()->setFont(font);
+  viewport()->setBackgroundRole(QPalette::Base);
+  viewport()->setAutoFillBackground(true);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+  verticalScrollBar()->setSingleStep(1);
+  connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
+}
+
+void HexView::setRange(const bridge::BinarySource& source, qint64 offset, qint64 size) {
+  source_ = source;
+  offset_ = offset;
+  size_ = std::max<qint64>(0, size);
+  message_.clear();
+  error_.clear();
+  cacheStart_ = -1;
+  cache_.clear();
+  verticalScrollBar()->setValue(0);
+  updateScrollBar();
+  viewport()->update();
+}
+
+void HexView::showMessage(const QString& message) {
+  setRange({}, 0, 0);
+  message_ = message;
+  viewport()->update();
+}
+
+int HexView::lineHeight() const { return fontMetrics().height(); }
+
+int HexView::linesPerPage() const { return std::max(1, viewport()->height() / std::max(1, lineHeight())); }
+
+void HexView::updateScrollBar() {
+  // A scroll bar counts in lines and QScrollBar's range is an int: 2^31 lines are 32 GiB, beyond any section.
+  const qint64 maximum = std::max<qint64>(0, lineCount() - linesPerPage());
+  verticalScrollBar()->setRange(0, static_cast<int>(std::min<qint64>(maximum, INT_MAX)));
+  verticalScrollBar()->setPageStep(linesPerPage());
+  const int width = fontMetrics().horizontalAdvance(bridge::formatHexLine(0, QByteArray(16, 'x'))) + 16;
+  horizontalScrollBar()->setRange(0, std::max(0, width - viewport()->width()));
+  horizontalScrollBar()->setPageStep(viewport()->width());
+}
+
+QByteArray HexView::windowBytes(qint64 first, qint64 count) const {
+  const qint64 begin = first * 16, end = std::min(size_, (first + count) * 16);
+  if (begin >= end) return {};
+  if (cacheStart_ < 0 || begin < cacheStart_ || end > cacheStart_ + cache_.size()) {
+    // Miss: read this window plus a page either side, so scrolling by a line or a page reads nothing.
+    const qint64 margin = count * 16;
+    const qint64 start = std::max<qint64>(0, begin - margin);
+    const qint64 stop = std::min(size_, end + margin);
+    auto bytes = bridge::readBinaryBytes(source_, offset_ + start, stop - start);
+    if (!bytes.isOk()) {
+      error_ = QString::fromStdString(bytes.status().toString());
+      cacheStart_ = -1;
+      cache_.clear();
+      return {};
+    }
+    error_.clear();
+    cacheStart_ = start;
+    cache_ = *bytes;
+  }
+  return cache_.mid(begin - cacheStart_, end - begin);
+}
+
+QString HexView::lineText(qint64 line) const {
+  if (line < 0 || line >= lineCount()) return {};
+  return bridge::formatHexLine(offset_ + line * 16, windowBytes(line, 1));
+}
+
+QStringList HexView::visibleLines() const {
+  const qint64 first = verticalScrollBar()->value();
+  const qint64 count = std::min<qint64>(linesPerPage(), lineCount() - first);
+  return bridge::formatHexDump(offset_ + first * 16, windowBytes(first, std::max<qint64>(0, count)));
+}
+
+void HexView::paintEvent(QPaintEvent*) {
+  QPainter painter(viewport());
+  const int height = lineHeight();
+  const int x = 6 - horizontalScrollBar()->value();
+  if (!message_.isEmpty() || size_ == 0) {
+    painter.setPen(palette().color(QPalette::PlaceholderText));
+    painter.drawText(viewport()->rect().adjusted(6, 4, -6, -4), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+                     message_.isEmpty() ? tr("Select a section to see its bytes") : message_);
+    return;
+  }
+  const QStringList lines = visibleLines();
+  if (!error_.isEmpty()) {
+    painter.setPen(QColor(0xc6, 0x28, 0x28));
+    painter.drawText(viewport()->rect().adjusted(6, 4, -6, -4), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, error_);
+    return;
+  }
+  const QFontMetrics metrics(font());
+  const int addressWidth = metrics.horizontalAdvance(lines.isEmpty() ? QString() : lines.first().section(QLatin1Char(' '), 0, 0));
+  for (int i = 0; i < lines.size(); ++i) {
+    const int y = 2 + i * height + metrics.ascent();
+    // The address column in a muted colour, the bytes and ASCII in the text colour.
+    const QString& line = lines[i];
+    const qsizetype split = line.indexOf(QLatin1Char(' '));
+    painter.setPen(palette().color(QPalette::PlaceholderText));
+    painter.drawText(x, y, line.left(split));
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawText(x + addressWidth, y, line.mid(split));
+  }
+}
+
+void HexView::resizeEvent(QResizeEvent* event) {
+  QAbstractScrollArea::resizeEvent(event);
+  updateScrollBar();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+BinaryInspector::BinaryInspector(QWidget* parent)
+    : QWidget(parent),
+      worker_(new bridge::BinaryInspectionWorker(this)),
+      pathEdit_(new QLineEdit),
+      summaryLabel_(new QLabel),
+      binaryCombo_(new QComboBox),
+      binaryLabel_(new QLabel(tr("Binary:"))),
+      tabs_(new QTabWidget),
+      nodesTab_(new QWidget),
+      nodeTable_(makeTable(QStringLiteral("nodeTable"),
+                           {tr("Node"), tr("Graph"), tr("Source"), tr("Main"), tr("Embed"), tr("Partition"),
+                            tr("ep_cache_context"), tr("Problem")})),
+      headerTable_(makeTable(QStringLiteral("headerTable"), {tr("Field"), tr("Value"), tr("Meaning")})),
+      sectionTable_(makeTable(QStringLiteral("sectionTable"),
+                              {tr("Kind"), tr("Offset"), tr("Size"), tr("Items"), tr("xxHash3")})),
+      sectionCaption_(new QLabel),
+      hexView_(new HexView),
+      graphTable_(makeTable(QStringLiteral("graphTable"),
+                            {tr("Name"), tr("EP"), tr("Nodes"), tr("Host nodes"), tr("Initializers"),
+                             tr("SPIR-V modules"), tr("Inputs"), tr("Outputs"), tr("Op types")})),
+      spirvSummary_(new QLabel),
+      spirvList_(new QListWidget),
+      weightsTable_(makeTable(QStringLiteral("weightsTable"), {tr("Quantity"), tr("Value")})),
+      deviceCombo_(new QComboBox),
+      verdictLabel_(new QLabel),
+      againstLabel_(new QLabel),
+      reasonsList_(new QListWidget) {
+  // File row.
+  pathEdit_->setObjectName(QStringLiteral("pathEdit"));
+  pathEdit_->setPlaceholderText(tr("A context binary (*_vulkan.bin) or a compiled model (*_ctx.onnx)"));
+  auto* openButton = new QPushButton(tr("Open..."));
+  connect(openButton, &QPushButton::clicked, this, &BinaryInspector::chooseFile);
+  connect(pathEdit_, &QLineEdit::returnPressed, this, [this] {
+    if (!pathEdit_->text().trimmed().isEmpty()) inspect(pathEdit_->text().trimmed());
+  });
+  auto* fileRow = new QHBoxLayout;
+  fileRow->addWidget(new QLabel(tr("File:")));
+  fileRow->addWidget(pathEdit_, 1);
+  fileRow->addWidget(openButton);
+
+  summaryLabel_->setObjectName(QStringLiteral("summaryLabel"));
+  summaryLabel_->setWordWrap(true);
+  summaryLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  binaryCombo_->setObjectName(QStringLiteral("binaryCombo"));
+  binaryCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  connect(binaryCombo_, &QComboBox::activated, this, &BinaryInspector::showBinary);
+  auto* binaryRow = new QHBoxLayout;
+  binaryRow->addWidget(binaryLabel_);
+  binaryRow->addWidget(binaryCombo_);
+  binaryRow->addStretch(1);
+  binaryLabel_->hide();
+  binaryCombo_->hide();
+
+  // EPContext nodes (ctx models only).
+  auto* nodesLayout = new QVBoxLayout(nodesTab_);
+  nodesLayout->setContentsMargins(0, 0, 0, 0);
+  nodesLayout->addWidget(nodeTable_);
+
+  // Sections: the table above, the selected section's bytes below.
+  sectionCaption_->setObjectName(QStringLiteral("sectionCaption"));
+  sectionCaption_->setWordWrap(true);
+  auto* hexPane = new QWidget;
+  auto* hexLayout = new QVBoxLayout(hexPane);
+  hexLayout->setContentsMargins(0, 0, 0, 0);
+  hexLayout->addWidget(sectionCaption_);
+  hexLayout->addWidget(hexView_, 1);
+  auto* sectionSplitter = new QSplitter(Qt::Vertical);
+  sectionSplitter->addWidget(sectionTable_);
+  sectionSplitter->addWidget(hexPane);
+  sectionSplitter->setStretchFactor(1, 2);
+  connect(sectionTable_, &QTableWidget::itemSelectionChanged, this, &BinaryInspector::onSectionSelected);
+
+  // SPIR-V.
+  auto* spirvTab = new QWidget;
+  auto* spirvLayout = new QVBoxLayout(spirvTab);
+  spirvLayout->setContentsMargins(0, 4, 0, 0);
+  spirvList_->setObjectName(QStringLiteral("spirvList"));
+  spirvList_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  spirvLayout->addWidget(spirvSummary_);
+  spirvLayout->addWidget(spirvList_, 1);
+
+  // Verdict.
+  deviceCombo_->setObjectName(QStringLiteral("deviceCombo"));
+  deviceCombo_->addItem(tr("Default device (the one a compile picks)"), QString());
+  deviceCombo_->setItemData(0, QStringLiteral("device"), kKindRole);
+  deviceCombo_->addItem(tr("Device profile..."), QString());
+  deviceCombo_->setItemData(1, QStringLiteral("choose"), kKindRole);
+  connect(deviceCombo_, &QComboBox::activated, this, &BinaryInspector::onTargetChosen);
+  verdictLabel_->setObjectName(QStringLiteral("verdictLabel"));
+  QFont big = verdictLabel_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.6);
+  big.setBold(true);
+  verdictLabel_->setFont(big);
+  againstLabel_->setWordWrap(true);
+  againstLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  reasonsList_->setObjectName(QStringLiteral("reasonsList"));
+  reasonsList_->setWordWrap(true);
+  auto* verdictTab = new QWidget;
+  auto* verdictLayout = new QVBoxLayout(verdictTab);
+  auto* targetRow = new QHBoxLayout;
+  targetRow->addWidget(new QLabel(tr("Against:")));
+  targetRow->addWidget(deviceCombo_, 1);
+  verdictLayout->addLayout(targetRow);
+  verdictLayout->addWidget(verdictLabel_);
+  verdictLayout->addWidget(againstLabel_);
+  verdictLayout->addWidget(new QLabel(tr("Reasons it is not optimal:")));
+  verdictLayout->addWidget(reasonsList_, 1);
+
+  tabs_->setObjectName(QStringLiteral("inspectorTabs"));
+  tabs_->addTab(headerTable_, tr("Header"));
+  tabs_->addTab(sectionSplitter, tr("Sections"));
+  tabs_->addTab(graphTable_, tr("Graphs"));
+  tabs_->addTab(spirvTab, tr("SPIR-V"));
+  tabs_->addTab(weightsTable_, tr("Weights"));
+  tabs_->addTab(verdictTab, tr("Verdict"));
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addLayout(fileRow);
+  layout->addWidget(summaryLabel_);
+  layout->addLayout(binaryRow);
+  layout->addWidget(tabs_, 1);
+
+  connect(worker_, &bridge::BinaryInspectionWorker::inspected, this, &BinaryInspector::onInspected);
+  connect(worker_, &bridge::BinaryInspectionWorker::inspectFailed, this, &BinaryInspector::onFailed);
+  connect(worker_, &bridge::BinaryInspectionWorker::verdictReady, this, &BinaryInspector::showVerdict);
+  connect(worker_, &bridge::BinaryInspectionWorker::verdictFailed, this, &BinaryInspector::showVerdictError);
+  connect(worker_, &bridge::BinaryInspectionWorker::devicesListed, this, &BinaryInspector::onDevicesListed);
+  connect(worker_, &bridge::BinaryInspectionWorker::devicesFailed, this, [this](const QString& message) {
+    deviceCombo_->setToolTip(tr("No Vulkan device listed: %1").arg(message));
+    emit devicesListed();
+  });
+  // Enumerating Vulkan devices creates an instance (tens of ms, more with a real GPU driver): off the UI thread.
+  worker_->listDevices();
+  summaryLabel_->setText(tr("Open a context binary or a compiled ctx model."));
+}
+
+BinaryInspector::~BinaryInspector() = default;
+
+void BinaryInspector::chooseFile() {
+  const QString start = inspection_ ? QFileInfo(inspection_->path).absolutePath() : QString();
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open context binary or ctx model"), start,
+      tr("Kiln binaries and ctx models (*.bin *.onnx);;Context binaries (*.bin);;ctx models (*.onnx);;All files (*)"));
+  if (!path.isEmpty()) inspect(path);
+}
+
+void BinaryInspector::inspect(const QString& path) {
+  pathEdit_->setText(path);
+  summaryLabel_->setStyleSheet({});
+  summaryLabel_->setText(tr("Reading %1...").arg(QFileInfo(path).fileName()));
+  worker_->inspect(path);
+}
+
+void BinaryInspector::onFailed(const QString& path, const QString& message) {
+  lastError_ = message;
+  // The previous file's tabs stay, but the summary says plainly that this file could not be read.
+  summaryLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  summaryLabel_->setText(tr("Could not read %1: %2").arg(QFileInfo(path).fileName(), message));
+  emit failed(message);
+}
+
+void BinaryInspector::onInspected(const bridge::Inspection& inspection) {
+  lastError_.clear();
+  inspection_ = inspection;
+  summaryLabel_->setStyleSheet({});
+  const QString name = QFileInfo(inspection.path).fileName();
+  if (inspection.ctxModel) {
+    const EpContextModelInfo& model = *inspection.model;
+    QString text = tr("%1: compiled model, %2 EPContext node(s), %3 other node(s), %4 binary(ies)")
+                       .arg(name)
+                       .arg(model.nodes.size())
+                       .arg(model.otherNodes)
+                       .arg(inspection.binaries.size());
+    for (const auto& problem : model.problems) text += QStringLiteral("\n") + tr("Problem: %1").arg(qs(problem));
+    summaryLabel_->setText(text);
+    showNodes(model);
+    if (tabs_->indexOf(nodesTab_) < 0) tabs_->insertTab(0, nodesTab_, tr("EPContext nodes"));
+  } else {
+    const ContextBinaryInfo& info = inspection.binaries.first().info;
+    summaryLabel_->setText(tr("%1: Kiln context binary, format %2, %3, compiled for %4")
+                               .arg(name, qs(info.formatVersion), bridge::formatByteSize(static_cast<int64_t>(info.fileSize)),
+                                    qs(info.deviceName)));
+    if (const int at = tabs_->indexOf(nodesTab_); at >= 0) tabs_->removeTab(at);
+  }
+
+  binaryCombo_->clear();
+  for (const auto& binary : inspection.binaries) {
+    binaryCombo_->addItem(binary.embedded ? binary.key : QFileInfo(binary.key).fileName());
+    binaryCombo_->setItemData(binaryCombo_->count() - 1, binary.key, Qt::ToolTipRole);
+  }
+  const bool several = inspection.ctxModel;
+  binaryLabel_->setVisible(several);
+  binaryCombo_->setVisible(several);
+  binaryIndex_ = -1;
+  showBinary(inspection.binaries.isEmpty() ? -1 : 0);
+  emit inspected();
+}
+
+void BinaryInspector::showNodes(const EpContextModelInfo& model) {
+  nodeTable_->setRowCount(static_cast<int>(model.nodes.size()));
+  int row = 0;
+  for (const auto& node : model.nodes) {
+    auto* problem = cell(qs(node.problem));
+    problem->setForeground(QColor(0xc6, 0x28, 0x28));
+    setRow(nodeTable_, row++,
+           {cell(qs(node.name)), cell(qs(node.graph)),
+            cell(node.source.empty() ? tr("(none)") : qs(node.source) + (node.vulkan ? QString() : tr(" (foreign)"))),
+            numberCell(node.mainContext), numberCell(node.embedMode), cell(qs(node.partitionName)),
+            cell(qs(node.cacheContext)), problem});
+  }
+  fitColumns(nodeTable_);
+}
+
+void BinaryInspector::selectBinary(int index) {
+  if (index < 0 || index >= binaryCombo_->count()) return;
+  binaryCombo_->setCurrentIndex(index);
+  showBinary(index);
+}
+
+void BinaryInspector::showBinary(int index) {
+  binaryIndex_ = index;
+  headerTable_->setRowCount(0);
+  sectionTable_->setRowCount(0);
+  graphTable_->setRowCount(0);
+  spirvList_->clear();
+  weightsTable_->setRowCount(0);
+  hexView_->showMessage(tr("Select a section to see its bytes"));
+  sectionCaption_->clear();
+  verdictLabel_->clear();
+  againstLabel_->clear();
+  reasonsList_->clear();
+  if (!inspection_ || index < 0 || index >= inspection_->binaries.size()) {
+    if (inspection_ && inspection_->binaries.isEmpty()) {
+      verdictLabel_->setText(tr("No binary could be followed"));
+      verdictLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    }
+    return;
+  }
+  const bridge::InspectedBinary& binary = inspection_->binaries[index];
+  const ContextBinaryInfo& info = binary.info;
+
+  const QList<bridge::HeaderField> fields = bridge::headerFields(info);
+  headerTable_->setRowCount(static_cast<int>(fields.size()));
+  for (int row = 0; row < fields.size(); ++row) {
+    setRow(headerTable_, row, {cell(fields[row].field), cell(fields[row].value), cell(fields[row].meaning)});
+  }
+  fitColumns(headerTable_, 360);
+
+  sectionTable_->setRowCount(static_cast<int>(info.sections.size()));
+  int row = 0;
+  for (const auto& s : info.sections) {
+    auto* kind = cell(qs(s.kind), bridge::sectionMeaning(s.kind));
+    setRow(sectionTable_, row++,
+           {kind, numberCell(static_cast<qint64>(s.offset)), numberCell(static_cast<qint64>(s.size)),
+            numberCell(static_cast<qint64>(s.items)), cell(qs(s.hash))});
+  }
+  fitColumns(sectionTable_);
+
+  graphTable_->setRowCount(static_cast<int>(info.graphs.size()));
+  row = 0;
+  for (const auto& g : info.graphs) {
+    setRow(graphTable_, row++,
+           {cell(qs(g.name)), cell(qs(g.executionProvider)), numberCell(g.nodes), numberCell(g.hostNodes),
+            numberCell(g.initializers), numberCell(g.spirvModules), cell(joined(g.inputs)), cell(joined(g.outputs)),
+            cell(joined(g.opTypes, QStringLiteral(" ")))});
+  }
+  fitColumns(graphTable_, 240);
+
+  spirvSummary_->setText(tr("%1 SPIR-V module(s), %2, each stored once for all graphs (shader-variant keys):")
+                             .arg(info.spirvModules.size())
+                             .arg(bridge::formatByteSize(static_cast<int64_t>(info.spirvBytes))));
+  for (const auto& key : info.spirvModules) spirvList_->addItem(qs(key));
+
+  const auto [saved, percent] = bridge::dedupSavings(info);
+  const QList<std::pair<QString, QString>> weights = {
+      {tr("Blobs stored"), QString::number(info.weightBlobs)},
+      {tr("References"), QString::number(info.weightReferences)},
+      {tr("Bytes stored"), QStringLiteral("%1 (%2)").arg(info.weightBytes).arg(bridge::formatByteSize(static_cast<int64_t>(info.weightBytes)))},
+      {tr("Bytes referenced"), QStringLiteral("%1 (%2)").arg(info.weightBytesReferenced).arg(bridge::formatByteSize(static_cast<int64_t>(info.weightBytesReferenced)))},
+      {tr("Saved by deduplication"),
+       QStringLiteral("%1 (%2%)").arg(bridge::formatByteSize(static_cast<int64_t>(saved))).arg(percent, 0, 'f', 1)},
+  };
+  weightsTable_->setRowCount(static_cast<int>(weights.size()));
+  for (int i = 0; i < weights.size(); ++i) setRow(weightsTable_, i, {cell(weights[i].first), cell(weights[i].second)});
+  fitColumns(weightsTable_);
+
+  if (!binary.sourceProblem.isEmpty()) hexView_->showMessage(tr("Bytes not available: %1").arg(binary.sourceProblem));
+  requestVerdict();
+}
+
+void BinaryInspector::selectSection(int row) {
+  sectionTable_->selectRow(row);
+  onSectionSelected();
+}
+
+void BinaryInspector::onSectionSelected() {
+  if (!inspection_ || binaryIndex_ < 0) return;
+  const bridge::InspectedBinary& binary = inspection_->binaries[binaryIndex_];
+  const int row = sectionTable_->currentRow();
+  if (row < 0 || row >= static_cast<int>(binary.info.sections.size())) return;
+  const ContextBinarySection& section = binary.info.sections[static_cast<size_t>(row)];
+  sectionCaption_->setText(tr("<b>%1</b>: %2 bytes at offset %3 \u2014 %4")
+                               .arg(qs(section.kind))
+                               .arg(section.size)
+                               .arg(section.offset)
+                               .arg(bridge::sectionMeaning(section.kind).toHtmlEscaped()));
+  if (!binary.sourceProblem.isEmpty()) {
+    hexView_->showMessage(tr("Bytes not available: %1").arg(binary.sourceProblem));
+    return;
+  }
+  hexView_->setRange(binary.source, static_cast<qint64>(section.offset), static_cast<qint64>(section.size));
+}
+
+void BinaryInspector::onDevicesListed(const QList<VulkanDeviceDescription>& devices) {
+  // Devices go between "Default device" and the profile entries, replacing an earlier listing.
+  for (int i = deviceCombo_->count() - 1; i >= 0; --i) {
+    if (i > 0 && deviceCombo_->itemData(i, kKindRole).toString() == QLatin1String("device")) deviceCombo_->removeItem(i);
+  }
+  int at = 1;
+  for (const auto& device : devices) {
+    deviceCombo_->insertItem(at, tr("%1: %2 (%3)").arg(device.index).arg(qs(device.name), qs(device.type)),
+                             QString::number(device.index));
+    deviceCombo_->setItemData(at, QStringLiteral("device"), kKindRole);
+    ++at;
+  }
+  emit devicesListed();
+}
+
+void BinaryInspector::onTargetChosen(int index) {
+  if (deviceCombo_->itemData(index, kKindRole).toString() == QLatin1String("choose")) {
+    const QString profile = QFileDialog::getOpenFileName(this, tr("Choose a device profile"), lastProfile_,
+                                                         tr("Device profiles (*.json);;All files (*)"));
+    if (profile.isEmpty()) {
+      deviceCombo_->setCurrentIndex(0);
+    } else {
+      checkAgainst({}, profile);
+      return;
+    }
+  }
+  requestVerdict();
+}
+
+void BinaryInspector::checkAgainst(const QString& deviceSelector, const QString& profilePath) {
+  if (!profilePath.isEmpty()) {
+    lastProfile_ = profilePath;
+    int found = deviceCombo_->findData(profilePath, kSelectorRole);
+    if (found < 0 || deviceCombo_->itemData(found, kKindRole).toString() != QLatin1String("profile")) {
+      found = deviceCombo_->count() - 1;  // before "Device profile..."
+      deviceCombo_->insertItem(found, tr("Profile: %1").arg(QFileInfo(profilePath).fileName()), profilePath);
+      deviceCombo_->setItemData(found, QStringLiteral("profile"), kKindRole);
+      deviceCombo_->setItemData(found, profilePath, Qt::ToolTipRole);
+    }
+    deviceCombo_->setCurrentIndex(found);
+  } else {
+    const int found = deviceCombo_->findData(deviceSelector, kSelectorRole);
+    if (found >= 0 && deviceCombo_->itemData(found, kKindRole).toString() == QLatin1String("device")) {
+      deviceCombo_->setCurrentIndex(found);
+    } else {
+      // A name substring the combo does not list: judged as asked, shown as its own entry.
+      const int at = deviceCombo_->count() - 1;
+      deviceCombo_->insertItem(at, tr("Device \"%1\"").arg(deviceSelector), deviceSelector);
+      deviceCombo_->setItemData(at, QStringLiteral("device"), kKindRole);
+      deviceCombo_->setCurrentIndex(at);
+    }
+  }
+  requestVerdict();
+}
+
+void BinaryInspector::requestVerdict() {
+  if (!inspection_ || binaryIndex_ < 0 || binaryIndex_ >= inspection_->binaries.size()) return;
+  const int index = deviceCombo_->currentIndex();
+  const QString kind = deviceCombo_->itemData(index, kKindRole).toString();
+  if (kind == QLatin1String("choose")) return;
+  const QString selector = deviceCombo_->itemData(index, kSelectorRole).toString();
+  verdictLabel_->setStyleSheet({});
+  verdictLabel_->setText(tr("Judging..."));
+  againstLabel_->clear();
+  reasonsList_->clear();
+  worker_->judge(inspection_->binaries[binaryIndex_], kind == QLatin1String("profile") ? QString() : selector,
+                 kind == QLatin1String("profile") ? selector : QString());
+}
+
+void BinaryInspector::showVerdict(const CompatibilityVerdict& verdict) {
+  const QString name = QString::fromLatin1(compatibilityName(verdict.compatibility));
+  verdictLabel_->setText(name);
+  verdictLabel_->setStyleSheet(QStringLiteral("color: %1;").arg(verdictColor(name).name()));
+  againstLabel_->setText(tr("against %1").arg(qs(verdict.against)));
+  reasonsList_->clear();
+  for (const auto& reason : verdict.reasons) reasonsList_->addItem(qs(reason));
+  if (verdict.reasons.empty()) reasonsList_->addItem(tr("(none: the binary's driver cache is used as is)"));
+  emit verdictShown();
+}
+
+void BinaryInspector::showVerdictError(const QString& message) {
+  verdictLabel_->setText(tr("no verdict"));
+  verdictLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  againstLabel_->setText(message);
+  reasonsList_->clear();
+  emit verdictShown();
+}
+
+QString BinaryInspector::verdictText() const { return verdictLabel_->text(); }
+
+QStringList BinaryInspector::verdictReasons() const {
+  QStringList reasons;
+  if (!inspection_ || verdictLabel_->text() == tr("no verdict")) return reasons;
+  for (int i = 0; i < reasonsList_->count(); ++i) reasons << reasonsList_->item(i)->text();
+  // The placeholder line of an optimal verdict is not a reason.
+  if (verdictLabel_->text() == QLatin1String("optimal")) reasons.clear();
+  return reasons;
+}
+
+}  // namespace kiln::studio

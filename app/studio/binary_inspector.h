@@ -1,0 +1,134 @@
+// BinaryInspector: a context binary (<stem>_vulkan.bin) or a ctx model (<stem>_ctx.onnx) taken apart: header
+// fields with their meaning, the section table with a hex view of the selected section, graphs, SPIR-V variant
+// keys, weight deduplication and the verdict against a chosen device or device profile. Everything the engine
+// computes runs on the bridge's worker thread; the hex view reads only the lines it shows.
+#pragma once
+
+#include <QAbstractScrollArea>
+#include <QByteArray>
+#include <QString>
+#include <QWidget>
+
+#include <optional>
+
+#include "binary_inspection.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QTabWidget;
+class QTableWidget;
+
+namespace kiln::studio {
+
+// A hex dump of one byte range of a binary (offset | 16 hex bytes | ASCII), for ranges of any size: it formats
+// and reads from the file only the lines in view.
+class HexView : public QAbstractScrollArea {
+  Q_OBJECT
+
+ public:
+  explicit HexView(QWidget* parent = nullptr);
+
+  // Shows bytes [offset, offset + size) of `source` (offsets relative to the binary's byte 0, which is how the
+  // address column counts). An empty source clears the view; `message` is shown instead of bytes when set.
+  void setRange(const bridge::BinarySource& source, qint64 offset, qint64 size);
+  void showMessage(const QString& message);
+
+  qint64 lineCount() const { return (size_ + 15) / 16; }
+  // The text of line `line` as painted (reads that line's bytes); "" past the end.
+  QString lineText(qint64 line) const;
+  // The lines currently in view, first to last, as painted.
+  QStringList visibleLines() const;
+  QString errorText() const { return error_; }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  int lineHeight() const;
+  int linesPerPage() const;
+  void updateScrollBar();
+  // The bytes of lines [first, first + count), from a one-window cache refilled from the file on a miss.
+  QByteArray windowBytes(qint64 first, qint64 count) const;
+
+  bridge::BinarySource source_;
+  qint64 offset_ = 0, size_ = 0;
+  QString message_;
+  mutable QString error_;
+  mutable qint64 cacheStart_ = -1;
+  mutable QByteArray cache_;
+};
+
+class BinaryInspector : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit BinaryInspector(QWidget* parent = nullptr);
+  ~BinaryInspector() override;
+
+  // Inspects a .bin or a ctx .onnx; returns at once, then emits inspected() or failed().
+  void inspect(const QString& path);
+
+  // What is on display (nullopt before the first successful inspection), and the last error ("" after success).
+  const std::optional<bridge::Inspection>& inspection() const { return inspection_; }
+  const QString& lastError() const { return lastError_; }
+  // Shows binary `index` of a ctx model (0 for a .bin).
+  void selectBinary(int index);
+  // Selects row `row` of the section table (its hex view shows below).
+  void selectSection(int row);
+  // Judges the binary on display against the device (selector: index or name substring, "" for the default) or,
+  // with a non-empty `profilePath`, against a device profile; emits verdictShown() when the answer is on screen.
+  void checkAgainst(const QString& deviceSelector, const QString& profilePath = {});
+  // The verdict text as shown ("optimal", "compatible", "unsupported", or an error), and its reasons.
+  QString verdictText() const;
+  QStringList verdictReasons() const;
+  HexView* hexView() const { return hexView_; }
+
+ signals:
+  void inspected();
+  void failed(const QString& message);
+  void verdictShown();
+  void devicesListed();
+
+ private:
+  void chooseFile();
+  void onInspected(const bridge::Inspection& inspection);
+  void onFailed(const QString& path, const QString& message);
+  void onSectionSelected();
+  void onDevicesListed(const QList<VulkanDeviceDescription>& devices);
+  void onTargetChosen(int index);
+  void showBinary(int index);
+  void showNodes(const EpContextModelInfo& model);
+  void showVerdict(const CompatibilityVerdict& verdict);
+  void showVerdictError(const QString& message);
+  void requestVerdict();
+
+  bridge::BinaryInspectionWorker* worker_;
+  QLineEdit* pathEdit_;
+  QLabel* summaryLabel_;
+  QComboBox* binaryCombo_;
+  QLabel* binaryLabel_;
+  QTabWidget* tabs_;
+  QWidget* nodesTab_;
+  QTableWidget* nodeTable_;
+  QTableWidget* headerTable_;
+  QTableWidget* sectionTable_;
+  QLabel* sectionCaption_;
+  HexView* hexView_;
+  QTableWidget* graphTable_;
+  QLabel* spirvSummary_;
+  QListWidget* spirvList_;
+  QTableWidget* weightsTable_;
+  QComboBox* deviceCombo_;
+  QLabel* verdictLabel_;
+  QLabel* againstLabel_;
+  QListWidget* reasonsList_;
+  std::optional<bridge::Inspection> inspection_;
+  int binaryIndex_ = -1;
+  QString lastError_;
+  QString lastProfile_;
+};
+
+}  // namespace kiln::studio
