@@ -62,6 +62,14 @@ int overallFor(const QString& stage, qint64 done, qint64 total, int& partitionIn
   return -1;  // a stage this table does not know: the bar stays where it is
 }
 
+// The engine's top-level stages in the order it runs them. It reports most of them only as they start ("optimize
+// 0/1"): a later one starting means the earlier ones are done.
+const QStringList& pipelineStages() {
+  static const QStringList stages{QStringLiteral("load"), QStringLiteral("optimize"), QStringLiteral("partition"),
+                                  QStringLiteral("compile"), QStringLiteral("write")};
+  return stages;
+}
+
 QString formatMs(double ms) {
   return ms < 10 ? QStringLiteral("%1 ms").arg(ms, 0, 'f', 2)
                  : (ms < 10000 ? QStringLiteral("%1 ms").arg(ms, 0, 'f', 1)
@@ -223,7 +231,7 @@ QWidget* CompilePanel::buildForm() {
   buttonRow->addWidget(compileButton_);
   buttonRow->addWidget(statusLabel_, 1);
   layout->addLayout(buttonRow);
-  layout->addStretch(1);
+  layout->addWidget(buildResultArea(), 1);
 
   formWidgets_ = {outputEdit_,         outputBrowse,        embedCheck_,     prefixEdit_,       extInitializersEdit_,
                   extThresholdSpin_,   errorIfNoNodesCheck_, errorIfExistsCheck_, liveDeviceRadio_, deviceCombo_,
@@ -289,6 +297,15 @@ QWidget* CompilePanel::buildProgressArea() {
   logLayout->addLayout(logBar);
   logLayout->addWidget(logView_);
 
+  auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->addWidget(progressBox);
+  splitter->addWidget(logBox);
+  splitter->setStretchFactor(0, 1);
+  splitter->setStretchFactor(1, 1);
+  return splitter;
+}
+
+QWidget* CompilePanel::buildResultArea() {
   resultView_->setObjectName(QStringLiteral("resultView"));
   resultView_->setTextFormat(Qt::RichText);
   resultView_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -303,14 +320,7 @@ QWidget* CompilePanel::buildProgressArea() {
   auto* resultLayout = new QVBoxLayout(resultBox);
   resultLayout->addWidget(resultScroll);
 
-  auto* splitter = new QSplitter(Qt::Vertical);
-  splitter->addWidget(progressBox);
-  splitter->addWidget(logBox);
-  splitter->addWidget(resultBox);
-  splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 2);
-  splitter->setStretchFactor(2, 2);
-  return splitter;
+  return resultBox;
 }
 
 void CompilePanel::setSourceModel(const QString& path) {
@@ -373,13 +383,14 @@ void CompilePanel::startCompile() {
   stages_.clear();
   activeStage_.clear();
   overallPermille_ = 0;
+  lastEventMs_ = 0;
   partitionIndex_ = partitionCount_ = 0;
   overallBar_->setValue(0);
   resultView_->setText(tr("<i>Compiling…</i>"));
   lastError_.clear();
   statusLabel_->setStyleSheet(QString());
   statusLabel_->setText(tr("Compiling %1…").arg(QFileInfo(sourceEdit_->text()).fileName()));
-  writeLog(static_cast<int>(LogLevel::Info), tr("— compile %1 → %2 —").arg(sourceEdit_->text(), outputEdit_->text()));
+  writeMarker(tr("compile %1 → %2").arg(sourceEdit_->text(), outputEdit_->text()));
   clock_.start();
   if (!job_->start(settings())) return;  // cannot happen: isRunning() was false
   setRunning(true);
@@ -495,13 +506,19 @@ void CompilePanel::onProgress(const QString& stage, qint64 done, qint64 total) {
     row.item = new QTreeWidgetItem(stageTree_, QStringList{stage});
     row.item->setTextAlignment(StageProgress, Qt::AlignRight | Qt::AlignVCenter);
     row.item->setTextAlignment(StageElapsed, Qt::AlignRight | Qt::AlignVCenter);
-    row.startedMs = clock_.elapsed();
+    // Parallel stages report their first event when the first item is done ("glslang 1/11"): their work began at
+    // the previous event, not now.
+    row.startedMs = done > 0 ? lastEventMs_ : clock_.elapsed();
     it = stages_.insert(stage, row);
     stageTree_->scrollToItem(row.item);
+    markEarlierStagesDone(stage);
   }
   it->endedMs = -1;
+  it->done = done;
+  it->total = total;
   it->item->setText(StageProgress, total > 0 ? tr("%1 / %2").arg(done).arg(total) : QString::number(done));
   refreshStageElapsed(*it);
+  lastEventMs_ = clock_.elapsed();
   const int overall = overallFor(stage, done, total, partitionIndex_, partitionCount_);
   overallPermille_ = std::max(overallPermille_, overall);
   overallBar_->setValue(overallPermille_);
@@ -511,8 +528,22 @@ void CompilePanel::onProgress(const QString& stage, qint64 done, qint64 total) {
   emit progressed(stage, done, total);
 }
 
+void CompilePanel::markEarlierStagesDone(const QString& stage) {
+  const qsizetype position = pipelineStages().indexOf(stage);
+  if (position < 0) return;
+  for (StageRow& row : stages_) {
+    const qsizetype earlier = pipelineStages().indexOf(row.item->text(StageName));
+    if (earlier >= 0 && earlier < position && (row.total <= 0 || row.done < row.total)) {
+      row.item->setText(StageProgress, tr("done"));
+    }
+  }
+}
+
 void CompilePanel::onFinished(const bridge::CompileSummary& summary) {
   closeActiveStage();
+  for (StageRow& row : stages_) {
+    if (row.total <= 0 || row.done < row.total) row.item->setText(StageProgress, tr("done"));
+  }
   setRunning(false);
   overallBar_->setValue(kBarRange);
   lastError_.clear();
@@ -543,7 +574,7 @@ void CompilePanel::onFinished(const bridge::CompileSummary& summary) {
   }
   html += QStringLiteral("</table>");
   resultView_->setText(html);
-  writeLog(static_cast<int>(LogLevel::Info), tr("— compiled: %1 —").arg(summary.outputModelPath));
+  writeMarker(tr("compiled %1").arg(summary.outputModelPath));
   emit compiled(summary.outputModelPath);
 }
 
@@ -570,6 +601,10 @@ void CompilePanel::writeLog(int level, const QString& text) {
   const QString color = levelColor(level);
   const QString body = (bridge::LogHub::levelName(level) + QStringLiteral(": ") + text).toHtmlEscaped();
   logView_->appendHtml(color.isEmpty() ? body : QStringLiteral("<span style='color:%1'>%2</span>").arg(color, body));
+}
+
+void CompilePanel::writeMarker(const QString& text) {
+  logView_->appendHtml(QStringLiteral("<b>%1</b>").arg(text.toHtmlEscaped()));
 }
 
 }  // namespace kiln::studio

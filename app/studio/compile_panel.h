@@ -74,10 +74,12 @@ class CompilePanel : public QWidget {
     QTreeWidgetItem* item = nullptr;
     qint64 startedMs = 0;
     qint64 endedMs = -1;  // -1 while the stage is the active one
+    qint64 done = 0, total = 0;  // its latest event
   };
 
   QWidget* buildForm();
   QWidget* buildProgressArea();
+  QWidget* buildResultArea();
   void listDevicesInBackground();
   void showDevices();
   void browseOutput();
@@ -92,6 +94,8 @@ class CompilePanel : public QWidget {
   void refreshStageElapsed(StageRow& row);
   void onLogLine(int level, const QString& text);  // from LogHub
   void writeLog(int level, const QString& text);
+  void writeMarker(const QString& text);  // "compile started/finished" lines of this panel
+  void markEarlierStagesDone(const QString& stage);
 
   bridge::CompileJob* job_;
   QLineEdit* sourceEdit_;
@@ -131,6 +135,7 @@ class CompilePanel : public QWidget {
   QElapsedTimer clock_;  // since the compile started
   QHash<QString, StageRow> stages_;
   QString activeStage_;
+  qint64 lastEventMs_ = 0;
   int overallPermille_ = 0;
   int partitionIndex_ = 0, partitionCount_ = 0;
 };

@@ -137,6 +137,9 @@ class TestCompilePanel : public QObject {
     QCOMPARE(treeColumn(stages, 0), firstSeen);
     const int writeRow = static_cast<int>(firstSeen.indexOf(QStringLiteral("write")));
     QCOMPARE(stages->topLevelItem(writeRow)->text(1), QStringLiteral("1 / 1"));
+    // Stages the engine reports only as they start read "done" once later ones ran.
+    QCOMPARE(stages->topLevelItem(static_cast<int>(firstSeen.indexOf(QStringLiteral("optimize"))))->text(1),
+             QStringLiteral("done"));
     for (const QString& elapsed : treeColumn(stages, 2)) QVERIFY2(elapsed.endsWith(QStringLiteral(" ms")) ||
                                                                       elapsed.endsWith(QStringLiteral(" s")), qPrintable(elapsed));
     auto* bar = child<QProgressBar>(panel, "overallProgress");
@@ -185,13 +188,13 @@ class TestCompilePanel : public QObject {
     QVERIFY(job);
     QSemaphore cancelClicked;
     std::atomic<bool> held{false};
-    connect(
+    const QMetaObject::Connection hold = connect(
         job, &CompileJob::progress, job,
         [&] {
           if (!held.exchange(true)) cancelClicked.tryAcquire(1, 30000);
         },
         Qt::DirectConnection);
-    connect(&panel, &CompilePanel::progressed, &panel, [&] {
+    const QMetaObject::Connection click = connect(&panel, &CompilePanel::progressed, &panel, [&] {
       if (button->text() == QLatin1String("Cancel")) {
         QTest::mouseClick(button, Qt::LeftButton);
         QCOMPARE(button->text(), QStringLiteral("Cancelling…"));
@@ -216,10 +219,56 @@ class TestCompilePanel : public QObject {
     QCOMPARE(folderEntries(dir.path()), QStringList());
 
     // The panel compiles again after a cancel.
+    disconnect(hold);
+    disconnect(click);
     QSignalSpy compiledAgain(&panel, &CompilePanel::compiled);
     panel.startCompile();
     QVERIFY2(compiledAgain.wait(kCompileTimeoutMs), qPrintable(panel.lastError()));
     QVERIFY(QFile::exists(dir.filePath(QStringLiteral("tiny_ctx.onnx"))));
+  }
+
+  // Cancel lands in every stage, including "write" 0/1, after which the engine has staged the binary under a
+  // temporary name: the folder must still be empty. The cancel is made from the compiling thread, inside the
+  // stage's first event, so it lands exactly there.
+  void cancelsInEveryStage_data() {
+    QTest::addColumn<QString>("stage");
+    for (const char* stage : {"load", "optimize", "partition", "compile", ": glslang", ": pipelines", "write"}) {
+      QTest::newRow(stage) << QString::fromLatin1(stage);
+    }
+  }
+  void cancelsInEveryStage() {
+    QFETCH(QString, stage);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    CompilePanel panel;
+    panel.setSourceModel(tinyCnnPath());
+    child<QLineEdit>(panel, "outputPathEdit")->setText(dir.filePath(QStringLiteral("tiny_ctx.onnx")));
+    auto* job = panel.findChild<CompileJob*>();
+    QVERIFY(job);
+    const bool suffix = stage.startsWith(QLatin1Char(':'));
+    connect(
+        job, &CompileJob::progress, job,
+        [job, stage, suffix](const QString& reported) {
+          if (suffix ? reported.endsWith(stage) : reported == stage) job->cancel();
+        },
+        Qt::DirectConnection);
+    QSignalSpy progressed(&panel, &CompilePanel::progressed);
+    QSignalSpy failed(&panel, &CompilePanel::compileFailed);
+    panel.startCompile();
+    QVERIFY(failed.wait(kCompileTimeoutMs));
+    QCOMPARE(failed.first().at(0).toString(), QStringLiteral("CANCELLED"));
+    QVERIFY(!progressed.isEmpty());
+    // The engine may finish reporting the step it was in (the rest of a parallel stage, "compile" n/n) but never
+    // commits: "write" 1/1 is reported only after the files were renamed into place.
+    bool reached = false;
+    for (const QList<QVariant>& event : progressed) {
+      const QString reported = event.at(0).toString();
+      reached = reached || (suffix ? reported.endsWith(stage) : reported == stage);
+      QVERIFY(!(reported == QLatin1String("write") && event.at(1).toLongLong() == 1));
+    }
+    QVERIFY(reached);
+    QCOMPARE(folderEntries(dir.path()), QStringList());
+    QCOMPARE(child<QLabel>(panel, "resultView")->text(), QStringLiteral("<i>Cancelled; nothing was written.</i>"));
   }
 
   void refusesExistingOutputWithoutTouchingIt() {
