@@ -156,8 +156,8 @@ bool CompileJob::start(const CompileSettings& settings) {
         return;
       }
       ProgressSink& sink = options->sessionOptions().progress;
-      // Runs on this thread (and on the engine's pool threads for parallel stages, one at a time): the signal is
-      // queued to receivers on the GUI thread, which see the events in the order the engine reported them.
+      // Runs on this thread (the engine reports parallel stages from the calling thread too): the signal is queued
+      // to receivers on the GUI thread, which see the events in the order the engine reported them.
       sink.onProgress = [this](const ProgressEvent& event) {
         emit progress(QString::fromStdString(event.stage), event.done, event.total);
       };

@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QRadioButton>
 #include <QPushButton>
 #include <QSemaphore>
 #include <QSignalSpy>
@@ -172,6 +173,53 @@ class TestCompilePanel : public QObject {
     if (const QString shot = qEnvironmentVariable("KILN_COMPILE_PANEL_SCREENSHOT"); !shot.isEmpty()) {
       QVERIFY(panel.grab().save(shot, "PNG"));
     }
+  }
+
+  // The other options reach the engine: embed mode (one file), the node-name prefix, and a device profile instead
+  // of the live device (the profile of lavapipe itself, as `kiln devices --profile` writes it).
+  void compilesEmbeddedWithPrefixForAProfile() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto profile = kiln::vulkanDeviceProfile(0);
+    QVERIFY2(profile.isOk(), profile.status().toString().c_str());
+    const QString profilePath = dir.filePath(QStringLiteral("profiles/device0.json"));
+    QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("profiles"))));
+    {
+      QFile file(profilePath);
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      file.write(QByteArray::fromStdString(profile.value()));
+    }
+    const QString outDir = dir.filePath(QStringLiteral("out"));
+    QVERIFY(QDir().mkpath(outDir));
+    const QString ctxPath = outDir + QStringLiteral("/embedded_ctx.onnx");
+
+    CompilePanel panel;
+    panel.setSourceModel(tinyCnnPath());
+    child<QLineEdit>(panel, "outputPathEdit")->setText(ctxPath);
+    child<QCheckBox>(panel, "embedModeCheck")->setChecked(true);
+    child<QLineEdit>(panel, "prefixEdit")->setText(QStringLiteral("m1_"));
+    child<QRadioButton>(panel, "profileRadio")->setChecked(true);
+    QVERIFY(!child<QComboBox>(panel, "deviceCombo")->isEnabled());
+    child<QLineEdit>(panel, "profileEdit")->setText(profilePath);
+    child<QComboBox>(panel, "optimizationCombo")->setCurrentIndex(3);  // all
+    const kiln::bridge::CompileSettings settings = panel.settings();
+    QCOMPARE(settings.targetProfile, profilePath);
+    QVERIFY(settings.device.isEmpty());
+    QCOMPARE(settings.optimizationLevel, QStringLiteral("all"));
+
+    QSignalSpy compiled(&panel, &CompilePanel::compiled);
+    QTest::mouseClick(child<QPushButton>(panel, "compileButton"), Qt::LeftButton);
+    QVERIFY2(compiled.wait(kCompileTimeoutMs), qPrintable(panel.lastError()));
+    QCOMPARE(folderEntries(outDir), QStringList{QStringLiteral("embedded_ctx.onnx")});
+    const auto info = kiln::inspectEpContextModel(ctxPath.toStdString());
+    QVERIFY2(info.isOk(), info.status().toString().c_str());
+    QVERIFY(!info->nodes.empty());
+    for (const kiln::EpContextNodeInfo& node : info->nodes) {
+      QCOMPARE(node.embedMode, 1);
+      QVERIFY2(QString::fromStdString(node.name).startsWith(QStringLiteral("m1_")), node.name.c_str());
+      QVERIFY2(node.problem.empty(), node.problem.c_str());
+    }
+    QVERIFY(child<QLabel>(panel, "resultView")->text().contains(QStringLiteral("binary embedded")));
   }
 
   void cancelsAfterFirstProgressAndWritesNothing() {
