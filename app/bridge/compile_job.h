@@ -1,0 +1,106 @@
+// CompileJob: kiln::compileModel (ONNX Runtime's Compile API) on its own thread, with progress, cancel and a result
+// summary as Qt signals. The options mirror `kiln compile` (app/cli/cmd_compile.cpp) one for one.
+#pragma once
+
+#include <QList>
+#include <QObject>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+#include <QThread>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/compiler.h"
+#include "kiln/progress.h"
+
+namespace kiln::bridge {
+
+// What `kiln compile MODEL` takes, as the studio's form fills it in.
+struct CompileSettings {
+  QString sourcePath;
+  QString outputPath;               // empty: kiln::defaultCtxModelPath(sourcePath)
+  bool embedMode = false;           // --embed-mode 1
+  QString nodeNamePrefix;           // --prefix
+  QString externalInitializersFile;  // --ext-initializers (relative to the output model)
+  qint64 externalThreshold = 1024;  // --ext-threshold
+  bool errorIfNoNodesCompiled = false;  // --error-if-no-nodes
+  bool errorIfOutputExists = false;     // --error-if-exists
+  QString device;                   // --device: index or name substring; empty: the engine's default
+  QString targetProfile;            // --target-profile: device profile JSON; compiles without the live device
+  QString optimizationLevel;        // --optimization-level: none | basic | all; empty: the engine's default
+  bool autotune = false;            // --autotune
+  QStringList shapes;               // --shape NAME=1x3x640x640, one per entry
+};
+
+// One written file with its size at the time the compile reported it.
+struct CompiledFile {
+  QString path;
+  qint64 bytes = 0;
+};
+
+// The parts of kiln::CompileResult the studio shows, in display-ready form.
+struct CompileSummary {
+  QString outputModelPath;
+  QString binaryPath;                 // empty with embed mode or when nothing compiled
+  QString externalInitializersPath;
+  int epContextNodes = 0;             // 0: nothing compiled; a plain optimized model was written
+  QList<CompiledFile> files;
+  QList<QPair<QString, double>> timingsMs;  // the Contracts' timing keys, non-zero ones, in the Contracts' order
+  QList<QPair<QString, qint64>> counters;   // every work counter
+  double wallMs = 0;                        // wall time of compileModel as the job measured it
+};
+
+// Splits the text of a shapes field ("x=1x3x64x64 mask=1x10", also comma- or semicolon-separated) into the
+// entries `kiln compile --shape` takes, checking each is NAME=DIMSxDIMS. INVALID_ARGUMENT names a bad entry.
+Result<QStringList> parseShapeList(const QString& text);
+
+// The SessionOptions and ModelCompilationOptions `kiln compile` builds from the same arguments: config keys
+// kiln.vulkan.device, kiln.vulkan.autotune and kiln.free_dim_override.* (a --shape's symbolic dimensions, which
+// reads the model's inputs), and the compile options. The progress sink is left to the caller.
+Result<ModelCompilationOptions> compilationOptionsFor(const CompileSettings& settings);
+
+class CompileJob : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit CompileJob(QObject* parent = nullptr);
+  // Cancels a running compile and waits for the engine to stop (it checks between steps; the engine then removes
+  // its temporary files). Nothing is emitted after this.
+  ~CompileJob() override;
+
+  // Starts compiling on a new thread and returns at once; false (and nothing started) while one still runs.
+  bool start(const CompileSettings& settings);
+  // Asks the running compile to stop; it ends with failed("CANCELLED", ...). Thread-safe; a no-op when idle.
+  void cancel();
+  // True from start() until finished or failed has been emitted.
+  bool isRunning() const { return running_; }
+  bool isCancelling() const { return running_ && token_ && token_->isCancelled(); }
+
+ signals:
+  // Emitted on the compiling thread, once per engine progress event, in order. Receivers on other threads (the
+  // panel) get it queued; a receiver connected with Qt::DirectConnection runs on the compiling thread and may only
+  // call thread-safe things such as cancel(). `stage` is the engine's stage name ("load", "optimize",
+  // "partition", "compile", "<partition>: glslang", "<partition>: pipelines", "write"); total 0 = unknown.
+  void progress(const QString& stage, qint64 done, qint64 total);
+  // Emitted on this object's thread after every progress signal of the run.
+  void finished(const kiln::bridge::CompileSummary& summary);
+  // `code` is the status code's name ("CANCELLED", "FAIL", "INVALID_ARGUMENT", ...), `message` the engine's text.
+  void failed(const QString& code, const QString& message);
+
+ private:
+  void deliver();
+
+  QThread* thread_ = nullptr;
+  std::shared_ptr<CancellationToken> token_;
+  // Written by the compiling thread before it ends, read here after QThread::finished.
+  std::shared_ptr<Result<CompileSummary>> outcome_;
+  bool running_ = false;
+};
+
+}  // namespace kiln::bridge
+
+Q_DECLARE_METATYPE(kiln::bridge::CompileSummary)
