@@ -56,9 +56,10 @@ const QColor kStageColors[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b
                                QColor(0xba, 0xb0, 0xac), QColor(0x86, 0xbc, 0xb6), QColor(0xd3, 0x72, 0x95),
                                QColor(0x49, 0x98, 0x94), QColor(0x8c, 0xd1, 0x7d)};
 
-// "epctx-file\nwarm": two short lines fit under a bar where "epctx-file / warm" would be cut.
-QString axisLabel(const BenchRow& row, bool earlier = false) {
-  return row.mode + QLatin1Char('\n') + row.driverCache + (earlier ? QObject::tr(" (earlier)") : QString());
+// "epctx-file<br>warm": axis labels are rich text, and two short lines fit under a bar where "epctx-file / warm"
+// would be cut short.
+QString categoryLabel(const QString& mode, const QString& driverCache, bool earlier = false) {
+  return mode + QStringLiteral("<br>") + driverCache + (earlier ? QObject::tr(" (earlier)") : QString());
 }
 
 // Rows of both reports by (mode, driver cache): the current report's order, then rows only the earlier one has.
@@ -459,16 +460,20 @@ void BenchPanel::refresh() {
   if (!current_) {
     reportLabel_->setText(tr("No benchmark yet: choose a model and press Run, or load a saved report."));
   } else {
-    QString text = tr("<b>%1</b> on %2 &mdash; %3 runs per row, %4 steady inferences &mdash; %5")
+    QString text = tr("<b>%1</b> on %2 &mdash; %3 runs per row, %4 &mdash; %5")
                        .arg(QFileInfo(current_->model).fileName().toHtmlEscaped(), current_->device.toHtmlEscaped())
                        .arg(current_->runs)
-                       .arg(current_->inferences)
+                       .arg(current_->inferences == 1 ? tr("1 steady inference")
+                                                      : tr("%1 steady inferences").arg(current_->inferences))
                        .arg(current_->caption().toHtmlEscaped());
     if (comparison_) {
-      text += tr("<br>compared with <b>%1</b>: %2 on %3, %4 runs per row (pale)")
+      text += tr("<br>Compared with <b>%1</b> (pale): %2, %3 runs per row")
                   .arg(comparison_->caption().toHtmlEscaped(),
-                       QFileInfo(comparison_->model).fileName().toHtmlEscaped(), comparison_->device.toHtmlEscaped())
+                       QFileInfo(comparison_->model).fileName().toHtmlEscaped())
                   .arg(comparison_->runs);
+      if (comparison_->device != current_->device) {
+        text += tr(", on another device: %1").arg(comparison_->device.toHtmlEscaped());
+      }
     }
     reportLabel_->setText(text);
   }
@@ -483,7 +488,7 @@ void BenchPanel::refreshCreationChart() {
   if (!current_) return;
   const auto keys = rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr);
   QStringList categories;
-  for (const auto& key : keys) categories << key.first + QLatin1Char('\n') + key.second;
+  for (const auto& key : keys) categories << categoryLabel(key.first, key.second);
   double maximum = 0;
   auto addSeries = [&](const BenchReport& report, const QString& objectName, const QColor& color) {
     auto* series = new QBoxPlotSeries;
@@ -530,7 +535,7 @@ void BenchPanel::refreshLatencyChart() {
   if (!current_) return;
   const auto keys = rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr);
   QStringList categories;
-  for (const auto& key : keys) categories << key.first + QLatin1Char('\n') + key.second;
+  for (const auto& key : keys) categories << categoryLabel(key.first, key.second);
   auto* series = new QBarSeries;
   series->setObjectName(QStringLiteral("latency"));
   double maximum = 0;
@@ -541,6 +546,8 @@ void BenchPanel::refreshLatencyChart() {
     result->setObjectName(earlier ? QStringLiteral("timeToFirstResultEarlier") : QStringLiteral("timeToFirstResult"));
     first->setColor(earlier ? kFirstInferenceEarlier : kFirstInference);
     result->setColor(earlier ? kFirstResultEarlier : kFirstResult);
+    first->setLabelColor(palette().color(QPalette::WindowText));
+    result->setLabelColor(palette().color(QPalette::WindowText));
     for (const auto& key : keys) {
       const BenchRow* row = report.findRow(key.first, key.second);
       first->append(row ? row->firstInference.median : 0);
@@ -576,9 +583,9 @@ void BenchPanel::refreshStageChart() {
   QList<Bar> bars;
   const auto keys = rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr);
   for (const auto& key : keys) {
-    if (const BenchRow* row = current_->findRow(key.first, key.second)) bars.append({row, axisLabel(*row)});
+    if (const BenchRow* row = current_->findRow(key.first, key.second)) bars.append({row, categoryLabel(row->mode, row->driverCache)});
     if (comparison_) {
-      if (const BenchRow* row = comparison_->findRow(key.first, key.second)) bars.append({row, axisLabel(*row, true)});
+      if (const BenchRow* row = comparison_->findRow(key.first, key.second)) bars.append({row, categoryLabel(row->mode, row->driverCache, true)});
     }
   }
   QStringList stageKeys;
@@ -621,14 +628,25 @@ void BenchPanel::refreshStageChart() {
 
 void BenchPanel::refreshRatiosTable() {
   ratiosTable_->clear();
-  QStringList headers = {tr("Mode"), tr("Driver cache"), tr("Create median"), tr("x cold (create)"),
-                         tr("x cold (first result)")};
+  // Short headers so the table fits half the panel; the tooltips say exactly what each column is.
+  QList<QPair<QString, QString>> headers = {
+      {tr("Mode"), tr("Kiln's cache mode")},
+      {tr("Driver"), tr("The driver's shader cache: cold (empty per process) or warm (primed)")},
+      {tr("Create"), tr("Median session creation")},
+      {tr("x cold"), tr("Session creation: median of cold / median of this row, same driver cache")},
+      {tr("x cold 1st"), tr("Time to first result: median of cold / median of this row, same driver cache")}};
   if (comparison_) {
-    headers << tr("Earlier create median") << tr("Earlier x cold (create)") << tr("Earlier x cold (first result)")
-            << tr("Earlier / now (create)");
+    headers += {{tr("Prev create"), tr("Median session creation in the earlier run")},
+                {tr("Prev x cold"), tr("The earlier run's session-creation speedup against its cold row")},
+                {tr("Prev x 1st"), tr("The earlier run's time-to-first-result speedup against its cold row")},
+                {tr("Prev / now"), tr("Median session creation, earlier run / this run: above 1x is faster now")}};
   }
   ratiosTable_->setColumnCount(static_cast<int>(headers.size()));
-  ratiosTable_->setHorizontalHeaderLabels(headers);
+  for (int c = 0; c < static_cast<int>(headers.size()); ++c) {
+    auto* header = new QTableWidgetItem(headers[c].first);
+    header->setToolTip(headers[c].second);
+    ratiosTable_->setHorizontalHeaderItem(c, header);
+  }
   summaryLabel_->clear();
   if (!current_) {
     ratiosTable_->setRowCount(0);

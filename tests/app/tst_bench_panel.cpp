@@ -20,6 +20,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
+
 #include "bench_panel.h"
 #include "bench_report_io.h"
 #include "bench_runner.h"
@@ -223,6 +225,7 @@ class TestBenchPanel : public QObject {
     if (qEnvironmentVariableIsSet("KILN_BENCH_SCREENSHOT")) {
       panel.show();
       QVERIFY(QTest::qWaitForWindowExposed(&panel));
+      QTest::qWait(100);
       panel.grab().save(qEnvironmentVariable("KILN_BENCH_SCREENSHOT"));
     }
 
@@ -262,6 +265,7 @@ class TestBenchPanel : public QObject {
 
     if (qEnvironmentVariableIsSet("KILN_BENCH_SCREENSHOT")) {
       QString path = qEnvironmentVariable("KILN_BENCH_SCREENSHOT");
+      QTest::qWait(100);  // let the layouts and the charts' legends catch up
       panel.grab().save(path.replace(QStringLiteral(".png"), QStringLiteral("_compare.png")));
     }
 
@@ -302,6 +306,53 @@ class TestBenchPanel : public QObject {
     // The panel is ready for another run afterwards.
     auto* runButton = panel.findChild<QPushButton*>(QStringLiteral("runButton"));
     QVERIFY(runButton && runButton->isEnabled());
+  }
+
+  // tiny_cnn's workers end on their own within a second, so an orphan could slip out of the real test unseen. A
+  // stand-in for kiln whose "worker" never ends on its own makes that certain: only killing the group ends it.
+  void cancelKillsWorkersThatWouldOutliveTheBench() {
+    QTemporaryDir dir;
+    const QString fake = dir.filePath(QStringLiteral("kiln"));
+    QFile script(fake);
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write("#!/bin/sh\necho 'kiln: warm-up (2)' >&2\nsleep 300 &\nwait\n");
+    script.close();
+    script.setPermissions(script.permissions() | QFileDevice::ExeOwner);
+    qputenv("KILN_CLI", fake.toUtf8());
+    BenchPanel panel;
+    panel.setModel(tinyCnnPath());
+    QSignalSpy progress(panel.runner(), &BenchRunner::progress);
+    QSignalSpy canceled(panel.runner(), &BenchRunner::canceled);
+    panel.startBenchmark();
+    qunsetenv("KILN_CLI");
+    const qint64 pgid = panel.runner()->processId();
+    QVERIFY(progress.wait(10000));
+    QCOMPARE(progress.first().at(0).toString(), QStringLiteral("warm-up"));
+    QCOMPARE(progress.first().at(2).toLongLong(), qint64(2));
+    QTRY_VERIFY_WITH_TIMEOUT(liveGroup(pgid).size() >= 2, 10000);
+    panel.cancelBenchmark();
+    QVERIFY(canceled.wait(15000));
+    const QStringList left = liveGroup(pgid);
+    if (!left.isEmpty()) ::kill(static_cast<pid_t>(-pgid), SIGKILL);  // do not leave the sleep behind
+    QVERIFY2(left.isEmpty(), qPrintable(left.join(QLatin1Char('\n'))));
+  }
+
+  void destroyingThePanelMidRunEndsTheTree() {
+    qint64 pgid = 0;
+    QString workDir;
+    {
+      BenchPanel panel;
+      panel.setModel(tinyCnnPath());
+      panel.setModes({QStringLiteral("cold")});
+      panel.setDriverCaches({QStringLiteral("cold")});
+      panel.setRuns(200);
+      panel.startBenchmark();
+      pgid = panel.runner()->processId();
+      workDir = panel.runner()->workDir();
+      QTRY_VERIFY_WITH_TIMEOUT(liveGroup(pgid).size() >= 2, 30000);
+    }
+    QVERIFY2(liveGroup(pgid).isEmpty(), qPrintable(liveGroup(pgid).join(QLatin1Char('\n'))));
+    QVERIFY2(!QDir(workDir).exists(), qPrintable(workDir));
   }
 
   void missingModelReportsTheCliError() {
