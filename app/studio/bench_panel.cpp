@@ -20,6 +20,7 @@
 #include <QLegend>
 #include <QLineEdit>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -41,6 +42,8 @@ namespace {
 
 const char* const kModes[] = {"cold", "pipeline-cache", "epctx-embed", "epctx-file", "in-process"};
 const char* const kDriverCaches[] = {"cold", "warm"};
+// Rows the two-by-two overview has room for; more rows get one full-width chart per line.
+constexpr int kOverviewRows = 4;
 
 // The current run in strong colours, the earlier run in pale ones of the same hue, so pairs read as pairs.
 const QColor kCurrent(0x4c, 0x78, 0xa8);
@@ -58,8 +61,8 @@ const QColor kStageColors[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b
 
 // "epctx-file<br>warm": axis labels are rich text, and two short lines fit under a bar where "epctx-file / warm"
 // would be cut short.
-QString categoryLabel(const QString& mode, const QString& driverCache, bool earlier = false) {
-  return mode + QStringLiteral("<br>") + driverCache + (earlier ? QObject::tr(" (earlier)") : QString());
+QString categoryLabel(const QString& mode, const QString& driverCache) {
+  return mode + QStringLiteral("<br>") + driverCache;
 }
 
 // Rows of both reports by (mode, driver cache): the current report's order, then rows only the earlier one has.
@@ -73,6 +76,12 @@ QList<QPair<QString, QString>> rowKeys(const BenchReport* current, const BenchRe
     }
   }
   return keys;
+}
+
+QBarCategoryAxis* categoryAxis(const QList<QPair<QString, QString>>& keys) {
+  auto* axis = new QBarCategoryAxis;
+  for (const auto& key : keys) axis->append(categoryLabel(key.first, key.second));
+  return axis;
 }
 
 QChart* resetChart(QChartView* view, const QString& title) {
@@ -249,21 +258,46 @@ void BenchPanel::buildUi() {
   ratiosLayout->addWidget(ratiosTable_, 1);
   ratiosLayout->addWidget(summaryLabel_);
 
-  auto* grid = new QGridLayout;
-  grid->addWidget(creationView_, 0, 0);
-  grid->addWidget(latencyView_, 0, 1);
-  grid->addWidget(stageView_, 1, 0);
-  grid->addWidget(ratiosBox, 1, 1);
-  grid->setColumnStretch(0, 1);
-  grid->setColumnStretch(1, 1);
-  grid->setRowStretch(0, 1);
-  grid->setRowStretch(1, 1);
+  ratiosBox_ = ratiosBox;
+  chartsGrid_ = new QGridLayout;
+  auto* charts = new QWidget;
+  charts->setLayout(chartsGrid_);
+  // Many rows need room for their labels: the charts then grow past the window and the area scrolls.
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName(QStringLiteral("chartsArea"));
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(charts);
+  arrangeCharts(false);
 
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(settings);
   layout->addLayout(reportRow);
   layout->addWidget(messageLabel_);
-  layout->addLayout(grid, 1);
+  layout->addWidget(scroll, 1);
+}
+
+void BenchPanel::arrangeCharts(bool crowded) {
+  // Up to four rows: the charts two by two, an overview. More: one chart per line at full width, each category
+  // wide enough for its two-line label, and the stage chart tall enough for one bar per row.
+  for (QWidget* widget : {static_cast<QWidget*>(creationView_), static_cast<QWidget*>(latencyView_),
+                          static_cast<QWidget*>(stageView_), ratiosBox_}) {
+    chartsGrid_->removeWidget(widget);
+  }
+  if (crowded) {
+    chartsGrid_->addWidget(creationView_, 0, 0, 1, 2);
+    chartsGrid_->addWidget(latencyView_, 1, 0, 1, 2);
+    chartsGrid_->addWidget(stageView_, 2, 0, 1, 2);
+    chartsGrid_->addWidget(ratiosBox_, 3, 0, 1, 2);
+  } else {
+    chartsGrid_->addWidget(creationView_, 0, 0);
+    chartsGrid_->addWidget(latencyView_, 0, 1);
+    chartsGrid_->addWidget(stageView_, 1, 0);
+    chartsGrid_->addWidget(ratiosBox_, 1, 1);
+  }
+  for (int i = 0; i < 4; ++i) chartsGrid_->setRowStretch(i, i < (crowded ? 4 : 2) ? 1 : 0);
+  chartsGrid_->setColumnStretch(0, 1);
+  chartsGrid_->setColumnStretch(1, 1);
 }
 
 void BenchPanel::setModel(const QString& path) { modelEdit_->setText(path); }
@@ -477,6 +511,18 @@ void BenchPanel::refresh() {
     }
     reportLabel_->setText(text);
   }
+  const int categories = current_ ? static_cast<int>(rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr).size()) : 0;
+  const bool crowded = categories > kOverviewRows;
+  arrangeCharts(crowded);
+  const int categoryWidth = fontMetrics().horizontalAdvance(QStringLiteral("pipeline-cache")) + 24;
+  const int chartWidth = crowded ? 120 + categoryWidth * categories : 360;
+  creationView_->setMinimumSize(chartWidth, crowded ? 320 : 260);
+  latencyView_->setMinimumSize(chartWidth, crowded ? 320 : 260);
+  const int bars = current_ ? static_cast<int>(current_->rows.size() + (comparison_ ? comparison_->rows.size() : 0)) : 0;
+  ratiosTable_->setMinimumHeight(crowded ? (categories + 1) * ratiosTable_->verticalHeader()->defaultSectionSize() +
+                                                 2 * ratiosTable_->frameWidth() + 4
+                                           : 0);
+  stageView_->setMinimumSize(360, std::max(260, 110 + bars * (fontMetrics().height() + 14)));
   refreshCreationChart();
   refreshLatencyChart();
   refreshStageChart();
@@ -487,8 +533,6 @@ void BenchPanel::refreshCreationChart() {
   QChart* chart = resetChart(creationView_, tr("Session creation (ms): box from min to p90, line at median"));
   if (!current_) return;
   const auto keys = rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr);
-  QStringList categories;
-  for (const auto& key : keys) categories << categoryLabel(key.first, key.second);
   double maximum = 0;
   auto addSeries = [&](const BenchReport& report, const QString& objectName, const QColor& color) {
     auto* series = new QBoxPlotSeries;
@@ -518,8 +562,7 @@ void BenchPanel::refreshCreationChart() {
   };
   addSeries(*current_, QStringLiteral("current"), kCurrent);
   if (comparison_) addSeries(*comparison_, QStringLiteral("comparison"), kEarlier);
-  auto* axisX = new QBarCategoryAxis;
-  axisX->append(categories);
+  QBarCategoryAxis* axisX = categoryAxis(keys);
   chart->addAxis(axisX, Qt::AlignBottom);
   QValueAxis* axisY = valueAxis(tr("ms"), maximum);
   chart->addAxis(axisY, Qt::AlignLeft);
@@ -534,8 +577,6 @@ void BenchPanel::refreshLatencyChart() {
   QChart* chart = resetChart(latencyView_, tr("First inference and time to first result (median ms)"));
   if (!current_) return;
   const auto keys = rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr);
-  QStringList categories;
-  for (const auto& key : keys) categories << categoryLabel(key.first, key.second);
   auto* series = new QBarSeries;
   series->setObjectName(QStringLiteral("latency"));
   double maximum = 0;
@@ -559,12 +600,12 @@ void BenchPanel::refreshLatencyChart() {
   };
   addSets(*current_, false);
   if (comparison_) addSets(*comparison_, true);
-  series->setLabelsVisible(true);
+  // Values over the bars while there is room for them: four bars a row would run their labels together.
+  series->setLabelsVisible(!comparison_);
   series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
-  series->setLabelsPrecision(3);
+  series->setLabelsPrecision(4);
   chart->addSeries(series);
-  auto* axisX = new QBarCategoryAxis;
-  axisX->append(categories);
+  QBarCategoryAxis* axisX = categoryAxis(keys);
   chart->addAxis(axisX, Qt::AlignBottom);
   QValueAxis* axisY = valueAxis(tr("ms"), maximum);
   chart->addAxis(axisY, Qt::AlignLeft);
@@ -583,9 +624,9 @@ void BenchPanel::refreshStageChart() {
   QList<Bar> bars;
   const auto keys = rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr);
   for (const auto& key : keys) {
-    if (const BenchRow* row = current_->findRow(key.first, key.second)) bars.append({row, categoryLabel(row->mode, row->driverCache)});
+    if (const BenchRow* row = current_->findRow(key.first, key.second)) bars.append({row, row->label()});
     if (comparison_) {
-      if (const BenchRow* row = comparison_->findRow(key.first, key.second)) bars.append({row, categoryLabel(row->mode, row->driverCache, true)});
+      if (const BenchRow* row = comparison_->findRow(key.first, key.second)) bars.append({row, row->label() + tr(" (earlier)")});
     }
   }
   QStringList stageKeys;

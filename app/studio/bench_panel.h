@@ -11,6 +11,7 @@
 #include "bench_report_io.h"
 
 class QCheckBox;
+class QGridLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -69,6 +70,7 @@ class BenchPanel : public QWidget {
 
  private:
   void buildUi();
+  void arrangeCharts(bool crowded);
   void chooseModel();
   void chooseSaveJson();
   void chooseSaveCsv();
@@ -109,6 +111,8 @@ class BenchPanel : public QWidget {
   QChartView* latencyView_ = nullptr;
   QChartView* stageView_ = nullptr;
   QTableWidget* ratiosTable_ = nullptr;
+  QWidget* ratiosBox_ = nullptr;
+  QGridLayout* chartsGrid_ = nullptr;
   QLabel* summaryLabel_ = nullptr;
   QList<QWidget*> settingsWidgets_;  // disabled while a bench runs
 };
