@@ -1,0 +1,213 @@
+#include "bench_report_io.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+#include <algorithm>
+
+namespace kiln::bridge {
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("kiln::bridge", text); }
+
+// The engine's stage order (kiln/timings.h, forEachTiming). Stages a newer CLI adds follow in the JSON's order.
+const char* const kStageOrder[] = {"load_ms",          "shape_inference_ms", "optimize_ms",       "partition_ms",
+                                   "device_create_ms", "kernel_select_ms",   "autotune_ms",       "glslang_ms",
+                                   "pipeline_create_ms", "weight_prepack_ms", "weight_upload_ms", "binary_read_ms",
+                                   "binary_validate_ms"};
+// Totals over the stages (and the first inference, charted on its own): stacking them would count time twice.
+bool isAggregate(const QString& key) {
+  return key == QLatin1String("session_total_ms") || key == QLatin1String("first_run_ms");
+}
+
+BenchStat statFrom(const QJsonValue& value) {
+  const QJsonObject object = value.toObject();
+  return {object.value(QLatin1String("min")).toDouble(), object.value(QLatin1String("median")).toDouble(),
+          object.value(QLatin1String("p90")).toDouble()};
+}
+
+std::optional<double> ratioFrom(const QJsonValue& value) {
+  if (!value.isDouble()) return std::nullopt;
+  return value.toDouble();
+}
+
+QList<QPair<QString, double>> stagesFrom(const QJsonObject& stages) {
+  QList<QPair<QString, double>> out;
+  for (const char* key : kStageOrder) {
+    const QString name = QString::fromLatin1(key);
+    if (stages.contains(name)) out.append({name, stages.value(name).toDouble()});
+  }
+  for (auto it = stages.begin(); it != stages.end(); ++it) {
+    const bool known = std::any_of(std::begin(kStageOrder), std::end(kStageOrder),
+                                   [&](const char* key) { return it.key() == QLatin1String(key); });
+    if (!known && !isAggregate(it.key()) && it.value().isDouble()) out.append({it.key(), it.value().toDouble()});
+  }
+  return out;
+}
+
+// The CLI's CSV number: "%.3f", or nothing for a missing ratio.
+QString csvNumber(const std::optional<double>& value) {
+  return value ? QString::asprintf("%.3f", *value) : QString();
+}
+
+QString csvQuoted(const QString& text) {
+  QString quoted = text;
+  quoted.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+  return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes, QString* error) {
+  // QSaveFile writes beside the target and renames: a failed save never leaves half a report.
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+    if (error) *error = tr("cannot write '%1': %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+QString BenchRow::label() const { return mode + QStringLiteral(" / ") + driverCache; }
+
+QString BenchReport::caption() const {
+  const QString stamp = when.isValid() ? when.toString(QStringLiteral("yyyy-MM-dd HH:mm")) : QString();
+  if (!source.isEmpty()) {
+    return stamp.isEmpty() ? QFileInfo(source).fileName()
+                           : QStringLiteral("%1 (%2)").arg(QFileInfo(source).fileName(), stamp);
+  }
+  return stamp.isEmpty() ? tr("this run") : tr("run of %1").arg(stamp);
+}
+
+const BenchRow* BenchReport::findRow(const QString& mode, const QString& driverCache) const {
+  for (const BenchRow& row : rows) {
+    if (row.mode == mode && row.driverCache == driverCache) return &row;
+  }
+  return nullptr;
+}
+
+std::optional<BenchReport> parseBenchReport(const QByteArray& json, QString* error) {
+  QJsonParseError parseError{};
+  const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+  auto fail = [&](const QString& message) -> std::optional<BenchReport> {
+    if (error) *error = message;
+    return std::nullopt;
+  };
+  if (parseError.error != QJsonParseError::NoError) {
+    return fail(tr("not JSON (%1 at offset %2)").arg(parseError.errorString()).arg(parseError.offset));
+  }
+  const QJsonObject root = document.object();
+  if (root.contains(QLatin1String("error"))) {
+    const QJsonObject e = root.value(QLatin1String("error")).toObject();
+    return fail(e.value(QLatin1String("code")).toString() + QStringLiteral(": ") +
+                e.value(QLatin1String("message")).toString());
+  }
+  if (!root.value(QLatin1String("modes")).isArray() || !root.contains(QLatin1String("model"))) {
+    return fail(tr("not a kiln bench report (no \"model\" and \"modes\")"));
+  }
+  BenchReport report;
+  report.raw = root;
+  report.model = root.value(QLatin1String("model")).toString();
+  report.device = root.value(QLatin1String("device")).toString();
+  report.runs = root.value(QLatin1String("runs")).toInt();
+  report.inferences = root.value(QLatin1String("inferences_per_run")).toInt();
+  report.autotune = root.value(QLatin1String("autotune")).toBool();
+  for (const QJsonValue& value : root.value(QLatin1String("modes")).toArray()) {
+    const QJsonObject mode = value.toObject();
+    BenchRow row;
+    row.mode = mode.value(QLatin1String("name")).toString();
+    row.driverCache = mode.value(QLatin1String("driver_cache")).toString();
+    if (row.mode.isEmpty()) return fail(tr("a row of the report has no mode name"));
+    row.runs = mode.value(QLatin1String("runs")).toInt();
+    row.sessionCreate = statFrom(mode.value(QLatin1String("session_create_ms")));
+    row.firstInference = statFrom(mode.value(QLatin1String("first_inference_ms")));
+    row.timeToFirstResult = statFrom(mode.value(QLatin1String("time_to_first_result_ms")));
+    row.steadyInference = statFrom(mode.value(QLatin1String("inference_ms")));
+    row.stages = stagesFrom(mode.value(QLatin1String("stages_ms")).toObject());
+    const QJsonObject counters = mode.value(QLatin1String("counters")).toObject();
+    for (auto it = counters.begin(); it != counters.end(); ++it) {
+      row.counters.append({it.key(), static_cast<qint64>(it.value().toDouble())});
+    }
+    row.speedupVsCold = ratioFrom(mode.value(QLatin1String("speedup_vs_cold")));
+    row.timeToFirstResultSpeedupVsCold = ratioFrom(mode.value(QLatin1String("time_to_first_result_speedup_vs_cold")));
+    report.rows.append(row);
+  }
+  const QJsonObject summary = root.value(QLatin1String("summary")).toObject();
+  report.epctxSpeedupDriverCold = ratioFrom(summary.value(QLatin1String("epctx_session_create_speedup_driver_cold")));
+  report.epctxSpeedupDriverWarm = ratioFrom(summary.value(QLatin1String("epctx_session_create_speedup_driver_warm")));
+  report.timeToFirstResultFullyCachedVsFullyCold =
+      ratioFrom(summary.value(QLatin1String("time_to_first_result_fully_cached_vs_fully_cold")));
+  report.onnxRuntimeVsEpctx = ratioFrom(summary.value(QLatin1String("onnxruntime_session_create_vs_epctx")));
+  return report;
+}
+
+std::optional<BenchReport> loadBenchReport(const QString& path, QString* error) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    if (error) *error = tr("cannot open '%1': %2").arg(path, file.errorString());
+    return std::nullopt;
+  }
+  QString parseError;
+  std::optional<BenchReport> report = parseBenchReport(file.readAll(), &parseError);
+  if (!report) {
+    if (error) *error = tr("'%1': %2").arg(path, parseError);
+    return std::nullopt;
+  }
+  report->source = QFileInfo(path).absoluteFilePath();
+  report->when = QFileInfo(path).lastModified();
+  return report;
+}
+
+bool saveBenchReportJson(const BenchReport& report, const QString& path, QString* error) {
+  return writeFile(path, QJsonDocument(report.raw).toJson(QJsonDocument::Indented), error);
+}
+
+QString benchReportCsv(const BenchReport& report) {
+  QString out = QStringLiteral(
+      "model,device,mode,driver_cache,runs,session_create_min_ms,session_create_median_ms,session_create_p90_ms,"
+      "first_inference_median_ms,time_to_first_result_median_ms,inference_median_ms,speedup_vs_cold,"
+      "time_to_first_result_speedup_vs_cold\n");
+  for (const BenchRow& row : report.rows) {
+    const QStringList cells = {csvQuoted(report.model),
+                               csvQuoted(report.device),
+                               row.mode,
+                               row.driverCache,
+                               QString::number(row.runs),
+                               csvNumber(row.sessionCreate.min),
+                               csvNumber(row.sessionCreate.median),
+                               csvNumber(row.sessionCreate.p90),
+                               csvNumber(row.firstInference.median),
+                               csvNumber(row.timeToFirstResult.median),
+                               csvNumber(row.steadyInference.median),
+                               csvNumber(row.speedupVsCold),
+                               csvNumber(row.timeToFirstResultSpeedupVsCold)};
+    out += cells.join(QLatin1Char(',')) + QLatin1Char('\n');
+  }
+  return out;
+}
+
+bool saveBenchReportCsv(const BenchReport& report, const QString& path, QString* error) {
+  return writeFile(path, benchReportCsv(report).toUtf8(), error);
+}
+
+QString formatRatio(const std::optional<double>& ratio) {
+  return ratio ? QString::asprintf("%.2fx", *ratio) : QStringLiteral("-");
+}
+
+QString formatMs(double ms) {
+  if (ms < 10) return QString::asprintf("%.2f ms", ms);
+  if (ms < 1000) return QString::asprintf("%.1f ms", ms);
+  return QString::asprintf("%.0f ms", ms);
+}
+
+QString stageDisplayName(const QString& key) {
+  QString name = key;
+  if (name.endsWith(QLatin1String("_ms"))) name.chop(3);
+  return name.replace(QLatin1Char('_'), QLatin1Char(' '));
+}
+
+}  // namespace kiln::bridge
