@@ -22,7 +22,11 @@
 
 #include <algorithm>
 
+#include "bench_panel.h"
+#include "binary_inspector.h"
+#include "compile_panel.h"
 #include "environment_info.h"
+#include "merge_wizard.h"
 #include "model_loader.h"
 #include "model_summary_view.h"
 #include "node_table_model.h"
@@ -33,6 +37,14 @@ namespace kiln::studio {
 namespace {
 
 const QString kAppTitle = QStringLiteral("Kiln Studio");
+
+// A model whose nodes include com.microsoft EPContext nodes was compiled already: it goes to the inspector, not to
+// the compile panel (the Compile API refuses compiled inputs).
+bool isCompiledModel(const ModelInfo& info) {
+  return std::any_of(info.nodes.begin(), info.nodes.end(), [](const NodeInfo& node) {
+    return node.opType == "EPContext" && node.domain == "com.microsoft";
+  });
+}
 
 // The first local .onnx file among dropped URLs, or "".
 QString droppedModelPath(const QMimeData* mime) {
@@ -56,6 +68,9 @@ MainWindow::MainWindow(QWidget* parent)
       nodeProxy_(new QSortFilterProxyModel(this)),
       tabs_(new QTabWidget),
       nodeTable_(new QTableView),
+      compilePanel_(new CompilePanel),
+      inspector_(new BinaryInspector),
+      benchPanel_(new BenchPanel),
       filterEdit_(new QLineEdit),
       summary_(new ModelSummaryView),
       summaryDock_(new QDockWidget(tr("Model summary"), this)),
@@ -88,8 +103,15 @@ MainWindow::MainWindow(QWidget* parent)
   layout->addWidget(filterEdit_);
   layout->addWidget(nodeTable_);
   tabs_->setDocumentMode(true);
-  tabs_->addTab(nodesPage, tr("&Nodes"));
+  addPanel(nodesPage, tr("&Nodes"));
+  addPanel(compilePanel_, tr("&Compile"));
+  addPanel(inspector_, tr("&Binary"));
+  addPanel(benchPanel_, tr("Bench&mark"));
   setCentralWidget(tabs_);
+  connect(compilePanel_, &CompilePanel::compiled, this, &MainWindow::onCompiled);
+  connect(compilePanel_, &CompilePanel::compileFailed, this, [this](const QString& code, const QString&) {
+    statusBar()->showMessage(tr("Compile failed: %1").arg(code));
+  });
 
   summaryDock_->setObjectName(QStringLiteral("summaryDock"));
   summaryDock_->setWidget(summary_);
@@ -119,6 +141,7 @@ void MainWindow::createMenus() {
   file->addAction(tr("Re&load"), QKeySequence::Refresh, this, [this] {
     if (info_) openModel(QString::fromStdString(info_->path));
   });
+  file->addAction(tr("Inspect &Binary..."), QKeySequence(Qt::CTRL | Qt::Key_I), this, &MainWindow::chooseBinary);
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   quit->setMenuRole(QAction::QuitRole);
@@ -135,6 +158,18 @@ void MainWindow::createMenus() {
     });
     addAction(action);
   }
+
+  QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+  tools->addAction(tr("&Compile for Vulkan"), QKeySequence(Qt::CTRL | Qt::Key_B), this, [this] {
+    showPanel(compilePanel_);
+    if (!compilePanel_->isRunning() && !compilePanel_->sourceModel().isEmpty()) compilePanel_->startCompile();
+  });
+  tools->addAction(tr("C&ancel Compile"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B), compilePanel_,
+                   &CompilePanel::cancelCompile);
+  tools->addSeparator();
+  tools->addAction(tr("&Merge Compiled Models..."), QKeySequence(Qt::CTRL | Qt::Key_M), this,
+                   &MainWindow::openMergeWizard);
+  tools->addAction(tr("&Benchmark"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] { showPanel(benchPanel_); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* sample = help->addAction(tr("Open &Sample Model"), this, &MainWindow::openSampleModel);
@@ -174,6 +209,45 @@ void MainWindow::chooseModel() {
   if (!path.isEmpty()) openModel(path);
 }
 
+void MainWindow::chooseBinary() {
+  const QString startDir = settings_.value(QStringLiteral("lastDirectory")).toString();
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Inspect context binary"), startDir,
+      tr("Context binaries and compiled models (*.bin *_ctx.onnx *.onnx);;All files (*)"));
+  if (!path.isEmpty()) inspectBinary(path);
+}
+
+void MainWindow::inspectBinary(const QString& path) {
+  showPanel(inspector_);
+  inspector_->inspect(path);
+}
+
+MergeWizard* MainWindow::openMergeWizard() {
+  if (!mergeWizard_) {
+    mergeWizard_ = new MergeWizard(this);
+    mergeWizard_->setAttribute(Qt::WA_DeleteOnClose);
+    if (info_ && isCompiledModel(*info_)) mergeWizard_->addModel(QString::fromStdString(info_->path));
+    connect(mergeWizard_, &MergeWizard::merged, this, [this](const QString& output) {
+      statusBar()->showMessage(tr("Merged into %1").arg(output));
+      recent_->add(output);
+    });
+  }
+  mergeWizard_->show();
+  mergeWizard_->raise();
+  return mergeWizard_;
+}
+
+void MainWindow::addPanel(QWidget* panel, const QString& title) { tabs_->addTab(panel, title); }
+
+void MainWindow::showPanel(QWidget* panel) { tabs_->setCurrentWidget(panel); }
+
+// The compiled model opens beside its source: the inspector shows what was written, the recent list remembers it.
+void MainWindow::onCompiled(const QString& ctxModelPath) {
+  recent_->add(ctxModelPath);
+  inspector_->inspect(ctxModelPath);
+  statusBar()->showMessage(tr("Compiled %1").arg(QFileInfo(ctxModelPath).fileName()));
+}
+
 bool MainWindow::openSampleModel() {
   const QString path = bridge::sampleModelPath();
   if (path.isEmpty()) return false;
@@ -211,6 +285,12 @@ void MainWindow::onLoaded(const ModelInfo& info, double loadMs) {
 
   const QString path = QString::fromStdString(info_->path);
   recent_->add(path);
+  if (isCompiledModel(*info_)) {
+    inspector_->inspect(path);
+  } else {
+    compilePanel_->setSourceModel(path);
+  }
+  benchPanel_->setModel(path);
   settings_.setValue(QStringLiteral("lastDirectory"), QFileInfo(path).absolutePath());
   rebuildRecentMenu();
 

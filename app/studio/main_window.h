@@ -30,6 +30,10 @@ class VulkanProbe;
 
 namespace kiln::studio {
 
+class BenchPanel;
+class BinaryInspector;
+class CompilePanel;
+class MergeWizard;
 class ModelSummaryView;
 
 class MainWindow : public QMainWindow {
@@ -51,6 +55,13 @@ class MainWindow : public QMainWindow {
   const bridge::NodeTableModel* nodeTableModel() const { return nodeModel_; }
   const ModelSummaryView* summaryView() const { return summary_; }
   QTabWidget* tabs() const { return tabs_; }
+  CompilePanel* compilePanel() const { return compilePanel_; }
+  BinaryInspector* binaryInspector() const { return inspector_; }
+  BenchPanel* benchPanel() const { return benchPanel_; }
+  // Opens the merge wizard (Tools > Merge), pre-filled with the ctx model on display, if any.
+  MergeWizard* openMergeWizard();
+  // Shows `path` (a context binary or a ctx model) in the binary inspector tab.
+  void inspectBinary(const QString& path);
   QMenu* recentMenu() const { return recentMenu_; }
   QString loadTimeText() const;
   // The text the About box shows (versions of Kiln, Qt and the Vulkan drivers, licences).
@@ -69,6 +80,10 @@ class MainWindow : public QMainWindow {
   void createMenus();
   void rebuildRecentMenu();
   void chooseModel();
+  void chooseBinary();
+  void addPanel(QWidget* panel, const QString& title);
+  void showPanel(QWidget* panel);
+  void onCompiled(const QString& ctxModelPath);
   void showAbout();
   void fitColumns();
   void onLoaded(const ModelInfo& info, double loadMs);
@@ -82,6 +97,10 @@ class MainWindow : public QMainWindow {
   QSortFilterProxyModel* nodeProxy_;
   QTabWidget* tabs_;
   QTableView* nodeTable_;
+  CompilePanel* compilePanel_;
+  BinaryInspector* inspector_;
+  BenchPanel* benchPanel_;
+  QPointer<MergeWizard> mergeWizard_;
   QLineEdit* filterEdit_;
   ModelSummaryView* summary_;
   QDockWidget* summaryDock_;
