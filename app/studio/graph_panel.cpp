@@ -107,6 +107,8 @@ GraphPanel::GraphPanel(QWidget* parent)
   splitter->addWidget(details_);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
+  splitter->setSizes({900, 300});  // the rich-text details would otherwise claim most of the width
+  details_->setMinimumWidth(200);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);

@@ -5,6 +5,7 @@
 //   paint_fit_ms         median of 9 renders of the view at fit-to-view into a QImage of the view's size
 //   expanded_*           the same after "Expand all", for graphs that open with collapsed partitions
 // Targets (issue 7): open PP-OCRv4 det (~670 nodes) in under 2 s; paint at fit-to-view under 50 ms.
+// --screenshot DIR saves a grab of the panel per model (fit-to-view, and zoomed onto a selected node).
 // Run headless: QT_QPA_PLATFORM=offscreen build/ci/tests/app/graph_view_bench ~/.cache/kiln/models/ch_PP-OCRv4_det_infer.onnx
 // big.onnx (big.onnx from tests/tools/make_big_graph.py).
 #include <QApplication>
@@ -81,7 +82,13 @@ double paintAtFitMs(GraphPanel& panel) {
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
-  const QStringList models = app.arguments().mid(1);
+  QStringList models = app.arguments().mid(1);
+  QString screenshotDir;
+  const qsizetype flag = models.indexOf(QStringLiteral("--screenshot"));
+  if (flag >= 0 && flag + 1 < models.size()) {
+    screenshotDir = models[flag + 1];
+    models.remove(flag, 2);
+  }
   if (models.isEmpty()) {
     std::fprintf(stderr, "usage: graph_view_bench MODEL.onnx...\n");
     return 2;
@@ -112,6 +119,21 @@ int main(int argc, char** argv) {
     row.insert(QStringLiteral("layout_ms"), panel.lastLayoutMs());
     row.insert(QStringLiteral("scene_items"), static_cast<int>(panel.scene()->items().size()));
     row.insert(QStringLiteral("paint_fit_ms"), paintAtFitMs(panel));
+    if (!screenshotDir.isEmpty()) {
+      const QString stem = screenshotDir + QStringLiteral("/") + QFileInfo(model).completeBaseName();
+      panel.grab().save(stem + QStringLiteral("_fit.png"));
+      // Zoomed onto the most telling node: a CPU fallback, else an EPContext node, else the middle one.
+      int pick = doc->nodes().size() / 2;
+      for (int i = 0; i < doc->nodes().size(); ++i) {
+        if (doc->nodes()[i].cpuFallback() || doc->nodes()[i].epContext) {
+          pick = i;
+          break;
+        }
+      }
+      panel.selectNode(pick);
+      QCoreApplication::processEvents();
+      panel.grab().save(stem + QStringLiteral("_node.png"));
+    }
     if (collapsed > 0) {
       const double expandMs = waitForLayout(panel, [&] { panel.expandAll(); }, &error);
       row.insert(QStringLiteral("expanded_relayout_ms"), expandMs);
