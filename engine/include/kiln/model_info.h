@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kiln/session.h"
@@ -20,6 +21,12 @@ struct NodeInfo {
   std::vector<std::string> outputs;
   std::vector<std::string> attributeNames;
   std::vector<std::string> subgraphNames;  // attribute names holding subgraphs (If/Loop/Scan bodies)
+  // Last, with a default, so existing aggregate initializations stay complete.
+  // Every attribute as name -> display string, in name order: numbers as written ("3", "0.5"), strings quoted,
+  // lists as "[1, 2, 3]" (elided after 16 items with the count), tensors as "float[3,4]" (never their data),
+  // subgraphs as "graph 'body' (12 nodes)". A string that is long or not printable text (an EPContext node's
+  // embedded ep_cache_context) is shown only as "<N bytes>", so payload bytes never reach a display as text.
+  std::vector<std::pair<std::string, std::string>> attributes = {};
 };
 
 struct ModelInfo {

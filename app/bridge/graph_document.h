@@ -1,0 +1,138 @@
+// GraphDocument: what the graph view draws, built from the engine's own structures: the model's top-level graph
+// (kiln::inspectModel), where each node runs (kiln::analyzePartitions) and, for EPContext models, what each
+// EPContext node holds (kiln::inspectEpContextModel). Qt-Core only, so it is tested and built headless; the view
+// turns it into items and the layout turns its visible part into DOT.
+#pragma once
+
+#include <QHash>
+#include <QSet>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "kiln/epcontext.h"
+#include "kiln/model_info.h"
+#include "kiln/partition_report.h"
+#include "kiln/status.h"
+
+namespace kiln::bridge {
+
+// The one place EP colors are defined (0xRRGGBB; the bridge has no QColor). The view, its legend and the tests
+// all read them from here.
+namespace ep_colors {
+constexpr uint32_t kVulkan = 0xd9822b;    // orange: VulkanExecutionProvider
+constexpr uint32_t kCpu = 0x4a90d9;       // blue: CPUExecutionProvider
+constexpr uint32_t kOther = 0x8e6cc2;     // violet: any other (foreign EPContext sources)
+constexpr uint32_t kNone = 0xb0b0b0;      // grey: no EP (removed by the optimizer, or no report)
+constexpr uint32_t kGraphIo = 0xe8e8e8;   // graph inputs and outputs
+}  // namespace ep_colors
+
+// The color of an EP by its full name ("VulkanExecutionProvider"); kNone for "".
+uint32_t epColor(const QString& executionProvider);
+// Short display name: "Vulkan", "CPU"; the name itself otherwise; "none" for "".
+QString epShortName(const QString& executionProvider);
+
+// The decoded attributes of one EPContext node (never its payload bytes).
+struct EpContextDetails {
+  QString source;
+  int64_t embedMode = 0, mainContext = 1, maxSize = 0;
+  QString cacheContext;  // relative path (embed mode 0) or "(embedded, N bytes)"
+  QString partitionName, sdkVersion, hardwareArchitecture, onnxModelFilename, notes;
+  QString binaryPath;    // the resolved binary file, "" when embedded or unresolved
+  QString binaryKey;     // the key into the inspection's binaries ("embedded in '<node>'" for embedded ones)
+  uint64_t binarySize = 0;  // bytes of the context binary (file size, or the embedded payload's size)
+  int binaryGraphNodes = -1;  // nodes of this partition's graph in the binary, -1 when unknown
+  QString problem;       // why the binary cannot be followed ("" when fine)
+};
+
+struct GraphNode {
+  enum class Kind { Op, GraphInput, GraphOutput };
+  Kind kind = Kind::Op;
+  int modelIndex = -1;  // index into ModelInfo::nodes for Op nodes
+  QString name;         // node name ("" for unnamed nodes) or value name for graph inputs/outputs
+  QString opType, domain;
+  QString label;        // "'conv1' (Conv)" as the partition report spells it; the value name for graph I/O
+  QString executionProvider;  // "" when no EP runs it
+  QString partition;          // "vulkan_0", "cpu_0", "" when none
+  QStringList fallbackReasons;  // "<EP>: <reason>" for EPs preferred over the one that took it
+  bool removedByOptimizer = false;  // absent from the partition report (folded, fused or dead)
+  QString optimizerNote;            // "folded into initializer 'scale'", "removed or fused by the optimizer"
+  bool epContext = false;
+  std::optional<EpContextDetails> epContextDetails;
+
+  // The name to show: the node name, or "(OpType)" for unnamed nodes.
+  QString displayName() const;
+  bool cpuFallback() const { return !fallbackReasons.isEmpty(); }
+};
+
+struct GraphEdge {
+  int from = -1, to = -1;  // indices into GraphDocument::nodes
+  QString value;
+};
+
+struct GraphCluster {
+  QString name;  // partition name: "vulkan_0"
+  QString executionProvider;
+  bool compiled = false;
+  QVector<int> nodes;  // indices into GraphDocument::nodes
+};
+
+// The part of a document the layout lays out: collapsed clusters become one vertex each.
+struct VisibleGraph {
+  struct Vertex {
+    QString id;        // DOT id: "n12" for node 12, "c3" for collapsed cluster 3
+    int node = -1;     // document node, or -1
+    int cluster = -1;  // collapsed cluster, or -1
+    int inCluster = -1;  // the expanded cluster it is drawn inside, or -1
+    double widthIn = 1, heightIn = 0.4;  // inches, as DOT wants them
+  };
+  struct Edge {
+    int from = -1, to = -1;  // vertex indices
+    int count = 1;           // document edges folded into this one
+  };
+  QVector<Vertex> vertices;
+  QVector<Edge> edges;
+  QVector<int> expandedClusters;  // drawn as DOT clusters around their vertices
+};
+
+class GraphDocument {
+ public:
+  // Builds the document. `report` is the analyzePartitions result: on failure every node is drawn with no EP and
+  // `partitionError` holds the engine's message. `epContext` is given for models with EPContext nodes.
+  static GraphDocument build(const ModelInfo& info, const Result<PartitionReport>& report,
+                             const std::optional<Result<EpContextModelInfo>>& epContext);
+
+  const ModelInfo& modelInfo() const { return info_; }
+  const QVector<GraphNode>& nodes() const { return nodes_; }
+  const QVector<GraphEdge>& edges() const { return edges_; }
+  const QVector<GraphCluster>& clusters() const { return clusters_; }
+  const QStringList& executionProviders() const { return executionProviders_; }  // in the report's order
+  const QString& partitionError() const { return partitionError_; }
+  const QString& epContextError() const { return epContextError_; }
+  int opNodeCount() const { return opNodeCount_; }
+  // The cluster node `node` belongs to, or -1.
+  int clusterOf(int node) const { return node >= 0 && node < clusterOfNode_.size() ? clusterOfNode_[node] : -1; }
+  int findCluster(const QString& name) const;
+  // Document node indices whose name or op type contains `text` (case-insensitive), in topological order.
+  QVector<int> search(const QString& text) const;
+
+  // The graph to lay out with the clusters in `collapsed` (cluster indices) folded into one vertex each.
+  VisibleGraph visibleGraph(const QSet<int>& collapsed) const;
+
+ private:
+  ModelInfo info_;
+  QVector<GraphNode> nodes_;
+  QVector<GraphEdge> edges_;
+  QVector<GraphCluster> clusters_;
+  QVector<int> clusterOfNode_;
+  QStringList executionProviders_;
+  QString partitionError_, epContextError_;
+  int opNodeCount_ = 0;
+};
+
+}  // namespace kiln::bridge

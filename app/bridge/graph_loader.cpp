@@ -1,0 +1,92 @@
+#include "graph_loader.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <exception>
+
+
+namespace kiln::bridge {
+
+GraphLoader::GraphLoader(QObject* parent) : QObject(parent), workerContext_(new QObject) {
+  qRegisterMetaType<std::shared_ptr<const kiln::bridge::GraphDocument>>();
+  thread_.setObjectName(QStringLiteral("kiln-graph-loader"));
+  workerContext_->moveToThread(&thread_);
+  connect(&thread_, &QThread::finished, workerContext_, &QObject::deleteLater);
+  thread_.start();
+}
+
+GraphLoader::~GraphLoader() {
+  cancel();
+  thread_.quit();
+  thread_.wait();
+}
+
+SessionOptions GraphLoader::partitionOptions() {
+  SessionOptions options;
+  // A fixed, valid entry: addConfigEntry cannot fail on it.
+  (void)options.addConfigEntry("kiln.execution_providers", "vulkan,cpu");
+  return options;
+}
+
+void GraphLoader::cancel() {
+  ++latestRequest_;
+  if (token_) token_->cancel();
+  token_.reset();
+  busy_ = false;
+}
+
+void GraphLoader::load(const QString& path) {
+  cancel();
+  const quint64 request = latestRequest_;
+  auto token = std::make_shared<CancellationToken>();
+  token_ = token;
+  busy_ = true;
+  emit progress(tr("Reading %1").arg(path));
+  QMetaObject::invokeMethod(workerContext_, [this, request, path, token] {
+    if (request != latestRequest_) return;  // superseded while it waited in the queue
+    QElapsedTimer timer;
+    timer.start();
+    std::shared_ptr<const GraphDocument> document;
+    QString error;
+    try {
+      const std::string file = path.toStdString();
+      Result<ModelInfo> info = inspectModel(file);
+      if (!info.isOk()) {
+        error = QString::fromStdString(info.status().toString());
+      } else if (request == latestRequest_) {
+        QMetaObject::invokeMethod(this, [this, request] {
+          if (request == latestRequest_) emit progress(tr("Partitioning"));
+        }, Qt::QueuedConnection);
+        SessionOptions options = partitionOptions();
+        options.progress.cancellation = token;
+        const Result<PartitionReport> report = analyzePartitions(file, options);
+        std::optional<Result<EpContextModelInfo>> epContext;
+        const bool hasEpContext = std::any_of(info.value().nodes.begin(), info.value().nodes.end(), [](const NodeInfo& n) {
+          return n.opType == "EPContext" && n.domain == "com.microsoft";
+        });
+        if (hasEpContext) epContext = inspectEpContextModel(file);
+        document = std::make_shared<const GraphDocument>(GraphDocument::build(info.value(), report, epContext));
+      }
+    } catch (const std::exception& e) {
+      // The engine API does not throw, but std::bad_alloc on a huge model must not terminate the app.
+      error = QStringLiteral("RUNTIME_EXCEPTION: %1").arg(QString::fromUtf8(e.what()));
+    }
+    const double loadMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    QMetaObject::invokeMethod(
+        this,
+        [this, request, path, document, error, loadMs] {
+          if (request != latestRequest_) return;
+          busy_ = false;
+          token_.reset();
+          if (document) {
+            emit loaded(document, loadMs);
+          } else {
+            emit failed(path, error);
+          }
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+}  // namespace kiln::bridge

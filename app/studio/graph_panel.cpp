@@ -1,0 +1,393 @@
+#include "graph_panel.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGraphicsScene>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPainter>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QSvgGenerator>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+#include "graph_loader.h"
+#include "graph_view.h"
+#include "node_details_view.h"
+
+namespace kiln::studio {
+
+namespace {
+
+// PNG exports of big graphs are scaled down to this many pixels on the longer side (a 3000-node graph at full
+// scale would need gigabytes).
+constexpr double kMaxPngSide = 8000;
+
+QWidget* legendChip(const QColor& color, const QString& text, const QString& border = {}) {
+  auto* label = new QLabel(QStringLiteral("<span style='background:%1;border:%2;'>&nbsp;&nbsp;&nbsp;&nbsp;</span> %3")
+                               .arg(color.name(), border.isEmpty() ? QStringLiteral("1px solid #444") : border,
+                                    text.toHtmlEscaped()));
+  label->setTextFormat(Qt::RichText);
+  return label;
+}
+
+}  // namespace
+
+GraphPanel::GraphPanel(QWidget* parent)
+    : QWidget(parent),
+      loader_(new bridge::GraphLoader(this)),
+      layout_(new bridge::GraphLayout(this)),
+      view_(new GraphView),
+      details_(new NodeDetailsView),
+      searchEdit_(new QLineEdit),
+      matchLabel_(new QLabel),
+      status_(new QLabel),
+      legend_(new QHBoxLayout),
+      cancelButton_(new QToolButton) {
+  auto* toolbar = new QToolBar;
+  toolbar->setIconSize(QSize(16, 16));
+  searchEdit_->setPlaceholderText(tr("Find node by name or op type"));
+  searchEdit_->setClearButtonEnabled(true);
+  searchEdit_->setMaximumWidth(260);
+  toolbar->addWidget(searchEdit_);
+  auto addButton = [&](const QString& text, const QString& tip, auto slot) {
+    auto* button = new QToolButton;
+    button->setText(text);
+    button->setToolTip(tip);
+    connect(button, &QToolButton::clicked, this, slot);
+    toolbar->addWidget(button);
+    graphActions_ << button;
+    return button;
+  };
+  addButton(tr("\u25b2"), tr("Previous match (Shift+Enter)"), [this] { findPrevious(); });
+  addButton(tr("\u25bc"), tr("Next match (Enter)"), [this] { findNext(); });
+  toolbar->addWidget(matchLabel_);
+  toolbar->addSeparator();
+  addButton(tr("Fit"), tr("Fit the whole graph in the view"), [this] { view_->fitAll(); });
+  addButton(tr("+"), tr("Zoom in"), [this] { view_->zoomBy(1.25); });
+  addButton(tr("\u2212"), tr("Zoom out"), [this] { view_->zoomBy(0.8); });
+  toolbar->addSeparator();
+  addButton(tr("Expand all"), tr("Show every node of every partition (re-layout)"), [this] { expandAll(); });
+  addButton(tr("Collapse all"), tr("Show each partition as one box (re-layout)"), [this] { collapseAll(); });
+  toolbar->addSeparator();
+  addButton(tr("PNG\u2026"), tr("Export the graph as a PNG image"), [this] { exportWithDialog(false); });
+  addButton(tr("SVG\u2026"), tr("Export the graph as an SVG drawing"), [this] { exportWithDialog(true); });
+  cancelButton_->setText(tr("Cancel"));
+  cancelButton_->setToolTip(tr("Stop loading or laying out"));
+  connect(cancelButton_, &QToolButton::clicked, this, [this] {
+    cancel();
+    status_->setText(tr("Cancelled"));
+  });
+  toolbar->addWidget(cancelButton_);
+  for (QWidget* w : graphActions_) w->setEnabled(false);
+  cancelButton_->setVisible(false);
+
+  connect(searchEdit_, &QLineEdit::textChanged, this, [this](const QString& text) { search(text); });
+  connect(searchEdit_, &QLineEdit::returnPressed, this, [this] {
+    if (QGuiApplication::keyboardModifiers() & Qt::ShiftModifier) {
+      findPrevious();
+    } else {
+      findNext();
+    }
+  });
+
+  legend_->setSpacing(12);
+  legend_->setContentsMargins(4, 0, 4, 0);
+
+  auto* splitter = new QSplitter;
+  splitter->addWidget(view_);
+  splitter->addWidget(details_);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 1);
+  splitter->setSizes({900, 300});  // the rich-text details would otherwise claim most of the width
+  details_->setMinimumWidth(200);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  layout->addWidget(toolbar);
+  layout->addLayout(legend_);
+  layout->addWidget(splitter, 1);
+  layout->addWidget(status_);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  status_->setText(tr("No model"));
+
+  connect(loader_, &bridge::GraphLoader::progress, status_, &QLabel::setText);
+  connect(loader_, &bridge::GraphLoader::loaded, this, &GraphPanel::onLoaded);
+  connect(loader_, &bridge::GraphLoader::failed, this, [this](const QString& path, const QString& message) {
+    setBusy(false);
+    const QString text = tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), message);
+    status_->setText(text);
+    emit failed(text);
+  });
+  connect(layout_, &bridge::GraphLayout::progress, status_, &QLabel::setText);
+  connect(layout_, &bridge::GraphLayout::finished, this, &GraphPanel::onLayoutFinished);
+  connect(layout_, &bridge::GraphLayout::failed, this, [this](const QString& message) {
+    setBusy(false);
+    status_->setText(message);
+    emit failed(message);
+  });
+
+  connect(view_, &GraphView::nodeSelected, this, [this](int node) {
+    if (!document_) return;
+    details_->showNode(*document_, node);
+    emit nodeSelected(document_->nodes()[node].name);
+  });
+  connect(view_, &GraphView::clusterSelected, this, [this](int cluster) {
+    if (document_) details_->showCluster(*document_, cluster);
+  });
+  connect(view_, &GraphView::selectionCleared, details_, &NodeDetailsView::clear);
+  connect(view_, &GraphView::clusterToggleRequested, this,
+          [this](int cluster) { setClusterCollapsed(cluster, !collapsed_.contains(cluster)); });
+  connect(details_, &NodeDetailsView::inspectBinaryRequested, this, &GraphPanel::inspectBinaryRequested);
+}
+
+GraphPanel::~GraphPanel() = default;
+
+QGraphicsScene* GraphPanel::scene() const { return view_->scene(); }
+
+QString GraphPanel::statusText() const { return status_->text(); }
+
+bool GraphPanel::isBusy() const { return loader_->isBusy() || layout_->isRunning(); }
+
+void GraphPanel::setBusy(bool busy) {
+  cancelButton_->setVisible(busy);
+  for (QWidget* w : graphActions_) w->setEnabled(!busy && document_ != nullptr);
+}
+
+void GraphPanel::openModel(const QString& path) {
+  layout_->cancel();
+  path_ = path;
+  document_.reset();
+  view_->clearGraph();
+  details_->clear();
+  matches_.clear();
+  currentMatch_ = -1;
+  updateSearchLabel();
+  fitOnLayout_ = true;
+  setBusy(true);
+  loader_->load(path);
+}
+
+void GraphPanel::cancel() {
+  loader_->cancel();
+  layout_->cancel();
+  setBusy(false);
+}
+
+void GraphPanel::onLoaded(std::shared_ptr<const bridge::GraphDocument> document, double loadMs) {
+  document_ = std::move(document);
+  loadMs_ = loadMs;
+  collapsed_.clear();
+  // Big graphs start as their partitions: dot lays out a few dozen boxes in milliseconds where 3000 nodes take
+  // seconds. A single partition holding everything stays expanded: collapsing it would show nothing.
+  if (document_->opNodeCount() > kCollapseThreshold && document_->clusters().size() > 1) {
+    for (int c = 0; c < document_->clusters().size(); ++c) {
+      if (document_->clusters()[c].nodes.size() > 1) collapsed_.insert(c);
+    }
+  }
+  updateLegend();
+  relayout();
+}
+
+void GraphPanel::relayout() {
+  if (!document_) return;
+  visible_ = document_->visibleGraph(collapsed_);
+  setBusy(true);
+  layout_->start(visible_, *document_);
+}
+
+void GraphPanel::onLayoutFinished(const bridge::GraphLayoutResult& result) {
+  layoutMs_ = result.totalMs;
+  view_->showGraph(document_, visible_, result, collapsed_);
+  setBusy(false);
+  if (fitOnLayout_) view_->fitAll();
+  fitOnLayout_ = false;
+  const int clustersShown = static_cast<int>(document_->clusters().size()) - static_cast<int>(collapsed_.size());
+  QString text = tr("%1: %n node(s)", nullptr, document_->opNodeCount()).arg(QFileInfo(path_).fileName());
+  text += tr(", %n partition(s)", nullptr, static_cast<int>(document_->clusters().size()));
+  if (!collapsed_.isEmpty()) text += tr(" (%1 collapsed, %2 expanded)").arg(collapsed_.size()).arg(clustersShown);
+  text += tr("; loaded in %1 ms, laid out in %2 ms (dot %3 ms)")
+              .arg(loadMs_, 0, 'f', 0)
+              .arg(result.totalMs, 0, 'f', 0)
+              .arg(result.dotMs, 0, 'f', 0);
+  if (!document_->partitionError().isEmpty()) {
+    text += tr("; no partition report: %1").arg(document_->partitionError());
+  }
+  if (!document_->epContextError().isEmpty()) text += tr("; EPContext inspection failed: %1").arg(document_->epContextError());
+  status_->setText(text);
+  if (!matches_.isEmpty()) view_->setHighlighted(matches_);
+  if (focusAfterLayout_ >= 0) {
+    view_->focusNode(focusAfterLayout_);
+    focusAfterLayout_ = -1;
+  }
+  emit layoutReady();
+}
+
+void GraphPanel::updateLegend() {
+  while (QLayoutItem* item = legend_->takeAt(0)) {
+    delete item->widget();
+    delete item;
+  }
+  QStringList eps = document_->executionProviders();
+  for (const bridge::GraphNode& n : document_->nodes()) {
+    if (n.kind == bridge::GraphNode::Kind::Op && !eps.contains(n.executionProvider)) eps << n.executionProvider;
+  }
+  for (const QString& ep : eps) legend_->addWidget(legendChip(epQColor(ep), ep.isEmpty() ? tr("no EP / removed by optimizer") : bridge::epShortName(ep)));
+  legend_->addWidget(legendChip(Qt::white, tr("CPU fallback (dashed red)"), QStringLiteral("2px dashed #c02020")));
+  legend_->addWidget(legendChip(Qt::white, tr("EPContext (hexagon)"), QStringLiteral("3px double #202020")));
+  legend_->addStretch(1);
+}
+
+void GraphPanel::setClusterCollapsed(int cluster, bool collapsed) {
+  if (!document_ || cluster < 0 || cluster >= document_->clusters().size()) return;
+  if (collapsed == collapsed_.contains(cluster)) return;
+  if (collapsed) {
+    collapsed_.insert(cluster);
+  } else {
+    collapsed_.remove(cluster);
+  }
+  relayout();
+}
+
+void GraphPanel::expandAll() {
+  if (!document_ || collapsed_.isEmpty()) return;
+  collapsed_.clear();
+  fitOnLayout_ = true;
+  relayout();
+}
+
+void GraphPanel::collapseAll() {
+  if (!document_) return;
+  QSet<int> all;
+  for (int c = 0; c < document_->clusters().size(); ++c) all.insert(c);
+  if (all == collapsed_) return;
+  collapsed_ = all;
+  fitOnLayout_ = true;
+  relayout();
+}
+
+int GraphPanel::search(const QString& text) {
+  matches_ = document_ ? document_->search(text) : QVector<int>{};
+  currentMatch_ = -1;
+  view_->setHighlighted(matches_);
+  if (!matches_.isEmpty()) goToMatch(0);
+  updateSearchLabel();
+  return static_cast<int>(matches_.size());
+}
+
+void GraphPanel::findNext() {
+  if (matches_.isEmpty()) return;
+  goToMatch((currentMatch_ + 1) % matches_.size());
+}
+
+void GraphPanel::findPrevious() {
+  if (matches_.isEmpty()) return;
+  goToMatch((currentMatch_ - 1 + matches_.size()) % matches_.size());
+}
+
+void GraphPanel::goToMatch(int index) {
+  currentMatch_ = index;
+  const int node = matches_[index];
+  const int cluster = document_->clusterOf(node);
+  if (cluster >= 0 && collapsed_.contains(cluster)) {
+    // The match hides in a collapsed partition: open it and go there once laid out.
+    focusAfterLayout_ = node;
+    setClusterCollapsed(cluster, false);
+  } else {
+    view_->focusNode(node);
+  }
+  updateSearchLabel();
+}
+
+void GraphPanel::selectNode(int node) { view_->focusNode(node); }
+
+void GraphPanel::updateSearchLabel() {
+  if (searchEdit_->text().trimmed().isEmpty()) {
+    matchLabel_->clear();
+  } else if (matches_.isEmpty()) {
+    matchLabel_->setText(tr("no match"));
+  } else {
+    matchLabel_->setText(tr("%1 of %2").arg(currentMatch_ + 1).arg(matches_.size()));
+  }
+}
+
+bool GraphPanel::exportSvg(const QString& path, QString* error) {
+  if (!document_ || scene()->items().isEmpty()) {
+    *error = tr("No graph to export");
+    return false;
+  }
+  const QRectF source = scene()->sceneRect();
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) {
+    *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  QSvgGenerator generator;
+  generator.setOutputDevice(&file);
+  generator.setSize(source.size().toSize());
+  generator.setViewBox(QRectF(QPointF(0, 0), source.size()));
+  generator.setTitle(QFileInfo(path_).fileName());
+  generator.setDescription(tr("Graph of %1 drawn by Kiln Studio").arg(QFileInfo(path_).fileName()));
+  QPainter painter;
+  if (!painter.begin(&generator)) {
+    *error = tr("Cannot start the SVG painter");
+    return false;  // QSaveFile discards what it has not committed
+  }
+  scene()->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
+  painter.end();
+  if (!file.commit()) {
+    *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+bool GraphPanel::exportPng(const QString& path, QString* error) {
+  if (!document_ || scene()->items().isEmpty()) {
+    *error = tr("No graph to export");
+    return false;
+  }
+  const QRectF source = scene()->sceneRect();
+  const double scale = std::min(2.0, kMaxPngSide / std::max(source.width(), source.height()));
+  QImage image(QSize(static_cast<int>(std::ceil(source.width() * scale)), static_cast<int>(std::ceil(source.height() * scale))),
+               QImage::Format_ARGB32_Premultiplied);
+  if (image.isNull()) {
+    *error = tr("Not enough memory for a %1 x %2 image").arg(source.width() * scale).arg(source.height() * scale);
+    return false;
+  }
+  image.fill(Qt::white);
+  {
+    QPainter painter(&image);
+    painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene()->render(&painter, QRectF(image.rect()), source);
+  }
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
+    *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+void GraphPanel::exportWithDialog(bool svg) {
+  const QString suffix = svg ? QStringLiteral("svg") : QStringLiteral("png");
+  const QFileInfo model(path_);
+  const QString suggested = model.absolutePath() + QStringLiteral("/") + model.completeBaseName() + QStringLiteral("_graph.") + suffix;
+  const QString path = QFileDialog::getSaveFileName(this, svg ? tr("Export SVG") : tr("Export PNG"), suggested,
+                                                    svg ? tr("SVG drawings (*.svg)") : tr("PNG images (*.png)"));
+  if (path.isEmpty()) return;
+  QString error;
+  const bool ok = svg ? exportSvg(path, &error) : exportPng(path, &error);
+  status_->setText(ok ? tr("Exported %1").arg(path) : error);
+}
+
+}  // namespace kiln::studio

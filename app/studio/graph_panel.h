@@ -1,0 +1,112 @@
+// GraphPanel: the graph view of a model: a toolbar (search by name or op type, fit, zoom, expand/collapse all
+// partitions, export PNG/SVG, cancel), a legend of EP colors, the view and a status line with the load and layout
+// times. Loading (inspect + partition analysis) runs on a worker, the layout in a `dot` process: the UI never
+// waits. Big graphs open with their partitions collapsed, so the first layout is small and fast.
+#pragma once
+
+#include <QSet>
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+#include <memory>
+
+#include "graph_document.h"
+#include "graph_layout.h"
+
+class QLabel;
+class QLineEdit;
+class QHBoxLayout;
+class QGraphicsScene;
+class QToolButton;
+
+namespace kiln::bridge {
+class GraphLoader;
+}
+
+namespace kiln::studio {
+
+class GraphView;
+class NodeDetailsView;
+
+class GraphPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  // Graphs with more op nodes than this open with every partition collapsed.
+  static constexpr int kCollapseThreshold = 800;
+
+  explicit GraphPanel(QWidget* parent = nullptr);
+  ~GraphPanel() override;
+
+  // Loads and lays out `path`; emits layoutReady() or failed(). A newer openModel() or cancel() drops this one.
+  void openModel(const QString& path);
+  // Kills dot and drops a load in flight; neither layoutReady() nor failed() follows.
+  void cancel();
+  bool isBusy() const;
+
+  NodeDetailsView* detailsView() const { return details_; }
+
+  // Partitions (clusters of the document): collapse or expand, then re-layout (layoutReady() again).
+  void setClusterCollapsed(int cluster, bool collapsed);
+  void expandAll();
+  void collapseAll();
+  bool isClusterCollapsed(int cluster) const { return collapsed_.contains(cluster); }
+
+  // Search by node name or op type: highlights the matches, selects the first; returns the number of matches.
+  int search(const QString& text);
+  void findNext();
+  void findPrevious();
+
+  // Writes the whole graph. False with `error` set when the file cannot be written (nothing partial stays).
+  bool exportSvg(const QString& path, QString* error);
+  bool exportPng(const QString& path, QString* error);
+
+  // Test and benchmark hooks.
+  std::shared_ptr<const bridge::GraphDocument> document() const { return document_; }
+  GraphView* view() const { return view_; }
+  QGraphicsScene* scene() const;
+  double lastLoadMs() const { return loadMs_; }
+  double lastLayoutMs() const { return layoutMs_; }
+  QString statusText() const;
+  void selectNode(int node);
+
+ signals:
+  void layoutReady();
+  void failed(const QString& message);
+  void nodeSelected(const QString& nodeName);
+  void inspectBinaryRequested(const QString& binaryPath);
+
+ private:
+  void onLoaded(std::shared_ptr<const bridge::GraphDocument> document, double loadMs);
+  void onLayoutFinished(const bridge::GraphLayoutResult& result);
+  void relayout();
+  void updateLegend();
+  void updateSearchLabel();
+  void goToMatch(int index);
+  void setBusy(bool busy);
+  void exportWithDialog(bool svg);
+
+  bridge::GraphLoader* loader_;
+  bridge::GraphLayout* layout_;
+  GraphView* view_;
+  NodeDetailsView* details_;
+  QLineEdit* searchEdit_;
+  QLabel* matchLabel_;
+  QLabel* status_;
+  QHBoxLayout* legend_;
+  QToolButton* cancelButton_;
+  QList<QWidget*> graphActions_;  // enabled only while a graph is shown
+
+  QString path_;
+  std::shared_ptr<const bridge::GraphDocument> document_;
+  QSet<int> collapsed_;
+  bridge::VisibleGraph visible_;
+  bool fitOnLayout_ = true;
+  int focusAfterLayout_ = -1;  // a search match inside a partition that was collapsed
+  QVector<int> matches_;
+  int currentMatch_ = -1;
+  double loadMs_ = 0, layoutMs_ = 0;
+};
+
+}  // namespace kiln::studio

@@ -1,0 +1,138 @@
+#include "node_details_view.h"
+
+#include <QTextBrowser>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include "value_format.h"
+
+namespace kiln::studio {
+
+namespace {
+
+const QString kInspectScheme = QStringLiteral("kiln-inspect");
+
+QString esc(const QString& text) { return text.toHtmlEscaped(); }
+
+QString row(const QString& key, const QString& valueHtml) {
+  return QStringLiteral("<tr><td style='color:#555;padding-right:10px'>%1</td><td>%2</td></tr>").arg(esc(key), valueHtml);
+}
+
+QString section(const QString& title) { return QStringLiteral("<h4 style='margin-bottom:2px'>%1</h4>").arg(esc(title)); }
+
+QString valueRows(const bridge::GraphDocument& document, const std::vector<std::string>& names) {
+  QString html;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const QString name = QString::fromStdString(names[i]);
+    if (name.isEmpty()) {
+      html += row(QString::number(i), QStringLiteral("<i>(omitted)</i>"));
+      continue;
+    }
+    const auto& values = document.modelInfo().values;
+    auto it = values.find(names[i]);
+    const QString type = it == values.end() ? QStringLiteral("?") : bridge::formatValueType(it->second);
+    html += row(name, QStringLiteral("<code>%1</code>").arg(esc(type)));
+  }
+  return html.isEmpty() ? row(QStringLiteral("-"), QString()) : html;
+}
+
+}  // namespace
+
+NodeDetailsView::NodeDetailsView(QWidget* parent) : QWidget(parent), browser_(new QTextBrowser) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(browser_);
+  browser_->setOpenLinks(false);  // the link is ours to route, never a file:// open
+  connect(browser_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+    if (url.scheme() == kInspectScheme && !binaryPath_.isEmpty()) emit inspectBinaryRequested(binaryPath_);
+  });
+  clear();
+}
+
+void NodeDetailsView::clear() {
+  binaryPath_.clear();
+  browser_->setHtml(QStringLiteral("<p style='color:#777'>%1</p>").arg(esc(tr("Select a node in the graph."))));
+}
+
+QString NodeDetailsView::text() const { return browser_->toPlainText(); }
+
+void NodeDetailsView::showCluster(const bridge::GraphDocument& document, int cluster) {
+  binaryPath_.clear();
+  if (cluster < 0 || cluster >= document.clusters().size()) return clear();
+  const bridge::GraphCluster& c = document.clusters()[cluster];
+  QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(tr("Partition %1").arg(c.name)));
+  html += row(tr("Execution provider"), esc(c.executionProvider));
+  html += row(tr("Compiled"), c.compiled ? tr("yes") : tr("no (CPU EP nodes)"));
+  html += row(tr("Nodes"), QString::number(c.nodes.size()));
+  html += QStringLiteral("</table>") + section(tr("Nodes")) + QStringLiteral("<ul>");
+  for (int n : c.nodes) html += QStringLiteral("<li>%1</li>").arg(esc(document.nodes()[n].label));
+  html += QStringLiteral("</ul>");
+  browser_->setHtml(html);
+}
+
+void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) {
+  binaryPath_.clear();
+  if (node < 0 || node >= document.nodes().size()) return clear();
+  const bridge::GraphNode& n = document.nodes()[node];
+  QString html;
+  if (n.kind != bridge::GraphNode::Kind::Op) {
+    const bool input = n.kind == bridge::GraphNode::Kind::GraphInput;
+    html = QStringLiteral("<h3>%1</h3><table>").arg(esc(input ? tr("Graph input %1").arg(n.name) : tr("Graph output %1").arg(n.name)));
+    html += valueRows(document, {n.name.toStdString()}) + QStringLiteral("</table>");
+    browser_->setHtml(html);
+    return;
+  }
+  const NodeInfo& info = document.modelInfo().nodes[static_cast<size_t>(n.modelIndex)];
+  html = QStringLiteral("<h3>%1</h3><table>").arg(esc(n.displayName()));
+  html += row(tr("Op type"), esc(n.opType));
+  html += row(tr("Domain"), esc(bridge::formatDomain(info.domain)));
+  html += row(tr("Execution provider"),
+              n.executionProvider.isEmpty() ? QStringLiteral("<i>%1</i>").arg(esc(tr("none"))) : esc(n.executionProvider));
+  if (!n.partition.isEmpty()) html += row(tr("Partition"), esc(n.partition));
+  if (n.removedByOptimizer) html += row(tr("Optimizer"), esc(n.optimizerNote));
+  for (const QString& reason : n.fallbackReasons) {
+    html += row(tr("CPU fallback"), QStringLiteral("<span style='color:#b00000'>%1</span>").arg(esc(reason)));
+  }
+  html += QStringLiteral("</table>");
+
+  if (n.epContextDetails) {
+    const bridge::EpContextDetails& d = *n.epContextDetails;
+    html += section(tr("EPContext")) + QStringLiteral("<table>");
+    html += row(QStringLiteral("source"), esc(d.source.isEmpty() ? tr("(none)") : d.source));
+    html += row(QStringLiteral("embed_mode"), QStringLiteral("%1 (%2)").arg(d.embedMode).arg(
+                                                  esc(d.embedMode ? tr("binary embedded in the model") : tr("binary in a file"))));
+    html += row(QStringLiteral("main_context"), QString::number(d.mainContext));
+    html += row(QStringLiteral("partition_name"), esc(d.partitionName));
+    // cacheContext is the engine's decoded form: the relative path, or "(embedded, N bytes)"; never the payload.
+    html += row(QStringLiteral("ep_cache_context"), esc(d.cacheContext));
+    if (d.binarySize > 0) {
+      html += row(tr("binary size"), esc(QStringLiteral("%1 (%2 bytes)").arg(bridge::formatByteSize(static_cast<int64_t>(d.binarySize))).arg(d.binarySize)));
+    }
+    if (d.binaryGraphNodes >= 0) html += row(tr("nodes in binary graph"), QString::number(d.binaryGraphNodes));
+    if (!d.sdkVersion.isEmpty()) html += row(QStringLiteral("ep_sdk_version"), esc(d.sdkVersion));
+    if (!d.hardwareArchitecture.isEmpty()) html += row(QStringLiteral("hardware_architecture"), esc(d.hardwareArchitecture));
+    if (!d.onnxModelFilename.isEmpty()) html += row(QStringLiteral("onnx_model_filename"), esc(d.onnxModelFilename));
+    if (d.maxSize > 0) html += row(QStringLiteral("max_size"), QString::number(d.maxSize));
+    if (!d.notes.isEmpty()) html += row(QStringLiteral("notes"), esc(d.notes));
+    if (!d.problem.isEmpty()) html += row(tr("problem"), QStringLiteral("<span style='color:#b00000'>%1</span>").arg(esc(d.problem)));
+    html += QStringLiteral("</table>");
+    if (!d.binaryPath.isEmpty()) {
+      binaryPath_ = d.binaryPath;
+      html += QStringLiteral("<p><a href='%1:binary'>%2</a> <span style='color:#777'>%3</span></p>")
+                  .arg(kInspectScheme, esc(tr("Inspect binary")), esc(d.binaryPath));
+    } else if (d.embedMode != 0) {
+      html += QStringLiteral("<p style='color:#777'>%1</p>").arg(esc(tr("The binary is embedded in the model.")));
+    }
+  } else if (!info.attributes.empty()) {
+    html += section(tr("Attributes")) + QStringLiteral("<table>");
+    for (const auto& [key, value] : info.attributes) {
+      html += row(QString::fromStdString(key), QStringLiteral("<code>%1</code>").arg(esc(QString::fromStdString(value))));
+    }
+    html += QStringLiteral("</table>");
+  }
+  html += section(tr("Inputs")) + QStringLiteral("<table>") + valueRows(document, info.inputs) + QStringLiteral("</table>");
+  html += section(tr("Outputs")) + QStringLiteral("<table>") + valueRows(document, info.outputs) + QStringLiteral("</table>");
+  browser_->setHtml(html);
+}
+
+}  // namespace kiln::studio
