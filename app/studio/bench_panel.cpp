@@ -184,10 +184,16 @@ void BenchPanel::buildUi() {
   connect(runButton_, &QPushButton::clicked, this, [this] { isRunning() ? cancelBenchmark() : startBenchmark(); });
   optionsRow->addWidget(runButton_);
 
+  shapesEdit_ = new QLineEdit;
+  shapesEdit_->setObjectName(QStringLiteral("shapesEdit"));
+  shapesEdit_->setPlaceholderText(tr("input=1x3x640x640, ... (as kiln bench --shape; needed for dynamic dimensions)"));
+  shapesEdit_->setToolTip(tr("Input shapes for models with symbolic dimensions, comma-separated NAME=DxDx..."));
+
   auto* form = new QFormLayout;
   form->addRow(tr("Model:"), modelRow);
   form->addRow(tr("Modes:"), modesRow);
   form->addRow(tr("Driver cache:"), optionsRow);
+  form->addRow(tr("Shapes:"), shapesEdit_);
 
   progressBar_ = new QProgressBar;
   progressBar_->setRange(0, 1);
@@ -203,7 +209,7 @@ void BenchPanel::buildUi() {
 
   auto* settings = new QGroupBox(tr("Benchmark (kiln bench, fresh processes)"));
   settings->setLayout(form);
-  settingsWidgets_ = {modelEdit_, browse, runsSpin_, inferencesSpin_};
+  settingsWidgets_ = {modelEdit_, browse, runsSpin_, inferencesSpin_, shapesEdit_};
   for (QCheckBox* box : modeBoxes_) settingsWidgets_.append(box);
   for (QCheckBox* box : driverCacheBoxes_) settingsWidgets_.append(box);
 
@@ -316,6 +322,8 @@ void BenchPanel::setRuns(int runs) { runsSpin_->setValue(runs); }
 
 void BenchPanel::setInferences(int inferences) { inferencesSpin_->setValue(inferences); }
 
+void BenchPanel::setShapes(const QString& shapes) { shapesEdit_->setText(shapes); }
+
 bool BenchPanel::isRunning() const { return runner_->isRunning(); }
 
 void BenchPanel::startBenchmark() {
@@ -332,6 +340,9 @@ void BenchPanel::startBenchmark() {
   }
   options.runs = runsSpin_->value();
   options.inferences = inferencesSpin_->value();
+  for (const QString& shape : shapesEdit_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    options.extraArguments << QStringLiteral("--shape") << shape.trimmed();
+  }
   QString problem;
   if (options.model.isEmpty()) {
     problem = tr("Choose a model to benchmark.");

@@ -44,6 +44,8 @@ class BenchPanel : public QWidget {
   void setDriverCaches(const QStringList& states);
   void setRuns(int runs);
   void setInferences(int inferences);
+  // Input shapes for symbolic dimensions, "x=1x3x640x640, ..." (each becomes a `kiln bench --shape`).
+  void setShapes(const QString& shapes);
 
   // Starts `kiln bench` with the chosen options; benchmarkFinished() or benchmarkFailed() follows.
   void startBenchmark();
@@ -98,6 +100,7 @@ class BenchPanel : public QWidget {
   QList<QCheckBox*> driverCacheBoxes_;
   QSpinBox* runsSpin_ = nullptr;
   QSpinBox* inferencesSpin_ = nullptr;
+  QLineEdit* shapesEdit_ = nullptr;
   QPushButton* runButton_ = nullptr;
   QProgressBar* progressBar_ = nullptr;
   QLabel* stageLabel_ = nullptr;

@@ -8,6 +8,7 @@
 
 #include "kiln/version.h"
 #include "main_window.h"
+#include "screenshot_tour.h"
 
 namespace {
 
@@ -37,6 +38,12 @@ struct CommandLine {
   QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                 QStringLiteral("Save the window as PNG after loading, then exit."),
                                 QStringLiteral("file")};
+  // --screenshot-tour DIR: drive every panel on the model and save one PNG per panel into DIR, then exit
+  // (tests/tools/studio_screenshots.sh runs it under Xvfb).
+  QCommandLineOption tour{QStringLiteral("screenshot-tour"), QStringLiteral("Save a PNG of every panel, then exit."),
+                          QStringLiteral("dir")};
+  QCommandLineOption tourShapes{QStringLiteral("tour-shapes"),
+                                QStringLiteral("Input shapes for the tour's benchmark."), QStringLiteral("shapes")};
   CommandLine() {
     parser.setApplicationDescription(QStringLiteral("Kiln Studio: inspect ONNX models."));
     parser.addHelpOption();
@@ -45,6 +52,10 @@ struct CommandLine {
                                  QStringLiteral("[model.onnx]"));
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(screenshot);
+    tour.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(tour);
+    tourShapes.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(tourShapes);
   }
 };
 
@@ -98,6 +109,21 @@ int main(int argc, char** argv) {
   window.show();
 
   const QStringList models = commandLine.parser.positionalArguments();
+  if (commandLine.parser.isSet(commandLine.tour)) {
+    if (models.isEmpty()) {
+      std::fprintf(stderr, "kiln-studio: --screenshot-tour needs a model\n");
+      return 2;
+    }
+    auto* tour = new kiln::studio::ScreenshotTour(window, commandLine.parser.value(commandLine.tour), models.first(),
+                                                  commandLine.parser.value(commandLine.tourShapes));
+    QObject::connect(tour, &kiln::studio::ScreenshotTour::finished, &window, [tour](bool ok) {
+      for (const QString& file : tour->savedFiles()) std::printf("%s\n", qPrintable(file));
+      for (const QString& error : tour->errors()) std::fprintf(stderr, "kiln-studio: tour: %s\n", qPrintable(error));
+      QCoreApplication::exit(ok ? 0 : 1);
+    });
+    tour->start();
+    return QApplication::exec();
+  }
   if (commandLine.parser.isSet(commandLine.screenshot)) {
     scheduleScreenshot(window, commandLine.parser.value(commandLine.screenshot), !models.isEmpty());
   }

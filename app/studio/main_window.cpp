@@ -15,6 +15,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -26,6 +27,7 @@
 #include "binary_inspector.h"
 #include "compile_panel.h"
 #include "environment_info.h"
+#include "graph_panel.h"
 #include "merge_wizard.h"
 #include "model_loader.h"
 #include "model_summary_view.h"
@@ -68,6 +70,8 @@ MainWindow::MainWindow(QWidget* parent)
       nodeProxy_(new QSortFilterProxyModel(this)),
       tabs_(new QTabWidget),
       nodeTable_(new QTableView),
+      graph_(new GraphPanel),
+      compiledGraph_(new GraphPanel),
       compilePanel_(new CompilePanel),
       inspector_(new BinaryInspector),
       benchPanel_(new BenchPanel),
@@ -103,6 +107,14 @@ MainWindow::MainWindow(QWidget* parent)
   layout->addWidget(filterEdit_);
   layout->addWidget(nodeTable_);
   tabs_->setDocumentMode(true);
+  auto* graphs = new QSplitter(Qt::Horizontal);
+  graphs->addWidget(graph_);
+  graphs->addWidget(compiledGraph_);
+  compiledGraph_->hide();  // shown when a compile finishes: the ctx model opens beside its source
+  for (GraphPanel* panel : {graph_, compiledGraph_}) {
+    connect(panel, &GraphPanel::inspectBinaryRequested, this, &MainWindow::inspectBinary);
+  }
+  addPanel(graphs, tr("&Graph"));
   addPanel(nodesPage, tr("&Nodes"));
   addPanel(compilePanel_, tr("&Compile"));
   addPanel(inspector_, tr("&Binary"));
@@ -244,6 +256,8 @@ void MainWindow::showPanel(QWidget* panel) { tabs_->setCurrentWidget(panel); }
 // The compiled model opens beside its source: the inspector shows what was written, the recent list remembers it.
 void MainWindow::onCompiled(const QString& ctxModelPath) {
   recent_->add(ctxModelPath);
+  compiledGraph_->show();
+  compiledGraph_->openModel(ctxModelPath);
   inspector_->inspect(ctxModelPath);
   statusBar()->showMessage(tr("Compiled %1").arg(QFileInfo(ctxModelPath).fileName()));
 }
@@ -260,6 +274,9 @@ void MainWindow::openModel(const QString& path) {
   // One override per busy period: a load that supersedes another reports once, so it must not push twice.
   if (!loader_->isBusy()) QApplication::setOverrideCursor(Qt::BusyCursor);
   loader_->load(path);
+  compiledGraph_->cancel();
+  compiledGraph_->hide();
+  graph_->openModel(path);
 }
 
 // Sizes columns to their contents, but caps the free-text ones (names, value lists) so that long names in big

@@ -33,6 +33,7 @@ namespace kiln::studio {
 class BenchPanel;
 class BinaryInspector;
 class CompilePanel;
+class GraphPanel;
 class MergeWizard;
 class ModelSummaryView;
 
@@ -55,6 +56,9 @@ class MainWindow : public QMainWindow {
   const bridge::NodeTableModel* nodeTableModel() const { return nodeModel_; }
   const ModelSummaryView* summaryView() const { return summary_; }
   QTabWidget* tabs() const { return tabs_; }
+  // The source model's graph, and beside it (once a compile finished) the compiled model's.
+  GraphPanel* graphPanel() const { return graph_; }
+  GraphPanel* compiledGraphPanel() const { return compiledGraph_; }
   CompilePanel* compilePanel() const { return compilePanel_; }
   BinaryInspector* binaryInspector() const { return inspector_; }
   BenchPanel* benchPanel() const { return benchPanel_; }
@@ -97,6 +101,8 @@ class MainWindow : public QMainWindow {
   QSortFilterProxyModel* nodeProxy_;
   QTabWidget* tabs_;
   QTableView* nodeTable_;
+  GraphPanel* graph_;
+  GraphPanel* compiledGraph_;
   CompilePanel* compilePanel_;
   BinaryInspector* inspector_;
   BenchPanel* benchPanel_;

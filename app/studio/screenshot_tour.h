@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 
@@ -14,12 +15,14 @@
 namespace kiln::studio {
 
 class MainWindow;
+class MergeWizard;
 
 class ScreenshotTour : public QObject {
   Q_OBJECT
 
  public:
-  ScreenshotTour(MainWindow& window, QString outputDir, QString modelPath);
+  // `benchShapes` ("x=1x3x640x640") is what the benchmark needs for a model with symbolic dimensions.
+  ScreenshotTour(MainWindow& window, QString outputDir, QString modelPath, QString benchShapes = {});
 
   // Starts the tour; `finished(ok)` follows once every step ran (or one failed).
   void start();
@@ -30,17 +33,21 @@ class ScreenshotTour : public QObject {
   void finished(bool ok);
 
  private:
-  // One step: `begin` starts work and calls `done()` when the panel has finished (or a timeout fires).
+  using Done = std::function<void()>;
+  // One step: `begin` starts work and calls `done()` when the panel has finished (or the timeout fires first);
+  // then the window is grabbed as <name>.png. Signal handlers use stepContext_, deleted when the next step starts.
   struct Step {
     QString name;
-    std::function<void(std::function<void()> done)> begin;
+    std::function<void(Done done)> begin;
     int timeoutMs;
   };
   void runStep(size_t index);
-  void grab(const QString& name, QWidget* widget = nullptr);
+  void grab(const QString& name);
 
   MainWindow& window_;
-  QString outputDir_, modelPath_, ctxPath_;
+  QString outputDir_, modelPath_, benchShapes_, ctxPath_;
+  QObject* stepContext_ = nullptr;
+  QPointer<MergeWizard> mergeWizard_;
   std::vector<Step> steps_;
   QStringList saved_, errors_;
 };

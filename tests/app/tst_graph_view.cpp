@@ -199,6 +199,11 @@ void TestGraphView::epContextNodesAreDistinct() {
   QSignalSpy inspect(&panel, &GraphPanel::inspectBinaryRequested);
   QVERIFY(openAndWait(panel, ctxPath));
   const auto doc = panel.document();
+  // A compiled model is partitioned by its EPContext nodes (no analysis, which refuses EPContext nodes): no error,
+  // and the node sits in the compiled partition its partition_name names.
+  QVERIFY2(doc->partitionError().isEmpty(), qPrintable(doc->partitionError()));
+  QVERIFY(std::any_of(doc->clusters().begin(), doc->clusters().end(),
+                      [](const auto& cluster) { return cluster.name == QStringLiteral("vulkan_0"); }));
   int ctxNode = -1;
   for (int i = 0; i < doc->nodes().size(); ++i) {
     auto* item = panel.view()->nodeItem(i);

@@ -1,0 +1,157 @@
+#include "screenshot_tour.h"
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "bench_panel.h"
+#include "binary_inspector.h"
+#include "compile_panel.h"
+#include "graph_panel.h"
+#include "main_window.h"
+#include "merge_wizard.h"
+
+namespace kiln::studio {
+
+namespace {
+
+constexpr int kSettleMs = 300;  // lets layouts, charts and fitted views settle before a grab
+
+}  // namespace
+
+ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString modelPath, QString benchShapes)
+    : QObject(&window),
+      window_(window),
+      outputDir_(std::move(outputDir)),
+      modelPath_(QFileInfo(modelPath).absoluteFilePath()),
+      benchShapes_(std::move(benchShapes)) {
+  const QString stem = QFileInfo(modelPath_).completeBaseName();
+  ctxPath_ = QDir(outputDir_).filePath(stem + QStringLiteral("_ctx.onnx"));
+
+  steps_.push_back({QStringLiteral("01-graph"), [this](Done done) {
+                      connect(window_.graphPanel(), &GraphPanel::layoutReady, stepContext_, done);
+                      window_.openModel(modelPath_);
+                    }, 120000});
+  steps_.push_back({QStringLiteral("02-graph-node-details"), [this](Done done) {
+                      window_.graphPanel()->search(QStringLiteral("Conv"));
+                      done();
+                    }, 5000});
+  steps_.push_back({QStringLiteral("03-nodes"), [this](Done done) {
+                      window_.tabs()->setCurrentIndex(1);
+                      done();
+                    }, 5000});
+  steps_.push_back({QStringLiteral("04-compile"), [this](Done done) {
+                      CompilePanel* panel = window_.compilePanel();
+                      window_.tabs()->setCurrentWidget(panel);
+                      panel->findChild<QLineEdit*>(QStringLiteral("outputPathEdit"))->setText(ctxPath_);
+                      connect(panel, &CompilePanel::compiled, stepContext_, done);
+                      connect(panel, &CompilePanel::compileFailed, stepContext_,
+                              [this, done](const QString& code, const QString& message) {
+                                errors_ << QStringLiteral("compile: %1 %2").arg(code, message);
+                                done();
+                              });
+                      panel->startCompile();
+                    }, 300000});
+  steps_.push_back({QStringLiteral("05-graph-compiled-beside-source"), [this](Done done) {
+                      window_.tabs()->setCurrentIndex(0);
+                      GraphPanel* compiled = window_.compiledGraphPanel();
+                      if (!compiled->isBusy()) return done();
+                      connect(compiled, &GraphPanel::layoutReady, stepContext_, done);
+                    }, 60000});
+  steps_.push_back({QStringLiteral("06-binary-inspector"), [this](Done done) {
+                      BinaryInspector* inspector = window_.binaryInspector();
+                      connect(inspector, &BinaryInspector::inspected, stepContext_, [inspector, done] {
+                        inspector->selectSection(1);
+                        done();
+                      });
+                      window_.inspectBinary(ctxPath_);
+                    }, 60000});
+  steps_.push_back({QStringLiteral("07-merge-preview"), [this](Done done) {
+                      MergeWizard* wizard = window_.openMergeWizard();
+                      wizard->resize(1100, 700);
+                      mergeWizard_ = wizard;
+                      wizard->addModel(ctxPath_, QStringLiteral("a_"));
+                      wizard->addModel(ctxPath_, QStringLiteral("b_"));
+                      auto advance = [wizard, done] {
+                        if (!wizard->modelsSettled()) return;
+                        wizard->next();  // connections
+                        wizard->next();  // preview
+                        done();
+                      };
+                      connect(wizard, &MergeWizard::modelsInspected, stepContext_, advance);
+                      advance();
+                    }, 60000});
+  steps_.push_back({QStringLiteral("08-benchmark"), [this](Done done) {
+                      BenchPanel* bench = window_.benchPanel();
+                      window_.tabs()->setCurrentWidget(bench);
+                      bench->setModes({QStringLiteral("cold"), QStringLiteral("pipeline-cache"),
+                                       QStringLiteral("epctx-file"), QStringLiteral("in-process")});
+                      bench->setDriverCaches({QStringLiteral("warm")});
+                      bench->setRuns(3);
+                      bench->setInferences(1);
+                      bench->setShapes(benchShapes_);
+                      connect(bench, &BenchPanel::benchmarkFinished, stepContext_, done);
+                      connect(bench, &BenchPanel::benchmarkFailed, stepContext_, [this, done](const QString& message) {
+                        errors_ << QStringLiteral("benchmark: ") + message;
+                        done();
+                      });
+                      bench->startBenchmark();
+                    }, 600000});
+  steps_.push_back({QStringLiteral("09-about"), [this](Done done) {
+                      for (QAction* action : window_.findChildren<QAction*>()) {
+                        if (action->menuRole() == QAction::AboutRole) action->trigger();
+                      }
+                      // The Vulkan driver line arrives from a worker thread; give it time.
+                      QTimer::singleShot(3000, stepContext_, done);
+                    }, 10000});
+}
+
+void ScreenshotTour::start() { runStep(0); }
+
+void ScreenshotTour::runStep(size_t index) {
+  if (index == steps_.size()) {
+    emit finished(errors_.isEmpty());
+    return;
+  }
+  const Step& step = steps_[index];
+  delete stepContext_;  // disconnects the previous step's signal handlers
+  stepContext_ = new QObject(this);
+  auto finished = std::make_shared<bool>(false);
+  const QString name = step.name;
+  Done done = [this, index, name, finished] {
+    if (*finished) return;
+    *finished = true;
+    QTimer::singleShot(kSettleMs, this, [this, index, name] {
+      grab(name);
+      runStep(index + 1);
+    });
+  };
+  QTimer::singleShot(step.timeoutMs, stepContext_, [this, name, done] {
+    errors_ << QStringLiteral("%1: timed out").arg(name);
+    done();
+  });
+  step.begin(done);
+}
+
+void ScreenshotTour::grab(const QString& name) {
+  // Dialogs are their own top-level windows: grab the one the step opened, else the main window.
+  QWidget* target = &window_;
+  if (name.endsWith(QStringLiteral("merge-preview")) && mergeWizard_) target = mergeWizard_;
+  if (name.endsWith(QStringLiteral("about"))) {
+    if (auto* box = window_.findChild<QMessageBox*>()) target = box;
+  }
+  const QString file = QDir(outputDir_).filePath(name + QStringLiteral(".png"));
+  if (target->grab().save(file, "PNG")) {
+    saved_ << file;
+  } else {
+    errors_ << QStringLiteral("could not write ") + file;
+  }
+  if (target == mergeWizard_) mergeWizard_->close();
+}
+
+}  // namespace kiln::studio

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Screenshots of every kiln-studio panel on a real model, on a virtual X display (Xvfb), for the docs and for
+# checking layouts by eye: graph, node details, nodes table, compile (finished), the compiled graph beside its source,
+# binary inspector (a section's hex view), merge wizard preview, benchmark (3 runs, 4 modes), About.
+#
+#   tests/tools/studio_screenshots.sh [BUILD_DIR] [OUT_DIR] [MODEL] [BENCH_SHAPES]
+# Defaults: build/ci, /tmp/kiln-studio-shots, PP-OCRv4 det from ~/.cache/kiln/models (tests/tools/fetch_models.sh),
+# x=1x3x640x640. Needs xvfb-run (Debian xvfb + xauth). Prints the PNG paths; exit 1 when a panel step failed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build="${1:-build/ci}"
+out="${2:-/tmp/kiln-studio-shots}"
+model="${3:-${XDG_CACHE_HOME:-$HOME/.cache}/kiln/models/ch_PP-OCRv4_det_infer.onnx}"
+shapes="${4:-x=1x3x640x640}"
+studio="$build/app/studio/kiln-studio"
+[[ -x "$studio" ]] || { echo "studio_screenshots: $studio not built" >&2; exit 1; }
+[[ -f "$model" ]] || { echo "studio_screenshots: no model at $model (run tests/tools/fetch_models.sh)" >&2; exit 1; }
+command -v xvfb-run >/dev/null || { echo "studio_screenshots: xvfb-run missing (apt-get install xvfb xauth)" >&2; exit 1; }
+rm -rf "$out" && mkdir -p "$out"
+# A throw-away settings folder so the tour neither reads nor changes the user's recent files and window state.
+export XDG_CONFIG_HOME="$out/.config"
+xvfb-run -a -s "-screen 0 1600x1000x24" \
+  "$studio" -platform xcb --screenshot-tour "$out" --tour-shapes "$shapes" "$model"
