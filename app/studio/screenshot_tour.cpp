@@ -9,6 +9,8 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <memory>
+
 #include "bench_panel.h"
 #include "binary_inspector.h"
 #include "compile_panel.h"
@@ -66,6 +68,14 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
   steps_.push_back({QStringLiteral("06-binary-inspector"), [this](Done done) {
                       BinaryInspector* inspector = window_.binaryInspector();
                       connect(inspector, &BinaryInspector::inspected, stepContext_, [inspector, done] {
+                        // The section table with the graphs section's bytes in the hex view below it.
+                        for (QTabWidget* tabs : inspector->findChildren<QTabWidget*>()) {
+                          for (int i = 0; i < tabs->count(); ++i) {
+                            if (tabs->tabText(i).remove(QLatin1Char('&')) == QStringLiteral("Sections")) {
+                              tabs->setCurrentIndex(i);
+                            }
+                          }
+                        }
                         inspector->selectSection(1);
                         done();
                       });
@@ -77,8 +87,10 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       mergeWizard_ = wizard;
                       wizard->addModel(ctxPath_, QStringLiteral("a_"));
                       wizard->addModel(ctxPath_, QStringLiteral("b_"));
-                      auto advance = [wizard, done] {
-                        if (!wizard->modelsSettled()) return;
+                      auto advanced = std::make_shared<bool>(false);
+                      auto advance = [wizard, done, advanced] {
+                        if (*advanced || !wizard->modelsSettled()) return;
+                        *advanced = true;
                         wizard->next();  // connections
                         wizard->next();  // preview
                         done();
