@@ -30,8 +30,8 @@ Result<Shape> parseDims(const QString& text) {
   return shape;
 }
 
-// The CLI's applyShapeArguments (app/cli/cli_output.cpp): each named input's symbolic dimensions become
-// kiln.free_dim_override.<param> entries; a name that is not an input, or a rank that differs, is refused.
+// The form's NAME=DIMS entries, checked and turned into free-dimension overrides by kiln::addShapeOverrides, the
+// same call `kiln compile --shape` makes.
 Status applyShapes(const std::string& model, const QStringList& entries, SessionOptions& session) {
   std::vector<std::pair<std::string, Shape>> shapes;
   for (const QString& entry : entries) {
@@ -42,26 +42,7 @@ Status applyShapes(const std::string& model, const QStringList& entries, Session
     KILN_ASSIGN_OR_RETURN(Shape shape, parseDims(entry.mid(eq + 1)));
     shapes.emplace_back(entry.left(eq).toStdString(), std::move(shape));
   }
-  if (shapes.empty()) return Status::ok();
-  auto info = inspectModel(model);
-  if (!info.isOk()) return Status::ok();  // compileModel reports load errors in its own words
-  for (const auto& [name, shape] : shapes) {
-    auto input = std::find_if(info->inputs.begin(), info->inputs.end(), [&](const auto& v) { return v.name == name; });
-    if (input == info->inputs.end()) {
-      return Status(StatusCode::INVALID_ARGUMENT, "--shape names '" + name + "', which is not a model input");
-    }
-    if (input->hasShape && input->shape.size() != shape.size()) {
-      return Status(StatusCode::INVALID_ARGUMENT, "--shape " + name + " has rank " + std::to_string(shape.size()) +
-                                                      ", the input has rank " + std::to_string(input->shape.size()));
-    }
-    for (size_t i = 0; i < input->shape.size() && i < shape.size(); ++i) {
-      if (!input->shape[i].param.empty()) {
-        KILN_RETURN_IF_ERROR(
-            session.addConfigEntry("kiln.free_dim_override." + input->shape[i].param, std::to_string(shape[i])));
-      }
-    }
-  }
-  return Status::ok();
+  return addShapeOverrides(model, shapes, session);
 }
 
 CompileSummary summarize(const CompileResult& result, double wallMs) {

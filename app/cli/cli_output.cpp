@@ -100,25 +100,7 @@ Result<std::map<std::string, Shape>> applyShapeArguments(const std::string& mode
     KILN_ASSIGN_OR_RETURN(const auto kv, splitAssignment(entry, "--shape"));
     KILN_ASSIGN_OR_RETURN(shapes[kv.first], parseShape(kv.second));
   }
-  if (shapes.empty()) return shapes;
-  auto info = inspectModel(model);
-  if (!info.isOk()) return shapes;  // Session::create reports load errors
-  for (const auto& [name, shape] : shapes) {
-    auto input = std::find_if(info->inputs.begin(), info->inputs.end(), [&](const auto& v) { return v.name == name; });
-    if (input == info->inputs.end()) {
-      return Status(StatusCode::INVALID_ARGUMENT, "--shape names '" + name + "', which is not a model input");
-    }
-    if (input->hasShape && input->shape.size() != shape.size()) {
-      return Status(StatusCode::INVALID_ARGUMENT, "--shape " + name + " has rank " + std::to_string(shape.size()) +
-                                                      ", the input has rank " + std::to_string(input->shape.size()));
-    }
-    for (size_t i = 0; i < input->shape.size() && i < shape.size(); ++i) {
-      if (!input->shape[i].param.empty()) {
-        KILN_RETURN_IF_ERROR(options.addConfigEntry("kiln.free_dim_override." + input->shape[i].param,
-                                                    std::to_string(shape[i])));
-      }
-    }
-  }
+  KILN_RETURN_IF_ERROR(addShapeOverrides(model, {shapes.begin(), shapes.end()}, options));
   return shapes;
 }
 
