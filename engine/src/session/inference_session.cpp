@@ -138,7 +138,8 @@ Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions
   model_ = std::move(prepared.model);
   timings_ = prepared.timings;
   counters_ = prepared.counters;
-  openblas_set_num_threads(prepared.threads);
+  // The CPU EP splits GEMMs over its own threads (kiln.intra_op_num_threads); OpenBLAS threads would only spin.
+  openblas_set_num_threads(1);
 
   // Compile against the graphs as planned, then rewrite them around the compiled partitions.
   KILN_RETURN_IF_ERROR(compilePartitions(prepared.plan, prepared.threads));
@@ -160,7 +161,7 @@ Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel
   model_ = std::move(compiled.model);
   timings_ = timings;
   KILN_ASSIGN_OR_RETURN(const int threads, threadCount(options));
-  openblas_set_num_threads(threads);
+  openblas_set_num_threads(1);  // as in initialize()
   const CompileContext context{model_, &progress_, threads, &timings_, &counters_};
   for (const auto& provider : providers_.providers) {
     std::vector<const CompiledPartition*> own;

@@ -1,8 +1,11 @@
 #include "ep/cpu/graph_executor.h"
 
+#include <array>
+#include <optional>
 #include <unordered_set>
 
 #include "ep/cpu/kernel_registry.h"
+#include "util/log.h"
 
 namespace kiln::cpu {
 namespace {
@@ -31,7 +34,12 @@ int GraphExecutor::slotFor(const std::string& name) {
 Result<std::unique_ptr<GraphExecutor>> GraphExecutor::create(std::shared_ptr<const ir::Graph> graph,
                                                              const ExecutorConfig& config, const ValueScope* outer) {
   std::unique_ptr<GraphExecutor> executor(new GraphExecutor(std::move(graph), outer));
-  KILN_RETURN_IF_ERROR(executor->build(config));
+  ExecutorConfig shared = config;
+  if (!shared.threadPool && shared.intraOpThreads > 1) shared.threadPool = ThreadPool::shared(shared.intraOpThreads);
+  if (!shared.bufferPool) shared.bufferPool = std::make_shared<BufferPool>();
+  executor->threadPool_ = shared.threadPool;
+  executor->bufferPool_ = shared.bufferPool;
+  KILN_RETURN_IF_ERROR(executor->build(shared));
   return executor;
 }
 
@@ -71,7 +79,7 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
     }();
     Step step;
     step.node = &node;
-    KernelInfo info{node, opset, {}, {}, config.intraOpThreads};
+    KernelInfo info{node, opset, {}, {}, config.threadPool.get()};
     for (const auto& in : node.inputs) {
       step.inputs.push_back(in.empty() ? -1 : resolve(in));
       auto init = g.initializers.find(in);
@@ -106,6 +114,26 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
     steps_.push_back(std::move(step));
   }
   for (const auto& out : g.outputs) outputSlots_.push_back(resolve(out.name));
+
+  // Elementwise chains after convolutions run inside them (the followers' kernels stay as the fallback).
+  const int64_t defaultOpset = [&] {
+    auto it = config.opsets.find("");
+    return it == config.opsets.end() ? int64_t{0} : it->second;
+  }();
+  std::vector<PlannedEpilogue> plans = planEpilogues(g, overridable, defaultOpset);
+  size_t fusedNodes = 0;
+  for (const auto& plan : plans) fusedNodes += plan.followers.size();
+  if (!plans.empty()) {
+    log::debug("CPU EP: graph '{}': {} elementwise nodes fused into {} convolutions", g.name, fusedNodes, plans.size());
+  }
+  for (auto& plan : plans) {
+    Step& anchor = steps_[plan.anchor];
+    anchor.epilogue = std::move(plan.epilogue);
+    for (const auto& name : plan.inputs) anchor.epilogueInputs.push_back(resolve(name));
+    anchor.epilogueOutput = slotFor(plan.output);
+    for (size_t follower : plan.followers) steps_[follower].fusedInto = static_cast<int>(plan.anchor);
+  }
+  chainApplied_.assign(steps_.size(), 0);
 
   // Release each non-pinned, non-output slot after its last reader (implicit reads by subgraphs count).
   std::unordered_set<int> keep(outputSlots_.begin(), outputSlots_.end());
@@ -171,22 +199,38 @@ Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
   }
 
   std::vector<const Tensor*> inputPtrs;
+  std::array<const Tensor*, EpilogueBinding::kMaxInputs> epilogueInputs{};
   std::vector<Tensor> outputs;
-  for (auto& step : steps_) {
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    Step& step = steps_[s];
     if (progress_ && progress_->cancelled()) return Status(StatusCode::CANCELLED, "run cancelled");
+    if (step.fusedInto >= 0 && chainApplied_[static_cast<size_t>(step.fusedInto)]) {
+      for (int slot : step.release) frame_[static_cast<size_t>(slot)] = Tensor();
+      continue;
+    }
     inputPtrs.clear();
     for (int slot : step.inputs) {
       const Tensor* t = slot >= 0 ? &frame_[static_cast<size_t>(slot)] : nullptr;
       inputPtrs.push_back(t && t->defined() ? t : nullptr);
     }
     outputs.assign(step.outputs.size(), Tensor());
-    KernelContext ctx(inputPtrs, outputs);
+    std::optional<EpilogueBinding> binding;
+    if (step.epilogue) {
+      for (size_t i = 0; i < step.epilogueInputs.size(); ++i) {
+        const Tensor& t = frame_[static_cast<size_t>(step.epilogueInputs[i])];
+        epilogueInputs[i] = t.defined() ? &t : nullptr;
+      }
+      binding.emplace(*step.epilogue, std::span<const Tensor* const>(epilogueInputs.data(), step.epilogueInputs.size()));
+    }
+    KernelContext ctx(inputPtrs, outputs, bufferPool_.get(), binding ? &*binding : nullptr);
     Status status = step.kernel->compute(ctx);
     // Kernel messages start with the op type, so the context names the node only ("node 'conv1': Conv: ...").
     if (!status.isOk()) {
       return status.withContext(step.node->name.empty() ? "node " + step.node->label() : "node '" + step.node->name + "'");
     }
-    for (size_t i = 0; i < step.outputs.size(); ++i) {
+    chainApplied_[s] = binding && binding->applied();
+    if (chainApplied_[s]) frame_[static_cast<size_t>(step.epilogueOutput)] = std::move(outputs[0]);
+    for (size_t i = chainApplied_[s] ? 1 : 0; i < step.outputs.size(); ++i) {
       if (step.outputs[i] >= 0) frame_[static_cast<size_t>(step.outputs[i])] = std::move(outputs[i]);
     }
     for (int slot : step.release) frame_[static_cast<size_t>(slot)] = Tensor();

@@ -27,6 +27,9 @@ class ValueScope {
 struct ExecutorConfig {
   std::map<std::string, int64_t> opsets;  // domain -> version, from the model
   int intraOpThreads = 1;
+  // Shared with subgraph executors; create() fills them in when null (the thread pool from intraOpThreads).
+  std::shared_ptr<ThreadPool> threadPool;
+  std::shared_ptr<BufferPool> bufferPool;
   const ProgressSink* progress = nullptr;  // checked for cancellation between nodes
   // Consulted before the CPU kernel registry for every node, also in subgraph bodies (children inherit the
   // config): returns a kernel for nodes it owns (the session's KilnPartition nodes), a null pointer otherwise.
@@ -46,6 +49,8 @@ class GraphExecutor final : public ValueScope {
 
   const Tensor* lookup(const std::string& name) const override;
   const ir::Graph& graph() const { return *graph_; }
+  // Reuse of tensor storage across runs (after a warm-up run of a shape, `allocated` stops growing).
+  BufferPool::Stats bufferStats() const { return bufferPool_->stats(); }
 
  private:
   struct Step {
@@ -54,6 +59,12 @@ class GraphExecutor final : public ValueScope {
     std::vector<int> inputs;   // slot per input, -1 when omitted
     std::vector<int> outputs;  // slot per output, -1 when omitted
     std::vector<int> release;  // slots whose last reader is this step
+    // A fused elementwise chain (elementwise_epilogue.h): the anchor's chain, its runtime inputs and result slot;
+    // a follower names its anchor's step and is skipped when the anchor applied the chain.
+    std::shared_ptr<const ElementwiseEpilogue> epilogue;
+    std::vector<int> epilogueInputs;
+    int epilogueOutput = -1;
+    int fusedInto = -1;
   };
 
   GraphExecutor(std::shared_ptr<const ir::Graph> graph, const ValueScope* outer) : graph_(std::move(graph)), outer_(outer) {}
@@ -68,7 +79,10 @@ class GraphExecutor final : public ValueScope {
   std::vector<std::pair<int, std::string>> outerNames_;  // slots filled from the enclosing scope at each run
   std::vector<int> inputSlots_, outputSlots_;
   std::vector<Step> steps_;
+  std::vector<char> chainApplied_;  // per step: its epilogue ran in this run
   const ProgressSink* progress_ = nullptr;
+  std::shared_ptr<ThreadPool> threadPool_;
+  std::shared_ptr<BufferPool> bufferPool_;
   bool running_ = false;
 };
 

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "ep/cpu/buffer_pool.h"
+#include "ep/cpu/elementwise_epilogue.h"
+#include "ep/cpu/thread_pool.h"
 #include "ir/graph.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
@@ -32,14 +35,18 @@ struct KernelInfo {
   std::vector<const Tensor*> constantInputs;
   // Builds an executor for a subgraph attribute of this node (control-flow kernels only).
   std::function<Result<std::unique_ptr<SubgraphExecutor>>(const ir::Graph&)> createSubgraphExecutor;
-  int intraOpThreads = 1;
+  // The session's intra-op threads; null where kernels run outside a session (constant folding): run inline.
+  ThreadPool* threadPool = nullptr;
 };
 
 // What a kernel sees when it runs.
 class KernelContext {
  public:
-  KernelContext(std::span<const Tensor* const> inputs, std::vector<Tensor>& outputs)
-      : inputs_(inputs), outputs_(outputs) {}
+  // `pool` (optional) provides output storage reused across runs; `epilogue` (optional) is the elementwise chain
+  // planned after this node, which a kernel that can fuse it applies to output 0.
+  KernelContext(std::span<const Tensor* const> inputs, std::vector<Tensor>& outputs, BufferPool* pool = nullptr,
+                EpilogueBinding* epilogue = nullptr)
+      : inputs_(inputs), outputs_(outputs), pool_(pool), epilogue_(epilogue) {}
 
   size_t inputCount() const { return inputs_.size(); }
   // The i-th input, or nullptr when it is omitted (empty name) or i >= inputCount().
@@ -47,16 +54,19 @@ class KernelContext {
   bool hasInput(size_t i) const { return input(i) != nullptr; }
   size_t outputCount() const { return outputs_.size(); }
   // Allocates output i (zero-filled) and returns it for writing.
-  Tensor& allocateOutput(size_t i, DataType type, Shape shape) {
-    outputs_[i] = Tensor(type, std::move(shape));
-    return outputs_[i];
-  }
+  Tensor& allocateOutput(size_t i, DataType type, Shape shape);
+  // Allocates output i with undefined contents, for kernels that write every element (the hot ones).
+  Tensor& allocateUninitializedOutput(size_t i, DataType type, Shape shape);
   // Sets output i to an existing tensor (views and pass-through are fine: tensors are immutable once set).
   void setOutput(size_t i, Tensor tensor) { outputs_[i] = std::move(tensor); }
+  // The chain to fuse into output 0, or nullptr; a kernel that applies it calls markApplied() on it.
+  EpilogueBinding* epilogue() const { return epilogue_; }
 
  private:
   std::span<const Tensor* const> inputs_;
   std::vector<Tensor>& outputs_;
+  BufferPool* pool_;
+  EpilogueBinding* epilogue_;
 };
 
 class Kernel {

@@ -129,7 +129,7 @@ std::vector<NodePlacement> placeNodes(const ir::Graph& graph, const ir::Model& m
 Result<std::unique_ptr<cpu::Kernel>> createHostKernel(const ir::Node& node, int64_t opset, const ir::Graph& graph) {
   const cpu::KernelDef* def = cpu::KernelRegistry::cpu().find(node.domain, node.opType, opset);
   if (!def) return Status(StatusCode::NOT_IMPLEMENTED, "no host kernel for " + node.label());
-  cpu::KernelInfo info{node, opset, {}, {}, 1};
+  cpu::KernelInfo info{node, opset, {}, {}, nullptr};
   for (const auto& in : node.inputs) {
     auto init = graph.initializers.find(in);
     info.constantInputs.push_back(in.empty() || init == graph.initializers.end() ? nullptr : &init->second);

@@ -20,8 +20,9 @@ namespace {
 // Upper bound of one im2col chunk: half an L2 cache, so GEMM packing reads it back from cache (measured best
 // between 128 KiB and 512 KiB on PP-OCRv4's 3x3 convs).
 constexpr int64_t kColumnBudgetBytes = int64_t{256} << 10;
-// Pointwise convs read X in place; chunks only keep the bias pass in cache, and bigger GEMMs thread better.
-constexpr int64_t kPointwiseChunkBytes = int64_t{4} << 20;
+// Pointwise convs read X in place; their chunks keep the input columns and the output block (which the bias and
+// any fused elementwise chain revisit) in L2.
+constexpr int64_t kPointwiseChunkBytes = int64_t{512} << 10;
 // GEMMs narrower than this lose more to call and packing overhead than they gain from cache.
 constexpr int64_t kMinChunkColumns = 128;
 
@@ -190,10 +191,17 @@ void depthwisePlaneF32(const float* in, const float* kernel, float bias, float* 
   (cpuHasAvx2Fma() ? depthwisePlaneAvx2 : depthwisePlaneBaseline)(in, kernel, bias, out, p, buf);
 }
 
-// Y = conv(X, W) + bias for X [N, C, in...], W [M, C/group, k...], Y [N, M, out...].
+// Y = conv(X, W) + bias for X [N, C, in...], W [M, C/group, k...], Y [N, M, out...]; independent pieces (planes
+// of a depthwise conv, column chunks of the others) run on `pool`'s threads. A float conv with an `epilogue`
+// applies it to each piece right after computing it.
 template <class T>
 void runConv(const T* x, const T* w, const T* bias, T* y, int64_t N, int64_t C, int64_t M, int64_t group,
-             const WindowGeometry& g) {
+             const WindowGeometry& g, ThreadPool* pool, const EpilogueBinding* epilogue = nullptr) {
+  auto finish = [&](T* out, int64_t offset, int64_t count, int64_t channel) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (epilogue) epilogue->apply(out, offset, count, channel);
+    }
+  };
   const int64_t Cg = C / group, Mg = M / group, K = g.kernelSize(), inSize = g.inSize(),
                 outSize = g.outSize();
   if (N == 0 || M == 0 || outSize == 0) return;
@@ -202,9 +210,10 @@ void runConv(const T* x, const T* w, const T* bias, T* y, int64_t N, int64_t C, 
     // filters and long kernels (Silero's STFT conv: 1 -> 258 channels, kernel 256) is one GEMM via im2col.
     if (Cg == 1 && Mg <= 4 && g.rank() <= 2) {
       const Plane2d plane = planeOf(g);
-      T* buf = scratchBuffer<T>(static_cast<size_t>(paddedRows(plane) * paddedCols(plane)), 1);
-      for (int64_t n = 0; n < N; ++n) {
-        for (int64_t m = 0; m < M; ++m) {
+      parallelFor(pool, N * M, 1, [&](int64_t begin, int64_t end) {
+        T* buf = scratchBuffer<T>(static_cast<size_t>(paddedRows(plane) * paddedCols(plane)), 1);
+        for (int64_t i = begin; i < end; ++i) {
+          const int64_t n = i / M, m = i % M;
           const T* in = x + (n * C + m / Mg) * inSize;
           T* out = y + (n * M + m) * outSize;
           const T b = bias ? bias[m] : T(0);
@@ -213,41 +222,50 @@ void runConv(const T* x, const T* w, const T* bias, T* y, int64_t N, int64_t C, 
           } else {
             depthwisePlane<T>(in, w + m * K, b, out, plane, buf);
           }
+          finish(y, (n * M + m) * outSize, outSize, m);
         }
-      }
+      });
       return;
     }
   }
   // Output columns are produced in chunks: im2col columns for a range of output positions (for pointwise
   // convs, that column range of X itself), one GEMM, then the bias added while the chunk is still in cache.
+  // Chunks are the unit of threading, so there are at least two per thread when the columns allow it.
   const bool pointwise = g.isPointwise();
   const int64_t budget = pointwise ? kPointwiseChunkBytes : kColumnBudgetBytes;
-  const int64_t columnBytes = std::max<int64_t>(1, Cg * K * static_cast<int64_t>(sizeof(T)));
-  const int64_t chunk =
-      std::clamp<int64_t>(budget / columnBytes, std::min<int64_t>(kMinChunkColumns, outSize), outSize);
-  T* col = pointwise ? nullptr : scratchBuffer<T>(static_cast<size_t>(Cg * K * chunk));
-  for (int64_t n = 0; n < N; ++n) {
-    for (int64_t grp = 0; grp < group; ++grp) {
+  const int64_t columnBytes = std::max<int64_t>(1, (Cg * K + (pointwise ? Mg : 0)) * static_cast<int64_t>(sizeof(T)));
+  const int64_t minColumns = std::min<int64_t>(kMinChunkColumns, outSize);
+  int64_t chunk = std::clamp<int64_t>(budget / columnBytes, minColumns, outSize);
+  const int64_t threads = pool ? pool->threads() : 1;
+  if (threads > 1 && N * group < 2 * threads) {
+    const int64_t perThread = (outSize + 2 * threads - 1) / (2 * threads);
+    chunk = std::clamp<int64_t>(perThread, minColumns, chunk);
+  }
+  const int64_t chunks = (outSize + chunk - 1) / chunk;
+  parallelFor(pool, N * group * chunks, 1, [&](int64_t begin, int64_t end) {
+    T* col = pointwise ? nullptr : scratchBuffer<T>(static_cast<size_t>(Cg * K * chunk));
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t n = task / (group * chunks), grp = task / chunks % group, c0 = task % chunks * chunk;
       const T* xg = x + (n * C + grp * Cg) * inSize;
       const T* wg = w + grp * Mg * Cg * K;
       T* yg = y + (n * M + grp * Mg) * outSize;
-      for (int64_t c0 = 0; c0 < outSize; c0 += chunk) {
-        const int64_t cols = std::min(chunk, outSize - c0);
-        if (pointwise) {
-          gemm<T>(false, false, Mg, cols, Cg, T(1), wg, Cg, xg + c0, inSize, T(0), yg + c0, outSize);
-        } else {
-          im2col<T>(xg, Cg, g, c0, c0 + cols, col);
-          gemm<T>(false, false, Mg, cols, Cg * K, T(1), wg, Cg * K, col, cols, T(0), yg + c0, outSize);
-        }
-        if (!bias) continue;
-        for (int64_t m = 0; m < Mg; ++m) {
+      const int64_t cols = std::min(chunk, outSize - c0);
+      if (pointwise) {
+        gemm<T>(false, false, Mg, cols, Cg, T(1), wg, Cg, xg + c0, inSize, T(0), yg + c0, outSize);
+      } else {
+        im2col<T>(xg, Cg, g, c0, c0 + cols, col);
+        gemm<T>(false, false, Mg, cols, Cg * K, T(1), wg, Cg * K, col, cols, T(0), yg + c0, outSize);
+      }
+      for (int64_t m = 0; m < Mg; ++m) {
+        if (bias) {
           T* row = yg + m * outSize + c0;
           const T b = bias[grp * Mg + m];
           for (int64_t i = 0; i < cols; ++i) row[i] += b;
         }
+        finish(y, (n * M + grp * Mg + m) * outSize + c0, cols, grp * Mg + m);
       }
     }
-  }
+  });
 }
 
 struct ConvShapes {
@@ -292,7 +310,7 @@ Result<ConvShapes> resolveConvShapes(const WindowAttributes& attrs, int64_t grou
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const KernelInfo& info)
-      : attrs_(WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)) {}
+      : attrs_(WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)), pool_(info.threadPool) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -303,18 +321,21 @@ class ConvKernel : public Kernel {
       return invalidArgument("X, W and B must have the same element type");
     }
     KILN_ASSIGN_OR_RETURN(ConvShapes s, resolveConvShapes(attrs_, group_, *x, *w, b));
-    Tensor& y = ctx.allocateOutput(0, x->dtype(), s.outShape);
+    Tensor& y = ctx.allocateUninitializedOutput(0, x->dtype(), s.outShape);
+    EpilogueBinding* epilogue = ctx.epilogue();
+    if (epilogue && !epilogue->accepts(x->dtype(), s.outShape)) epilogue = nullptr;
     return dispatchType<float, double, Float16, BFloat16>(x->dtype(), [&]<class T>() {
       if constexpr (kIsHalf<T>) {
         const Tensor xf = toFloatTensor<T>(*x), wf = toFloatTensor<T>(*w);
         const Tensor bf = b ? toFloatTensor<T>(*b) : Tensor();
         Tensor yf(DataType::FLOAT, s.outShape);
         runConv<float>(xf.data<float>(), wf.data<float>(), b ? bf.data<float>() : nullptr, yf.data<float>(),
-                       s.N, s.C, s.M, group_, s.geometry);
+                       s.N, s.C, s.M, group_, s.geometry, pool_);
         fromFloatTensor<T>(yf, y);
       } else {
         runConv<T>(x->data<T>(), w->data<T>(), b ? b->data<T>() : nullptr, y.data<T>(), s.N, s.C, s.M, group_,
-                   s.geometry);
+                   s.geometry, pool_, epilogue);
+        if (epilogue) epilogue->markApplied();
       }
       return Status::ok();
     });
@@ -323,6 +344,7 @@ class ConvKernel : public Kernel {
  private:
   WindowAttributes attrs_;
   int64_t group_;
+  ThreadPool* pool_;
 };
 
 // ConvInteger: int32 convolution of (x - x_zero_point) and (w - w_zero_point); w_zero_point may be per output
@@ -341,7 +363,7 @@ class ConvIntegerKernel : public Kernel {
     KILN_RETURN_IF_ERROR(widen(*x, ctx.input(2), 1, xi));
     KILN_RETURN_IF_ERROR(widen(*w, ctx.input(3), s.M, wi));
     Tensor& y = ctx.allocateOutput(0, DataType::INT32, s.outShape);
-    runConv<int32_t>(xi.data(), wi.data(), nullptr, y.data<int32_t>(), s.N, s.C, s.M, group_, s.geometry);
+    runConv<int32_t>(xi.data(), wi.data(), nullptr, y.data<int32_t>(), s.N, s.C, s.M, group_, s.geometry, nullptr);
     return Status::ok();
   }
 

@@ -1,0 +1,78 @@
+#include "ep/cpu/buffer_pool.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+namespace kiln::cpu {
+namespace {
+
+constexpr size_t kAlignment = 64;
+// A released buffer serves requests down to this fraction of its size (shapes that vary a little reuse it).
+constexpr size_t kMaxSlackDivisor = 4;
+
+size_t roundUp(size_t bytes) { return (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment; }
+
+}  // namespace
+
+struct BufferPool::State {
+  explicit State(size_t maxBytes) : maxPooledBytes(maxBytes) {}
+  ~State() {
+    for (auto& [size, buffer] : free) std::free(buffer);
+  }
+
+  std::byte* take(size_t bytes) {
+    {
+      std::lock_guard lock(mutex);
+      auto it = free.lower_bound(bytes);
+      if (it != free.end() && it->first <= bytes + bytes / kMaxSlackDivisor) {
+        std::byte* buffer = it->second;
+        pooledBytes -= it->first;
+        free.erase(it);
+        ++stats.reused;
+        return buffer;
+      }
+      ++stats.allocated;
+    }
+    return static_cast<std::byte*>(std::aligned_alloc(kAlignment, bytes));
+  }
+
+  void give(std::byte* buffer, size_t bytes) {
+    {
+      std::lock_guard lock(mutex);
+      if (pooledBytes + bytes <= maxPooledBytes) {
+        free.emplace(bytes, buffer);
+        pooledBytes += bytes;
+        return;
+      }
+    }
+    std::free(buffer);
+  }
+
+  mutable std::mutex mutex;
+  std::multimap<size_t, std::byte*> free;
+  size_t pooledBytes = 0;
+  const size_t maxPooledBytes;
+  Stats stats;
+};
+
+BufferPool::BufferPool(size_t maxPooledBytes) : state_(std::make_shared<State>(maxPooledBytes)) {}
+
+Tensor BufferPool::allocate(DataType type, const Shape& shape) {
+  if (type == DataType::STRING) return Tensor(type, shape);
+  const size_t bytes = roundUp(static_cast<size_t>(shapeSize(shape)) * dataTypeSize(type));
+  std::byte* buffer = state_->take(bytes);
+  if (!buffer) return Tensor(type, shape);  // let Tensor's own allocation report the failure
+  // The deleter holds the state, so tensors that outlive the executor (session outputs) still return safely.
+  std::shared_ptr<std::byte> storage(buffer, [state = state_, bytes](std::byte* p) { state->give(p, bytes); });
+  return Tensor::wrap(type, shape, std::move(storage));
+}
+
+BufferPool::Stats BufferPool::stats() const {
+  std::lock_guard lock(state_->mutex);
+  Stats s = state_->stats;
+  s.pooledBytes = state_->pooledBytes;
+  return s;
+}
+
+}  // namespace kiln::cpu
