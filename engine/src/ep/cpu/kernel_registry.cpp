@@ -39,6 +39,7 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerRecurrentKernels(r);
     registerMiscKernels(r);
     registerLossKernels(r);
+    registerTrainingOptimizerKernels(r);
     return r;
   }();
   return registry;

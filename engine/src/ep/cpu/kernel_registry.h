@@ -51,5 +51,6 @@ void registerControlFlowKernels(KernelRegistry& registry); // If, Loop, Scan
 void registerRecurrentKernels(KernelRegistry& registry);   // LSTM, GRU, RNN
 void registerMiscKernels(KernelRegistry& registry);        // anything else
 void registerLossKernels(KernelRegistry& registry);        // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+void registerTrainingOptimizerKernels(KernelRegistry& registry);  // ai.onnx.preview.training Adagrad, Adam, Momentum
 
 }  // namespace kiln::cpu
