@@ -38,6 +38,8 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerControlFlowKernels(r);
     registerRecurrentKernels(r);
     registerMiscKernels(r);
+    registerLossKernels(r);
+    registerTrainingOptimizerKernels(r);
     return r;
   }();
   return registry;

@@ -50,5 +50,7 @@ void registerTensorKernels(KernelRegistry& registry);      // Cast, Constant*, R
 void registerControlFlowKernels(KernelRegistry& registry); // If, Loop, Scan
 void registerRecurrentKernels(KernelRegistry& registry);   // LSTM, GRU, RNN
 void registerMiscKernels(KernelRegistry& registry);        // anything else
+void registerLossKernels(KernelRegistry& registry);        // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+void registerTrainingOptimizerKernels(KernelRegistry& registry);  // ai.onnx.preview.training Adagrad, Adam, Momentum
 
 }  // namespace kiln::cpu
