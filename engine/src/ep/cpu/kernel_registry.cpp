@@ -38,6 +38,8 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerControlFlowKernels(r);
     registerRecurrentKernels(r);
     registerMiscKernels(r);
+    registerDftKernels(r);
+    registerSignalWindowKernels(r);
     return r;
   }();
   return registry;

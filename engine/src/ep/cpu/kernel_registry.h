@@ -50,5 +50,7 @@ void registerTensorKernels(KernelRegistry& registry);      // Cast, Constant*, R
 void registerControlFlowKernels(KernelRegistry& registry); // If, Loop, Scan
 void registerRecurrentKernels(KernelRegistry& registry);   // LSTM, GRU, RNN
 void registerMiscKernels(KernelRegistry& registry);        // anything else
+void registerDftKernels(KernelRegistry& registry);           // DFT, STFT
+void registerSignalWindowKernels(KernelRegistry& registry);  // Hann/Hamming/BlackmanWindow, MelWeightMatrix
 
 }  // namespace kiln::cpu
