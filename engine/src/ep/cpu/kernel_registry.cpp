@@ -40,6 +40,7 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerMiscKernels(r);
     registerDftKernels(r);
     registerSignalWindowKernels(r);
+    registerGridSampleKernels(r);
     return r;
   }();
   return registry;

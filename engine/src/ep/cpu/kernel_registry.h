@@ -52,5 +52,6 @@ void registerRecurrentKernels(KernelRegistry& registry);   // LSTM, GRU, RNN
 void registerMiscKernels(KernelRegistry& registry);        // anything else
 void registerDftKernels(KernelRegistry& registry);           // DFT, STFT
 void registerSignalWindowKernels(KernelRegistry& registry);  // Hann/Hamming/BlackmanWindow, MelWeightMatrix
+void registerGridSampleKernels(KernelRegistry& registry);
 
 }  // namespace kiln::cpu
