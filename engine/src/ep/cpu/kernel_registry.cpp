@@ -41,6 +41,7 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerDftKernels(r);
     registerSignalWindowKernels(r);
     registerGridSampleKernels(r);
+    registerRoiAlignKernels(r);
     return r;
   }();
   return registry;

@@ -53,5 +53,6 @@ void registerMiscKernels(KernelRegistry& registry);        // anything else
 void registerDftKernels(KernelRegistry& registry);           // DFT, STFT
 void registerSignalWindowKernels(KernelRegistry& registry);  // Hann/Hamming/BlackmanWindow, MelWeightMatrix
 void registerGridSampleKernels(KernelRegistry& registry);
+void registerRoiAlignKernels(KernelRegistry& registry);
 
 }  // namespace kiln::cpu
