@@ -42,6 +42,7 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerSignalWindowKernels(r);
     registerGridSampleKernels(r);
     registerRoiAlignKernels(r);
+    registerNonMaxSuppressionKernels(r);
     return r;
   }();
   return registry;

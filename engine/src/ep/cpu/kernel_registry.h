@@ -54,5 +54,6 @@ void registerDftKernels(KernelRegistry& registry);           // DFT, STFT
 void registerSignalWindowKernels(KernelRegistry& registry);  // Hann/Hamming/BlackmanWindow, MelWeightMatrix
 void registerGridSampleKernels(KernelRegistry& registry);
 void registerRoiAlignKernels(KernelRegistry& registry);
+void registerNonMaxSuppressionKernels(KernelRegistry& registry);
 
 }  // namespace kiln::cpu
