@@ -40,6 +40,11 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerMiscKernels(r);
     registerLossKernels(r);
     registerTrainingOptimizerKernels(r);
+    registerDftKernels(r);
+    registerSignalWindowKernels(r);
+    registerGridSampleKernels(r);
+    registerRoiAlignKernels(r);
+    registerNonMaxSuppressionKernels(r);
     return r;
   }();
   return registry;

@@ -52,5 +52,10 @@ void registerRecurrentKernels(KernelRegistry& registry);   // LSTM, GRU, RNN
 void registerMiscKernels(KernelRegistry& registry);        // anything else
 void registerLossKernels(KernelRegistry& registry);        // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 void registerTrainingOptimizerKernels(KernelRegistry& registry);  // ai.onnx.preview.training Adagrad, Adam, Momentum
+void registerDftKernels(KernelRegistry& registry);           // DFT, STFT
+void registerSignalWindowKernels(KernelRegistry& registry);  // Hann/Hamming/BlackmanWindow, MelWeightMatrix
+void registerGridSampleKernels(KernelRegistry& registry);
+void registerRoiAlignKernels(KernelRegistry& registry);
+void registerNonMaxSuppressionKernels(KernelRegistry& registry);
 
 }  // namespace kiln::cpu
