@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "ep/cpu/kernels/gemm_helpers.h"  // KILN_ALWAYS_INLINE
 #include "ep/cpu/kernels/simd_float.h"
 
 namespace kiln::cpu {
@@ -17,87 +18,99 @@ constexpr int64_t kBlock = 256;  // elements per pass of the chain: stays in L1 
 constexpr int kMaxRegisters = 4;
 constexpr size_t kMaxInputs = EpilogueBinding::kMaxInputs;
 
-// The exact float operations of the standalone kernels (elementwise.cpp, activation.cpp).
-template <class V>
-V binaryOp(char op, V x, V y) {
+// One op over a block, as plain loops that the compiler vectorizes (8 lanes in the AVX2 twin). The float
+// operations are those of the standalone kernels (elementwise.cpp, activation.cpp), and no twin enables FMA, so
+// no multiply-add is contracted and results match the unfused nodes bit for bit.
+template <class F>
+KILN_ALWAYS_INLINE inline void mapBlock(float* __restrict value, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) value[i] = f(value[i]);
+}
+template <class F>
+KILN_ALWAYS_INLINE inline void zipBlock(float* __restrict value, const float* __restrict operand, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) value[i] = f(value[i], operand[i]);
+}
+
+// value (op) operand, or operand (op) value when `operandFirst`; operand is an array, or `scalar` when null.
+KILN_ALWAYS_INLINE inline void binaryBlock(float* value, const float* operand, float scalar, int64_t n, char op,
+                                           bool operandFirst) {
+  auto run = [&](auto f) {
+    if (operand) {
+      zipBlock(value, operand, n, f);
+    } else {
+      mapBlock(value, n, [f, scalar](float x) { return f(x, scalar); });
+    }
+  };
   switch (op) {
-    case '+': return x + y;
-    case '-': return x - y;
-    case '*': return x * y;
-    default: return x / y;
+    case '+': return run([](float x, float y) { return x + y; });
+    case '*': return run([](float x, float y) { return x * y; });
+    case '-': return operandFirst ? run([](float x, float y) { return y - x; }) : run([](float x, float y) { return x - y; });
+    default: return operandFirst ? run([](float x, float y) { return y / x; }) : run([](float x, float y) { return x / y; });
   }
 }
 
-template <class V>
-V unaryOp(const ElementwiseEpilogue::Op& op, V x) {
+KILN_ALWAYS_INLINE inline void unaryBlock(float* value, int64_t n, const ElementwiseEpilogue::Op& op) {
   using Kind = ElementwiseEpilogue::Op::Kind;
+  const float a = op.a, b = op.b;
   switch (op.kind) {
-    case Kind::kRelu: return vmax(x, V(0.0f));
-    case Kind::kClip: return vmin(vmax(x, V(op.a)), V(op.b));
-    case Kind::kSigmoid: return V(1.0f) / (V(1.0f) + fastExp(-x));
-    case Kind::kHardSigmoid: return vmin(vmax(V(op.a) * x + V(op.b), V(0.0f)), V(1.0f));
-    case Kind::kLeakyRelu: return select(x < V(0.0f), V(op.a) * x, x);
-    default: return x * vmin(vmax(x * V(1.0f / 6.0f) + V(0.5f), V(0.0f)), V(1.0f));  // kHardSwish
+    case Kind::kRelu: return mapBlock(value, n, [](float x) { return vmax(x, 0.0f); });
+    case Kind::kClip: return mapBlock(value, n, [a, b](float x) { return vmin(vmax(x, a), b); });
+    case Kind::kSigmoid: return mapBlock(value, n, [](float x) { return 1.0f / (1.0f + fastExp(-x)); });
+    case Kind::kHardSigmoid: return mapBlock(value, n, [a, b](float x) { return vmin(vmax(a * x + b, 0.0f), 1.0f); });
+    case Kind::kLeakyRelu: return mapBlock(value, n, [a](float x) { return x < 0.0f ? a * x : x; });
+    default:  // kHardSwish
+      return mapBlock(value, n, [](float x) { return x * vmin(vmax(x * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f); });
   }
 }
 
-// value[i] = value[i] (op) operand[i] (or operand[i] (op) value[i]) over a block, four lanes at a time.
-void binaryBlock(float* value, const float* operand, int64_t n, bool operandFirst, char op) {
-  int64_t i = 0;
-#if KILN_HAVE_FLOAT4
-  for (; i + 4 <= n; i += 4) {
-    const Float4 v = Float4::load(value + i), o = Float4::load(operand + i);
-    (operandFirst ? binaryOp(op, o, v) : binaryOp(op, v, o)).store(value + i);
+KILN_ALWAYS_INLINE inline void applyChain(const ElementwiseEpilogue& chain, float* out, int64_t offset, int64_t count,
+                                          int64_t channel, std::span<const float* const> inputs) {
+  using Kind = ElementwiseEpilogue::Op::Kind;
+  using Operand = ElementwiseEpilogue::Op::Operand;
+  alignas(64) float saved[kMaxRegisters][kBlock];
+  for (int64_t start = 0; start < count; start += kBlock) {
+    const int64_t n = std::min(kBlock, count - start);
+    float* value = out + offset + start;
+    for (const auto& op : chain.ops) {
+      if (op.kind == Kind::kSave) {
+        std::copy_n(value, n, saved[op.index]);
+      } else if (op.kind != Kind::kBinary) {
+        unaryBlock(value, n, op);
+      } else if (op.operand == Operand::kConstant) {
+        const float scalar = op.values.size() == 1 ? op.values[0] : op.values[static_cast<size_t>(channel)];
+        binaryBlock(value, nullptr, scalar, n, op.binary, op.operandFirst);
+      } else {
+        const float* operand = op.operand == Operand::kRegister ? saved[op.index]
+                                                                : inputs[static_cast<size_t>(op.index)] + offset + start;
+        binaryBlock(value, operand, 0.0f, n, op.binary, op.operandFirst);
+      }
+    }
   }
-#endif
-  for (; i < n; ++i) value[i] = operandFirst ? binaryOp(op, operand[i], value[i]) : binaryOp(op, value[i], operand[i]);
 }
 
-void scalarBlock(float* value, float operand, int64_t n, bool operandFirst, char op) {
-  int64_t i = 0;
-#if KILN_HAVE_FLOAT4
-  const Float4 o(operand);
-  for (; i + 4 <= n; i += 4) {
-    const Float4 v = Float4::load(value + i);
-    (operandFirst ? binaryOp(op, o, v) : binaryOp(op, v, o)).store(value + i);
-  }
-#endif
-  for (; i < n; ++i) value[i] = operandFirst ? binaryOp(op, operand, value[i]) : binaryOp(op, value[i], operand);
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) void applyChainAvx2(const ElementwiseEpilogue& chain, float* out, int64_t offset,
+                                                    int64_t count, int64_t channel,
+                                                    std::span<const float* const> inputs) {
+  applyChain(chain, out, offset, count, channel, inputs);
 }
-
-void unaryBlock(float* value, int64_t n, const ElementwiseEpilogue::Op& op) {
-  int64_t i = 0;
-#if KILN_HAVE_FLOAT4
-  for (; i + 4 <= n; i += 4) unaryOp(op, Float4::load(value + i)).store(value + i);
+bool cpuHasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
 #endif
-  for (; i < n; ++i) value[i] = unaryOp(op, value[i]);
+void applyChainBaseline(const ElementwiseEpilogue& chain, float* out, int64_t offset, int64_t count, int64_t channel,
+                        std::span<const float* const> inputs) {
+  applyChain(chain, out, offset, count, channel, inputs);
 }
 
 }  // namespace
 
 void ElementwiseEpilogue::apply(float* out, int64_t offset, int64_t count, int64_t channel,
                                 std::span<const float* const> inputs) const {
-  using Kind = Op::Kind;
-  alignas(64) float saved[kMaxRegisters][kBlock];
-  for (int64_t start = 0; start < count; start += kBlock) {
-    const int64_t n = std::min(kBlock, count - start);
-    float* value = out + offset + start;
-    for (const Op& op : ops) {
-      if (op.kind == Kind::kSave) {
-        std::copy_n(value, n, saved[op.index]);
-      } else if (op.kind != Kind::kBinary) {
-        unaryBlock(value, n, op);
-      } else if (op.operand == Op::Operand::kConstant) {
-        scalarBlock(value, op.values.size() == 1 ? op.values[0] : op.values[static_cast<size_t>(channel)], n,
-                    op.operandFirst, op.binary);
-      } else {
-        const float* operand = op.operand == Op::Operand::kRegister
-                                   ? saved[op.index]
-                                   : inputs[static_cast<size_t>(op.index)] + offset + start;
-        binaryBlock(value, operand, n, op.operandFirst, op.binary);
-      }
-    }
-  }
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (cpuHasAvx2()) return applyChainAvx2(*this, out, offset, count, channel, inputs);
+#endif
+  applyChainBaseline(*this, out, offset, count, channel, inputs);
 }
 
 bool EpilogueBinding::accepts(DataType type, const Shape& shape) {

@@ -194,7 +194,7 @@ class ClipKernel : public Kernel {
           hi = static_cast<C>(value);
         }
       }
-      Tensor& out = ctx.allocateOutput(0, x->dtype(), x->shape());
+      Tensor& out = ctx.allocateUninitializedOutput(0, x->dtype(), x->shape());
       mapUnary(x->data<T>(), out.data<T>(), x->numel(), ClipOp<C>{lo, hi});
       return Status::ok();
     });

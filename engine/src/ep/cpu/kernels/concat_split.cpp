@@ -53,7 +53,7 @@ class ConcatKernel final : public Kernel {
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= outShape[static_cast<size_t>(d)];
     for (int64_t d = axis + 1; d < rank; ++d) inner *= outShape[static_cast<size_t>(d)];
-    Tensor& out = ctx.allocateOutput(0, ref->dtype(), outShape);
+    Tensor& out = ctx.allocateUninitializedOutput(0, ref->dtype(), outShape);
     const int64_t outRow = outShape[static_cast<size_t>(axis)] * inner;
     return dispatchStorage(ref->dtype(), [&]<class S>() {
       S* dst = mutableElementsOf<S>(out);

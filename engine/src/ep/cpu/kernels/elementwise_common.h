@@ -137,6 +137,43 @@ void forEachRun(const BroadcastPlan& plan, F&& run) {
   });
 }
 
+// Outputs smaller than this run on one thread: splitting costs more than it saves.
+inline constexpr int64_t kParallelElements = int64_t{1} << 15;
+
+// Calls body(subPlan, offsets, outOffset) on slices of `plan`'s output that together cover it, in parallel on
+// `pool`: slices of the outermost planned dim, or of the single inner run. offsets[k] is input k's element offset
+// of the slice start and outOffset the output's; subPlan describes the slice.
+template <class F>
+void parallelOverPlan(ThreadPool* pool, const BroadcastPlan& plan, F&& body) {
+  using Offsets = std::array<int64_t, BroadcastPlan::kMaxInputs>;
+  const int64_t total = plan.runs * plan.inner;
+  const bool single = !pool || pool->threads() < 2 || total < kParallelElements;
+  if (single || (!plan.outer.empty() && plan.outer[0] < 2)) {
+    body(plan, Offsets{}, int64_t{0});
+    return;
+  }
+  if (plan.outer.empty()) {
+    pool->parallelFor(plan.inner, kParallelElements / 4, [&](int64_t begin, int64_t end) {
+      BroadcastPlan slice = plan;
+      slice.inner = end - begin;
+      Offsets offsets{};
+      for (size_t k = 0; k < plan.inputCount; ++k) offsets[k] = begin * plan.step[k];
+      body(slice, offsets, begin);
+    });
+    return;
+  }
+  const int64_t outer0 = plan.outer[0], perIndex = total / outer0;
+  pool->parallelFor(outer0, std::max<int64_t>(1, kParallelElements / 4 / std::max<int64_t>(perIndex, 1)),
+                    [&](int64_t begin, int64_t end) {
+                      BroadcastPlan slice = plan;
+                      slice.outer[0] = end - begin;
+                      slice.runs = plan.runs / outer0 * (end - begin);
+                      Offsets offsets{};
+                      for (size_t k = 0; k < plan.inputCount; ++k) offsets[k] = begin * plan.strides[k][0];
+                      body(slice, offsets, begin * perIndex);
+                    });
+}
+
 // Wrapping integer arithmetic: computed in an unsigned type at least as wide as `unsigned`, because signed
 // overflow (including that of uint16 values promoted to int) is undefined in C++ while ONNX runtimes wrap.
 template <class T>
@@ -341,7 +378,8 @@ class BinaryKernel : public Kernel {
   explicit BinaryKernel(const KernelInfo& info)
       : opType_(info.node.opType),
         legacy_(LegacyBroadcast::fromNode(info.node, info.opset)),
-        op_(makeOp<Op>(info.node)) {}
+        op_(makeOp<Op>(info.node)),
+        pool_(info.threadPool) {}
 
   Status compute(KernelContext& ctx) override { return withOpType(opType_, run(ctx)); }
 
@@ -366,8 +404,13 @@ class BinaryKernel : public Kernel {
           if (divisor[i] == 0) return invalidArgument("integer division by zero");
         }
       }
-      Tensor& out = ctx.allocateOutput(0, DataTypeOf<TO>::value, outShape);
-      broadcastBinary(plan, elements<T>(*a), elements<T>(*b), elements<TO>(out), op_);
+      Tensor& out = ctx.allocateUninitializedOutput(0, DataTypeOf<TO>::value, outShape);
+      const T* aData = elements<T>(*a);
+      const T* bData = elements<T>(*b);
+      TO* outData = elements<TO>(out);
+      parallelOverPlan(pool_, plan, [&](const BroadcastPlan& slice, const auto& offsets, int64_t outOffset) {
+        broadcastBinary(slice, aData + offsets[0], bData + offsets[1], outData + outOffset, op_);
+      });
       return Status::ok();
     });
   }
@@ -375,13 +418,15 @@ class BinaryKernel : public Kernel {
   std::string opType_;
   LegacyBroadcast legacy_;
   Op op_;
+  ThreadPool* pool_;
 };
 
 // One input of type T mapped to an output of type T, or bool when Op is a predicate.
 template <class Op, class Types>
 class UnaryKernel : public Kernel {
  public:
-  explicit UnaryKernel(const KernelInfo& info) : opType_(info.node.opType), op_(makeOp<Op>(info.node)) {}
+  explicit UnaryKernel(const KernelInfo& info)
+      : opType_(info.node.opType), op_(makeOp<Op>(info.node)), pool_(info.threadPool) {}
 
   Status compute(KernelContext& ctx) override { return withOpType(opType_, run(ctx)); }
 
@@ -391,14 +436,20 @@ class UnaryKernel : public Kernel {
     if (x == nullptr) return invalidArgument("expects one input");
     return dispatchList(Types{}, x->dtype(), [&]<class T>() -> Status {
       using TO = ResultStorage<T, decltype(op_(std::declval<ComputeType<T>>()))>;
-      Tensor& out = ctx.allocateOutput(0, DataTypeOf<TO>::value, x->shape());
-      mapUnary(x->data<T>(), out.data<TO>(), x->numel(), op_);
+      Tensor& out = ctx.allocateUninitializedOutput(0, DataTypeOf<TO>::value, x->shape());
+      const T* in = x->data<T>();
+      TO* result = out.data<TO>();
+      const int64_t grain = x->numel() < kParallelElements ? x->numel() : kParallelElements / 4;
+      parallelFor(pool_, x->numel(), std::max<int64_t>(grain, 1), [&](int64_t begin, int64_t end) {
+        mapUnary(in + begin, result + begin, end - begin, op_);
+      });
       return Status::ok();
     });
   }
 
   std::string opType_;
   Op op_;
+  ThreadPool* pool_;
 };
 
 // exp, tanh and erf: the vectorizable approximations for float and Float4, libm for double.

@@ -44,7 +44,8 @@ class BatchNormalizationKernel : public Kernel {
         epsilon_(info.node.attrFloat("epsilon", 1e-5f)),
         momentum_(info.node.attrFloat("momentum", 0.9f)),
         trainingMode_(info.node.attrInt("training_mode", 0) != 0),
-        isTest_(info.node.attrInt("is_test", 0) != 0) {}
+        isTest_(info.node.attrInt("is_test", 0) != 0),
+        pool_(info.threadPool) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -87,27 +88,30 @@ class BatchNormalizationKernel : public Kernel {
       a[i] = params[0][i] / std::sqrt(var[i] + static_cast<double>(epsilon_));
       b[i] = params[1][i] - mean[i] * a[i];
     }
-    Tensor& y = ctx.allocateOutput(0, x->dtype(), x->shape());
+    Tensor& y = ctx.allocateUninitializedOutput(0, x->dtype(), x->shape());
     return dispatchType<float, double, Float16, BFloat16>(x->dtype(), [&]<class T>() {
       using Cmp = ComputeType<T>;
       const T* xd = x->data<T>();
       T* yd = y.data<T>();
-      for (int64_t n = 0; n < N; ++n) {
-        if (perElement) {
+      if (perElement) {
+        for (int64_t n = 0; n < N; ++n) {
           const T* xp = xd + n * C * S;
           T* yp = yd + n * C * S;
           for (int64_t i = 0; i < C * S; ++i) yp[i] = T(static_cast<Cmp>(xp[i]) * Cmp(a[i]) + Cmp(b[i]));
-          continue;
         }
-        for (int64_t c = 0; c < C; ++c) {
-          const int64_t offset = (n * C + c) * S;
+        return Status::ok();
+      }
+      // Planes (n, c) are independent: spread them over the intra-op threads.
+      parallelFor(pool_, N * C, std::max<int64_t>(1, 8192 / std::max<int64_t>(S, 1)), [&](int64_t begin, int64_t end) {
+        for (int64_t plane = begin; plane < end; ++plane) {
+          const int64_t c = plane % C, offset = plane * S;
           if constexpr (std::is_same_v<T, float>) {
             affinePlaneF32(xd + offset, yd + offset, S, float(a[c]), float(b[c]));
           } else {
             affinePlane<T, Cmp>(xd + offset, yd + offset, S, Cmp(a[c]), Cmp(b[c]));
           }
         }
-      }
+      });
       return Status::ok();
     });
   }
@@ -168,6 +172,7 @@ class BatchNormalizationKernel : public Kernel {
   int64_t opset_;
   float epsilon_, momentum_;
   bool trainingMode_, isTest_;
+  ThreadPool* pool_;
 };
 
 // y = scale * (x - mean) / sqrt(var + epsilon) + B with mean/var per (n, c) over the spatial dims.

@@ -446,7 +446,7 @@ class ResizeKernel final : public Kernel {
       if (outShape[d] > 0 && x.dim(d) == 0) return invalidArgument(label_ + ": cannot resize an empty axis");
       taps[d] = computeTaps(attrs_, x.dim(d), outShape[d], scale[d], lengthResized[d], roiStart[d], roiEnd[d]);
     }
-    Tensor& out = ctx.allocateOutput(0, x.dtype(), outShape);
+    Tensor& out = ctx.allocateUninitializedOutput(0, x.dtype(), outShape);  // every element is written below
     if (out.numel() == 0) return Status::ok();
     if (attrs_.mode == InterpMode::NEAREST) {
       Tensor fill(x.dtype(), {1});
