@@ -121,10 +121,9 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
     return it == config.opsets.end() ? int64_t{0} : it->second;
   }();
   std::vector<PlannedEpilogue> plans = planEpilogues(g, overridable, defaultOpset);
-  size_t fusedNodes = 0;
-  for (const auto& plan : plans) fusedNodes += plan.followers.size();
+  for (const auto& plan : plans) fusedNodes_ += plan.followers.size();
   if (!plans.empty()) {
-    log::debug("CPU EP: graph '{}': {} elementwise nodes fused into {} convolutions", g.name, fusedNodes, plans.size());
+    log::debug("CPU EP: graph '{}': {} elementwise nodes fused into {} convolutions", g.name, fusedNodes_, plans.size());
   }
   for (auto& plan : plans) {
     Step& anchor = steps_[plan.anchor];

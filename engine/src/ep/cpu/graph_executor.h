@@ -51,6 +51,8 @@ class GraphExecutor final : public ValueScope {
   const ir::Graph& graph() const { return *graph_; }
   // Reuse of tensor storage across runs (after a warm-up run of a shape, `allocated` stops growing).
   BufferPool::Stats bufferStats() const { return bufferPool_->stats(); }
+  // Nodes of this graph planned to run inside the kernel of their producer (elementwise_epilogue.h).
+  size_t fusedNodeCount() const { return fusedNodes_; }
 
  private:
   struct Step {
@@ -79,7 +81,8 @@ class GraphExecutor final : public ValueScope {
   std::vector<std::pair<int, std::string>> outerNames_;  // slots filled from the enclosing scope at each run
   std::vector<int> inputSlots_, outputSlots_;
   std::vector<Step> steps_;
-  std::vector<char> chainApplied_;  // per step: its epilogue ran in this run
+  std::vector<char> chainApplied_;
+  size_t fusedNodes_ = 0;  // per step: its epilogue ran in this run
   const ProgressSink* progress_ = nullptr;
   std::shared_ptr<ThreadPool> threadPool_;
   std::shared_ptr<BufferPool> bufferPool_;

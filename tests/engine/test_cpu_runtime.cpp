@@ -1,0 +1,164 @@
+// The CPU EP's runtime machinery: the intra-op thread pool, storage reuse across runs, and elementwise chains fused
+// into convolutions (same results as the unfused nodes, bit for bit, on any thread count).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "ep/cpu/buffer_pool.h"
+#include "ep/cpu/graph_executor.h"
+#include "ep/cpu/thread_pool.h"
+#include "model_builder.h"
+#include "onnx/model_loader.h"
+
+namespace kiln {
+namespace {
+
+using testing::ModelBuilder;
+
+TEST(CpuThreadPool, CoversEveryIndexOnceForAnyThreadCountAndGrain) {
+  for (int threads : {1, 2, 4}) {
+    cpu::ThreadPool pool(threads);
+    for (int64_t n : {0, 1, 7, 100, 10007}) {
+      for (int64_t grain : {1, 3, 64, 100000}) {
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+        pool.parallelFor(n, grain, [&](int64_t begin, int64_t end) {
+          EXPECT_LE(0, begin);
+          EXPECT_LT(begin, end);
+          EXPECT_LE(end, n);
+          for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)]++;
+        });
+        for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << threads << " " << n << " " << grain;
+      }
+    }
+  }
+}
+
+TEST(CpuThreadPool, NestedAndConcurrentCallsComplete) {
+  cpu::ThreadPool pool(2);
+  std::atomic<int64_t> sum{0};
+  auto job = [&] {
+    for (int rep = 0; rep < 200; ++rep) {
+      pool.parallelFor(64, 1, [&](int64_t begin, int64_t end) {
+        // A nested call runs inline on the calling thread.
+        pool.parallelFor(end - begin, 1, [&](int64_t b, int64_t e) { sum += e - b; });
+      });
+    }
+  };
+  std::thread other(job);
+  job();
+  other.join();
+  EXPECT_EQ(sum.load(), 2 * 200 * 64);
+}
+
+TEST(CpuBufferPool, ReusesReleasedStorageAndOutlivesThePool) {
+  Tensor survivor;
+  {
+    cpu::BufferPool pool;
+    { Tensor a = pool.allocate(DataType::FLOAT, {256, 256}); }
+    Tensor b = pool.allocate(DataType::FLOAT, {256, 256});
+    EXPECT_EQ(pool.stats().allocated, 1);
+    EXPECT_EQ(pool.stats().reused, 1);
+    Tensor c = pool.allocate(DataType::FLOAT, {1024, 1024});  // nothing pooled that large
+    EXPECT_EQ(pool.stats().allocated, 2);
+    survivor = b;
+    EXPECT_EQ(pool.allocate(DataType::STRING, {2}).strings()[1], "");
+  }
+  survivor.data<float>()[0] = 1.f;  // storage is still valid, and returns safely once the pool is gone
+}
+
+// Conv -> Mul(scale) -> Add(per-channel shift) -> HardSwish as Add/Clip/Mul/Div -> Add(residual input) -> Relu.
+ModelBuilder convChainModel(bool exposeInner) {
+  ModelBuilder m(13);
+  m.input("X", {1, 3, 9, 9});
+  m.input("R", {1, 4, 9, 9});
+  std::vector<float> w(4 * 3 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37f * static_cast<float>(i));
+  m.initializer("W", {4, 3, 3, 3}, w);
+  m.initializer("B", {4}, {0.1f, -0.2f, 0.3f, -0.4f});
+  m.initializer("scale", {1}, {1.3f});
+  m.initializer("shift", {1, 4, 1, 1}, {0.5f, -0.5f, 1.5f, -1.5f});
+  m.initializer("three", {}, {3.f});
+  m.initializer("zero", {}, {0.f});
+  m.initializer("six", {}, {6.f});
+  auto& conv = m.node("Conv", {"X", "W", "B"}, {"c"});
+  testing::attrInts(conv, "pads", {1, 1, 1, 1});
+  m.node("Mul", {"scale", "c"}, {"m"});
+  m.node("Add", {"m", "shift"}, {"a"});
+  m.node("Add", {"a", "three"}, {"t"});
+  m.node("Clip", {"t", "zero", "six"}, {"cl"});
+  m.node("Mul", {"a", "cl"}, {"h"});
+  m.node("Div", {"h", "six"}, {"d"});
+  m.node("Add", {"d", "R"}, {"s"});
+  m.node("Relu", {"s"}, {"Y"});
+  m.output("Y");
+  if (exposeInner) m.output("t");  // a graph output inside the chain stops the fusion there
+  return m;
+}
+
+struct ChainRun {
+  std::vector<float> y;
+  size_t fused = 0;
+};
+
+ChainRun runChain(bool exposeInner, int threads) {
+  auto model = onnx_io::modelFromProto(convChainModel(exposeInner).build());
+  EXPECT_TRUE(model.isOk()) << model.status().toString();
+  cpu::ExecutorConfig config;
+  config.opsets = model->opsetImports;
+  config.intraOpThreads = threads;
+  auto executor = cpu::GraphExecutor::create(model->graph, config);
+  EXPECT_TRUE(executor.isOk()) << executor.status().toString();
+  std::vector<float> x(3 * 81), r(4 * 81);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.11f * static_cast<float>(i)) * 3.f;
+  for (size_t i = 0; i < r.size(); ++i) r[i] = std::sin(0.05f * static_cast<float>(i));
+  const std::vector<Tensor> inputs{Tensor::fromVector<float>({1, 3, 9, 9}, x), Tensor::fromVector<float>({1, 4, 9, 9}, r)};
+  ChainRun result;
+  for (int run = 0; run < 3; ++run) {  // repeated runs reuse pooled storage; results must not change
+    auto outputs = (*executor)->run(inputs);
+    EXPECT_TRUE(outputs.isOk()) << outputs.status().toString();
+    const float* y = (*outputs)[0].data<float>();
+    std::vector<float> values(y, y + (*outputs)[0].numel());
+    if (run > 0) {
+      EXPECT_EQ(values, result.y);
+    }
+    result.y = std::move(values);
+  }
+  const auto stats = (*executor)->bufferStats();
+  EXPECT_GT(stats.reused, 0);
+  result.fused = (*executor)->fusedNodeCount();
+  return result;
+}
+
+TEST(CpuFusion, ConvChainMatchesUnfusedNodesBitForBit) {
+  const ChainRun fused = runChain(false, 1);
+  const ChainRun partial = runChain(true, 1);
+  const ChainRun threaded = runChain(false, 2);
+  EXPECT_EQ(fused.fused, 8u);                  // every node after the Conv
+  EXPECT_LT(partial.fused, fused.fused);       // stops before the exposed value
+  ASSERT_EQ(fused.y.size(), 4u * 81u);
+  EXPECT_EQ(fused.y, partial.y);
+  EXPECT_EQ(fused.y, threaded.y);
+  // And the values are right: recompute output channel 2 at (4, 4) in double.
+  std::vector<float> w(4 * 3 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37f * static_cast<float>(i));
+  double c = 0.3;
+  for (int ci = 0; ci < 3; ++ci) {
+    for (int kh = 0; kh < 3; ++kh) {
+      for (int kw = 0; kw < 3; ++kw) {
+        c += w[static_cast<size_t>(((2 * 3 + ci) * 3 + kh) * 3 + kw)] *
+             std::cos(0.11f * static_cast<float>(ci * 81 + (3 + kh) * 9 + 3 + kw)) * 3.0;
+      }
+    }
+  }
+  const double a = 1.3 * c + 1.5;
+  const double h = a * std::clamp(a + 3.0, 0.0, 6.0) / 6.0;
+  const double y = std::max(0.0, h + std::sin(0.05 * (2 * 81 + 4 * 9 + 4)));
+  EXPECT_NEAR(fused.y[2 * 81 + 4 * 9 + 4], y, 1e-3);
+}
+
+}  // namespace
+}  // namespace kiln
