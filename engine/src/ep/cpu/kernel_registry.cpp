@@ -38,6 +38,7 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerControlFlowKernels(r);
     registerRecurrentKernels(r);
     registerMiscKernels(r);
+    registerQuantizationKernels(r);
     return r;
   }();
   return registry;

@@ -50,5 +50,6 @@ void registerTensorKernels(KernelRegistry& registry);      // Cast, Constant*, R
 void registerControlFlowKernels(KernelRegistry& registry); // If, Loop, Scan
 void registerRecurrentKernels(KernelRegistry& registry);   // LSTM, GRU, RNN
 void registerMiscKernels(KernelRegistry& registry);        // anything else
+void registerQuantizationKernels(KernelRegistry& registry);  // (De)QuantizeLinear, DynamicQuantizeLinear, QLinear*
 
 }  // namespace kiln::cpu
