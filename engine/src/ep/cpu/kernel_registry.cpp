@@ -39,6 +39,7 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerRecurrentKernels(r);
     registerMiscKernels(r);
     registerQuantizationKernels(r);
+    registerEinsumKernels(r);
     return r;
   }();
   return registry;

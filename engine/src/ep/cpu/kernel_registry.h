@@ -51,5 +51,6 @@ void registerControlFlowKernels(KernelRegistry& registry); // If, Loop, Scan
 void registerRecurrentKernels(KernelRegistry& registry);   // LSTM, GRU, RNN
 void registerMiscKernels(KernelRegistry& registry);        // anything else
 void registerQuantizationKernels(KernelRegistry& registry);  // (De)QuantizeLinear, DynamicQuantizeLinear, QLinear*
+void registerEinsumKernels(KernelRegistry& registry);
 
 }  // namespace kiln::cpu
