@@ -40,6 +40,7 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerMiscKernels(r);
     registerQuantizationKernels(r);
     registerEinsumKernels(r);
+    registerStringKernels(r);
     return r;
   }();
   return registry;

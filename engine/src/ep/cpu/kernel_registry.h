@@ -52,5 +52,6 @@ void registerRecurrentKernels(KernelRegistry& registry);   // LSTM, GRU, RNN
 void registerMiscKernels(KernelRegistry& registry);        // anything else
 void registerQuantizationKernels(KernelRegistry& registry);  // (De)QuantizeLinear, DynamicQuantizeLinear, QLinear*
 void registerEinsumKernels(KernelRegistry& registry);
+void registerStringKernels(KernelRegistry& registry);      // StringNormalizer, TfIdfVectorizer
 
 }  // namespace kiln::cpu
