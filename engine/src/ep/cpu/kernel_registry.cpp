@@ -45,6 +45,9 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerGridSampleKernels(r);
     registerRoiAlignKernels(r);
     registerNonMaxSuppressionKernels(r);
+    registerQuantizationKernels(r);
+    registerEinsumKernels(r);
+    registerStringKernels(r);
     return r;
   }();
   return registry;

@@ -57,5 +57,8 @@ void registerSignalWindowKernels(KernelRegistry& registry);  // Hann/Hamming/Bla
 void registerGridSampleKernels(KernelRegistry& registry);
 void registerRoiAlignKernels(KernelRegistry& registry);
 void registerNonMaxSuppressionKernels(KernelRegistry& registry);
+void registerQuantizationKernels(KernelRegistry& registry);  // (De)QuantizeLinear, DynamicQuantizeLinear, QLinear*
+void registerEinsumKernels(KernelRegistry& registry);
+void registerStringKernels(KernelRegistry& registry);      // StringNormalizer, TfIdfVectorizer
 
 }  // namespace kiln::cpu

@@ -1,13 +1,14 @@
 // Conv and ConvInteger. Float convolutions run as GEMMs on OpenBLAS: pointwise (1x1) ones directly on the
 // input, others on im2col columns built a few output lines at a time (the scratch stays cache-sized and is
 // reused); 1-D/2-D depthwise convolutions use a direct loop, which beats a GEMM with one input channel per
-// group.
+// group. The int32 convolution helpers of conv_helpers.h (ConvInteger, QLinearConv) live here too.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/kernels/conv_helpers.h"
 #include "ep/cpu/kernels/gemm_helpers.h"
 #include "ep/cpu/kernels/window_geometry.h"
 
@@ -268,11 +269,7 @@ void runConv(const T* x, const T* w, const T* bias, T* y, int64_t N, int64_t C, 
   });
 }
 
-struct ConvShapes {
-  int64_t N = 0, C = 0, M = 0;
-  WindowGeometry geometry;
-  Shape outShape;
-};
+}  // namespace
 
 // Validates X/W/B against the attributes and resolves the output geometry.
 Result<ConvShapes> resolveConvShapes(const WindowAttributes& attrs, int64_t group, const Tensor& x,
@@ -306,6 +303,8 @@ Result<ConvShapes> resolveConvShapes(const WindowAttributes& attrs, int64_t grou
   s.outShape.insert(s.outShape.end(), s.geometry.out.begin(), s.geometry.out.end());
   return s;
 }
+
+namespace {
 
 class ConvKernel : public Kernel {
  public:
@@ -359,43 +358,49 @@ class ConvIntegerKernel : public Kernel {
     const Tensor* w = ctx.input(1);
     if (!x || !w) return invalidArgument("inputs x and w are required");
     KILN_ASSIGN_OR_RETURN(ConvShapes s, resolveConvShapes(attrs_, group_, *x, *w, nullptr));
-    std::vector<int32_t> xi, wi;
-    KILN_RETURN_IF_ERROR(widen(*x, ctx.input(2), 1, xi));
-    KILN_RETURN_IF_ERROR(widen(*w, ctx.input(3), s.M, wi));
+    KILN_ASSIGN_OR_RETURN(std::vector<int32_t> xi, widenConvOperand(*x, ctx.input(2), 1));
+    KILN_ASSIGN_OR_RETURN(std::vector<int32_t> wi, widenConvOperand(*w, ctx.input(3), s.M));
     Tensor& y = ctx.allocateOutput(0, DataType::INT32, s.outShape);
-    runConv<int32_t>(xi.data(), wi.data(), nullptr, y.data<int32_t>(), s.N, s.C, s.M, group_, s.geometry, nullptr);
+    convolveInt32(xi.data(), wi.data(), nullptr, y.data<int32_t>(), s, group_);
     return Status::ok();
   }
 
  private:
-  // t - zero point as int32; the zero point is a scalar or has one value per leading-dim slice (`slices`).
-  Status widen(const Tensor& t, const Tensor* zp, int64_t slices, std::vector<int32_t>& out) const {
-    return dispatchType<uint8_t, int8_t>(t.dtype(), [&]<class T>() {
-      if (zp && zp->dtype() != t.dtype()) {
-        return invalidArgument("a zero point must have its operand's element type");
-      }
-      const int64_t zpCount = zp ? zp->numel() : 0;
-      if (zpCount > 1 && zpCount != slices) {
-        return invalidArgument("zero point has " + std::to_string(zpCount) + " values, expected 1 or " +
-                               std::to_string(slices));
-      }
-      const T* src = t.data<T>();
-      const T* z = zp ? zp->data<T>() : nullptr;
-      const int64_t n = t.numel(), per = slices > 0 && t.numel() > 0 ? n / t.dim(0) : 1;
-      out.resize(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) {
-        const int32_t zv = zpCount == 0 ? 0 : zpCount == 1 ? z[0] : z[i / per];
-        out[i] = int32_t(src[i]) - zv;
-      }
-      return Status::ok();
-    });
-  }
-
   WindowAttributes attrs_;
   int64_t group_;
 };
 
 }  // namespace
+
+Result<std::vector<int32_t>> widenConvOperand(const Tensor& t, const Tensor* zeroPoint, int64_t slices) {
+  std::vector<int32_t> out;
+  Status status = dispatchType<uint8_t, int8_t>(t.dtype(), [&]<class T>() {
+    if (zeroPoint && zeroPoint->dtype() != t.dtype()) {
+      return invalidArgument("a zero point must have its operand's element type");
+    }
+    const int64_t zpCount = zeroPoint ? zeroPoint->numel() : 0;
+    if (zpCount > 1 && zpCount != slices) {
+      return invalidArgument("zero point has " + std::to_string(zpCount) + " values, expected 1 or " +
+                             std::to_string(slices));
+    }
+    const T* src = t.data<T>();
+    const T* z = zeroPoint ? zeroPoint->data<T>() : nullptr;
+    const int64_t n = t.numel(), per = slices > 0 && n > 0 ? n / t.dim(0) : 1;
+    out.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t zv = zpCount == 0 ? 0 : zpCount == 1 ? z[0] : z[i / per];
+      out[i] = int32_t(src[i]) - zv;
+    }
+    return Status::ok();
+  });
+  if (!status.isOk()) return status;
+  return out;
+}
+
+void convolveInt32(const int32_t* x, const int32_t* w, const int32_t* bias, int32_t* y, const ConvShapes& s,
+                   int64_t group) {
+  runConv<int32_t>(x, w, bias, y, s.N, s.C, s.M, group, s.geometry, nullptr);
+}
 
 void registerConvKernels(KernelRegistry& registry) {
   registry.add("Conv", 1, kAnyOpset, makeFactory<ConvKernel>());

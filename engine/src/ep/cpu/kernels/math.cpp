@@ -1,4 +1,5 @@
-// Linear-algebra kernels: Gemm, MatMul (numpy batching), MatMulInteger, Det. Float math uses OpenBLAS.
+// Linear-algebra kernels: Gemm, MatMul (numpy batching), MatMulInteger, Det. Float math uses OpenBLAS. The
+// MatMul planning and zero-point helpers declared in matmul_helpers.h live here too.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -6,6 +7,7 @@
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/gemm_helpers.h"
+#include "ep/cpu/kernels/matmul_helpers.h"
 
 namespace kiln::cpu {
 namespace {
@@ -93,11 +95,7 @@ class GemmKernel : public Kernel {
 // ----------------------------------------------------------------------------------------------------
 // MatMul with numpy semantics: batch dims broadcast, 1-D operands get a dim prepended (A) or appended (B).
 
-struct MatMulPlan {
-  int64_t M = 0, N = 0, K = 0;
-  Shape batch, aBatch, bBatch;
-  Shape outShape;
-};
+}  // namespace
 
 Result<MatMulPlan> planMatMul(const Shape& aShape, const Shape& bShape) {
   if (aShape.empty() || bShape.empty()) return invalidArgument("operands must have rank >= 1");
@@ -123,20 +121,7 @@ Result<MatMulPlan> planMatMul(const Shape& aShape, const Shape& bShape) {
   return plan;
 }
 
-// Y = A x B per broadcast batch; `T` is float, double or an integer type.
-template <class T>
-void runMatMul(const MatMulPlan& p, const T* a, const T* b, T* y) {
-  if (shapeSize(p.bBatch) == 1) {
-    // B is one matrix: fold A's batch into its rows for a single large GEMM.
-    gemm<T>(false, false, shapeSize(p.aBatch) * p.M, p.N, p.K, T(1), a, p.K, b, p.N, T(0), y, p.N);
-    return;
-  }
-  const int64_t aStep = p.M * p.K, bStep = p.K * p.N, yStep = p.M * p.N;
-  forEachBroadcast(p.batch, p.aBatch, p.bBatch, [&](int64_t i, int64_t ia, int64_t ib) {
-    gemm<T>(false, false, p.M, p.N, p.K, T(1), a + ia * aStep, p.K, b + ib * bStep, p.N, T(0), y + i * yStep,
-            p.N);
-  });
-}
+namespace {
 
 class MatMulKernel : public Kernel {
  public:
@@ -206,15 +191,8 @@ class MatMulIntegerKernel : public Kernel {
     const Tensor* b = ctx.input(1);
     if (!a || !b) return invalidArgument("inputs A and B are required");
     KILN_ASSIGN_OR_RETURN(MatMulPlan plan, planMatMul(a->shape(), b->shape()));
-    std::vector<int32_t> wa, wb;
-    auto widen = [&](const Tensor& t, const Tensor* zp, bool perRow, std::vector<int32_t>& out) {
-      return dispatchType<uint8_t, int8_t>(t.dtype(), [&]<class T>() {
-        KILN_ASSIGN_OR_RETURN(out, widenWithZeroPoint<T>(t, zp, perRow));
-        return Status::ok();
-      });
-    };
-    KILN_RETURN_IF_ERROR(widen(*a, ctx.input(2), true, wa));
-    KILN_RETURN_IF_ERROR(widen(*b, ctx.input(3), false, wb));
+    KILN_ASSIGN_OR_RETURN(std::vector<int32_t> wa, widenMatMulOperand(*a, ctx.input(2), true));
+    KILN_ASSIGN_OR_RETURN(std::vector<int32_t> wb, widenMatMulOperand(*b, ctx.input(3), false));
     Tensor& y = ctx.allocateOutput(0, DataType::INT32, plan.outShape);
     if (y.numel() == 0 || plan.K == 0) return Status::ok();
     runMatMul<int32_t>(plan, wa.data(), wb.data(), y.data<int32_t>());
@@ -278,6 +256,16 @@ class DetKernel : public Kernel {
 };
 
 }  // namespace
+
+Result<std::vector<int32_t>> widenMatMulOperand(const Tensor& src, const Tensor* zeroPoint, bool zpPerRow) {
+  std::vector<int32_t> out;
+  Status status = dispatchType<uint8_t, int8_t>(src.dtype(), [&]<class T>() {
+    KILN_ASSIGN_OR_RETURN(out, widenWithZeroPoint<T>(src, zeroPoint, zpPerRow));
+    return Status::ok();
+  });
+  if (!status.isOk()) return status;
+  return out;
+}
 
 void registerMathKernels(KernelRegistry& registry) {
   registry.add("Gemm", 1, kAnyOpset, makeFactory<GemmKernel>());

@@ -1,0 +1,212 @@
+// QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear (linear 8-bit quantization; QLinearConv and
+// QLinearMatMul live in qlinear_ops.cpp and register through registerQuantizationKernels).
+//  - QuantizeLinear: y = saturate(round(x / y_scale) + y_zero_point), rounding half to even. The
+//    division runs in float for float inputs (as ONNX Runtime and the numpy reference do) and in double for
+//    int32 inputs.
+//    The output type is y_zero_point's, uint8 when it is absent.
+//  - DequantizeLinear: y = (x - x_zero_point) * x_scale; int32 inputs take no zero point (it must be 0).
+//  - Opset 10 takes per-tensor parameters only; opset 13 adds per-axis ones: a 1-D scale (and zero point) of
+//    x.shape[axis] values. A one-element 1-D scale counts as per-tensor at every opset.
+//  - DynamicQuantizeLinear (uint8): the range [min(0, min(x)), max(0, max(x))] always holds 0, scale =
+//    (max - min) / 255 and zero point = saturate(round(0 - min / scale)); all-zero input gives scale 0, zero
+//    point 0 and y = 0.
+#include <string>
+#include <vector>
+
+#include "ep/cpu/kernel_registry.h"
+#include "ep/cpu/kernels/data_movement.h"
+#include "ep/cpu/kernels/quantization.h"
+
+namespace kiln::cpu {
+
+void registerQLinearKernels(KernelRegistry& registry);  // qlinear_ops.cpp
+
+namespace {
+
+// Where each element's scale and zero point come from: element i uses parameter (i / inner) % channels.
+struct QuantLayout {
+  int64_t outer = 1, channels = 1, inner = 1;
+};
+
+// Checks the scale and zero point against x and returns the layout; per-axis needs `perAxis` (opset >= 13).
+Result<QuantLayout> resolveLayout(const std::string& label, const Tensor& x, const Tensor& scale,
+                                  const Tensor* zeroPoint, int64_t axisAttr, bool perAxis) {
+  if (zeroPoint && zeroPoint->numel() != scale.numel()) {
+    return nodeError(label, "zero point " + shapeToString(zeroPoint->shape()) + " must match scale " +
+                                shapeToString(scale.shape()));
+  }
+  QuantLayout layout;
+  layout.inner = x.numel();
+  if (isPerTensor(scale)) return layout;
+  if (!perAxis) {
+    return nodeError(label, "scale " + shapeToString(scale.shape()) +
+                                " must be a scalar at opset 10 (per-axis quantization needs opset 13)");
+  }
+  if (scale.rank() != 1) {
+    return nodeError(label, "scale must be a scalar or 1-D, got " + shapeToString(scale.shape()));
+  }
+  auto axis = normalizeAxis(axisAttr, static_cast<int64_t>(x.rank()));
+  if (!axis.isOk()) return nodeError(label, "axis: " + axis.status().message());
+  const size_t a = static_cast<size_t>(axis.value());
+  if (scale.numel() != x.dim(a)) {
+    return nodeError(label, "scale has " + std::to_string(scale.numel()) + " values but x " +
+                                shapeToString(x.shape()) + " has " + std::to_string(x.dim(a)) +
+                                " along axis " + std::to_string(a));
+  }
+  layout.outer = shapeSize(Shape(x.shape().begin(), x.shape().begin() + axis.value()));
+  layout.channels = x.dim(a);
+  layout.inner = shapeSize(Shape(x.shape().begin() + axis.value() + 1, x.shape().end()));
+  return layout;
+}
+
+// Calls fn(index, channel) for every element in layout order.
+template <class F>
+void forEachElement(const QuantLayout& layout, F&& fn) {
+  int64_t i = 0;
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    for (int64_t c = 0; c < layout.channels; ++c) {
+      for (int64_t k = 0; k < layout.inner; ++k, ++i) fn(i, c);
+    }
+  }
+}
+
+class QuantizeLinearKernel final : public Kernel {
+ public:
+  explicit QuantizeLinearKernel(const KernelInfo& info)
+      : label_(info.node.opType),
+        axis_(info.node.attrInt("axis", 1)),
+        perAxis_(info.opset >= 13),
+        blockSize_(info.node.attrInt("block_size", 0)) {}
+
+  Status compute(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    const Tensor* scale = ctx.input(1);
+    const Tensor* zeroPoint = ctx.input(2);
+    if (!x || !scale) return nodeError(label_, "inputs 'x' and 'y_scale' are required");
+    if (blockSize_ != 0)
+      return notImplemented(label_ + ": blocked quantization (block_size) is not supported");
+    KILN_ASSIGN_OR_RETURN(QuantLayout layout, resolveLayout(label_, *x, *scale, zeroPoint, axis_, perAxis_));
+    KILN_ASSIGN_OR_RETURN(std::vector<float> scales, readScales(*scale, label_ + ": y_scale"));
+    KILN_ASSIGN_OR_RETURN(std::vector<int32_t> zeroPoints,
+                          readZeroPoints(zeroPoint, label_ + ": y_zero_point"));
+    if (zeroPoints.empty()) zeroPoints.assign(scales.size(), 0);
+    const DataType outType = zeroPoint ? zeroPoint->dtype() : DataType::UINT8;
+    Tensor& y = ctx.allocateOutput(0, outType, x->shape());
+    Status status = dispatchType<float, Float16, BFloat16, int32_t>(x->dtype(), [&]<class X>() {
+      // float inputs divide in float; int32 ones in double, so that large values keep their exact quotient.
+      using F = std::conditional_t<std::is_same_v<X, int32_t>, double, float>;
+      const X* xd = x->data<X>();
+      return dispatchType<uint8_t, int8_t, uint16_t, int16_t>(outType, [&]<class Q>() {
+        Q* yd = y.data<Q>();
+        forEachElement(layout, [&](int64_t i, int64_t c) {
+          const F scaled = static_cast<F>(static_cast<ComputeType<X>>(xd[i])) / static_cast<F>(scales[c]);
+          yd[i] = saturateQuantize<Q>(scaled, zeroPoints[c]);
+        });
+        return Status::ok();
+      });
+    });
+    return status.isOk() ? status : nodeError(label_, status.message());
+  }
+
+ private:
+  std::string label_;
+  int64_t axis_;
+  bool perAxis_;
+  int64_t blockSize_;
+};
+
+class DequantizeLinearKernel final : public Kernel {
+ public:
+  explicit DequantizeLinearKernel(const KernelInfo& info)
+      : label_(info.node.opType),
+        axis_(info.node.attrInt("axis", 1)),
+        perAxis_(info.opset >= 13),
+        blockSize_(info.node.attrInt("block_size", 0)) {}
+
+  Status compute(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    const Tensor* scale = ctx.input(1);
+    const Tensor* zeroPoint = ctx.input(2);
+    if (!x || !scale) return nodeError(label_, "inputs 'x' and 'x_scale' are required");
+    if (blockSize_ != 0)
+      return notImplemented(label_ + ": blocked quantization (block_size) is not supported");
+    if (zeroPoint && zeroPoint->dtype() != x->dtype()) {
+      return nodeError(label_,
+                       std::string("x_zero_point must have x's element type ") + dataTypeName(x->dtype()));
+    }
+    KILN_ASSIGN_OR_RETURN(QuantLayout layout, resolveLayout(label_, *x, *scale, zeroPoint, axis_, perAxis_));
+    KILN_ASSIGN_OR_RETURN(std::vector<float> scales, readScales(*scale, label_ + ": x_scale"));
+    KILN_ASSIGN_OR_RETURN(std::vector<int32_t> zeroPoints,
+                          readZeroPoints(zeroPoint, label_ + ": x_zero_point"));
+    if (zeroPoints.empty()) zeroPoints.assign(scales.size(), 0);
+    if (x->dtype() == DataType::INT32) {
+      for (int32_t z : zeroPoints) {
+        if (z != 0) return nodeError(label_, "x_zero_point must be 0 for int32 x");
+      }
+    }
+    Tensor& y = ctx.allocateOutput(0, scale->dtype(), x->shape());
+    Status status = dispatchType<uint8_t, int8_t, uint16_t, int16_t, int32_t>(x->dtype(), [&]<class X>() {
+      const X* xd = x->data<X>();
+      return dispatchType<float, Float16, BFloat16>(y.dtype(), [&]<class Y>() {
+        Y* yd = y.data<Y>();
+        forEachElement(layout, [&](int64_t i, int64_t c) {
+          const int64_t centered = static_cast<int64_t>(xd[i]) - zeroPoints[c];
+          yd[i] = static_cast<Y>(static_cast<float>(centered) * scales[c]);
+        });
+        return Status::ok();
+      });
+    });
+    return status.isOk() ? status : nodeError(label_, status.message());
+  }
+
+ private:
+  std::string label_;
+  int64_t axis_;
+  bool perAxis_;
+  int64_t blockSize_;
+};
+
+class DynamicQuantizeLinearKernel final : public Kernel {
+ public:
+  explicit DynamicQuantizeLinearKernel(const KernelInfo& info) : label_(info.node.opType) {}
+
+  Status compute(KernelContext& ctx) override {
+    const Tensor* x = ctx.input(0);
+    if (!x) return nodeError(label_, "input 'x' is required");
+    if (x->dtype() != DataType::FLOAT) {
+      return nodeError(label_, std::string("x must be float, got ") + dataTypeName(x->dtype()));
+    }
+    if (ctx.outputCount() < 3) return nodeError(label_, "needs outputs 'y', 'y_scale' and 'y_zero_point'");
+    const float* xd = x->data<float>();
+    const int64_t n = x->numel();
+    float lo = 0.0f, hi = 0.0f;  // the range always includes 0; NaNs fail both comparisons and are skipped
+    for (int64_t i = 0; i < n; ++i) {
+      if (xd[i] < lo) lo = xd[i];
+      if (xd[i] > hi) hi = xd[i];
+    }
+    constexpr float kQMin = 0.0f, kQMax = 255.0f;
+    const float scale = (hi - lo) / (kQMax - kQMin);
+    const int32_t zeroPoint = scale == 0.0f ? 0 : saturateQuantize<uint8_t>(kQMin - lo / scale, 0);
+    Tensor& y = ctx.allocateOutput(0, DataType::UINT8, x->shape());
+    ctx.allocateOutput(1, DataType::FLOAT, {}).data<float>()[0] = scale;
+    ctx.allocateOutput(2, DataType::UINT8, {}).data<uint8_t>()[0] = static_cast<uint8_t>(zeroPoint);
+    uint8_t* yd = y.data<uint8_t>();
+    if (scale == 0.0f) return Status::ok();  // every element is 0 (or NaN): y stays at the zero point 0
+    for (int64_t i = 0; i < n; ++i) yd[i] = saturateQuantize<uint8_t>(xd[i] / scale, zeroPoint);
+    return Status::ok();
+  }
+
+ private:
+  std::string label_;
+};
+
+}  // namespace
+
+void registerQuantizationKernels(KernelRegistry& registry) {
+  registry.add("QuantizeLinear", 10, kAnyOpset, makeFactory<QuantizeLinearKernel>());
+  registry.add("DequantizeLinear", 10, kAnyOpset, makeFactory<DequantizeLinearKernel>());
+  registry.add("DynamicQuantizeLinear", 11, kAnyOpset, makeFactory<DynamicQuantizeLinearKernel>());
+  registerQLinearKernels(registry);
+}
+
+}  // namespace kiln::cpu
