@@ -26,7 +26,7 @@ const std::map<std::string, std::string>& knownConfigKeys() {
       {"ep.stop_share_ep_contexts", "1: the last session of a sharing group"},
       {"ep.enable_weightless_ep_context_nodes", "EPContext nodes without weights"},
       {"kiln.execution_providers", "EPs in preference order (default vulkan,cpu)"},
-      {"kiln.intra_op_num_threads", "CPU EP threads (0 = default, currently 1)"},
+      {"kiln.intra_op_num_threads", "CPU EP threads (0 = default: one per logical core, at most 16)"},
       {"kiln.graph_optimization_level", "none | basic | all"},
       {"kiln.vulkan.device", "Vulkan device index or name substring"},
       {"kiln.vulkan.autotune", "1: time candidate kernel configurations on the first run, keep the fastest"},

@@ -1,5 +1,8 @@
 #include "session/session_pipeline.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "util/log.h"
 #include "util/stopwatch.h"
 
@@ -17,10 +20,9 @@ Result<int> threadCount(const SessionOptions& options) {
     size_t used = 0;
     const int n = std::stoi(value, &used);
     if (n < 0 || used != value.size()) throw std::invalid_argument("not a non-negative integer");
-    // Default 1: until the CPU EP has its own intra-op pool, the only threads are OpenBLAS's, and they spin
-    // between GEMMs and slow Kiln's single-threaded kernels (PP-OCRv4 det on 2 vCPUs: 265 ms with 2 BLAS threads,
-    // 168 ms with 1; tests/bench/kiln_bench --threads N).
-    return n == 0 ? 1 : n;
+    // Default: one thread per logical core (at most 16), like ONNX Runtime's default; the CPU EP's pool runs small
+    // work inline, so tiny models do not pay for the threads.
+    return n == 0 ? static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u)) : n;
   } catch (const std::exception&) {
     return Status(StatusCode::INVALID_ARGUMENT, "kiln.intra_op_num_threads must be a non-negative integer, got '" +
                                                     value + "'");

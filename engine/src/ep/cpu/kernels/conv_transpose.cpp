@@ -74,7 +74,7 @@ void col2im(const T* col, int64_t channels, const WindowGeometry& g, int64_t p0,
 // Y [N, M, g.in...] = convTranspose(X [N, C, g.out...], W [C, M/group, k...]) + bias.
 template <class T>
 void runConvTranspose(const T* x, const T* w, const T* bias, T* y, int64_t N, int64_t C, int64_t M,
-                      int64_t group, const WindowGeometry& g) {
+                      int64_t group, const WindowGeometry& g, ThreadPool* pool) {
   const int64_t Cg = C / group, Mg = M / group, K = g.kernelSize();
   const int64_t xSize = g.outSize(), ySize = g.inSize();
   if (N == 0 || M == 0 || ySize == 0) return;
@@ -94,6 +94,21 @@ void runConvTranspose(const T* x, const T* w, const T* bias, T* y, int64_t N, in
   const int64_t columnBytes = std::max<int64_t>(1, Mg * K * static_cast<int64_t>(sizeof(T)));
   const int64_t chunk = std::clamp<int64_t>(kColumnBudgetBytes / columnBytes,
                                             std::min<int64_t>(kMinChunkColumns, xSize), xSize);
+  if (exactCover) {
+    // Chunks of input positions write disjoint output taps: run them on the intra-op threads.
+    const int64_t chunks = (xSize + chunk - 1) / chunk;
+    parallelFor(pool, N * group * chunks, 1, [&](int64_t begin, int64_t end) {
+      T* col = scratchBuffer<T>(static_cast<size_t>(Mg * K * chunk));
+      for (int64_t task = begin; task < end; ++task) {
+        const int64_t n = task / (group * chunks), grp = task / chunks % group, p0 = task % chunks * chunk;
+        const int64_t cols = std::min(chunk, xSize - p0);
+        const T* xg = x + (n * C + grp * Cg) * xSize;
+        gemm<T>(true, false, Mg * K, cols, Cg, T(1), w + grp * Cg * Mg * K, Mg * K, xg + p0, xSize, T(0), col, cols);
+        col2im<T>(col, Mg, g, p0, p0 + cols, y + (n * M + grp * Mg) * ySize, true, bias ? bias + grp * Mg : nullptr);
+      }
+    });
+    return;
+  }
   T* col = pointwise ? nullptr : scratchBuffer<T>(static_cast<size_t>(Mg * K * chunk));
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t grp = 0; grp < group; ++grp) {
@@ -119,7 +134,8 @@ class ConvTransposeKernel : public Kernel {
       : attrs_(WindowAttributes::read(info.node)),
         group_(info.node.attrInt("group", 1)),
         outputPadding_(info.node.attrInts("output_padding")),
-        outputShape_(info.node.attrInts("output_shape")) {}
+        outputShape_(info.node.attrInts("output_shape")),
+        pool_(info.threadPool) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -151,11 +167,11 @@ class ConvTransposeKernel : public Kernel {
         const Tensor bf = b ? toFloatTensor<T>(*b) : Tensor();
         Tensor yf(DataType::FLOAT, outShape);
         runConvTranspose<float>(xf.data<float>(), wf.data<float>(), b ? bf.data<float>() : nullptr,
-                                yf.data<float>(), N, C, M, group_, g);
+                                yf.data<float>(), N, C, M, group_, g, pool_);
         fromFloatTensor<T>(yf, y);
       } else {
         runConvTranspose<T>(x->data<T>(), w->data<T>(), b ? b->data<T>() : nullptr, y.data<T>(), N, C, M,
-                            group_, g);
+                            group_, g, pool_);
       }
       return Status::ok();
     });
@@ -171,6 +187,7 @@ class ConvTransposeKernel : public Kernel {
   WindowAttributes attrs_;
   int64_t group_;
   std::vector<int64_t> outputPadding_, outputShape_;
+  ThreadPool* pool_;
 };
 
 }  // namespace
