@@ -45,6 +45,9 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerGridSampleKernels(r);
     registerRoiAlignKernels(r);
     registerNonMaxSuppressionKernels(r);
+    registerSequenceKernels(r);
+    registerSequenceMapKernels(r);
+    registerOptionalKernels(r);
     return r;
   }();
   return registry;

@@ -57,5 +57,8 @@ void registerSignalWindowKernels(KernelRegistry& registry);  // Hann/Hamming/Bla
 void registerGridSampleKernels(KernelRegistry& registry);
 void registerRoiAlignKernels(KernelRegistry& registry);
 void registerNonMaxSuppressionKernels(KernelRegistry& registry);
+void registerSequenceKernels(KernelRegistry& registry);     // SequenceConstruct/Empty/At/Insert/Erase/Length, ...
+void registerSequenceMapKernels(KernelRegistry& registry);  // SequenceMap
+void registerOptionalKernels(KernelRegistry& registry);     // Optional, OptionalHasElement, OptionalGetElement
 
 }  // namespace kiln::cpu
