@@ -229,8 +229,8 @@ Status InferenceSession::checkInput(const ValueMetadata& meta, const Value& valu
   const bool knownKind = meta.kind == ValueKind::TENSOR || meta.kind == ValueKind::SEQUENCE ||
                          meta.kind == ValueKind::OPTIONAL;
   if (knownKind && value.defined() && value.kind() != meta.kind) {
-    return Status(StatusCode::INVALID_ARGUMENT, "input '" + meta.name + "' expects a " + valueKindName(meta.kind) +
-                                                    ", got a " + valueKindName(value.kind()));
+    return Status(StatusCode::INVALID_ARGUMENT, "input '" + meta.name + "' expects a value of kind " +
+                                                    valueKindName(meta.kind) + ", got " + valueKindName(value.kind()));
   }
   if (!value.isTensor()) return Status::ok();  // element types and shapes of sequences are the kernels' to check
   const Tensor& tensor = value.tensor();
