@@ -27,8 +27,15 @@ class Value {
   static Value sequence(DataType elementType, std::vector<Tensor> tensors);
   // An empty optional (ONNX "None").
   static Value none();
-  // An optional holding `element`, a tensor or a sequence value (an undefined element gives none()).
+  // An optional holding `element`, a tensor or a sequence value (an undefined element gives none(); an optional
+  // is returned as it is, since ONNX has no optional of an optional).
   static Value optional(Value element);
+
+  Value(const Value&) = default;
+  Value& operator=(const Value&) = default;
+  // A moved-from Value is undefined.
+  Value(Value&& other) noexcept;
+  Value& operator=(Value&& other) noexcept;
 
   // True unless default-constructed or built from an undefined tensor (an empty optional is defined).
   bool defined() const { return kind_ != Kind::UNDEFINED; }

@@ -1,5 +1,7 @@
 #include "kiln/value.h"
 
+#include <utility>
+
 namespace kiln {
 
 const char* valueKindName(ValueKind kind) {
@@ -14,6 +16,22 @@ const char* valueKindName(ValueKind kind) {
 }
 
 Value::Value(Tensor tensor) : kind_(tensor.defined() ? Kind::TENSOR : Kind::UNDEFINED), tensor_(std::move(tensor)) {}
+
+Value::Value(Value&& other) noexcept
+    : kind_(std::exchange(other.kind_, Kind::UNDEFINED)), tensor_(std::move(other.tensor_)),
+      elementType_(std::exchange(other.elementType_, DataType::UNDEFINED)), tensors_(std::move(other.tensors_)),
+      element_(std::move(other.element_)) {}
+
+Value& Value::operator=(Value&& other) noexcept {
+  if (this != &other) {
+    kind_ = std::exchange(other.kind_, Kind::UNDEFINED);
+    tensor_ = std::move(other.tensor_);
+    elementType_ = std::exchange(other.elementType_, DataType::UNDEFINED);
+    tensors_ = std::move(other.tensors_);
+    element_ = std::move(other.element_);
+  }
+  return *this;
+}
 
 Value Value::sequence(DataType elementType, std::vector<Tensor> tensors) {
   Value value;
