@@ -4,6 +4,7 @@
 
 #include "kiln/session.h"
 #include "model_builder.h"
+#include "vulkan_test_support.h"
 
 namespace kiln {
 namespace {
@@ -28,10 +29,10 @@ onnx::TensorProto int64Scalar(const std::string& name, int64_t value) {
   return t;
 }
 
-std::unique_ptr<Session> createSession(const ModelBuilder& builder) {
+std::unique_ptr<Session> createSession(const ModelBuilder& builder, const SessionOptions& options = {}) {
   std::string bytes;
   builder.build().SerializeToString(&bytes);
-  auto session = Session::create(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));
+  auto session = Session::create(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()), options);
   EXPECT_TRUE(session.isOk()) << session.status().toString();
   return session.isOk() ? std::move(session).value() : nullptr;
 }
@@ -137,6 +138,31 @@ TEST(SequenceValues, OptionalInputsAndWrapping) {
   ASSERT_FALSE(wrongKind.isOk());
   EXPECT_NE(wrongKind.status().message().find("expects a value of kind optional, got tensor"), std::string::npos)
       << wrongKind.status().message();
+}
+
+// The Vulkan EP takes the tensor nodes around the sequence ops and leaves those to the CPU EP.
+TEST(SequenceValues, VulkanLeavesSequenceNodesToTheCpu) {
+  REQUIRE_VULKAN();
+  ModelBuilder b(17);
+  b.input("X", {4});
+  b.node("Add", {"X", "X"}, {"doubled"});
+  b.node("SequenceConstruct", {"doubled", "X"}, {"seq"});
+  *b.proto().add_initializer() = int64Scalar("zero", 0);
+  b.node("SequenceAt", {"seq", "zero"}, {"first"});
+  b.node("Relu", {"first"}, {"Y"});
+  b.output("Y", {4});
+  auto session = createSession(b, testing::vulkanOptions());
+  ASSERT_TRUE(session);
+  bool onCpu = false, onVulkan = false;
+  for (const auto& p : session->partitions()) {
+    onCpu |= p.executionProvider == "CPUExecutionProvider";
+    onVulkan |= p.executionProvider == "VulkanExecutionProvider";
+  }
+  EXPECT_TRUE(onCpu);
+  EXPECT_TRUE(onVulkan);
+  auto outputs = session->run({{"X", Tensor::fromVector<float>({4}, {-1, 0, 1, 2})}});
+  ASSERT_TRUE(outputs.isOk()) << outputs.status().toString();
+  EXPECT_EQ(values((*outputs)[0].tensor), (std::vector<float>{0, 0, 2, 4}));
 }
 
 }  // namespace
