@@ -160,6 +160,33 @@ std::string oneLine(std::string text) {
   return text;
 }
 
+// Compares values of any kind: kinds, presence (optionals), lengths (sequences), then tensor by tensor.
+std::string compareValues(const Value& actual, const Value& expected, double rtol, double atol) {
+  if (actual.kind() != expected.kind()) {
+    return std::string("a ") + valueKindName(actual.kind()) + ", expected a " + valueKindName(expected.kind());
+  }
+  if (expected.isTensor()) {
+    const Tensor wanted = asBFloat16IfStoredAsUInt16(expected.tensor(), actual.tensor().dtype());
+    return compareTensors(actual.tensor(), wanted, rtol, atol);
+  }
+  if (expected.isOptional()) {
+    if (actual.hasElement() != expected.hasElement()) {
+      return actual.hasElement() ? "an optional holding a value, expected None" : "None, expected a value";
+    }
+    return expected.hasElement() ? compareValues(actual.element(), expected.element(), rtol, atol) : std::string();
+  }
+  const auto& a = actual.tensors();
+  const auto& e = expected.tensors();
+  if (a.size() != e.size()) {
+    return "a sequence of " + std::to_string(a.size()) + " tensors, expected " + std::to_string(e.size());
+  }
+  for (size_t i = 0; i < e.size(); ++i) {
+    const std::string diff = compareTensors(a[i], asBFloat16IfStoredAsUInt16(e[i], a[i].dtype()), rtol, atol);
+    if (!diff.empty()) return "sequence element " + std::to_string(i) + ": " + diff;
+  }
+  return {};
+}
+
 // Runs the case; returns "" on a match, else the mismatch. Sets `skipped` when the EP cannot take every node.
 std::string runCaseChecked(const fs::path& folder, const Options& options, bool& skipped) {
   SessionOptions sessionOptions;
@@ -185,28 +212,34 @@ std::string runCaseChecked(const fs::path& folder, const Options& options, bool&
   const auto outputFiles = sortedFiles(data, "output_");
   const auto& declaredInputs = (*session)->inputs();
 
-  std::vector<NamedTensor> inputs;
+  const auto& declaredOutputs = (*session)->outputs();
+
+  // Sequence and optional data are SequenceProto/OptionalProto files: the declared kind says which to parse.
+  std::vector<NamedValue> inputs;
   for (size_t i = 0; i < inputFiles.size(); ++i) {
     std::string name;
-    auto tensor = readTensorProtoFile(inputFiles[i].string(), &name);
-    if (!tensor.isOk()) return "input: " + tensor.status().toString();
+    const ValueKind kind = i < declaredInputs.size() ? declaredInputs[i].kind : ValueKind::TENSOR;
+    auto value = readValueProtoFile(inputFiles[i].string(), kind, &name);
+    if (!value.isOk()) return "input: " + value.status().toString();
     if (name.empty() && i < declaredInputs.size()) name = declaredInputs[i].name;
     const DataType declared = i < declaredInputs.size() ? declaredInputs[i].dtype : DataType::UNDEFINED;
-    inputs.push_back({name, asBFloat16IfStoredAsUInt16(std::move(tensor).value(), declared)});
+    Value input = std::move(value).value();
+    if (input.isTensor()) input = asBFloat16IfStoredAsUInt16(input.tensor(), declared);
+    inputs.push_back({name, std::move(input)});
   }
-  auto outputs = (*session)->run(inputs);
+  auto outputs = (*session)->runValues(inputs);
   if (!outputs.isOk()) return "run: " + outputs.status().toString();
   if (outputs->size() != outputFiles.size()) {
     return std::to_string(outputs->size()) + " outputs, expected " + std::to_string(outputFiles.size());
   }
   for (size_t i = 0; i < outputFiles.size(); ++i) {
     std::string name;
-    auto expected = readTensorProtoFile(outputFiles[i].string(), &name);
+    const ValueKind kind = i < declaredOutputs.size() ? declaredOutputs[i].kind : ValueKind::TENSOR;
+    auto expected = readValueProtoFile(outputFiles[i].string(), kind, &name);
     if (!expected.isOk()) return "expected output: " + expected.status().toString();
-    const NamedTensor& actual = (*outputs)[i];
+    const NamedValue& actual = (*outputs)[i];
     if (!name.empty() && name != actual.name) return "output " + std::to_string(i) + " is named '" + actual.name + "', expected '" + name + "'";
-    const Tensor wanted = asBFloat16IfStoredAsUInt16(std::move(expected).value(), actual.tensor.dtype());
-    const std::string diff = compareTensors(actual.tensor, wanted, options.rtol, options.atol);
+    const std::string diff = compareValues(actual.value, *expected, options.rtol, options.atol);
     if (!diff.empty()) return "output '" + actual.name + "': " + diff;
   }
   return {};

@@ -13,6 +13,7 @@
 #include "kiln/status.h"
 #include "kiln/tensor.h"
 #include "kiln/timings.h"
+#include "kiln/value.h"
 
 namespace kiln {
 
@@ -26,7 +27,8 @@ struct Dimension {
 // A graph input or output as the model declares it.
 struct ValueMetadata {
   std::string name;
-  DataType dtype = DataType::UNDEFINED;
+  ValueKind kind = ValueKind::TENSOR;  // a sequence or optional is fed and returned through runValues()
+  DataType dtype = DataType::UNDEFINED;  // element type (of the tensor, or of the sequence's tensors)
   bool hasShape = false;            // false when the model gives no shape at all
   std::vector<Dimension> shape;
 };
@@ -34,6 +36,12 @@ struct ValueMetadata {
 struct NamedTensor {
   std::string name;
   Tensor tensor;
+};
+
+// A graph input or output of any kind: tensor, sequence or optional (kiln/value.h).
+struct NamedValue {
+  std::string name;
+  Value value;
 };
 
 // One line of the partition report (partitionReport() has the details).
@@ -59,7 +67,11 @@ class Session {
 
   // Runs one inference. Every graph input without an initializer must be given; returns all graph outputs in
   // declaration order. Safe to call from several threads at once (runs of one session are serialized).
+  // INVALID_ARGUMENT when an output is a sequence or optional value: use runValues() for such models.
   virtual Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs) = 0;
+  // run() for models with sequence or optional inputs or outputs (tensor values work too): same rules, and each
+  // input's kind must be the declared one (ValueMetadata::kind); an empty optional is Value::none().
+  virtual Result<std::vector<NamedValue>> runValues(const std::vector<NamedValue>& inputs) = 0;
 
   // Timing breakdown of session creation (and first_run_ms after the first run).
   virtual const SessionTimings& timings() const = 0;

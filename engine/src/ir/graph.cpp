@@ -97,6 +97,7 @@ std::vector<std::string> Graph::implicitInputs(const Node& node) const {
 ValueMetadata toValueMetadata(const ValueInfo& info) {
   ValueMetadata meta;
   meta.name = info.name;
+  meta.kind = info.kind;
   meta.dtype = info.dtype;
   meta.hasShape = info.shape.has_value();
   if (info.shape) meta.shape = *info.shape;

@@ -11,6 +11,7 @@
 
 #include "kiln/session.h"
 #include "kiln/tensor.h"
+#include "kiln/value.h"
 
 namespace kiln::ir {
 
@@ -33,7 +34,7 @@ struct Attribute {
   std::vector<std::shared_ptr<Graph>> graphs;
 };
 
-enum class ValueKind { TENSOR, SEQUENCE, OPTIONAL, MAP, UNKNOWN };
+using ValueKind = ::kiln::ValueKind;  // kiln/value.h
 
 // Declared or inferred type of a value.
 struct ValueInfo {

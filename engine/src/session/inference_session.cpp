@@ -48,6 +48,9 @@ class InferenceSession final : public Session {
   const std::vector<PartitionSummary>& partitions() const override { return summaries_; }
   const PartitionReport& partitionReport() const override { return report_; }
   Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs) override {
+    return guarded([&] { return runTensors(inputs); });
+  }
+  Result<std::vector<NamedValue>> runValues(const std::vector<NamedValue>& inputs) override {
     return guarded([&] { return runUnguarded(inputs); });
   }
 
@@ -62,8 +65,9 @@ class InferenceSession final : public Session {
   Status finishInitialization(const SessionOptions& options, int threads, const Stopwatch& clock);
   Status compilePartitions(PartitionPlan& plan, int threads);
   Result<std::unique_ptr<cpu::Kernel>> fusedKernel(const cpu::KernelInfo& info);
-  Status checkInput(const ValueMetadata& meta, const Tensor& tensor) const;
-  Result<std::vector<NamedTensor>> runUnguarded(const std::vector<NamedTensor>& inputs);
+  Status checkInput(const ValueMetadata& meta, const Value& value) const;
+  Result<std::vector<NamedTensor>> runTensors(const std::vector<NamedTensor>& inputs);
+  Result<std::vector<NamedValue>> runUnguarded(const std::vector<NamedValue>& inputs);
 
   // Declaration order is destruction order reversed: the executor (whose kernels call the partitions) goes first,
   // then the partitions, then the EPs (and their devices).
@@ -221,7 +225,15 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
   return Status::ok();
 }
 
-Status InferenceSession::checkInput(const ValueMetadata& meta, const Tensor& tensor) const {
+Status InferenceSession::checkInput(const ValueMetadata& meta, const Value& value) const {
+  const bool knownKind = meta.kind == ValueKind::TENSOR || meta.kind == ValueKind::SEQUENCE ||
+                         meta.kind == ValueKind::OPTIONAL;
+  if (knownKind && value.defined() && value.kind() != meta.kind) {
+    return Status(StatusCode::INVALID_ARGUMENT, "input '" + meta.name + "' expects a value of kind " +
+                                                    valueKindName(meta.kind) + ", got " + valueKindName(value.kind()));
+  }
+  if (!value.isTensor()) return Status::ok();  // element types and shapes of sequences are the kernels' to check
+  const Tensor& tensor = value.tensor();
   if (meta.dtype != DataType::UNDEFINED && tensor.dtype() != meta.dtype) {
     return Status(StatusCode::INVALID_ARGUMENT, "input '" + meta.name + "' expects " + dataTypeName(meta.dtype) +
                                                     ", got " + dataTypeName(tensor.dtype()));
@@ -244,10 +256,28 @@ Status InferenceSession::checkInput(const ValueMetadata& meta, const Tensor& ten
   return Status::ok();
 }
 
-Result<std::vector<NamedTensor>> InferenceSession::runUnguarded(const std::vector<NamedTensor>& inputs) {
+Result<std::vector<NamedTensor>> InferenceSession::runTensors(const std::vector<NamedTensor>& inputs) {
+  std::vector<NamedValue> values;
+  values.reserve(inputs.size());
+  for (const auto& input : inputs) values.push_back({input.name, input.tensor});
+  KILN_ASSIGN_OR_RETURN(std::vector<NamedValue> results, runUnguarded(values));
+  std::vector<NamedTensor> outputs;
+  outputs.reserve(results.size());
+  for (auto& result : results) {
+    if (!result.value.isTensor()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "output '" + result.name + "' is a " +
+                                                      valueKindName(result.value.kind()) +
+                                                      ", not a tensor: use Session::runValues for this model");
+    }
+    outputs.push_back({std::move(result.name), result.value.tensor()});
+  }
+  return outputs;
+}
+
+Result<std::vector<NamedValue>> InferenceSession::runUnguarded(const std::vector<NamedValue>& inputs) {
   const ir::Graph& graph = *model_.graph;
   // Graph inputs in declaration order; an initializer listed as an input may be fed, else it keeps its value.
-  std::vector<Tensor> bound(graph.inputs.size());
+  std::vector<Value> bound(graph.inputs.size());
   for (const auto& input : inputs) {
     auto position = std::find_if(graph.inputs.begin(), graph.inputs.end(),
                                  [&](const ir::ValueInfo& v) { return v.name == input.name; });
@@ -256,8 +286,8 @@ Result<std::vector<NamedTensor>> InferenceSession::runUnguarded(const std::vecto
     }
     auto meta = std::find_if(inputs_.begin(), inputs_.end(),
                              [&](const ValueMetadata& m) { return m.name == input.name; });
-    if (meta != inputs_.end()) KILN_RETURN_IF_ERROR(checkInput(*meta, input.tensor));
-    bound[static_cast<size_t>(position - graph.inputs.begin())] = input.tensor;
+    if (meta != inputs_.end()) KILN_RETURN_IF_ERROR(checkInput(*meta, input.value));
+    bound[static_cast<size_t>(position - graph.inputs.begin())] = input.value;
   }
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     if (!bound[i].defined() && !graph.isInitializer(graph.inputs[i].name)) {
@@ -267,8 +297,8 @@ Result<std::vector<NamedTensor>> InferenceSession::runUnguarded(const std::vecto
 
   std::lock_guard<std::mutex> lock(runMutex_);
   Stopwatch clock;
-  KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, executor_->run(bound));
-  std::vector<NamedTensor> outputs;
+  KILN_ASSIGN_OR_RETURN(std::vector<Value> results, executor_->runValues(bound));
+  std::vector<NamedValue> outputs;
   for (size_t i = 0; i < graph.outputs.size(); ++i) outputs.push_back({graph.outputs[i].name, std::move(results[i])});
   if (!firstRunDone_) {
     timings_.first_run_ms = clock.elapsedMs();

@@ -15,6 +15,7 @@ class BodyExecutor final : public SubgraphExecutor {
  public:
   explicit BodyExecutor(std::unique_ptr<GraphExecutor> executor) : executor_(std::move(executor)) {}
   Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) override { return executor_->run(inputs); }
+  Result<std::vector<Value>> runValues(std::span<const Value> inputs) override { return executor_->runValues(inputs); }
 
  private:
   std::unique_ptr<GraphExecutor> executor_;
@@ -149,6 +150,7 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
       steps_[static_cast<size_t>(lastReader[slot])].release.push_back(static_cast<int>(slot));
     }
   }
+  values_.resize(frame_.size());
   return Status::ok();
 }
 
@@ -158,7 +160,33 @@ const Tensor* GraphExecutor::lookup(const std::string& name) const {
   return outer_ ? outer_->lookup(name) : nullptr;
 }
 
+const Value* GraphExecutor::lookupValue(const std::string& name) const {
+  auto it = slots_.find(name);
+  if (it != slots_.end()) {
+    const auto slot = static_cast<size_t>(it->second);
+    if (values_[slot].defined()) return &values_[slot];
+    if (frame_[slot].defined()) return nullptr;
+  }
+  return outer_ ? outer_->lookupValue(name) : nullptr;
+}
+
 Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
+  const std::vector<Value> values(inputs.begin(), inputs.end());
+  KILN_ASSIGN_OR_RETURN(std::vector<Value> outputs, runValues(values));
+  std::vector<Tensor> tensors;
+  tensors.reserve(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].isTensor()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "output '" + graph_->outputs[i].name + "' of graph '" +
+                                                      graph_->name + "' is a " + valueKindName(outputs[i].kind()) +
+                                                      ", not a tensor");
+    }
+    tensors.push_back(outputs[i].tensor());
+  }
+  return tensors;
+}
+
+Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> inputs) {
   if (running_) return Status(StatusCode::FAIL, "graph '" + graph_->name + "' is already running (recursive call)");
   if (inputs.size() > inputSlots_.size()) {
     return Status(StatusCode::INVALID_ARGUMENT, "graph '" + graph_->name + "' takes " +
@@ -172,6 +200,7 @@ Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
       self->running_ = false;
       for (size_t slot = 0; slot < self->frame_.size(); ++slot) {
         if (!self->pinned_[slot]) self->frame_[slot] = Tensor();
+        self->values_[slot] = Value();
       }
       // An initializer the caller fed as an input gets its own value back for the next run.
       for (size_t i = 0; i < self->inputSlots_.size(); ++i) {
@@ -183,13 +212,21 @@ Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
 
   for (size_t i = 0; i < inputSlots_.size(); ++i) {
     if (i < inputs.size() && inputs[i].defined()) {
-      frame_[static_cast<size_t>(inputSlots_[i])] = inputs[i];
+      if (inputs[i].isTensor()) {
+        frame_[static_cast<size_t>(inputSlots_[i])] = inputs[i].tensor();
+      } else {
+        values_[static_cast<size_t>(inputSlots_[i])] = inputs[i];
+      }
     } else if (!pinned_[static_cast<size_t>(inputSlots_[i])]) {
       return Status(StatusCode::INVALID_ARGUMENT, "input '" + graph_->inputs[i].name + "' was not given");
     }
   }
   for (const auto& [slot, name] : outerNames_) {
     const Tensor* value = outer_ ? outer_->lookup(name) : nullptr;
+    if (const Value* other = !value && outer_ ? outer_->lookupValue(name) : nullptr) {
+      values_[static_cast<size_t>(slot)] = *other;
+      continue;
+    }
     if (!value) {
       return Status(StatusCode::INVALID_GRAPH, "graph '" + graph_->name + "' reads '" + name +
                                                    "', which no enclosing scope provides");
@@ -200,11 +237,14 @@ Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
   std::vector<const Tensor*> inputPtrs;
   std::array<const Tensor*, EpilogueBinding::kMaxInputs> epilogueInputs{};
   std::vector<Tensor> outputs;
+  std::vector<const Value*> valueInputPtrs;
+  std::vector<Value> valueOutputs;
   for (size_t s = 0; s < steps_.size(); ++s) {
     Step& step = steps_[s];
     if (progress_ && progress_->cancelled()) return Status(StatusCode::CANCELLED, "run cancelled");
     if (step.fusedInto >= 0 && chainApplied_[static_cast<size_t>(step.fusedInto)]) {
       for (int slot : step.release) frame_[static_cast<size_t>(slot)] = Tensor();
+      for (int slot : step.release) values_[static_cast<size_t>(slot)] = Value();
       continue;
     }
     inputPtrs.clear();
@@ -213,6 +253,12 @@ Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
       inputPtrs.push_back(t && t->defined() ? t : nullptr);
     }
     outputs.assign(step.outputs.size(), Tensor());
+    valueInputPtrs.clear();
+    for (int slot : step.inputs) {
+      const Value* v = slot >= 0 ? &values_[static_cast<size_t>(slot)] : nullptr;
+      valueInputPtrs.push_back(v && v->defined() ? v : nullptr);
+    }
+    valueOutputs.assign(step.outputs.size(), Value());
     std::optional<EpilogueBinding> binding;
     if (step.epilogue) {
       for (size_t i = 0; i < step.epilogueInputs.size(); ++i) {
@@ -222,6 +268,7 @@ Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
       binding.emplace(*step.epilogue, std::span<const Tensor* const>(epilogueInputs.data(), step.epilogueInputs.size()));
     }
     KernelContext ctx(inputPtrs, outputs, bufferPool_.get(), binding ? &*binding : nullptr);
+    ctx.bindValues(valueInputPtrs, &valueOutputs);
     Status status = step.kernel->compute(ctx);
     // Kernel messages start with the op type, so the context names the node only ("node 'conv1': Conv: ...").
     if (!status.isOk()) {
@@ -232,13 +279,20 @@ Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
     for (size_t i = chainApplied_[s] ? 1 : 0; i < step.outputs.size(); ++i) {
       if (step.outputs[i] >= 0) frame_[static_cast<size_t>(step.outputs[i])] = std::move(outputs[i]);
     }
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      if (step.outputs[i] >= 0 && valueOutputs[i].defined()) {
+        values_[static_cast<size_t>(step.outputs[i])] = std::move(valueOutputs[i]);
+      }
+    }
     for (int slot : step.release) frame_[static_cast<size_t>(slot)] = Tensor();
+    for (int slot : step.release) values_[static_cast<size_t>(slot)] = Value();
   }
 
-  std::vector<Tensor> results;
+  std::vector<Value> results;
   results.reserve(outputSlots_.size());
   for (size_t i = 0; i < outputSlots_.size(); ++i) {
-    const Tensor& value = frame_[static_cast<size_t>(outputSlots_[i])];
+    const auto slot = static_cast<size_t>(outputSlots_[i]);
+    const Value value = values_[slot].defined() ? values_[slot] : Value(frame_[slot]);
     if (!value.defined()) {
       return Status(StatusCode::FAIL, "output '" + graph_->outputs[i].name + "' of graph '" + graph_->name +
                                           "' was not produced");

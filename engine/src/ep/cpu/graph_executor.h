@@ -22,6 +22,12 @@ class ValueScope {
   virtual ~ValueScope() = default;
   // The current value of `name` in this scope or an enclosing one, or nullptr.
   virtual const Tensor* lookup(const std::string& name) const = 0;
+  // The current sequence or optional value of `name` in this scope or an enclosing one, or nullptr (also when
+  // `name` holds a tensor: lookup() has those).
+  virtual const Value* lookupValue(const std::string& name) const {
+    (void)name;
+    return nullptr;
+  }
 };
 
 struct ExecutorConfig {
@@ -46,8 +52,11 @@ class GraphExecutor final : public ValueScope {
   // Binds the graph's inputs in order (a missing trailing input falls back to its initializer) and returns the
   // graph's outputs in order.
   Result<std::vector<Tensor>> run(std::span<const Tensor> inputs);
+  // run() for values of any kind (sequences and optionals included); run() fails on a non-tensor output.
+  Result<std::vector<Value>> runValues(std::span<const Value> inputs);
 
   const Tensor* lookup(const std::string& name) const override;
+  const Value* lookupValue(const std::string& name) const override;
   const ir::Graph& graph() const { return *graph_; }
   // Reuse of tensor storage across runs (after a warm-up run of a shape, `allocated` stops growing).
   BufferPool::Stats bufferStats() const { return bufferPool_->stats(); }
@@ -77,6 +86,7 @@ class GraphExecutor final : public ValueScope {
   const ValueScope* outer_;
   std::unordered_map<std::string, int> slots_;
   std::vector<Tensor> frame_;
+  std::vector<Value> values_;  // per slot: its sequence or optional value (tensors stay in frame_)
   std::vector<bool> pinned_;                         // initializers: never released
   std::vector<std::pair<int, std::string>> outerNames_;  // slots filled from the enclosing scope at each run
   std::vector<int> inputSlots_, outputSlots_;

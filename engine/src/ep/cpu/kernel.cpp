@@ -19,4 +19,23 @@ Tensor& KernelContext::allocateUninitializedOutput(size_t i, DataType type, Shap
   return outputs_[i];
 }
 
+Value KernelContext::inputValue(size_t i) const {
+  if (i < valueInputs_.size() && valueInputs_[i]) return *valueInputs_[i];
+  const Tensor* tensor = input(i);
+  return tensor ? Value(*tensor) : Value();
+}
+
+Status KernelContext::setOutputValue(size_t i, Value value) {
+  if (value.isTensor()) {
+    setOutput(i, value.tensor());
+    return Status::ok();
+  }
+  if (!valueOutputs_ || i >= valueOutputs_->size()) {
+    return Status(StatusCode::FAIL, std::string("a ") + valueKindName(value.kind()) +
+                                        " output cannot be stored here (only tensors outside a graph executor)");
+  }
+  (*valueOutputs_)[i] = std::move(value);
+  return Status::ok();
+}
+
 }  // namespace kiln::cpu

@@ -14,6 +14,7 @@
 #include "ir/graph.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
+#include "kiln/value.h"
 
 namespace kiln::cpu {
 
@@ -25,6 +26,8 @@ class SubgraphExecutor {
   virtual ~SubgraphExecutor() = default;
   // `inputs` bind the body's formal inputs in order; returns the body's outputs in order.
   virtual Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) = 0;
+  // The same for bodies whose inputs or outputs may be sequences or optionals.
+  virtual Result<std::vector<Value>> runValues(std::span<const Value> inputs) = 0;
 };
 
 // What a kernel knows when it is created.
@@ -62,7 +65,21 @@ class KernelContext {
   // The chain to fuse into output 0, or nullptr; a kernel that applies it calls markApplied() on it.
   EpilogueBinding* epilogue() const { return epilogue_; }
 
+  // Sequence and optional values (kiln/value.h). The executor binds them; input(i) is nullptr for such inputs.
+  // `inputs[i]` is null where input i is a tensor or omitted; outputs set through setOutputValue land in `outputs`.
+  void bindValues(std::span<const Value* const> inputs, std::vector<Value>* outputs) {
+    valueInputs_ = inputs;
+    valueOutputs_ = outputs;
+  }
+  // Input i of any kind (a tensor input as a tensor Value); an undefined Value when omitted.
+  Value inputValue(size_t i) const;
+  // Sets output i to a value of any kind (a tensor value goes to setOutput). FAIL for a sequence or optional where
+  // no value outputs are bound (a kernel run outside an executor, as by constant folding).
+  Status setOutputValue(size_t i, Value value);
+
  private:
+  std::span<const Value* const> valueInputs_;
+  std::vector<Value>* valueOutputs_ = nullptr;
   std::span<const Tensor* const> inputs_;
   std::vector<Tensor>& outputs_;
   BufferPool* pool_;

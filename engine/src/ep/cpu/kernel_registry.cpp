@@ -48,6 +48,9 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerQuantizationKernels(r);
     registerEinsumKernels(r);
     registerStringKernels(r);
+    registerSequenceKernels(r);
+    registerSequenceMapKernels(r);
+    registerOptionalKernels(r);
     return r;
   }();
   return registry;

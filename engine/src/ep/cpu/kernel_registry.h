@@ -60,5 +60,8 @@ void registerNonMaxSuppressionKernels(KernelRegistry& registry);
 void registerQuantizationKernels(KernelRegistry& registry);  // (De)QuantizeLinear, DynamicQuantizeLinear, QLinear*
 void registerEinsumKernels(KernelRegistry& registry);
 void registerStringKernels(KernelRegistry& registry);      // StringNormalizer, TfIdfVectorizer
+void registerSequenceKernels(KernelRegistry& registry);     // SequenceConstruct/Empty/At/Insert/Erase/Length, ...
+void registerSequenceMapKernels(KernelRegistry& registry);  // SequenceMap
+void registerOptionalKernels(KernelRegistry& registry);     // Optional, OptionalHasElement, OptionalGetElement
 
 }  // namespace kiln::cpu

@@ -1,5 +1,6 @@
 #include "ep/vulkan/host_kernel.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_set>
 
@@ -84,6 +85,18 @@ std::vector<NodePlacement> placeNodes(const ir::Graph& graph, const ir::Model& m
     const ir::Node& node = graph.nodes[order[k]];
     NodePlacement& placement = result[k];
     const int64_t opset = opsetFor(model, node);
+    // Sequences and optionals live only in the CPU executor: nodes that read or write one stay there.
+    auto notTensor = [&](const std::string& name) {
+      const ir::ValueInfo* info = name.empty() ? nullptr : findValueInfoInModel(graph, model, name);
+      return info && (info->kind == ir::ValueKind::SEQUENCE || info->kind == ir::ValueKind::OPTIONAL ||
+                      info->kind == ir::ValueKind::MAP);
+    };
+    if (std::any_of(node.inputs.begin(), node.inputs.end(), notTensor) ||
+        std::any_of(node.outputs.begin(), node.outputs.end(), notTensor)) {
+      placement.reason = "sequence and optional values run on the CPU EP";
+      for (const auto& out : node.outputs) deviceValues.insert(out);
+      continue;
+    }
     bool allHost = true;
     for (const auto& in : node.inputs) allHost = allHost && (in.empty() || knownOnHost(in));
     const bool shapeOnly = node.opType == "Shape" || node.opType == "Size";

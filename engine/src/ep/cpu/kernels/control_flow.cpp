@@ -1,6 +1,6 @@
 // Control flow: If, Loop and Scan. Each body runs through a SubgraphExecutor built once per kernel; values the
-// body reads from enclosing scopes are resolved by the executor. Only tensor-typed values cross the boundary:
-// sequence and optional loop values are NOT_IMPLEMENTED.
+// body reads from enclosing scopes are resolved by the executor. If outputs and Loop-carried values may be
+// sequences or optionals (kiln::Value); Loop scan outputs and all Scan values are tensors, as the spec says.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -27,20 +27,21 @@ struct Body {
   std::vector<BodyOutputType> outputs;
 };
 
-// Builds the executor for subgraph attribute `key` and rejects non-tensor body inputs and outputs.
-Result<Body> makeBody(const KernelInfo& info, const char* key) {
+// Builds the executor for subgraph attribute `key`; unless `allowValues`, rejects non-tensor body values.
+Result<Body> makeBody(const KernelInfo& info, const char* key, bool allowValues = false) {
   const std::string label = info.node.label();
   const ir::Graph* graph = info.node.subgraph(key);
   if (!graph) return invalidArgument(label + ": missing graph attribute '" + key + "'");
   if (!info.createSubgraphExecutor) return notImplemented(label + ": this session cannot run subgraphs");
-  auto notTensor = [](const ir::ValueInfo& v) {
-    return v.kind == ir::ValueKind::SEQUENCE || v.kind == ir::ValueKind::OPTIONAL || v.kind == ir::ValueKind::MAP;
+  auto notTensor = [allowValues](const ir::ValueInfo& v) {
+    return v.kind == ir::ValueKind::MAP ||
+           (!allowValues && (v.kind == ir::ValueKind::SEQUENCE || v.kind == ir::ValueKind::OPTIONAL));
   };
   for (const auto* list : {&graph->inputs, &graph->outputs}) {
     for (const ir::ValueInfo& value : *list) {
       if (notTensor(value)) {
         return notImplemented(label + ": body value '" + value.name +
-                              "' is a sequence/optional/map; only tensor values are supported in control flow");
+                              "' is a " + valueKindName(value.kind) + ", which this op cannot carry");
       }
     }
   }
@@ -133,21 +134,21 @@ class IfKernel final : public Kernel {
  public:
   explicit IfKernel(const KernelInfo& info) : label_(info.node.label()) {}
   Status init(const KernelInfo& info) {
-    KILN_ASSIGN_OR_RETURN(thenBody_, makeBody(info, "then_branch"));
-    KILN_ASSIGN_OR_RETURN(elseBody_, makeBody(info, "else_branch"));
+    KILN_ASSIGN_OR_RETURN(thenBody_, makeBody(info, "then_branch", true));
+    KILN_ASSIGN_OR_RETURN(elseBody_, makeBody(info, "else_branch", true));
     return Status::ok();
   }
   Status compute(KernelContext& ctx) override {
     if (!ctx.hasInput(0)) return invalidArgument(label_ + ": missing cond input");
     KILN_ASSIGN_OR_RETURN(bool cond, readCondition(label_, *ctx.input(0), "cond"));
     Body& body = cond ? thenBody_ : elseBody_;
-    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, body.executor->run({}));
+    KILN_ASSIGN_OR_RETURN(std::vector<Value> outputs, body.executor->runValues({}));
     if (outputs.size() < ctx.outputCount()) {
       return invalidArgument(label_ + ": " + (cond ? "then" : "else") + " branch produced " +
                              std::to_string(outputs.size()) + " outputs, the node has " +
                              std::to_string(ctx.outputCount()));
     }
-    for (size_t i = 0; i < ctx.outputCount(); ++i) ctx.setOutput(i, std::move(outputs[i]));
+    for (size_t i = 0; i < ctx.outputCount(); ++i) KILN_RETURN_IF_ERROR(ctx.setOutputValue(i, std::move(outputs[i])));
     return Status::ok();
   }
 
@@ -163,7 +164,7 @@ class LoopKernel final : public Kernel {
  public:
   explicit LoopKernel(const KernelInfo& info) : label_(info.node.label()) {}
   Status init(const KernelInfo& info) {
-    KILN_ASSIGN_OR_RETURN(body_, makeBody(info, "body"));
+    KILN_ASSIGN_OR_RETURN(body_, makeBody(info, "body", true));
     carried_ = info.node.inputs.size() < 2 ? 0 : info.node.inputs.size() - 2;
     if (body_.inputCount != carried_ + 2) {
       return invalidArgument(label_ + ": body takes " + std::to_string(body_.inputCount) + " inputs, expected " +
@@ -188,28 +189,40 @@ class LoopKernel final : public Kernel {
       KILN_ASSIGN_OR_RETURN(cond, readCondition(label_, *ctx.input(1), "cond"));
     }
     const size_t scanCount = body_.outputs.size() - 1 - carried_;
-    std::vector<Tensor> bodyInputs(2 + carried_);
+    std::vector<Value> bodyInputs(2 + carried_);
     for (size_t i = 0; i < carried_; ++i) {
-      if (!ctx.hasInput(2 + i)) return invalidArgument(label_ + ": missing loop-carried input " + std::to_string(i));
-      bodyInputs[2 + i] = *ctx.input(2 + i);
+      bodyInputs[2 + i] = ctx.inputValue(2 + i);
+      if (!bodyInputs[2 + i].defined()) {
+        return invalidArgument(label_ + ": missing loop-carried input " + std::to_string(i));
+      }
     }
     std::vector<std::vector<Tensor>> scans(scanCount);
     int64_t iteration = 0;
     for (; iteration < tripCount && cond; ++iteration) {
       bodyInputs[0] = Tensor::fromVector<int64_t>({}, {iteration});
       bodyInputs[1] = Tensor::fromVector<bool>({}, {cond});
-      KILN_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, body_.executor->run(bodyInputs));
+      KILN_ASSIGN_OR_RETURN(std::vector<Value> outputs, body_.executor->runValues(bodyInputs));
       if (outputs.size() != body_.outputs.size()) {
         return invalidArgument(label_ + ": body returned " + std::to_string(outputs.size()) + " outputs");
       }
       // Without a cond input the body's cond output is ignored (a for loop), as the spec says.
       if (hasCond) {
-        KILN_ASSIGN_OR_RETURN(cond, readCondition(label_, outputs[0], "body cond output"));
+        if (!outputs[0].isTensor()) return invalidArgument(label_ + ": the body's cond output must be a tensor");
+        KILN_ASSIGN_OR_RETURN(cond, readCondition(label_, outputs[0].tensor(), "body cond output"));
       }
       for (size_t i = 0; i < carried_; ++i) bodyInputs[2 + i] = std::move(outputs[1 + i]);
-      for (size_t k = 0; k < scanCount; ++k) scans[k].push_back(std::move(outputs[1 + carried_ + k]));
+      for (size_t k = 0; k < scanCount; ++k) {
+        const Value& slice = outputs[1 + carried_ + k];
+        if (!slice.isTensor()) {
+          return invalidArgument(label_ + ": scan output " + std::to_string(k) + " must be a tensor, got " +
+                                 slice.describe());
+        }
+        scans[k].push_back(slice.tensor());
+      }
     }
-    for (size_t i = 0; i < carried_ && i < ctx.outputCount(); ++i) ctx.setOutput(i, bodyInputs[2 + i]);
+    for (size_t i = 0; i < carried_ && i < ctx.outputCount(); ++i) {
+      KILN_RETURN_IF_ERROR(ctx.setOutputValue(i, bodyInputs[2 + i]));
+    }
     for (size_t k = 0; k < scanCount && carried_ + k < ctx.outputCount(); ++k) {
       KILN_ASSIGN_OR_RETURN(Tensor stacked, stackAxis(label_, scans[k], iterationOrder(iteration, false), 0,
                                                       body_.outputs[1 + carried_ + k]));

@@ -21,9 +21,10 @@ class IdentityKernel final : public Kernel {
  public:
   explicit IdentityKernel(const KernelInfo& info) : label_(info.node.opType) {}
   Status compute(KernelContext& ctx) override {
-    if (!ctx.hasInput(0)) return nodeError(label_, "missing input");
-    ctx.setOutput(0, *ctx.input(0));
-    return Status::ok();
+    // Sequences (opset 14+) and optionals (opset 16+) pass through like tensors.
+    Value input = ctx.inputValue(0);
+    if (!input.defined()) return nodeError(label_, "missing input");
+    return ctx.setOutputValue(0, std::move(input));
   }
 
  private:
