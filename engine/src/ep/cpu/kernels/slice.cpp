@@ -62,7 +62,7 @@ class SliceKernel final : public Kernel {
       step[static_cast<size_t>(axis)] = s;
       outShape[static_cast<size_t>(axis)] = range.count;
     }
-    Tensor& out = ctx.allocateOutput(0, data->dtype(), outShape);
+    Tensor& out = ctx.allocateUninitializedOutput(0, data->dtype(), outShape);  // copyStrided writes all
     const int64_t total = out.numel();
     if (total == 0) return Status::ok();
     const std::vector<int64_t> inStrides = stridesOf(data->shape());

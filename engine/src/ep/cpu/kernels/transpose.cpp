@@ -153,7 +153,7 @@ class TransposeKernel final : public Kernel {
       perm[i] = p;
       outShape[i] = data->dim(static_cast<size_t>(p));
     }
-    Tensor& out = ctx.allocateOutput(0, data->dtype(), outShape);
+    Tensor& out = ctx.allocateUninitializedOutput(0, data->dtype(), outShape);
     Status status = permuteElements(*data, data->shape(), perm, out);
     return status.isOk() ? status : nodeError(label_, status.message());
   }
@@ -199,7 +199,7 @@ class BlockRearrangeKernel final : public Kernel {
       perm = {0, 3, 5, 1, 2, 4};
       outShape = {n, c * b * b, h / b, w / b};
     }
-    Tensor& out = ctx.allocateOutput(0, data->dtype(), outShape);
+    Tensor& out = ctx.allocateUninitializedOutput(0, data->dtype(), outShape);
     return permuteElements(*data, view, perm, out);
   }
 
