@@ -160,5 +160,57 @@ TEST(CpuFusion, ConvChainMatchesUnfusedNodesBitForBit) {
   EXPECT_NEAR(fused.y[2 * 81 + 4 * 9 + 4], y, 1e-3);
 }
 
+// Gemm (transB) and a batched MatMul big enough to be split over threads: both split directions against a
+// double-precision reference.
+TEST(CpuParallelGemm, SplitProductsMatchAReference) {
+  const int64_t M = 72, K = 96, N = 80, batch = 3;
+  ModelBuilder m(13);
+  m.input("A", {M, K});
+  m.input("X", {batch, 4, K});
+  std::vector<float> b(static_cast<size_t>(N * K)), c(static_cast<size_t>(N));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = std::sin(0.013f * static_cast<float>(i));
+  for (size_t i = 0; i < c.size(); ++i) c[i] = 0.01f * static_cast<float>(i);
+  m.initializer("B", {N, K}, b);
+  m.initializer("C", {N}, c);
+  std::vector<float> w(static_cast<size_t>(K * 4096));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(0.007f * static_cast<float>(i));
+  m.initializer("W", {K, 4096}, w);
+  auto& gemmNode = m.node("Gemm", {"A", "B", "C"}, {"Y"});
+  testing::attrInt(gemmNode, "transB", 1);
+  m.node("MatMul", {"X", "W"}, {"Z"});  // 12 rows, 4096 columns: split by columns
+  m.output("Y");
+  m.output("Z");
+  auto model = onnx_io::modelFromProto(m.build());
+  ASSERT_TRUE(model.isOk()) << model.status().toString();
+  cpu::ExecutorConfig config;
+  config.opsets = model->opsetImports;
+  config.intraOpThreads = 2;
+  auto executor = cpu::GraphExecutor::create(model->graph, config);
+  ASSERT_TRUE(executor.isOk()) << executor.status().toString();
+  std::vector<float> a(static_cast<size_t>(M * K)), x(static_cast<size_t>(batch * 4 * K));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = std::cos(0.021f * static_cast<float>(i));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.017f * static_cast<float>(i));
+  auto outputs = (*executor)->run(std::vector<Tensor>{Tensor::fromVector<float>({M, K}, a),
+                                                      Tensor::fromVector<float>({batch, 4, K}, x)});
+  ASSERT_TRUE(outputs.isOk()) << outputs.status().toString();
+  const float* y = (*outputs)[0].data<float>();
+  for (int64_t i = 0; i < M; i += 7) {
+    for (int64_t j = 0; j < N; j += 5) {
+      double ref = c[static_cast<size_t>(j)];
+      for (int64_t k = 0; k < K; ++k) ref += double(a[static_cast<size_t>(i * K + k)]) * b[static_cast<size_t>(j * K + k)];
+      ASSERT_NEAR(y[i * N + j], ref, 1e-3) << i << "," << j;
+    }
+  }
+  const float* z = (*outputs)[1].data<float>();
+  ASSERT_EQ((*outputs)[1].shape(), (Shape{batch, 4, 4096}));
+  for (int64_t r = 0; r < batch * 4; r += 5) {
+    for (int64_t j = 0; j < 4096; j += 331) {
+      double ref = 0;
+      for (int64_t k = 0; k < K; ++k) ref += double(x[static_cast<size_t>(r * K + k)]) * w[static_cast<size_t>(k * 4096 + j)];
+      ASSERT_NEAR(z[r * 4096 + j], ref, 1e-3) << r << "," << j;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln

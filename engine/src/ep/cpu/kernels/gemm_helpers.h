@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/thread_pool.h"
 #include "kiln/tensor.h"
 
 // Hot float loops are compiled twice, for the x86-64 baseline the engine is built for and for AVX2+FMA, and
@@ -72,6 +73,30 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, T alpha, co
         for (int64_t j = 0; j < N; ++j) c[j] += a * b[j];
       }
     }
+  }
+}
+
+// gemm() split over `pool`'s threads: by rows of C, or by columns when C has few rows; every part is an
+// independent single-threaded BLAS call on its own slice of C. Small products run as one call.
+template <class T>
+void parallelGemm(ThreadPool* pool, bool transA, bool transB, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
+                  int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+  constexpr int64_t kMinMultiplyAdds = int64_t{1} << 18;
+  const int64_t threads = pool ? pool->threads() : 1;
+  if (threads < 2 || M * N * std::max<int64_t>(K, 1) < kMinMultiplyAdds) {
+    gemm<T>(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+  const int64_t parts = 2 * threads;
+  if (M >= 8 * threads) {
+    pool->parallelFor(M, std::max<int64_t>(8, (M + parts - 1) / parts), [&](int64_t i0, int64_t i1) {
+      gemm<T>(transA, transB, i1 - i0, N, K, alpha, transA ? A + i0 : A + i0 * lda, lda, B, ldb, beta, C + i0 * ldc,
+              ldc);
+    });
+  } else {
+    pool->parallelFor(N, std::max<int64_t>(64, (N + parts - 1) / parts), [&](int64_t j0, int64_t j1) {
+      gemm<T>(transA, transB, M, j1 - j0, K, alpha, A, lda, transB ? B + j0 * ldb : B + j0, ldb, beta, C + j0, ldc);
+    });
   }
 }
 

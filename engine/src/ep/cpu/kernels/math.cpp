@@ -21,7 +21,8 @@ class GemmKernel : public Kernel {
       : transA_(info.node.attrInt("transA", 0) != 0),
         transB_(info.node.attrInt("transB", 0) != 0),
         alpha_(info.node.attrFloat("alpha", 1.0f)),
-        beta_(info.node.attrFloat("beta", 1.0f)) {}
+        beta_(info.node.attrFloat("beta", 1.0f)),
+        pool_(info.threadPool) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* a = ctx.input(0);
@@ -84,12 +85,13 @@ class GemmKernel : public Kernel {
         }
       }
     }
-    gemm<T>(transA_, transB_, M, N, K, static_cast<T>(alpha_), a.data<T>(), a.dim(1), b.data<T>(), b.dim(1),
-            useC ? T(1) : T(0), out, N);
+    parallelGemm<T>(pool_, transA_, transB_, M, N, K, static_cast<T>(alpha_), a.data<T>(), a.dim(1), b.data<T>(),
+                    b.dim(1), useC ? T(1) : T(0), out, N);
   }
 
   bool transA_, transB_;
   float alpha_, beta_;
+  ThreadPool* pool_;
 };
 
 // ----------------------------------------------------------------------------------------------------
@@ -125,7 +127,7 @@ namespace {
 
 class MatMulKernel : public Kernel {
  public:
-  explicit MatMulKernel(const KernelInfo&) {}
+  explicit MatMulKernel(const KernelInfo& info) : pool_(info.threadPool) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* a = ctx.input(0);
@@ -140,14 +142,17 @@ class MatMulKernel : public Kernel {
           if constexpr (kIsHalf<T>) {
             Tensor yf(DataType::FLOAT, plan.outShape);
             runMatMul<float>(plan, toFloatTensor<T>(*a).template data<float>(),
-                             toFloatTensor<T>(*b).template data<float>(), yf.data<float>());
+                             toFloatTensor<T>(*b).template data<float>(), yf.data<float>(), pool_);
             fromFloatTensor<T>(yf, y);
           } else {
-            runMatMul<T>(plan, a->data<T>(), b->data<T>(), y.data<T>());
+            runMatMul<T>(plan, a->data<T>(), b->data<T>(), y.data<T>(), pool_);
           }
           return Status::ok();
         });
   }
+
+ private:
+  ThreadPool* pool_;
 };
 
 // ----------------------------------------------------------------------------------------------------

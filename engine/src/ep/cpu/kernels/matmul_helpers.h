@@ -26,16 +26,16 @@ Result<MatMulPlan> planMatMul(const Shape& aShape, const Shape& bShape);
 
 // Y = A x B per broadcast batch on contiguous row-major operands; `T` is float, double or an integer type.
 template <class T>
-void runMatMul(const MatMulPlan& p, const T* a, const T* b, T* y) {
+void runMatMul(const MatMulPlan& p, const T* a, const T* b, T* y, ThreadPool* pool = nullptr) {
   if (shapeSize(p.bBatch) == 1) {
     // B is one matrix: fold A's batch into its rows for a single large GEMM.
-    gemm<T>(false, false, shapeSize(p.aBatch) * p.M, p.N, p.K, T(1), a, p.K, b, p.N, T(0), y, p.N);
+    parallelGemm<T>(pool, false, false, shapeSize(p.aBatch) * p.M, p.N, p.K, T(1), a, p.K, b, p.N, T(0), y, p.N);
     return;
   }
   const int64_t aStep = p.M * p.K, bStep = p.K * p.N, yStep = p.M * p.N;
   forEachBroadcast(p.batch, p.aBatch, p.bBatch, [&](int64_t i, int64_t ia, int64_t ib) {
-    gemm<T>(false, false, p.M, p.N, p.K, T(1), a + ia * aStep, p.K, b + ib * bStep, p.N, T(0), y + i * yStep,
-            p.N);
+    parallelGemm<T>(pool, false, false, p.M, p.N, p.K, T(1), a + ia * aStep, p.K, b + ib * bStep, p.N, T(0),
+                    y + i * yStep, p.N);
   });
 }
 
