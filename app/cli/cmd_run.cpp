@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "cli_output.h"
@@ -11,6 +12,7 @@
 #include "kiln/model_info.h"
 #include "kiln/pipeline_cache.h"
 #include "kiln/session.h"
+#include "kiln/value.h"
 #include "kiln/tensor_io.h"
 #include "model_inputs.h"
 #include "progress_display.h"
@@ -107,11 +109,14 @@ int runModel(RunArgs& args) {
   if (!prepared.isOk()) return reportError(prepared.status(), args.flags);
   const std::vector<NamedTensor>& inputs = *prepared;
 
+  // runValues: a model may return sequences or optionals (tensor outputs come back as tensor values).
+  std::vector<NamedValue> valueInputs;
+  for (const auto& in : inputs) valueInputs.push_back({in.name, Value(in.tensor)});
   std::vector<double> runMs;
-  Result<std::vector<NamedTensor>> outputs = std::vector<NamedTensor>{};
+  Result<std::vector<NamedValue>> outputs = std::vector<NamedValue>{};
   for (int r = 0; r < std::max(1, args.runs); ++r) {
     const auto start = std::chrono::steady_clock::now();
-    outputs = (*session)->run(inputs);
+    outputs = (*session)->runValues(valueInputs);
     runMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (!outputs.isOk()) return reportError(outputs.status(), args.flags);
   }
@@ -139,15 +144,38 @@ int runModel(RunArgs& args) {
                          args.flags);
     }
   }
-  for (const auto& out : *outputs) {
-    nlohmann::json summary = summarize(out);
+  // A tensor is summarized (and written as NAME.npy); a sequence lists its tensors (NAME_0.npy, ...); an optional
+  // says whether it holds a value and then describes that value.
+  std::function<Result<nlohmann::json>(const std::string&, const Value&)> describeOutput =
+      [&](const std::string& name, const Value& value) -> Result<nlohmann::json> {
+    if (value.isOptional()) {
+      nlohmann::json j = {{"name", name}, {"kind", "optional"}, {"has_element", value.hasElement()}};
+      if (value.hasElement()) {
+        KILN_ASSIGN_OR_RETURN(j["element"], describeOutput(name, value.element()));
+      }
+      return j;
+    }
+    if (value.isSequence()) {
+      nlohmann::json j = {{"name", name}, {"kind", "sequence"}, {"dtype", dataTypeName(value.elementType())},
+                          {"elements", nlohmann::json::array()}};
+      for (size_t i = 0; i < value.tensors().size(); ++i) {
+        KILN_ASSIGN_OR_RETURN(nlohmann::json element, describeOutput(name + "_" + std::to_string(i), Value(value.tensors()[i])));
+        j["elements"].push_back(std::move(element));
+      }
+      return j;
+    }
+    nlohmann::json summary = summarize({name, value.tensor()});
     if (!args.outputDir.empty()) {
-      const std::string path = (std::filesystem::path(args.outputDir) / (safeFileName(out.name) + ".npy")).string();
-      Status s = writeNpyFile(path, out.tensor);
-      if (!s.isOk()) return reportError(s, args.flags);
+      const std::string path = (std::filesystem::path(args.outputDir) / (safeFileName(name) + ".npy")).string();
+      KILN_RETURN_IF_ERROR(writeNpyFile(path, value.tensor()));
       summary["file"] = path;
     }
-    report["outputs"].push_back(summary);
+    return summary;
+  };
+  for (const auto& out : *outputs) {
+    auto summary = describeOutput(out.name, out.value);
+    if (!summary.isOk()) return reportError(summary.status(), args.flags);
+    report["outputs"].push_back(std::move(*summary));
   }
   report["timings"] = timingsToJson((*session)->timings());
   report["counters"] = countersToJson((*session)->counters());
@@ -164,6 +192,11 @@ int runModel(RunArgs& args) {
                 p.executionProvider.c_str());
   }
   for (const auto& out : report["outputs"]) {
+    if (out.contains("kind")) {  // sequence or optional: its JSON description is the clearest text form
+      std::printf("output %s: %s %s\n", out["name"].get<std::string>().c_str(), out["kind"].get<std::string>().c_str(),
+                  out.dump().c_str());
+      continue;
+    }
     std::printf("output %s: %s %s", out["name"].get<std::string>().c_str(), out["dtype"].get<std::string>().c_str(),
                 out["shape"].dump().c_str());
     if (out.contains("min")) {

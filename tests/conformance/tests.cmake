@@ -1,5 +1,5 @@
 # Conformance over Debian's libonnx-testdata node cases: 0 unexpected failures on the CPU EP and at least 880 passing
-# (issue 8; 893 did when this was set, onnxruntime 1.30 passes 859).
+# (issue 8; 917 did when this was set, onnxruntime 1.30 passes 859).
 add_test(NAME conformance_cpu
   COMMAND kiln conformance --ep cpu --min-passed 880 /usr/share/libonnx-testdata/data/node)
 set_tests_properties(conformance_cpu PROPERTIES ENVIRONMENT "${KILN_TEST_ENV}" TIMEOUT 1800)
