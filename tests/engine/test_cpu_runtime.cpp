@@ -212,5 +212,50 @@ TEST(CpuParallelGemm, SplitProductsMatchAReference) {
   }
 }
 
+// A float16 Conv whose weights are an initializer (converted to float once, when the kernel is built) gives what
+// the same Conv gives with the weights fed as an input (converted on every run).
+TEST(CpuPrepackedWeights, HalfConvWithConstantWeightsMatchesFedWeights) {
+  auto half = [](const std::vector<float>& values, const Shape& shape) {
+    Tensor t(DataType::FLOAT16, shape);
+    for (size_t i = 0; i < values.size(); ++i) t.data<Float16>()[i] = Float16(values[i]);
+    return t;
+  };
+  std::vector<float> w(4 * 3 * 3 * 3), x(3 * 49);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.3f * static_cast<float>(i));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.2f * static_cast<float>(i));
+  auto runConv = [&](bool constantWeights) {
+    ModelBuilder m(13);
+    m.input("X", {1, 3, 7, 7}, onnx::TensorProto::FLOAT16);
+    if (!constantWeights) m.input("W", {4, 3, 3, 3}, onnx::TensorProto::FLOAT16);
+    m.node("Conv", {"X", "W"}, {"Y"});
+    m.output("Y", {}, onnx::TensorProto::FLOAT16);
+    onnx::ModelProto proto = m.build();
+    if (constantWeights) {
+      onnx::TensorProto* init = proto.mutable_graph()->add_initializer();
+      init->set_name("W");
+      init->set_data_type(onnx::TensorProto::FLOAT16);
+      for (int64_t d : {4, 3, 3, 3}) init->add_dims(d);
+      for (float v : w) init->add_int32_data(Float16(v).bits);
+    }
+    auto model = onnx_io::modelFromProto(proto);
+    EXPECT_TRUE(model.isOk()) << model.status().toString();
+    cpu::ExecutorConfig config;
+    config.opsets = model->opsetImports;
+    auto executor = cpu::GraphExecutor::create(model->graph, config);
+    EXPECT_TRUE(executor.isOk()) << executor.status().toString();
+    std::vector<Tensor> inputs{half(x, {1, 3, 7, 7})};
+    if (!constantWeights) inputs.push_back(half(w, {4, 3, 3, 3}));
+    auto outputs = (*executor)->run(inputs);
+    EXPECT_TRUE(outputs.isOk()) << outputs.status().toString();
+    const Tensor& y = (*outputs)[0];
+    std::vector<uint16_t> bits;
+    for (int64_t i = 0; i < y.numel(); ++i) bits.push_back(y.data<Float16>()[i].bits);
+    return bits;
+  };
+  const auto fed = runConv(false), constant = runConv(true);
+  ASSERT_EQ(fed.size(), 4u * 25u);
+  EXPECT_EQ(fed, constant);
+}
+
 }  // namespace
 }  // namespace kiln

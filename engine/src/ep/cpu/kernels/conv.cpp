@@ -309,7 +309,14 @@ namespace {
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const KernelInfo& info)
-      : attrs_(WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)), pool_(info.threadPool) {}
+      : attrs_(WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)), pool_(info.threadPool) {
+    // Half-precision constant weights and bias are converted to float once, not on every run.
+    for (size_t i : {size_t{1}, size_t{2}}) {
+      const Tensor* t = i < info.constantInputs.size() ? info.constantInputs[i] : nullptr;
+      if (t && t->dtype() == DataType::FLOAT16) floatConstants_[i - 1] = toFloatTensor<Float16>(*t);
+      if (t && t->dtype() == DataType::BFLOAT16) floatConstants_[i - 1] = toFloatTensor<BFloat16>(*t);
+    }
+  }
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -325,8 +332,9 @@ class ConvKernel : public Kernel {
     if (epilogue && !epilogue->accepts(x->dtype(), s.outShape)) epilogue = nullptr;
     return dispatchType<float, double, Float16, BFloat16>(x->dtype(), [&]<class T>() {
       if constexpr (kIsHalf<T>) {
-        const Tensor xf = toFloatTensor<T>(*x), wf = toFloatTensor<T>(*w);
-        const Tensor bf = b ? toFloatTensor<T>(*b) : Tensor();
+        const Tensor xf = toFloatTensor<T>(*x);
+        const Tensor wf = floatConstants_[0].defined() ? floatConstants_[0] : toFloatTensor<T>(*w);
+        const Tensor bf = !b ? Tensor() : floatConstants_[1].defined() ? floatConstants_[1] : toFloatTensor<T>(*b);
         Tensor yf(DataType::FLOAT, s.outShape);
         runConv<float>(xf.data<float>(), wf.data<float>(), b ? bf.data<float>() : nullptr, yf.data<float>(),
                        s.N, s.C, s.M, group_, s.geometry, pool_);
@@ -344,6 +352,7 @@ class ConvKernel : public Kernel {
   WindowAttributes attrs_;
   int64_t group_;
   ThreadPool* pool_;
+  Tensor floatConstants_[2];  // W and B as float when they are half-precision constants
 };
 
 // ConvInteger: int32 convolution of (x - x_zero_point) and (w - w_zero_point); w_zero_point may be per output

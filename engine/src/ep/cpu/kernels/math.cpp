@@ -127,7 +127,12 @@ namespace {
 
 class MatMulKernel : public Kernel {
  public:
-  explicit MatMulKernel(const KernelInfo& info) : pool_(info.threadPool) {}
+  explicit MatMulKernel(const KernelInfo& info) : pool_(info.threadPool) {
+    // A half-precision constant B (the weights) is converted to float once, not on every run.
+    const Tensor* b = info.constantInputs.size() > 1 ? info.constantInputs[1] : nullptr;
+    if (b && b->dtype() == DataType::FLOAT16) floatB_ = toFloatTensor<Float16>(*b);
+    if (b && b->dtype() == DataType::BFLOAT16) floatB_ = toFloatTensor<BFloat16>(*b);
+  }
 
   Status compute(KernelContext& ctx) override {
     const Tensor* a = ctx.input(0);
@@ -141,8 +146,9 @@ class MatMulKernel : public Kernel {
         a->dtype(), [&]<class T>() {
           if constexpr (kIsHalf<T>) {
             Tensor yf(DataType::FLOAT, plan.outShape);
-            runMatMul<float>(plan, toFloatTensor<T>(*a).template data<float>(),
-                             toFloatTensor<T>(*b).template data<float>(), yf.data<float>(), pool_);
+            const Tensor bf = floatB_.defined() ? floatB_ : toFloatTensor<T>(*b);
+            runMatMul<float>(plan, toFloatTensor<T>(*a).template data<float>(), bf.data<float>(), yf.data<float>(),
+                             pool_);
             fromFloatTensor<T>(yf, y);
           } else {
             runMatMul<T>(plan, a->data<T>(), b->data<T>(), y.data<T>(), pool_);
@@ -153,6 +159,7 @@ class MatMulKernel : public Kernel {
 
  private:
   ThreadPool* pool_;
+  Tensor floatB_;  // B as float when it is a half-precision constant
 };
 
 // ----------------------------------------------------------------------------------------------------
