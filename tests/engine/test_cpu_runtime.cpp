@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -52,6 +53,21 @@ TEST(CpuThreadPool, NestedAndConcurrentCallsComplete) {
   job();
   other.join();
   EXPECT_EQ(sum.load(), 2 * 200 * 64);
+}
+
+TEST(CpuThreadPool, AnExceptionReachesTheCallerAfterEveryRangeFinished) {
+  cpu::ThreadPool pool(2);
+  std::atomic<int64_t> covered{0};
+  EXPECT_THROW(pool.parallelFor(1000, 10,
+                                [&](int64_t begin, int64_t end) {
+                                  covered += end - begin;
+                                  if (begin == 0) throw std::runtime_error("range 0 failed");
+                                }),
+               std::runtime_error);
+  EXPECT_EQ(covered.load(), 1000);
+  std::atomic<int64_t> again{0};
+  pool.parallelFor(1000, 10, [&](int64_t begin, int64_t end) { again += end - begin; });  // still usable
+  EXPECT_EQ(again.load(), 1000);
 }
 
 TEST(CpuBufferPool, ReusesReleasedStorageAndOutlivesThePool) {

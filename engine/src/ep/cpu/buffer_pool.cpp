@@ -21,12 +21,14 @@ struct BufferPool::State {
     for (auto& [size, buffer] : free) std::free(buffer);
   }
 
-  std::byte* take(size_t bytes) {
+  // A buffer of at least `bytes`; `bytes` becomes its real size (a reused buffer may be a little larger).
+  std::byte* take(size_t& bytes) {
     {
       std::lock_guard lock(mutex);
       auto it = free.lower_bound(bytes);
       if (it != free.end() && it->first <= bytes + bytes / kMaxSlackDivisor) {
         std::byte* buffer = it->second;
+        bytes = it->first;
         pooledBytes -= it->first;
         free.erase(it);
         ++stats.reused;
@@ -60,7 +62,7 @@ BufferPool::BufferPool(size_t maxPooledBytes) : state_(std::make_shared<State>(m
 
 Tensor BufferPool::allocate(DataType type, const Shape& shape) {
   if (type == DataType::STRING) return Tensor(type, shape);
-  const size_t bytes = roundUp(static_cast<size_t>(shapeSize(shape)) * dataTypeSize(type));
+  size_t bytes = roundUp(static_cast<size_t>(shapeSize(shape)) * dataTypeSize(type));
   std::byte* buffer = state_->take(bytes);
   if (!buffer) return Tensor(type, shape);  // let Tensor's own allocation report the failure
   // The deleter holds the state, so tensors that outlive the executor (session outputs) still return safely.

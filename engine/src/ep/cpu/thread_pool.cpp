@@ -35,12 +35,26 @@ ThreadPool::~ThreadPool() {
   for (auto& worker : workers_) worker.join();
 }
 
+namespace {
+// Set while this thread runs ranges of a job: a parallelFor from inside one runs inline.
+thread_local bool tInsideJob = false;
+}  // namespace
+
 void ThreadPool::runChunks(const Job& job) {
+  const bool wasInside = tInsideJob;
+  tInsideJob = true;
   for (int64_t c = next_.fetch_add(1); c < job.chunks; c = next_.fetch_add(1)) {
     const int64_t begin = c * job.chunk;
-    (*job.fn)(begin, std::min(job.n, begin + job.chunk));
+    try {
+      (*job.fn)(begin, std::min(job.n, begin + job.chunk));
+    } catch (...) {
+      // Counted as done like any range, so the owner never waits forever; the owner rethrows it.
+      std::lock_guard lock(errorMutex_);
+      if (!error_) error_ = std::current_exception();
+    }
     done_.fetch_add(1, std::memory_order_release);
   }
+  tInsideJob = wasInside;
 }
 
 void ThreadPool::workerLoop() {
@@ -72,7 +86,7 @@ void ThreadPool::parallelFor(int64_t n, int64_t grain, const std::function<void(
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
   const int64_t maxChunks = std::min<int64_t>((n + grain - 1) / grain, threads() * kChunksPerThread);
-  if (workers_.empty() || maxChunks < 2) {
+  if (workers_.empty() || maxChunks < 2 || tInsideJob) {
     fn(0, n);
     return;
   }
@@ -98,7 +112,20 @@ void ThreadPool::parallelFor(int64_t n, int64_t grain, const std::function<void(
   }
   wake_.notify_all();
   runChunks(job);
-  while (done_.load(std::memory_order_acquire) < job.chunks) KILN_CPU_RELAX();
+  // A worker that took a range and was preempted holds us up: stop spinning after a while and yield the core.
+  for (int i = 0; done_.load(std::memory_order_acquire) < job.chunks; ++i) {
+    if (i < 4096) {
+      KILN_CPU_RELAX();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  std::exception_ptr error;
+  {
+    std::lock_guard lock(errorMutex_);
+    std::swap(error, error_);
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 std::shared_ptr<ThreadPool> ThreadPool::shared(int threads) {

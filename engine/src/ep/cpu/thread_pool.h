@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,9 +25,10 @@ class ThreadPool {
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
-  // Calls fn(begin, end) over disjoint ranges covering [0, n), each at least `grain` items long except the last,
-  // and returns when all are done. Runs inline (one call) when the work is too small to split, when the pool has
-  // one thread, or when the pool is already running a job (a nested call, or another session on this pool).
+  // Calls fn(begin, end) over disjoint ranges covering [0, n) and returns when all are done; `grain` is the
+  // smallest amount of work worth a range of its own (n < 2 * grain runs as one call). Runs inline when the pool
+  // has one thread or is already running a job (a nested call, or another session on this pool). An exception
+  // thrown by fn is rethrown here once every range has finished.
   void parallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
   // The process-wide pool with `threads` threads, shared by every executor that asks for that count while
@@ -49,6 +51,8 @@ class ThreadPool {
   std::atomic<int64_t> next_{0}, done_{0};
   std::atomic<int> active_{0};
   std::atomic<bool> stop_{false};
+  std::mutex errorMutex_;
+  std::exception_ptr error_;  // the first exception a range threw in the current job
   std::vector<std::thread> workers_;
 };
 
