@@ -31,6 +31,21 @@ Status dispatchType(DataType type, F&& fn) {
 template <class T>
 using ComputeType = std::conditional_t<std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>, float, T>;
 
+// A value of T as double (half types through float), and back (half types through float); for kernels that compute
+// in double for accuracy.
+template <class T>
+double toDouble(T value) {
+  return static_cast<double>(static_cast<ComputeType<T>>(value));
+}
+template <class T>
+T fromDouble(double value) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    return T(static_cast<float>(value));
+  } else {
+    return static_cast<T>(value);
+  }
+}
+
 inline Status invalidArgument(const std::string& message) { return {StatusCode::INVALID_ARGUMENT, message}; }
 inline Status notImplemented(const std::string& message) { return {StatusCode::NOT_IMPLEMENTED, message}; }
 

@@ -66,18 +66,6 @@ Result<bool> readCondition(const std::string& label, const Tensor& tensor, const
   return values[0] != 0.0;
 }
 
-// Copies `count` elements between tensors of the same type (strings included).
-void copyElements(const Tensor& src, int64_t srcOffset, Tensor& dst, int64_t dstOffset, int64_t count) {
-  if (count <= 0) return;
-  if (src.dtype() == DataType::STRING) {
-    std::copy_n(src.strings() + srcOffset, count, dst.strings() + dstOffset);
-  } else {
-    const size_t size = dataTypeSize(src.dtype());
-    std::memcpy(static_cast<char*>(dst.rawData()) + dstOffset * size,
-                static_cast<const char*>(src.rawData()) + srcOffset * size, static_cast<size_t>(count) * size);
-  }
-}
-
 // The sub-tensor at `index` along `axis`, with that axis removed.
 Tensor sliceAxis(const Tensor& input, size_t axis, int64_t index) {
   Shape shape = input.shape();

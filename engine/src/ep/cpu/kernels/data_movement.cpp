@@ -2,8 +2,20 @@
 #include "ep/cpu/kernels/data_movement.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace kiln::cpu {
+
+void copyElements(const Tensor& src, int64_t srcOffset, Tensor& dst, int64_t dstOffset, int64_t count) {
+  if (count <= 0) return;
+  if (src.dtype() == DataType::STRING) {
+    std::copy_n(src.strings() + srcOffset, count, dst.strings() + dstOffset);
+  } else {
+    const size_t size = dataTypeSize(src.dtype());
+    std::memcpy(static_cast<char*>(dst.rawData()) + dstOffset * size,
+                static_cast<const char*>(src.rawData()) + srcOffset * size, static_cast<size_t>(count) * size);
+  }
+}
 
 Status copyStrided(const Tensor& in, int64_t base, const std::vector<int64_t>& strides, Tensor& out) {
   const Shape& outShape = out.shape();

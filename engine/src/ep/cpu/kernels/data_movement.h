@@ -57,6 +57,10 @@ S* mutableElementsOf(Tensor& tensor) {
 // Used by Transpose, DepthToSpace and SpaceToDepth.
 Status permuteElements(const Tensor& in, const Shape& viewShape, const std::vector<int64_t>& perm, Tensor& out);
 
+// Copies `count` elements of `src` from srcOffset into `dst` at dstOffset; both have one element type (strings
+// included).
+void copyElements(const Tensor& src, int64_t srcOffset, Tensor& dst, int64_t dstOffset, int64_t count);
+
 // Writes into `out` (already allocated) out[i] = in[base + sum_d index_d(i) * strides[d]], walking `out`'s shape
 // in row-major order. Stride 0 repeats an element (broadcast), negative strides walk backwards (Slice with a
 // negative step); the innermost run is a plain copy when its stride is 1. Used by Expand and Slice.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ep/cpu/kernel_registry.h"
+#include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/data_movement.h"
 
 namespace kiln::cpu {
@@ -115,20 +116,6 @@ class FftPlan {
   std::vector<Complex> filter_;  // FFT of the zero-padded conj(chirp), wrapped for a circular convolution
   std::vector<Complex> work_;
 };
-
-template <class T>
-double toDouble(T value) {
-  return static_cast<double>(static_cast<ComputeType<T>>(value));
-}
-
-template <class T>
-T fromDouble(double value) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-    return T(static_cast<float>(value));
-  } else {
-    return static_cast<T>(value);
-  }
-}
 
 // Reads a one-element int32/int64 input.
 Result<int64_t> readIntScalar(const std::string& label, const Tensor& tensor, const std::string& what) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ep/cpu/kernel_registry.h"
+#include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/data_movement.h"
 
 namespace kiln::cpu {
@@ -61,11 +62,6 @@ struct Axis {
     return std::clamp<int64_t>(r, 0, size - 1);
   }
 };
-
-template <class T>
-double toDouble(T value) {
-  return static_cast<double>(static_cast<ComputeType<T>>(value));
-}
 
 struct Tap {
   int64_t index = -1;  // into one H*W image; -1 reads 0

@@ -16,21 +16,13 @@
 #include <vector>
 
 #include "ep/cpu/kernel_registry.h"
+#include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/data_movement.h"
 
 namespace kiln::cpu {
 namespace {
 
 enum class Reduction { None, Sum, Mean };
-
-template <class T>
-T fromDouble(double value) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-    return T(static_cast<float>(value));
-  } else {
-    return static_cast<T>(value);
-  }
-}
 
 // The [N, C, D] view of a loss input and the checks shared by both ops.
 struct LossLayout {

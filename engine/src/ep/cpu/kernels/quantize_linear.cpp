@@ -70,26 +70,56 @@ void forEachElement(const QuantLayout& layout, F&& fn) {
   }
 }
 
-class QuantizeLinearKernel final : public Kernel {
- public:
-  explicit QuantizeLinearKernel(const KernelInfo& info)
+// What QuantizeLinear and DequantizeLinear read the same way: the axis/block attributes, and x, the scale and the
+// zero point (checked, with one scale and zero point per channel of the layout).
+struct LinearQuantizationParams {
+  QuantLayout layout;
+  std::vector<float> scales;
+  std::vector<int32_t> zeroPoints;
+};
+
+class LinearQuantizationKernel : public Kernel {
+ protected:
+  explicit LinearQuantizationKernel(const KernelInfo& info)
       : label_(info.node.opType),
         axis_(info.node.attrInt("axis", 1)),
         perAxis_(info.opset >= 13),
         blockSize_(info.node.attrInt("block_size", 0)) {}
 
-  Status compute(KernelContext& ctx) override {
+  // `scaleName`/`zeroPointName` name the inputs in messages; `zeroPointTypedLikeX` requires the zero point to have
+  // x's element type (DequantizeLinear; for QuantizeLinear it sets the output type).
+  Result<LinearQuantizationParams> readParams(KernelContext& ctx, const std::string& scaleName,
+                                              const std::string& zeroPointName, bool zeroPointTypedLikeX) const {
     const Tensor* x = ctx.input(0);
     const Tensor* scale = ctx.input(1);
     const Tensor* zeroPoint = ctx.input(2);
-    if (!x || !scale) return nodeError(label_, "inputs 'x' and 'y_scale' are required");
-    if (blockSize_ != 0)
-      return notImplemented(label_ + ": blocked quantization (block_size) is not supported");
-    KILN_ASSIGN_OR_RETURN(QuantLayout layout, resolveLayout(label_, *x, *scale, zeroPoint, axis_, perAxis_));
-    KILN_ASSIGN_OR_RETURN(std::vector<float> scales, readScales(*scale, label_ + ": y_scale"));
-    KILN_ASSIGN_OR_RETURN(std::vector<int32_t> zeroPoints,
-                          readZeroPoints(zeroPoint, label_ + ": y_zero_point"));
-    if (zeroPoints.empty()) zeroPoints.assign(scales.size(), 0);
+    if (!x || !scale) return nodeError(label_, "inputs 'x' and '" + scaleName + "' are required");
+    if (blockSize_ != 0) return notImplemented(label_ + ": blocked quantization (block_size) is not supported");
+    if (zeroPointTypedLikeX && zeroPoint && zeroPoint->dtype() != x->dtype()) {
+      return nodeError(label_, zeroPointName + " must have x's element type " + dataTypeName(x->dtype()));
+    }
+    LinearQuantizationParams params;
+    KILN_ASSIGN_OR_RETURN(params.layout, resolveLayout(label_, *x, *scale, zeroPoint, axis_, perAxis_));
+    KILN_ASSIGN_OR_RETURN(params.scales, readScales(*scale, label_ + ": " + scaleName));
+    KILN_ASSIGN_OR_RETURN(params.zeroPoints, readZeroPoints(zeroPoint, label_ + ": " + zeroPointName));
+    if (params.zeroPoints.empty()) params.zeroPoints.assign(params.scales.size(), 0);
+    return params;
+  }
+
+  std::string label_;
+  int64_t axis_;
+  bool perAxis_;
+  int64_t blockSize_;
+};
+
+class QuantizeLinearKernel final : public LinearQuantizationKernel {
+ public:
+  explicit QuantizeLinearKernel(const KernelInfo& info) : LinearQuantizationKernel(info) {}
+
+  Status compute(KernelContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(LinearQuantizationParams params, readParams(ctx, "y_scale", "y_zero_point", false));
+    const Tensor* x = ctx.input(0);
+    const Tensor* zeroPoint = ctx.input(2);
     const DataType outType = zeroPoint ? zeroPoint->dtype() : DataType::UINT8;
     Tensor& y = ctx.allocateOutput(0, outType, x->shape());
     Status status = dispatchType<float, Float16, BFloat16, int32_t>(x->dtype(), [&]<class X>() {
@@ -98,49 +128,27 @@ class QuantizeLinearKernel final : public Kernel {
       const X* xd = x->data<X>();
       return dispatchType<uint8_t, int8_t, uint16_t, int16_t>(outType, [&]<class Q>() {
         Q* yd = y.data<Q>();
-        forEachElement(layout, [&](int64_t i, int64_t c) {
-          const F scaled = static_cast<F>(static_cast<ComputeType<X>>(xd[i])) / static_cast<F>(scales[c]);
-          yd[i] = saturateQuantize<Q>(scaled, zeroPoints[c]);
+        forEachElement(params.layout, [&](int64_t i, int64_t c) {
+          const F scaled = static_cast<F>(static_cast<ComputeType<X>>(xd[i])) / static_cast<F>(params.scales[c]);
+          yd[i] = saturateQuantize<Q>(scaled, params.zeroPoints[c]);
         });
         return Status::ok();
       });
     });
     return status.isOk() ? status : nodeError(label_, status.message());
   }
-
- private:
-  std::string label_;
-  int64_t axis_;
-  bool perAxis_;
-  int64_t blockSize_;
 };
 
-class DequantizeLinearKernel final : public Kernel {
+class DequantizeLinearKernel final : public LinearQuantizationKernel {
  public:
-  explicit DequantizeLinearKernel(const KernelInfo& info)
-      : label_(info.node.opType),
-        axis_(info.node.attrInt("axis", 1)),
-        perAxis_(info.opset >= 13),
-        blockSize_(info.node.attrInt("block_size", 0)) {}
+  explicit DequantizeLinearKernel(const KernelInfo& info) : LinearQuantizationKernel(info) {}
 
   Status compute(KernelContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(LinearQuantizationParams params, readParams(ctx, "x_scale", "x_zero_point", true));
     const Tensor* x = ctx.input(0);
     const Tensor* scale = ctx.input(1);
-    const Tensor* zeroPoint = ctx.input(2);
-    if (!x || !scale) return nodeError(label_, "inputs 'x' and 'x_scale' are required");
-    if (blockSize_ != 0)
-      return notImplemented(label_ + ": blocked quantization (block_size) is not supported");
-    if (zeroPoint && zeroPoint->dtype() != x->dtype()) {
-      return nodeError(label_,
-                       std::string("x_zero_point must have x's element type ") + dataTypeName(x->dtype()));
-    }
-    KILN_ASSIGN_OR_RETURN(QuantLayout layout, resolveLayout(label_, *x, *scale, zeroPoint, axis_, perAxis_));
-    KILN_ASSIGN_OR_RETURN(std::vector<float> scales, readScales(*scale, label_ + ": x_scale"));
-    KILN_ASSIGN_OR_RETURN(std::vector<int32_t> zeroPoints,
-                          readZeroPoints(zeroPoint, label_ + ": x_zero_point"));
-    if (zeroPoints.empty()) zeroPoints.assign(scales.size(), 0);
     if (x->dtype() == DataType::INT32) {
-      for (int32_t z : zeroPoints) {
+      for (int32_t z : params.zeroPoints) {
         if (z != 0) return nodeError(label_, "x_zero_point must be 0 for int32 x");
       }
     }
@@ -149,21 +157,15 @@ class DequantizeLinearKernel final : public Kernel {
       const X* xd = x->data<X>();
       return dispatchType<float, Float16, BFloat16>(y.dtype(), [&]<class Y>() {
         Y* yd = y.data<Y>();
-        forEachElement(layout, [&](int64_t i, int64_t c) {
-          const int64_t centered = static_cast<int64_t>(xd[i]) - zeroPoints[c];
-          yd[i] = static_cast<Y>(static_cast<float>(centered) * scales[c]);
+        forEachElement(params.layout, [&](int64_t i, int64_t c) {
+          const int64_t centered = static_cast<int64_t>(xd[i]) - params.zeroPoints[c];
+          yd[i] = static_cast<Y>(static_cast<float>(centered) * params.scales[c]);
         });
         return Status::ok();
       });
     });
     return status.isOk() ? status : nodeError(label_, status.message());
   }
-
- private:
-  std::string label_;
-  int64_t axis_;
-  bool perAxis_;
-  int64_t blockSize_;
 };
 
 class DynamicQuantizeLinearKernel final : public Kernel {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ep/cpu/kernel_registry.h"
+#include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/data_movement.h"
 
 namespace kiln::cpu {
@@ -26,11 +27,6 @@ struct SamplePoint {
   std::array<int64_t, 4> pos{};
   std::array<double, 4> weight{};
 };
-
-template <class T>
-double toDouble(T value) {
-  return static_cast<double>(static_cast<ComputeType<T>>(value));
-}
 
 class RoiAlignKernel final : public Kernel {
  public:

@@ -38,18 +38,6 @@ Result<int64_t> readPosition(const Tensor& tensor, int64_t count, bool allowEnd,
   return position;
 }
 
-// Copies `count` elements between tensors of one type (strings included).
-void copyElements(const Tensor& src, int64_t srcOffset, Tensor& dst, int64_t dstOffset, int64_t count) {
-  if (count <= 0) return;
-  if (src.dtype() == DataType::STRING) {
-    std::copy_n(src.strings() + srcOffset, count, dst.strings() + dstOffset);
-  } else {
-    const size_t size = dataTypeSize(src.dtype());
-    std::memcpy(static_cast<char*>(dst.rawData()) + dstOffset * size,
-                static_cast<const char*>(src.rawData()) + srcOffset * size, static_cast<size_t>(count) * size);
-  }
-}
-
 class SequenceConstructKernel final : public Kernel {
  public:
   explicit SequenceConstructKernel(const KernelInfo& info) : label_(info.node.opType) {}

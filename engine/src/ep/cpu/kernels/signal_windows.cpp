@@ -17,19 +17,11 @@
 #include <vector>
 
 #include "ep/cpu/kernel_registry.h"
+#include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/data_movement.h"
 
 namespace kiln::cpu {
 namespace {
-
-template <class T>
-T fromDouble(double value) {
-  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-    return T(static_cast<float>(value));
-  } else {
-    return static_cast<T>(value);
-  }
-}
 
 // Writes `values` into a new output tensor of `type` and shape `shape`.
 Status writeOutput(KernelContext& ctx, DataType type, const Shape& shape, const std::vector<double>& values) {
