@@ -30,6 +30,18 @@ namespace {
 const QColor kErrorColor(0xc6, 0x28, 0x28);
 const QColor kOkColor(0x1b, 0x7f, 0x3b);
 
+// An editable list page: the table, its Add/Remove buttons in a row, then the status line.
+void layOutTablePage(QWidget* page, QTableWidget* table, QPushButton* add, QPushButton* remove, QLabel* status) {
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(add);
+  buttons->addWidget(remove);
+  buttons->addStretch(1);
+  auto* layout = new QVBoxLayout(page);
+  layout->addWidget(table, 1);
+  layout->addLayout(buttons);
+  layout->addWidget(status);
+}
+
 // A wizard page whose completeness is the wizard's to decide (it owns the plan every page looks at).
 class PlanPage : public QWizardPage {
  public:
@@ -113,14 +125,7 @@ MergeWizard::MergeWizard(QWidget* parent)
   connect(modelTable_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
     if (item->column() == 1 && item->row() < models_.size()) setPrefix(item->row(), item->text());
   });
-  auto* modelButtons = new QHBoxLayout;
-  modelButtons->addWidget(addButton);
-  modelButtons->addWidget(removeButton);
-  modelButtons->addStretch(1);
-  auto* modelsLayout = new QVBoxLayout(models);
-  modelsLayout->addWidget(modelTable_, 1);
-  modelsLayout->addLayout(modelButtons);
-  modelsLayout->addWidget(modelStatus_);
+  layOutTablePage(models, modelTable_, addButton, removeButton, modelStatus_);
   setPage(ModelsPage, models);
 
   // Page 2: connections.
@@ -139,14 +144,7 @@ MergeWizard::MergeWizard(QWidget* parent)
   connect(removeConnectionButton, &QPushButton::clicked, this, [this] {
     if (connectionTable_->currentRow() >= 0) removeConnection(connectionTable_->currentRow());
   });
-  auto* connectionButtons = new QHBoxLayout;
-  connectionButtons->addWidget(addConnectionButton);
-  connectionButtons->addWidget(removeConnectionButton);
-  connectionButtons->addStretch(1);
-  auto* connectionsLayout = new QVBoxLayout(connections);
-  connectionsLayout->addWidget(connectionTable_, 1);
-  connectionsLayout->addLayout(connectionButtons);
-  connectionsLayout->addWidget(connectionStatus_);
+  layOutTablePage(connections, connectionTable_, addConnectionButton, removeConnectionButton, connectionStatus_);
   setPage(ConnectionsPage, connections);
 
   // Page 3: preview.
