@@ -42,9 +42,9 @@ inline SessionOptions vulkanOptions() {
   } while (0)
 
 // Skips the current test when a real-model file is not cached (fails instead under KILN_REQUIRE_MODELS=1).
-#define REQUIRE_MODEL_FILE(path)                                                                                   \
+#define REQUIRE_MODEL_FILE(file)                                                                                   \
   do {                                                                                                             \
-    const std::filesystem::path required_file_ = (path);                                                           \
+    const std::filesystem::path required_file_ = (file);                                                           \
     if (!std::filesystem::exists(required_file_)) {                                                                \
       const std::string message_ = "missing " + required_file_.string() +                                        \
                                    "; run tests/tools/fetch_models.sh --with-references " +                     \
