@@ -64,8 +64,10 @@ Result<BatchJob> parseJob(const json& node, size_t index) {
     }
   }
   if (const auto timeout = node.find("timeout_s"); timeout != node.end()) {
-    if (!timeout->is_number() || timeout->get<double>() <= 0) {
-      return invalid(where + ".timeout_s", "must be a number of seconds above 0");
+    // Bounded so that every later conversion (milliseconds, integers in messages) stays defined.
+    constexpr double kMaxTimeoutSeconds = 30 * 24 * 3600.0;
+    if (!timeout->is_number() || !(timeout->get<double>() > 0) || timeout->get<double>() > kMaxTimeoutSeconds) {
+      return invalid(where + ".timeout_s", "must be a number of seconds above 0 and at most 2592000 (30 days)");
     }
     job.timeoutSeconds = timeout->get<double>();
   }
@@ -84,7 +86,7 @@ Result<std::vector<BatchJob>> parseBatchJobs(const std::string& text) {
   json document;
   try {
     document = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     return Status(StatusCode::INVALID_ARGUMENT, std::string("not valid JSON: ") + e.what());
   }
   const json* list = &document;

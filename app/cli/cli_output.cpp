@@ -43,7 +43,10 @@ Status applyConfigEntries(const std::vector<std::string>& entries, SessionOption
   return Status::ok();
 }
 
-void printJson(const nlohmann::json& document) { std::cout << document.dump(2) << std::endl; }
+// Strings from files (a jobs file, a model's names) may hold invalid UTF-8: replaced, never thrown on.
+void printJson(const nlohmann::json& document) {
+  std::cout << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+}
 
 nlohmann::json timingsToJson(const SessionTimings& timings) {
   nlohmann::json out = nlohmann::json::object();

@@ -1,6 +1,10 @@
 // kiln: Kiln's scripted batch mode. Each subcommand lives in cmd_<name>.cpp and registers itself here.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <exception>
+#include <new>
+
 #include "cli_output.h"
 #include "commands.h"
 #include "kiln/version.h"
@@ -27,5 +31,16 @@ int main(int argc, char** argv) {
     // --help and --version are successes; every real parse error is a usage error (exit 2).
     return code == 0 ? 0 : kiln::cli::kExitUsage;
   }
-  return commands.run ? commands.run() : kiln::cli::kExitUsage;
+  // The engine API never throws; the CLI's own code (JSON, files, strings) might. No exception ever reaches
+  // std::terminate: it is reported like any other failure, as the last line of stderr.
+  try {
+    return commands.run ? commands.run() : kiln::cli::kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::fputs("kiln: error: RUNTIME_EXCEPTION: out of memory\n", stderr);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kiln: error: RUNTIME_EXCEPTION: %s\n", e.what());
+  } catch (...) {
+    std::fputs("kiln: error: RUNTIME_EXCEPTION: unknown exception\n", stderr);
+  }
+  return kiln::cli::kExitFailure;
 }

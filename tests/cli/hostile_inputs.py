@@ -199,7 +199,8 @@ def cases(kiln, d, vulkan):
         for extra in ([], ["--json"])
         for p in (write(d / "bad_utf8.json", b'{"jobs": [{"command": "devices", "args": ["\xff"]}]}'),
                   write(d / "huge_number.json", b'{"jobs": [{"command": "devices", "args": [], "timeout_s": 1e400}]}'),
-                  write(d / "huge_number2.json", b'{"jobs": [{"command": "devices", "args": [], "x": 1e999999}]}'))]
+                  write(d / "huge_number2.json", b'{"jobs": [{"command": "devices", "args": [], "x": 1e999999}]}'),
+                  write(d / "huge_timeout.json", b'{"jobs": [{"command": "devices", "args": [], "timeout_s": 1e300}]}'))]
 
 
 def write(path, data):
