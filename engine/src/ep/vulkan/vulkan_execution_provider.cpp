@@ -11,8 +11,8 @@
 #include <set>
 #include <unordered_set>
 
+#include "device/device_profile.h"
 #include "ep/vulkan/device_fusions.h"
-#include "ep/vulkan/device_profile.h"
 #include "ep/vulkan/host_kernel.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/partition_executable.h"
