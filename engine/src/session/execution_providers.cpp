@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ep/cpu/cpu_execution_provider.h"
+#include "ep/cpu/host_evaluator.h"
 #include "ep/provider_names.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "util/log.h"
@@ -25,7 +26,7 @@ Result<ProviderSet> createProviders(const SessionOptions& options) {
     // Contracts: a CPU-type device (lavapipe) only when asked for, by the EP list or by naming a device.
     const bool explicitlyRequested = configured.has_value() || options.configEntry("kiln.vulkan.device").has_value();
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionProvider> vulkan,
-                          vk::createVulkanExecutionProvider(options, explicitlyRequested));
+                          vk::createVulkanExecutionProvider(options, explicitlyRequested, cpu::hostEvaluator()));
     if (vulkan) {
       set.providers.push_back(std::move(vulkan));
     } else {
