@@ -19,8 +19,8 @@
 #include "context_binary/context_binary.h"
 #include "ep/vulkan/vulkan_device.h"
 #include "kiln/session.h"
-#include "session/compiled_model_io.h"
 #include "session/inference_session.h"
+#include "session/session_from_binary.h"
 
 namespace {
 

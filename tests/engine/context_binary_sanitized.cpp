@@ -6,7 +6,7 @@
 
 #include "binary_mutations.h"
 #include "context_binary/verdict.h"
-#include "ep/vulkan/device_profile.h"
+#include "device/device_profile.h"
 
 namespace kiln {
 namespace {
@@ -114,6 +114,7 @@ int main() {
   contents.target = target;
   contents.partitions = {partition("model_a_vulkan_0", target), partition("model_b_vulkan_0", target)};
   contents.driverCache.assign(48, std::byte{0x11});
+  contents.requiredPushConstantBytes = 128;  // the Vulkan EP's push-constant block
   ctxbin::WeightStats stats;
   auto bytes = ctxbin::encodeContextBinary(contents, &stats);
   if (!bytes.isOk()) {

@@ -13,11 +13,12 @@
 
 #include "context_binary/context_binary.h"
 #include "context_binary/format.h"
+#include "epcontext/binary_admission.h"
 #include "kiln/context_binary.h"
 #include "kiln/device.h"
 #include "kiln/session.h"
 #include "model_builder.h"
-#include "session/compiled_model_io.h"
+#include "session/session_from_binary.h"
 #include "session/inference_session.h"
 #include "binary_mutations.h"
 #include "test_models.h"

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "ep/vulkan/device_profile.h"
+#include "device/device_profile.h"
 #include "gtest_requirements.h"
 #include "kiln/device.h"
 #include "test_models.h"

@@ -4,8 +4,7 @@
 
 #include "context_binary/graphs_section.h"
 #include "context_binary/spirv_features.h"
-#include "ep/vulkan/device_profile.h"
-#include "ep/vulkan/shader_library.h"
+#include "device/device_profile.h"
 #include "kiln/version.h"
 #include "util/file_io.h"
 #include "util/mapped_file.h"
@@ -36,7 +35,7 @@ Result<Header> makeHeader(const BinaryContents& contents, const SpirvTableWriter
   h.pipelineCacheUuid = d.pipelineCacheUuid;
   h.target = contents.targetKind;
   h.subgroupSize = d.subgroupSize;
-  h.requiredPushConstantBytes = vk::kPushConstantBytes;
+  h.requiredPushConstantBytes = contents.requiredPushConstantBytes;
   for (const auto& [key, words] : spirv.modules()) {
     auto needs = scanSpirv(words);
     if (!needs.isOk()) return needs.status().withContext("SPIR-V of " + key);

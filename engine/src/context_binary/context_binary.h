@@ -9,8 +9,8 @@
 
 #include "context_binary/format.h"
 #include "context_binary/weights_section.h"
+#include "device/device_info.h"
 #include "ep/execution_provider.h"
-#include "ep/vulkan/vulkan_device.h"
 #include "kiln/context_binary.h"
 
 namespace kiln::ctxbin {
@@ -20,6 +20,7 @@ struct BinaryContents {
   vk::DeviceInfo target;                     // the device (or profile) the SPIR-V was compiled for
   TargetKind targetKind = TargetKind::DEVICE;
   std::vector<std::byte> driverCache;        // vkGetPipelineCacheData of the producer (DEVICE targets only)
+  uint32_t requiredPushConstantBytes = 0;    // the push-constant block the partitions' kernels use
 };
 
 // The engine version range a binary written now declares readable (architecture.md, Versions).

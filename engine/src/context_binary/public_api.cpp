@@ -3,7 +3,7 @@
 
 #include "context_binary/context_binary.h"
 #include "context_binary/verdict.h"
-#include "ep/vulkan/device_profile.h"
+#include "device/device_profile.h"
 #include "kiln/context_binary.h"
 
 namespace kiln {
@@ -26,21 +26,6 @@ ContextBinaryGraph describe(const CompiledPartition& p) {
   g.initializers = static_cast<int64_t>(p.graph->initializers.size());
   g.spirvModules = static_cast<int64_t>(p.spirv.size());
   return g;
-}
-
-// The device a verdict without a selector is judged against: the one a compile would pick (lavapipe included).
-Result<vk::DeviceInfo> verdictDevice(const std::string& selector) { return vk::selectDevice(selector, true); }
-
-std::string describeDevice(const vk::DeviceInfo& d) {
-  return "device " + std::to_string(d.index) + " (" + d.name + ", " + d.driverInfo + ")";
-}
-
-// A binary of another format major version is a verdict (`unsupported`), not a read error.
-Result<CompatibilityVerdict> judgeFile(const std::string& path, const vk::DeviceInfo& device, const std::string& against) {
-  KILN_ASSIGN_OR_RETURN(auto otherFormat, ctxbin::judgeFormatVersion(path, against));
-  if (otherFormat) return *otherFormat;
-  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::open(path));
-  return ctxbin::judge(*binary, device, against);
 }
 
 }  // namespace
@@ -103,15 +88,10 @@ Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& ope
   return info;
 }
 
-Result<CompatibilityVerdict> checkContextBinary(const std::string& path, const std::string& deviceSelector) {
-  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, verdictDevice(deviceSelector));
-  return judgeFile(path, device, describeDevice(device));
-}
-
 Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(const std::string& path, const std::string& profilePath) {
   KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::readDeviceProfile(profilePath));
   const std::string against = "profile " + profilePath;
-  return judgeFile(path, device, against);
+  return ctxbin::judgeFile(path, device, against);
 }
 
 }  // namespace kiln

@@ -114,5 +114,12 @@ CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& de
   return verdict;
 }
 
+Result<CompatibilityVerdict> judgeFile(const std::string& path, const vk::DeviceInfo& device, const std::string& against) {
+  KILN_ASSIGN_OR_RETURN(auto otherFormat, judgeFormatVersion(path, against));
+  if (otherFormat) return *otherFormat;
+  KILN_ASSIGN_OR_RETURN(auto binary, ContextBinary::open(path));
+  return judge(*binary, device, against);
+}
+
 }  // namespace ctxbin
 }  // namespace kiln

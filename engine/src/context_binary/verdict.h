@@ -15,4 +15,8 @@ CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& de
 // it is no context binary at all.
 Result<std::optional<CompatibilityVerdict>> judgeFormatVersion(const std::string& path, const std::string& against);
 
+// Judges the binary at `path` against `device`: a binary of another format major version is a verdict
+// (`unsupported`), not a read error. NO_SUCHFILE / INVALID_GRAPH when it cannot be read.
+Result<CompatibilityVerdict> judgeFile(const std::string& path, const vk::DeviceInfo& device, const std::string& against);
+
 }  // namespace kiln::ctxbin

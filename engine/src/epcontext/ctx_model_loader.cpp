@@ -3,13 +3,13 @@
 #include <filesystem>
 #include <map>
 
+#include "ep/provider_names.h"
+#include "epcontext/binary_admission.h"
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/epcontext_names.h"
 #include "epcontext/shared_binaries.h"
 #include "onnx/path_rules.h"
 #include "partition/graph_partitioner.h"
-#include "session/compiled_model_io.h"
-#include "session/execution_providers.h"
 #include "util/stopwatch.h"
 
 namespace kiln::epctx {

@@ -6,7 +6,8 @@
 #include <string>
 
 #include "kiln/session_options.h"
-#include "session/inference_session.h"
+#include "kiln/timings.h"
+#include "partition/compiled_model.h"
 
 namespace kiln::epctx {
 

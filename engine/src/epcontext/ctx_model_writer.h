@@ -5,9 +5,9 @@
 #include <span>
 #include <string>
 
-#include "ep/vulkan/vulkan_device.h"
+#include "device/device_info.h"
 #include "ir/graph.h"
-#include "session/inference_session.h"
+#include "partition/compiled_model.h"
 
 namespace kiln::epctx {
 

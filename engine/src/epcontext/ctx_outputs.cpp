@@ -3,12 +3,12 @@
 #include <filesystem>
 
 #include "context_binary/context_binary.h"
+#include "epcontext/binary_admission.h"
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/epcontext_names.h"
 #include "onnx/model_to_proto.h"
 #include "onnx/model_writer.h"
 #include "onnx/tensor_proto.h"
-#include "session/compiled_model_io.h"
 
 namespace kiln::epctx {
 namespace {

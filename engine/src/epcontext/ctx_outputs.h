@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "ep/vulkan/vulkan_device.h"
+#include "device/device_info.h"
 #include "kiln/compiler.h"
-#include "session/inference_session.h"
+#include "partition/compiled_model.h"
 
 namespace kiln::epctx {
 

@@ -1,38 +1,14 @@
 #include "session/execution_providers.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "ep/cpu/cpu_execution_provider.h"
+#include "ep/cpu/host_evaluator.h"
+#include "ep/provider_names.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "util/log.h"
 
 namespace kiln {
-namespace {
-
-std::string trimmed(const std::string& text) {
-  const size_t start = text.find_first_not_of(" \t");
-  if (start == std::string::npos) return "";
-  return text.substr(start, text.find_last_not_of(" \t") - start + 1);
-}
-
-}  // namespace
-
-Result<std::vector<std::string>> configuredProviderNames(const SessionOptions& options) {
-  std::vector<std::string> names;
-  std::stringstream stream(options.configEntryOr("kiln.execution_providers", "vulkan,cpu"));
-  std::string name;
-  while (std::getline(stream, name, ',')) {
-    name = trimmed(name);
-    if (name.empty() || std::find(names.begin(), names.end(), name) != names.end()) continue;
-    if (name != "cpu" && name != "vulkan") {
-      return Status(StatusCode::INVALID_ARGUMENT, "unknown execution provider '" + name +
-                                                      "' in kiln.execution_providers (known: vulkan, cpu)");
-    }
-    names.push_back(name);
-  }
-  return names;
-}
 
 Result<ProviderSet> createProviders(const SessionOptions& options) {
   const std::optional<std::string> configured = options.configEntry("kiln.execution_providers");
@@ -50,7 +26,7 @@ Result<ProviderSet> createProviders(const SessionOptions& options) {
     // Contracts: a CPU-type device (lavapipe) only when asked for, by the EP list or by naming a device.
     const bool explicitlyRequested = configured.has_value() || options.configEntry("kiln.vulkan.device").has_value();
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionProvider> vulkan,
-                          vk::createVulkanExecutionProvider(options, explicitlyRequested));
+                          vk::createVulkanExecutionProvider(options, explicitlyRequested, cpu::hostEvaluator()));
     if (vulkan) {
       set.providers.push_back(std::move(vulkan));
     } else {

@@ -17,10 +17,6 @@ struct ProviderSet {
   bool nonCpuRequested = false;
 };
 
-// The short names ("vulkan", "cpu") kiln.execution_providers lists (default "vulkan,cpu"), trimmed, without
-// repeats. INVALID_ARGUMENT for an unknown name.
-Result<std::vector<std::string>> configuredProviderNames(const SessionOptions& options);
-
 // Creates the EPs that kiln.execution_providers names (default "vulkan,cpu") and this build and machine can
 // provide, then the CPU EP as the fallback when the list does not name it. INVALID_ARGUMENT for an unknown name;
 // the Vulkan EP's error (EP_FAIL) when it was asked for explicitly and cannot start.

@@ -11,9 +11,9 @@
 
 #include "ep/cpu/graph_executor.h"
 #include "epcontext/ctx_model_loader.h"
-#include "epcontext/generation.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "partition/partition_report_builder.h"
+#include "session/epcontext_generation.h"
 #include "session/partition_kernel.h"
 #include "session/session_pipeline.h"
 #include "util/log.h"

@@ -11,6 +11,8 @@
 #include "kiln/compiler.h"
 #include "kiln/partition_report.h"
 #include "kiln/session.h"
+#include "onnx/model_source.h"
+#include "partition/compiled_model.h"
 #include "util/stopwatch.h"
 
 namespace kiln {
@@ -19,21 +21,6 @@ namespace kiln {
 // kiln.execution_providers names. session.disable_cpu_ep_fallback applies when any of them is not the CPU EP.
 Result<std::unique_ptr<Session>> createSessionWithProviders(const std::string& path, const SessionOptions& options,
                                                             std::vector<std::unique_ptr<ExecutionProvider>> providers);
-
-// A compiled model: the top-level model rewritten so that each compiled partition is one fused KilnPartition node
-// (its `partition` attribute indexes `partitions`), and the partitions as plain data. An EPContext model and its
-// context binary are the serialized form of this (issue 5 maps EPContext nodes onto fused nodes).
-struct CompiledModel {
-  ir::Model model;
-  std::vector<CompiledPartition> partitions;
-  std::vector<std::shared_ptr<const void>> resources;  // what the partitions' storage lives in (shared binaries)
-};
-
-// Where a model comes from: a file, or bytes in memory (path empty).
-struct ModelSource {
-  std::string path;
-  std::span<const std::byte> bytes;
-};
 
 struct CompilingSession {
   std::unique_ptr<Session> session;

@@ -4,23 +4,6 @@
 
 namespace kiln::cpu {
 
-Result<Shape> broadcastShapes(const Shape& a, const Shape& b) {
-  const size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da == db || db == 1) {
-      out[i] = da;
-    } else if (da == 1) {
-      out[i] = db;
-    } else {
-      return invalidArgument("shapes " + shapeToString(a) + " and " + shapeToString(b) + " do not broadcast");
-    }
-  }
-  return out;
-}
-
 std::vector<int64_t> stridesOf(const Shape& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
   for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
@@ -33,14 +16,6 @@ std::vector<int64_t> broadcastStrides(const Shape& shape, const Shape& outShape)
   const size_t offset = outShape.size() - shape.size();
   for (size_t i = 0; i < shape.size(); ++i) result[offset + i] = shape[i] == 1 ? 0 : own[i];
   return result;
-}
-
-Result<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
-  const int64_t normalized = axis < 0 ? axis + rank : axis;
-  if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1)) {
-    return invalidArgument("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-  }
-  return normalized;
 }
 
 Result<std::vector<int64_t>> readInt64Values(const Tensor& tensor) {

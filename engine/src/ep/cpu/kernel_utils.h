@@ -8,6 +8,7 @@
 
 #include "kiln/status.h"
 #include "kiln/tensor.h"
+#include "ops/shape_rules.h"
 
 namespace kiln::cpu {
 
@@ -49,14 +50,13 @@ T fromDouble(double value) {
 inline Status invalidArgument(const std::string& message) { return {StatusCode::INVALID_ARGUMENT, message}; }
 inline Status notImplemented(const std::string& message) { return {StatusCode::NOT_IMPLEMENTED, message}; }
 
-// Numpy-style multidirectional broadcast of two or more shapes.
-Result<Shape> broadcastShapes(const Shape& a, const Shape& b);
+// The ONNX shape rules both EPs share (ops/shape_rules.h).
+using ops::broadcastShapes;
+using ops::normalizeAxis;
 // Row-major strides of `shape`, in elements.
 std::vector<int64_t> stridesOf(const Shape& shape);
 // Strides of `shape` broadcast to `outShape` (0 on broadcast axes); `shape` is right-aligned.
 std::vector<int64_t> broadcastStrides(const Shape& shape, const Shape& outShape);
-// Maps a possibly negative axis into [0, rank); INVALID_ARGUMENT when out of range.
-Result<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 // Reads an int32/int64 tensor (shape, axes, pads, ...) into int64 values.
 Result<std::vector<int64_t>> readInt64Values(const Tensor& tensor);
 // Reads any float or integer tensor into doubles (scalars like Clip bounds, Pad value, ...).

@@ -1,5 +1,5 @@
 // The public view of Vulkan devices (kiln/device.h) over the EP's DeviceInfo.
-#include "ep/vulkan/device_profile.h"
+#include "device/device_profile.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/vulkan_device.h"
 #include "kiln/device.h"

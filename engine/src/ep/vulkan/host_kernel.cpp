@@ -4,7 +4,6 @@
 #include <set>
 #include <unordered_set>
 
-#include "ep/cpu/kernel_registry.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/vulkan_device.h"
 
@@ -65,7 +64,7 @@ int64_t opsetFor(const ir::Model& model, const ir::Node& node) {
 }
 
 std::vector<NodePlacement> placeNodes(const ir::Graph& graph, const ir::Model& model, const DeviceInfo& device,
-                                      const std::vector<size_t>& nodeIndices) {
+                                      const HostEvaluator& host, const std::vector<size_t>& nodeIndices) {
   std::vector<size_t> order = nodeIndices;
   if (order.empty()) {
     for (size_t i = 0; i < graph.nodes.size(); ++i) order.push_back(i);
@@ -101,7 +100,7 @@ std::vector<NodePlacement> placeNodes(const ir::Graph& graph, const ir::Model& m
     for (const auto& in : node.inputs) allHost = allHost && (in.empty() || knownOnHost(in));
     const bool shapeOnly = node.opType == "Shape" || node.opType == "Size";
     if (node.domain.empty() && (shapeOnly || (allHost && hostOps().count(node.opType))) &&
-        cpu::KernelRegistry::cpu().find(node.domain, node.opType, opset)) {
+        host.canEvaluate(node.domain, node.opType, opset)) {
       placement.placement = Placement::HOST;
       for (const auto& out : node.outputs) hostValues.insert(out);
       continue;
@@ -139,15 +138,14 @@ std::vector<NodePlacement> placeNodes(const ir::Graph& graph, const ir::Model& m
   return result;
 }
 
-Result<std::unique_ptr<cpu::Kernel>> createHostKernel(const ir::Node& node, int64_t opset, const ir::Graph& graph) {
-  const cpu::KernelDef* def = cpu::KernelRegistry::cpu().find(node.domain, node.opType, opset);
-  if (!def) return Status(StatusCode::NOT_IMPLEMENTED, "no host kernel for " + node.label());
-  cpu::KernelInfo info{node, opset, {}, {}, nullptr};
+Result<std::unique_ptr<HostNode>> createHostKernel(const ir::Node& node, int64_t opset, const ir::Graph& graph,
+                                                   const HostEvaluator& host) {
+  std::vector<const Tensor*> constantInputs;
   for (const auto& in : node.inputs) {
     auto init = graph.initializers.find(in);
-    info.constantInputs.push_back(in.empty() || init == graph.initializers.end() ? nullptr : &init->second);
+    constantInputs.push_back(in.empty() || init == graph.initializers.end() ? nullptr : &init->second);
   }
-  return def->factory(info);
+  return host.prepare(node, opset, std::move(constantInputs));
 }
 
 }  // namespace kiln::vk

@@ -1,7 +1,8 @@
 // Shape arithmetic inside Vulkan partitions. Nodes whose inputs are all known on the host (initializers, integer
 // values from outside the partition, Shape/Size results) compute small integer tensors — shapes, axes, indices —
-// that kernels need while recording. The Vulkan EP evaluates them on the host with the CPU EP's kernels instead
-// of splitting the partition, as GPU EPs of ONNX Runtime place shape subgraphs on the CPU.
+// that kernels need while recording. The Vulkan EP evaluates them on the host with the HostEvaluator the session
+// gives it (the CPU EP's kernels) instead of splitting the partition, as GPU EPs of ONNX Runtime place shape
+// subgraphs on the CPU.
 #pragma once
 
 #include <functional>
@@ -9,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "ep/cpu/kernel.h"
 #include "ep/execution_provider.h"
+#include "ep/host_evaluator.h"
 #include "ir/graph.h"
 
 namespace kiln::vk {
@@ -25,9 +26,11 @@ struct NodePlacement {
 };
 
 // Decides, in topological order, where each node of `graph` runs inside a Vulkan partition: HOST (shape
-// arithmetic), DEVICE (a Vulkan kernel claims it), or NONE (with the reason). `nodeIndices` restricts the
-// analysis to a partition (empty = every node). Values produced by unplaced nodes reach a partition as inputs.
+// arithmetic `host` can evaluate), DEVICE (a Vulkan kernel claims it), or NONE (with the reason). `nodeIndices`
+// restricts the analysis to a partition (empty = every node). Values produced by unplaced nodes reach a partition
+// as inputs.
 std::vector<NodePlacement> placeNodes(const ir::Graph& graph, const ir::Model& model, const DeviceInfo& device,
+                                      const HostEvaluator& host,
                                       const std::vector<size_t>& nodeIndices = {});
 
 // The declared or inferred type of `value` as seen from `graph`: its own value info first, then any graph of
@@ -38,7 +41,8 @@ const ir::ValueInfo* findValueInfoInModel(const ir::Graph& graph, const ir::Mode
 // The opset of `node`'s domain in `model`.
 int64_t opsetFor(const ir::Model& model, const ir::Node& node);
 
-// Builds the CPU kernel that evaluates a HOST node.
-Result<std::unique_ptr<cpu::Kernel>> createHostKernel(const ir::Node& node, int64_t opset, const ir::Graph& graph);
+// Prepares a HOST node for evaluation by `host`, with the initializers of `graph` it reads as constant inputs.
+Result<std::unique_ptr<HostNode>> createHostKernel(const ir::Node& node, int64_t opset, const ir::Graph& graph,
+                                                   const HostEvaluator& host);
 
 }  // namespace kiln::vk

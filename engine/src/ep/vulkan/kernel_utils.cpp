@@ -16,18 +16,6 @@ std::array<uint32_t, 3> linearGroups(uint64_t count, uint32_t localSize, uint32_
   return {static_cast<uint32_t>(kMaxX), static_cast<uint32_t>(rows), 1};
 }
 
-std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b) {
-  const size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return std::nullopt;
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
 std::vector<int64_t> contiguousStrides(const Shape& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
   for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
@@ -151,14 +139,6 @@ Result<std::vector<float>> hostFloats(const VkTensor* value, const std::string& 
     return Status(StatusCode::INVALID_ARGUMENT, what + " must be float, got " + dataTypeName(t.dtype()));
   }
   return out;
-}
-
-Result<int64_t> normalizeAxis(int64_t axis, int64_t rank, const std::string& what) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) {
-    return Status(StatusCode::INVALID_ARGUMENT, what + " " + std::to_string(axis) + " is out of range for rank " +
-                                                    std::to_string(rank));
-  }
-  return axis < 0 ? axis + rank : axis;
 }
 
 NodeSupport requireHostInput(const SupportQuery& query, size_t i, const char* what) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ep/vulkan/vk_kernel.h"
+#include "ops/shape_rules.h"
 
 namespace kiln::vk {
 
@@ -19,8 +20,9 @@ constexpr size_t kMaxRank = 6;  // push-constant shape arrays hold this many dim
 // receives the invocations per y row (shaders compute i = x + y * rowStride).
 std::array<uint32_t, 3> linearGroups(uint64_t count, uint32_t localSize, uint32_t* rowStride);
 
-// Numpy broadcast of two shapes, or nullopt when incompatible.
-std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b);
+// The ONNX shape rules both EPs share (ops/shape_rules.h).
+using ops::broadcastShapes;
+using ops::normalizeAxis;
 // Element strides of `in` viewed as `out` under broadcasting (0 where `in` repeats), right-aligned to out's rank.
 std::vector<uint32_t> broadcastStrides(const Shape& in, const Shape& out);
 // An output shape with each input's broadcast strides, after merging adjacent dimensions that every input walks
@@ -74,9 +76,6 @@ class PushConstants {
 Result<std::vector<int64_t>> hostInts(const VkTensor* value, const std::string& what);
 // The floats of a host value (float/double tensors), e.g. Resize's scales.
 Result<std::vector<float>> hostFloats(const VkTensor* value, const std::string& what);
-
-// Normalizes a possibly negative axis against `rank`; INVALID_ARGUMENT when out of range.
-Result<int64_t> normalizeAxis(int64_t axis, int64_t rank, const std::string& what);
 
 // Support-check helpers: unsupported unless input i is known on the host (a constant or an integer value from
 // outside the partition), and unless rank <= kMaxRank where known.

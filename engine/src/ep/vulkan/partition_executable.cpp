@@ -373,8 +373,7 @@ Result<std::vector<Tensor>> VulkanPartitionExecutable::runLocked(std::span<const
         hostInputs.push_back(value ? &*value->host : nullptr);
       }
       std::vector<Tensor> produced(slotted.outputs.size());
-      cpu::KernelContext context(hostInputs, produced);
-      KILN_RETURN_IF_ERROR(step.hostKernel->compute(context).withContext("evaluating " + step.node->label() + " on the host"));
+      KILN_RETURN_IF_ERROR(step.hostKernel->compute(hostInputs, produced).withContext("evaluating " + step.node->label() + " on the host"));
       for (size_t o = 0; o < produced.size(); ++o) {
         if (slotted.outputs[o] < 0) continue;
         VkTensor& out = frame[static_cast<size_t>(slotted.outputs[o])];

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ep/cpu/kernel.h"
 #include "ep/execution_provider.h"
+#include "ep/host_evaluator.h"
 #include "ep/vulkan/command_stream.h"
 #include "ep/vulkan/vk_kernel.h"
 #include "kiln/timings.h"
@@ -20,7 +20,7 @@ namespace kiln::vk {
 struct PartitionStep {
   const ir::Node* node = nullptr;
   std::unique_ptr<VkKernel> kernel;           // DEVICE nodes
-  std::unique_ptr<cpu::Kernel> hostKernel;    // HOST nodes
+  std::unique_ptr<HostNode> hostKernel;       // HOST nodes
   std::vector<const Pipeline*> pipelines;     // one per kernel->shaders() entry
   std::vector<VkTensor> constants;            // kernel->constants() on the device
 };

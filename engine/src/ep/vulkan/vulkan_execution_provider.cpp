@@ -11,8 +11,8 @@
 #include <set>
 #include <unordered_set>
 
+#include "device/device_profile.h"
 #include "ep/vulkan/device_fusions.h"
-#include "ep/vulkan/device_profile.h"
 #include "ep/vulkan/host_kernel.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/partition_executable.h"
@@ -128,7 +128,8 @@ struct KernelSet {
 // Creates the kernel of every node of a partition graph for `target`: host kernels where `onHost`, Vulkan kernels
 // elsewhere. `stored` (loading a context binary) supplies the constants an earlier compile prepacked.
 Result<KernelSet> createKernels(const ir::Graph& graph, const ir::Model& opsets, const DeviceInfo& target,
-                                const std::vector<bool>& onHost, const std::vector<CompiledNode>* stored, bool autotune) {
+                                const HostEvaluator& host, const std::vector<bool>& onHost,
+                                const std::vector<CompiledNode>* stored, bool autotune) {
   KernelSet kernels;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& node = graph.nodes[i];
@@ -136,7 +137,7 @@ Result<KernelSet> createKernels(const ir::Graph& graph, const ir::Model& opsets,
     PartitionStep step;
     step.node = &node;
     if (onHost[i]) {
-      KILN_ASSIGN_OR_RETURN(step.hostKernel, createHostKernel(node, opset, graph));
+      KILN_ASSIGN_OR_RETURN(step.hostKernel, createHostKernel(node, opset, graph, host));
       kernels.steps.push_back(std::move(step));
       continue;
     }
@@ -171,12 +172,13 @@ class VulkanExecutionProvider final : public ExecutionProvider {
  public:
   // `target`: what kernels are chosen and SPIR-V compiled for: the live device, or a device profile
   // (kiln.vulkan.target_profile). `device`: the live device that loads and runs partitions. `cacheFile`: the
-  // pipeline cache file (kiln.vulkan.pipeline_cache_path), else null.
+  // pipeline cache file (kiln.vulkan.pipeline_cache_path), else null. `host`: evaluates HOST nodes.
   VulkanExecutionProvider(DeviceInfo target, bool targetIsProfile,
                           std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile, bool autotune,
-                          std::shared_ptr<PipelineCacheFile> cacheFile)
+                          std::shared_ptr<PipelineCacheFile> cacheFile, std::shared_ptr<const HostEvaluator> host)
       : target_(std::move(target)), targetIsProfile_(targetIsProfile), targetProfile_(deviceProfileJson(target_)),
-        deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune), cacheFile_(std::move(cacheFile)) {}
+        deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune), cacheFile_(std::move(cacheFile)),
+        host_(std::move(host)) {}
 
   // A session whose creation failed after adding SPIR-V still leaves it for the next one.
   ~VulkanExecutionProvider() override { saveCacheFile(); }
@@ -190,7 +192,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
 
   std::vector<NodeSupport> getCapability(const ir::Graph& graph, const ir::Model& model) const override {
     std::vector<NodeSupport> answers;
-    for (const auto& placement : placeNodes(graph, model, target_)) {
+    for (const auto& placement : placeNodes(graph, model, target_, *host_)) {
       answers.push_back({placement.placement != Placement::NONE, placement.reason});
     }
     return answers;
@@ -208,7 +210,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     {
       std::vector<bool> onDevice;
-      for (const auto& placement : placeNodes(*sub, context.model, target_, all)) {
+      for (const auto& placement : placeNodes(*sub, context.model, target_, *host_, all)) {
         onDevice.push_back(placement.placement == Placement::DEVICE);
       }
       fuseElementwiseChains(*sub, spec.outputs, context.model.opsetVersion(""), onDevice, fusions);
@@ -220,13 +222,14 @@ class VulkanExecutionProvider final : public ExecutionProvider {
 
     Stopwatch selectClock;
     std::vector<bool> onHost;
-    for (const auto& placement : placeNodes(*sub, context.model, target_, all)) {
+    for (const auto& placement : placeNodes(*sub, context.model, target_, *host_, all)) {
       if (placement.placement == Placement::NONE) {
         return Status(StatusCode::EP_FAIL, "a node of " + spec.name + " was assigned to the Vulkan EP but " + placement.reason);
       }
       onHost.push_back(placement.placement == Placement::HOST);
     }
-    KILN_ASSIGN_OR_RETURN(KernelSet kernels, createKernels(*sub, context.model, target_, onHost, nullptr, autotune_));
+    KILN_ASSIGN_OR_RETURN(KernelSet kernels,
+                          createKernels(*sub, context.model, target_, *host_, onHost, nullptr, autotune_));
     if (context.timings) context.timings->kernel_select_ms += selectClock.elapsedMs();
 
     CompiledPartition compiled;
@@ -335,7 +338,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     std::vector<bool> onHost;
     for (const auto& node : partition.nodes) onHost.push_back(node.onHost);
     KILN_ASSIGN_OR_RETURN(KernelSet kernels,
-                          createKernels(*partition.graph, opsets, target, onHost, &partition.nodes, autotune_));
+                          createKernels(*partition.graph, opsets, target, *host_, onHost, &partition.nodes, autotune_));
     return std::make_shared<KernelSet>(std::move(kernels));
   }
 
@@ -437,12 +440,15 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   std::map<std::string, std::shared_ptr<KernelSet>> pending_;
   std::shared_ptr<PipelineCacheFile> cacheFile_;  // kiln.vulkan.pipeline_cache_path, else null
   bool driverCacheAttached_ = false;               // its driver blob went to the device's VkPipelineCache
+  std::shared_ptr<const HostEvaluator> host_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const SessionOptions& options,
-                                                                         bool explicitlyRequested) {
+                                                                         bool explicitlyRequested,
+                                                                         std::shared_ptr<const HostEvaluator> host) {
+  if (!host) return Status(StatusCode::INVALID_ARGUMENT, "the Vulkan EP needs a host evaluator for shape arithmetic");
   // A target profile replaces the live device for kernel choice and SPIR-V: a machine without the device (or
   // without any Vulkan device) compiles for it; loading still needs a live device.
   const std::string targetProfile = options.configEntryOr("kiln.vulkan.target_profile", "");
@@ -479,7 +485,8 @@ Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const S
     log::warn("kiln.vulkan.fp16=1 is not implemented yet; tensors stay float32");
   }
   return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(
-      target ? *target : picked.value(), target.has_value(), std::move(device), profile, autotune, std::move(cacheFile)));
+      target ? *target : picked.value(), target.has_value(), std::move(device), profile, autotune, std::move(cacheFile),
+      std::move(host)));
 }
 
 }  // namespace kiln::vk

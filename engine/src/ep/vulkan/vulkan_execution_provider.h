@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "ep/execution_provider.h"
+#include "ep/host_evaluator.h"
 #include "kiln/session_options.h"
 
 namespace kiln::vk {
@@ -15,8 +16,10 @@ extern const char* const kVulkanExecutionProviderName;  // "VulkanExecutionProvi
 // name substring) picks one; otherwise a GPU, and a CPU-type device (lavapipe) only when `explicitlyRequested`.
 // Device creation starts on a background thread so it overlaps model loading; the first getCapability waits.
 // Returns nullptr (no error) when no suitable device exists and the EP was not explicitly requested; an error
-// (EP_FAIL) when it was.
+// (EP_FAIL) when it was. `host` evaluates the shape arithmetic the EP keeps on the host (the session passes the
+// CPU EP's kernels: cpu::hostEvaluator()); it must not be null.
 Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const SessionOptions& options,
-                                                                         bool explicitlyRequested);
+                                                                         bool explicitlyRequested,
+                                                                         std::shared_ptr<const HostEvaluator> host);
 
 }  // namespace kiln::vk

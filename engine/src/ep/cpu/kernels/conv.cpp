@@ -10,7 +10,7 @@
 #include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/conv_helpers.h"
 #include "ep/cpu/kernels/gemm_helpers.h"
-#include "ep/cpu/kernels/window_geometry.h"
+#include "ops/window_geometry.h"
 
 namespace kiln::cpu {
 
@@ -31,12 +31,12 @@ constexpr int64_t kMinChunkColumns = 128;
 // [channels * K][p1 - p0] with K = kernel size; out-of-image taps read as zero. Works a line (all positions
 // along the last spatial dim) at a time, so the innermost copy is contiguous for stride 1.
 template <class T>
-void im2col(const T* x, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col) {
+void im2col(const T* x, int64_t channels, const ops::WindowGeometry& g, int64_t p0, int64_t p1, T* col) {
   const size_t R = g.rank();
   const int64_t outW = g.out[R - 1], inW = g.in[R - 1], sW = g.strides[R - 1];
   const int64_t K = g.kernelSize(), inSize = g.inSize(), cols = p1 - p0;
-  const SpatialIndex inStrides = g.inStrides();
-  SpatialIndex o{}, k{};
+  const ops::SpatialIndex inStrides = g.inStrides();
+  ops::SpatialIndex o{}, k{};
   for (int64_t p = p0; p < p1;) {
     const int64_t line = p / outW, ow0 = p % outW, ow1 = std::min(outW, ow0 + (p1 - p));
     for (int64_t d = static_cast<int64_t>(R) - 2, rest = line; d >= 0; --d) {
@@ -55,7 +55,7 @@ void im2col(const T* x, int64_t channels, const WindowGeometry& g, int64_t p0, i
       const int64_t shift = k[R - 1] * g.dilations[R - 1] - g.padBegin[R - 1];
       int64_t lo = ow1, hi = ow1;  // positions [lo, hi) of this segment read inside the image
       if (inside) {
-        validRange(shift, sW, inW, outW, lo, hi);
+        ops::validRange(shift, sW, inW, outW, lo, hi);
         lo = std::clamp(lo, ow0, ow1);
         hi = std::clamp(hi, lo, ow1);
       }
@@ -86,7 +86,7 @@ struct Plane2d {
   int64_t inH, inW, outH, outW, kH, kW, sH, sW, dH, dW, pH, pW;
 };
 
-Plane2d planeOf(const WindowGeometry& g) {
+Plane2d planeOf(const ops::WindowGeometry& g) {
   if (g.rank() == 1) {
     return {1, g.in[0], 1, g.out[0], 1, g.kernel[0], 1, g.strides[0], 1, g.dilations[0], 0, g.padBegin[0]};
   }
@@ -197,7 +197,7 @@ void depthwisePlaneF32(const float* in, const float* kernel, float bias, float* 
 // applies it to each piece right after computing it.
 template <class T>
 void runConv(const T* x, const T* w, const T* bias, T* y, int64_t N, int64_t C, int64_t M, int64_t group,
-             const WindowGeometry& g, ThreadPool* pool, const EpilogueBinding* epilogue = nullptr) {
+             const ops::WindowGeometry& g, ThreadPool* pool, const EpilogueBinding* epilogue = nullptr) {
   auto finish = [&](T* out, int64_t offset, int64_t count, int64_t channel) {
     if constexpr (std::is_same_v<T, float>) {
       if (epilogue) epilogue->apply(out, offset, count, channel);
@@ -272,7 +272,7 @@ void runConv(const T* x, const T* w, const T* bias, T* y, int64_t N, int64_t C, 
 }  // namespace
 
 // Validates X/W/B against the attributes and resolves the output geometry.
-Result<ConvShapes> resolveConvShapes(const WindowAttributes& attrs, int64_t group, const Tensor& x,
+Result<ConvShapes> resolveConvShapes(const ops::WindowAttributes& attrs, int64_t group, const Tensor& x,
                                      const Tensor& w, const Tensor* b) {
   if (x.rank() < 3) return invalidArgument("X must be [N, C, spatial...], got " + shapeToString(x.shape()));
   if (w.rank() != x.rank()) {
@@ -298,7 +298,7 @@ Result<ConvShapes> resolveConvShapes(const WindowAttributes& attrs, int64_t grou
     return invalidArgument("kernel_shape does not match W " + shapeToString(w.shape()));
   }
   const std::vector<int64_t> spatial(x.shape().begin() + 2, x.shape().end());
-  KILN_ASSIGN_OR_RETURN(s.geometry, resolveForwardWindow(attrs, spatial, kernel));
+  KILN_ASSIGN_OR_RETURN(s.geometry, ops::resolveForwardWindow(attrs, spatial, kernel));
   s.outShape = {s.N, s.M};
   s.outShape.insert(s.outShape.end(), s.geometry.out.begin(), s.geometry.out.end());
   return s;
@@ -309,7 +309,7 @@ namespace {
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const KernelInfo& info)
-      : attrs_(WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)), pool_(info.threadPool) {
+      : attrs_(ops::WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)), pool_(info.threadPool) {
     // Half-precision constant weights and bias are converted to float once, not on every run.
     for (size_t i : {size_t{1}, size_t{2}}) {
       const Tensor* t = i < info.constantInputs.size() ? info.constantInputs[i] : nullptr;
@@ -349,7 +349,7 @@ class ConvKernel : public Kernel {
   }
 
  private:
-  WindowAttributes attrs_;
+  ops::WindowAttributes attrs_;
   int64_t group_;
   ThreadPool* pool_;
   Tensor floatConstants_[2];  // W and B as float when they are half-precision constants
@@ -360,7 +360,7 @@ class ConvKernel : public Kernel {
 class ConvIntegerKernel : public Kernel {
  public:
   explicit ConvIntegerKernel(const KernelInfo& info)
-      : attrs_(WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)) {}
+      : attrs_(ops::WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -375,7 +375,7 @@ class ConvIntegerKernel : public Kernel {
   }
 
  private:
-  WindowAttributes attrs_;
+  ops::WindowAttributes attrs_;
   int64_t group_;
 };
 

@@ -5,22 +5,22 @@
 #include <cstdint>
 #include <vector>
 
-#include "ep/cpu/kernels/window_geometry.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
+#include "ops/window_geometry.h"
 
 namespace kiln::cpu {
 
 // The sizes of a convolution of X [N, C, spatial...] with W [M, C/group, kernel...] into [N, M, out...].
 struct ConvShapes {
   int64_t N = 0, C = 0, M = 0;
-  WindowGeometry geometry;
+  ops::WindowGeometry geometry;
   Shape outShape;
 };
 
 // Validates X, W and the optional bias B (M elements) against the attributes and resolves the output
 // geometry; INVALID_ARGUMENT naming the mismatch otherwise.
-Result<ConvShapes> resolveConvShapes(const WindowAttributes& attrs, int64_t group, const Tensor& x,
+Result<ConvShapes> resolveConvShapes(const ops::WindowAttributes& attrs, int64_t group, const Tensor& x,
                                      const Tensor& w, const Tensor* b);
 
 // `t` (uint8 or int8) minus its zero point, widened to int32. The zero point has t's element type and is

@@ -8,7 +8,7 @@
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/gemm_helpers.h"
-#include "ep/cpu/kernels/window_geometry.h"
+#include "ops/window_geometry.h"
 
 namespace kiln::cpu {
 namespace {
@@ -23,13 +23,13 @@ constexpr int64_t kMinChunkColumns = 128;
 // (skipped when outside the image). With `assign` (every image position gets exactly one tap) the sum plus
 // bias is stored instead, saving a pass over y.
 template <class T>
-void col2im(const T* col, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* y,
+void col2im(const T* col, int64_t channels, const ops::WindowGeometry& g, int64_t p0, int64_t p1, T* y,
             bool assign, const T* bias) {
   const size_t R = g.rank();
   const int64_t gridW = g.out[R - 1], imageW = g.in[R - 1], sW = g.strides[R - 1];
   const int64_t K = g.kernelSize(), imageSize = g.inSize(), cols = p1 - p0;
-  const SpatialIndex imageStrides = g.inStrides();
-  SpatialIndex o{}, k{};
+  const ops::SpatialIndex imageStrides = g.inStrides();
+  ops::SpatialIndex o{}, k{};
   for (int64_t p = p0; p < p1;) {
     const int64_t line = p / gridW, ow0 = p % gridW, ow1 = std::min(gridW, ow0 + (p1 - p));
     for (int64_t d = static_cast<int64_t>(R) - 2, rest = line; d >= 0; --d) {
@@ -48,7 +48,7 @@ void col2im(const T* col, int64_t channels, const WindowGeometry& g, int64_t p0,
       int64_t lo = 0, hi = 0;
       const int64_t shift = k[R - 1] * g.dilations[R - 1] - g.padBegin[R - 1];
       if (inside) {
-        validRange(shift, sW, imageW, gridW, lo, hi);
+        ops::validRange(shift, sW, imageW, gridW, lo, hi);
         lo = std::clamp(lo, ow0, ow1);
         hi = std::clamp(hi, lo, ow1);
       }
@@ -74,7 +74,7 @@ void col2im(const T* col, int64_t channels, const WindowGeometry& g, int64_t p0,
 // Y [N, M, g.in...] = convTranspose(X [N, C, g.out...], W [C, M/group, k...]) + bias.
 template <class T>
 void runConvTranspose(const T* x, const T* w, const T* bias, T* y, int64_t N, int64_t C, int64_t M,
-                      int64_t group, const WindowGeometry& g, ThreadPool* pool) {
+                      int64_t group, const ops::WindowGeometry& g, ThreadPool* pool) {
   const int64_t Cg = C / group, Mg = M / group, K = g.kernelSize();
   const int64_t xSize = g.outSize(), ySize = g.inSize();
   if (N == 0 || M == 0 || ySize == 0) return;
@@ -131,7 +131,7 @@ void runConvTranspose(const T* x, const T* w, const T* bias, T* y, int64_t N, in
 class ConvTransposeKernel : public Kernel {
  public:
   explicit ConvTransposeKernel(const KernelInfo& info)
-      : attrs_(WindowAttributes::read(info.node)),
+      : attrs_(ops::WindowAttributes::read(info.node)),
         group_(info.node.attrInt("group", 1)),
         outputPadding_(info.node.attrInts("output_padding")),
         outputShape_(info.node.attrInts("output_shape")),
@@ -145,8 +145,8 @@ class ConvTransposeKernel : public Kernel {
     if (w->dtype() != x->dtype() || (b && b->dtype() != x->dtype())) {
       return invalidArgument("X, W and B must have the same element type");
     }
-    if (x->rank() < 3 || x->rank() > kMaxSpatialRank + 2) {
-      return invalidArgument("X must be [N, C, spatial...] with 1 to " + std::to_string(kMaxSpatialRank) +
+    if (x->rank() < 3 || x->rank() > ops::kMaxSpatialRank + 2) {
+      return invalidArgument("X must be [N, C, spatial...] with 1 to " + std::to_string(ops::kMaxSpatialRank) +
                              " spatial dims, got " + shapeToString(x->shape()));
     }
     if (w->rank() != x->rank()) return invalidArgument("W must have the rank of X");
@@ -157,7 +157,7 @@ class ConvTransposeKernel : public Kernel {
     }
     if (C % group_ != 0) return invalidArgument("input channels not divisible by group");
     if (b && b->numel() != M) return invalidArgument("B must have " + std::to_string(M) + " elements");
-    KILN_ASSIGN_OR_RETURN(WindowGeometry g, resolveGeometry(*x, *w));
+    KILN_ASSIGN_OR_RETURN(ops::WindowGeometry g, resolveGeometry(*x, *w));
     Shape outShape = {N, M};
     outShape.insert(outShape.end(), g.in.begin(), g.in.end());
     Tensor& y = ctx.allocateOutput(0, x->dtype(), outShape);
@@ -178,13 +178,13 @@ class ConvTransposeKernel : public Kernel {
   }
 
  private:
-  Result<WindowGeometry> resolveGeometry(const Tensor& x, const Tensor& w) const {
-    return resolveTransposedWindow(attrs_, outputPadding_, outputShape_,
+  Result<ops::WindowGeometry> resolveGeometry(const Tensor& x, const Tensor& w) const {
+    return ops::resolveTransposedWindow(attrs_, outputPadding_, outputShape_,
                                    std::vector<int64_t>(x.shape().begin() + 2, x.shape().end()),
                                    std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()));
   }
 
-  WindowAttributes attrs_;
+  ops::WindowAttributes attrs_;
   int64_t group_;
   std::vector<int64_t> outputPadding_, outputShape_;
   ThreadPool* pool_;

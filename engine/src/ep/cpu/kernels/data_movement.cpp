@@ -52,21 +52,4 @@ Status copyStrided(const Tensor& in, int64_t base, const std::vector<int64_t>& s
   });
 }
 
-SliceAxis resolveSliceAxis(int64_t start, int64_t end, int64_t step, int64_t dim) {
-  if (start < 0) start += dim;
-  if (end < 0) end += dim;
-  SliceAxis axis;
-  if (dim == 0) return axis;
-  if (step > 0) {
-    axis.start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-    if (end > axis.start) axis.count = (end - axis.start + step - 1) / step;
-  } else {
-    axis.start = std::clamp<int64_t>(start, 0, dim - 1);
-    end = std::clamp<int64_t>(end, -1, dim - 1);
-    if (axis.start > end) axis.count = (axis.start - end + (-step) - 1) / (-step);
-  }
-  return axis;
-}
-
 }  // namespace kiln::cpu

@@ -86,12 +86,4 @@ inline Result<std::vector<int64_t>> readIndexInput(const std::string& label, con
   return readInt64Values(tensor);
 }
 
-// One Slice axis per the ONNX rules: negative start/end count from the end, then both are clamped by the step's
-// sign. Returns the first index and the element count (0 when the range is empty). Shared with the Vulkan EP.
-struct SliceAxis {
-  int64_t start = 0;
-  int64_t count = 0;
-};
-SliceAxis resolveSliceAxis(int64_t start, int64_t end, int64_t step, int64_t dim);
-
 }  // namespace kiln::cpu

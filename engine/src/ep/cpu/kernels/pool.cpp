@@ -9,7 +9,7 @@
 
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
-#include "ep/cpu/kernels/window_geometry.h"
+#include "ops/window_geometry.h"
 
 namespace kiln::cpu {
 namespace {
@@ -22,7 +22,7 @@ struct Pool3d {
   std::vector<int64_t> start[3], lo[3], hi[3], padHi[3];
 };
 
-Pool3d makePool3d(const WindowGeometry& g) {
+Pool3d makePool3d(const ops::WindowGeometry& g) {
   Pool3d p;
   const size_t offset = 3 - g.rank();
   for (size_t a = 0; a < 3; ++a) {
@@ -35,12 +35,12 @@ Pool3d makePool3d(const WindowGeometry& g) {
     const int64_t pb = real ? g.padBegin[d] : 0, pe = real ? g.padEnd[d] : 0;
     for (int64_t o = 0; o < p.out[a]; ++o) {
       const int64_t start = o * s - pb;
-      const int64_t lo = std::max<int64_t>(0, ceilDiv(-start, p.dil[a]));
-      const int64_t hi = std::min<int64_t>(k, floorDiv(p.in[a] - 1 - start, p.dil[a]) + 1);
+      const int64_t lo = std::max<int64_t>(0, ops::ceilDiv(-start, p.dil[a]));
+      const int64_t hi = std::min<int64_t>(k, ops::floorDiv(p.in[a] - 1 - start, p.dil[a]) + 1);
       p.start[a].push_back(start);
       p.lo[a].push_back(lo);
       p.hi[a].push_back(std::max(lo, hi));
-      p.padHi[a].push_back(std::clamp<int64_t>(floorDiv(p.in[a] + pe - 1 - start, p.dil[a]) + 1, 0, k));
+      p.padHi[a].push_back(std::clamp<int64_t>(ops::floorDiv(p.in[a] + pe - 1 - start, p.dil[a]) + 1, 0, k));
     }
   }
   return p;
@@ -146,7 +146,7 @@ class PoolKernel : public Kernel {
   PoolKernel(const KernelInfo& info, PoolKind kind)
       : node_(info.node),
         kind_(kind),
-        attrs_(WindowAttributes::read(info.node)),
+        attrs_(ops::WindowAttributes::read(info.node)),
         storageOrder_(info.node.attrInt("storage_order", 0)),
         countIncludePad_(info.node.attrInt("count_include_pad", 0) != 0),
         p_(readP(info.node)) {}
@@ -164,7 +164,7 @@ class PoolKernel : public Kernel {
     }
     if (kind_ == PoolKind::kLp && p_ <= 0) return invalidArgument("p must be positive");
     const std::vector<int64_t> spatial(x->shape().begin() + 2, x->shape().end());
-    KILN_ASSIGN_OR_RETURN(WindowGeometry g, resolveForwardWindow(attrs_, spatial, attrs_.kernelShape));
+    KILN_ASSIGN_OR_RETURN(ops::WindowGeometry g, ops::resolveForwardWindow(attrs_, spatial, attrs_.kernelShape));
     Shape outShape = {x->dim(0), x->dim(1)};
     outShape.insert(outShape.end(), g.out.begin(), g.out.end());
     Tensor& y = ctx.allocateOutput(0, x->dtype(), outShape);
@@ -206,7 +206,7 @@ class PoolKernel : public Kernel {
  private:
   const ir::Node& node_;
   PoolKind kind_;
-  WindowAttributes attrs_;
+  ops::WindowAttributes attrs_;
   int64_t storageOrder_;
   bool countIncludePad_;
   double p_;
@@ -282,7 +282,7 @@ class GlobalPoolKernel : public Kernel {
 // inferred from the attributes; a larger output_shape keeps each element's coordinates (ONNX reference).
 class MaxUnpoolKernel : public Kernel {
  public:
-  explicit MaxUnpoolKernel(const KernelInfo& info) : attrs_(WindowAttributes::read(info.node)) {}
+  explicit MaxUnpoolKernel(const KernelInfo& info) : attrs_(ops::WindowAttributes::read(info.node)) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -295,8 +295,8 @@ class MaxUnpoolKernel : public Kernel {
     const size_t R = x->rank() - 2;
     std::vector<int64_t> kernel = attrs_.kernelShape, strides = attrs_.strides, pads = attrs_.pads;
     if (kernel.size() != R) return invalidArgument("kernel_shape must have one value per spatial dimension");
-    KILN_RETURN_IF_ERROR(expandWindowAttribute("strides", strides, R, 1, 1));
-    KILN_RETURN_IF_ERROR(expandWindowAttribute("pads", pads, 2 * R, 0, 0));
+    KILN_RETURN_IF_ERROR(ops::expandWindowAttribute("strides", strides, R, 1, 1));
+    KILN_RETURN_IF_ERROR(ops::expandWindowAttribute("pads", pads, 2 * R, 0, 0));
     Shape inferred = {x->dim(0), x->dim(1)};
     for (size_t d = 0; d < R; ++d) {
       inferred.push_back((x->dim(d + 2) - 1) * strides[d] + kernel[d] - pads[d] - pads[R + d]);
@@ -335,7 +335,7 @@ class MaxUnpoolKernel : public Kernel {
   }
 
  private:
-  WindowAttributes attrs_;
+  ops::WindowAttributes attrs_;
 };
 
 template <PoolKind kKind>

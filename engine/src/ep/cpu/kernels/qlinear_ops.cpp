@@ -85,7 +85,7 @@ class QLinearConvKernel final : public Kernel {
  public:
   explicit QLinearConvKernel(const KernelInfo& info)
       : label_(info.node.opType),
-        attrs_(WindowAttributes::read(info.node)),
+        attrs_(ops::WindowAttributes::read(info.node)),
         group_(info.node.attrInt("group", 1)),
         constantW_(
             widenConstant(info, 3, 5, [](const Tensor& w, const Tensor* zp) -> Result<std::vector<int32_t>> {
@@ -135,7 +135,7 @@ class QLinearConvKernel final : public Kernel {
 
  private:
   std::string label_;
-  WindowAttributes attrs_;
+  ops::WindowAttributes attrs_;
   int64_t group_;
   std::optional<std::vector<int32_t>> constantW_;  // w - w_zero_point when both are constant
 };

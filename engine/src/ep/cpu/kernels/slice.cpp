@@ -6,6 +6,7 @@
 
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernels/data_movement.h"
+#include "ops/shape_rules.h"
 
 namespace kiln::cpu {
 namespace {
@@ -57,7 +58,7 @@ class SliceKernel final : public Kernel {
       const int64_t dim = data->dim(static_cast<size_t>(axis));
       const int64_t s = steps[i];
       if (s == 0) return nodeError(label_, "steps must be non-zero");
-      const SliceAxis range = resolveSliceAxis(starts[i], ends[i], s, dim);
+      const ops::SliceAxis range = ops::resolveSliceAxis(starts[i], ends[i], s, dim);
       begin[static_cast<size_t>(axis)] = range.start;
       step[static_cast<size_t>(axis)] = s;
       outShape[static_cast<size_t>(axis)] = range.count;

@@ -48,7 +48,7 @@ class CompareKernel final : public VkKernel {
     if (!unary_) {
       KILN_ASSIGN_OR_RETURN(const VkTensor* b, ctx.deviceInput(1));
       auto merged = broadcastShapes(a->shape, b->shape);
-      if (!merged) {
+      if (!merged.isOk()) {
         return Status(StatusCode::INVALID_ARGUMENT, "shapes " + shapeToString(a->shape) + " and " +
                                                         shapeToString(b->shape) + " do not broadcast");
       }

@@ -10,9 +10,9 @@
 #include <functional>
 #include <optional>
 
-#include "ep/cpu/kernels/window_geometry.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
+#include "ops/window_geometry.h"
 
 namespace kiln::vk {
 namespace {
@@ -147,7 +147,7 @@ ShaderVariant packVariant(bool transposed) {
 class ConvKernel final : public VkKernel {
  public:
   ConvKernel(const KernelCreateInfo& info, const Activation& act)
-      : attrs_(cpu::WindowAttributes::read(info.node)),
+      : attrs_(ops::WindowAttributes::read(info.node)),
         group_(info.node.attrInt("group", 1)),
         act_(act),
         weights_(info, false, constantW(info) ? 0 : useShader(packVariant(false)),
@@ -213,7 +213,7 @@ class ConvKernel final : public VkKernel {
                                                       shapeToString(ws) + " with group " + std::to_string(group_));
     }
     const std::vector<int64_t> spatial(xs.begin() + 2, xs.end()), kernel(ws.begin() + 2, ws.end());
-    KILN_ASSIGN_OR_RETURN(cpu::WindowGeometry g, cpu::resolveForwardWindow(attrs_, spatial, kernel));
+    KILN_ASSIGN_OR_RETURN(ops::WindowGeometry g, ops::resolveForwardWindow(attrs_, spatial, kernel));
     Shape ys = {xs[0], M};
     ys.insert(ys.end(), g.out.begin(), g.out.end());
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, ys));
@@ -238,7 +238,7 @@ class ConvKernel final : public VkKernel {
   }
 
  private:
-  cpu::WindowAttributes attrs_;
+  ops::WindowAttributes attrs_;
   int64_t group_;
   Activation act_;
   ConvWeights weights_;
@@ -255,7 +255,7 @@ class ConvKernel final : public VkKernel {
 class ConvTransposeKernel final : public VkKernel {
  public:
   explicit ConvTransposeKernel(const KernelCreateInfo& info)
-      : attrs_(cpu::WindowAttributes::read(info.node)),
+      : attrs_(ops::WindowAttributes::read(info.node)),
         group_(info.node.attrInt("group", 1)),
         outputPadding_(info.node.attrInts("output_padding")),
         outputShape_(info.node.attrInts("output_shape")),
@@ -278,12 +278,12 @@ class ConvTransposeKernel final : public VkKernel {
                                                       shapeToString(ws));
     }
     const int64_t Mg = ws[1], Cg = ws[0] / group_, mBlocks = (Mg + kBlock - 1) / kBlock;
-    KILN_ASSIGN_OR_RETURN(cpu::WindowGeometry g, resolveGeometry(xs, std::vector<int64_t>(ws.begin() + 2, ws.end())));
+    KILN_ASSIGN_OR_RETURN(ops::WindowGeometry g, resolveGeometry(xs, std::vector<int64_t>(ws.begin() + 2, ws.end())));
     Shape ys = {xs[0], Mg * group_};
     ys.insert(ys.end(), g.in.begin(), g.in.end());
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, ys));
     if (y->elementCount() == 0) return Status::ok();
-    // The geometry's `out` is the input grid and `in` the output image (see cpu::WindowGeometry).
+    // The geometry's `out` is the input grid and `in` the output image (see ops::WindowGeometry).
     const auto grid = hw(g.out, 1), image = hw(g.in, 1), k = hw(g.kernel, 1), s = hw(g.strides, 1),
                d = hw(g.dilations, 1), pad = hw(g.padBegin, 0);
     uint32_t rowStride = 0;
@@ -303,13 +303,13 @@ class ConvTransposeKernel final : public VkKernel {
   }
 
  private:
-  // The CPU EP's rules (cpu::resolveTransposedWindow), so both EPs size outputs identically.
-  Result<cpu::WindowGeometry> resolveGeometry(const Shape& xs, const std::vector<int64_t>& kernel) const {
-    return cpu::resolveTransposedWindow(attrs_, outputPadding_, outputShape_,
+  // The CPU EP's rules (ops::resolveTransposedWindow), so both EPs size outputs identically.
+  Result<ops::WindowGeometry> resolveGeometry(const Shape& xs, const std::vector<int64_t>& kernel) const {
+    return ops::resolveTransposedWindow(attrs_, outputPadding_, outputShape_,
                                         std::vector<int64_t>(xs.begin() + 2, xs.end()), kernel);
   }
 
-  cpu::WindowAttributes attrs_;
+  ops::WindowAttributes attrs_;
   int64_t group_;
   std::vector<int64_t> outputPadding_, outputShape_;
   ConvWeights weights_;

@@ -4,9 +4,9 @@
 // and Cast live in pad.cpp, gather.cpp and cast.cpp and register through registerDataMovementKernels.
 #include <algorithm>
 
-#include "ep/cpu/kernels/data_movement.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
+#include "ops/shape_rules.h"
 
 namespace kiln::vk {
 
@@ -173,7 +173,7 @@ Result<Plan> slicePlan(std::vector<int64_t> starts, std::vector<int64_t> ends, s
     seen[static_cast<size_t>(axis)] = true;
     const int64_t dim = in[static_cast<size_t>(axis)], s = steps[i];
     if (s == 0) return Status(StatusCode::INVALID_ARGUMENT, "Slice steps must be non-zero");
-    const cpu::SliceAxis range = cpu::resolveSliceAxis(starts[i], ends[i], s, dim);
+    const ops::SliceAxis range = ops::resolveSliceAxis(starts[i], ends[i], s, dim);
     plan.shape[static_cast<size_t>(axis)] = range.count;
     step[static_cast<size_t>(axis)] = s;
     plan.copy.srcOffset += range.start * inStrides[static_cast<size_t>(axis)];
@@ -318,7 +318,7 @@ void registerDataMovementKernels(std::vector<KernelEntry>& out) {
     return [](const RecordContext& ctx, const Shape& in) -> Result<Plan> {
       KILN_ASSIGN_OR_RETURN(auto target, hostInts(ctx.input(1), "Expand shape"));
       auto shape = broadcastShapes(in, target);
-      if (!shape)
+      if (!shape.isOk())
         return Status(StatusCode::INVALID_ARGUMENT,
                       "Expand cannot broadcast " + shapeToString(in) + " to " + shapeToString(target));
       Plan plan;

@@ -153,7 +153,7 @@ class BinaryKernel final : public VkKernel {
       const VkTensor* in = ctx.input(i);
       if (!in) continue;
       auto merged = broadcastShapes(shape, in->shape);
-      if (!merged) {
+      if (!merged.isOk()) {
         return Status(StatusCode::INVALID_ARGUMENT, "shapes " + shapeToString(shape) + " and " +
                                                         shapeToString(in->shape) + " do not broadcast");
       }
@@ -193,8 +193,8 @@ class WhereKernel final : public VkKernel {
     KILN_ASSIGN_OR_RETURN(const VkTensor* x, ctx.deviceInput(1));
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.deviceInput(2));
     auto shape = broadcastShapes(cond->shape, x->shape);
-    if (shape) shape = broadcastShapes(*shape, y->shape);
-    if (!shape) return Status(StatusCode::INVALID_ARGUMENT, "Where inputs do not broadcast");
+    if (shape.isOk()) shape = broadcastShapes(*shape, y->shape);
+    if (!shape.isOk()) return Status(StatusCode::INVALID_ARGUMENT, "Where inputs do not broadcast");
     KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, DataType::FLOAT, *shape));
     return recordBroadcast(ctx, shaders_, {cond, x, y}, *out, kLocal);
   }

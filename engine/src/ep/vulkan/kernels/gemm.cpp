@@ -82,7 +82,7 @@ class GemmKernel final : public VkKernel {
     if (ctx.input(2) && beta_ != 0) {
       KILN_ASSIGN_OR_RETURN(c, ctx.deviceInput(2));
       auto merged = broadcastShapes(c->shape, ys);
-      if (c->shape.size() > 2 || !merged || *merged != ys) {
+      if (c->shape.size() > 2 || !merged.isOk() || *merged != ys) {
         return Status(StatusCode::INVALID_ARGUMENT, "Gemm C " + shapeToString(c->shape) + " does not broadcast to " +
                                                         shapeToString(ys));
       }
@@ -126,7 +126,7 @@ class MatMulKernel final : public VkKernel {
     }
     const Shape aBatch(as.begin(), as.end() - 2), bBatch(bs.begin(), bs.end() - 2);
     auto batch = broadcastShapes(aBatch, bBatch);
-    if (!batch) return Status(StatusCode::INVALID_ARGUMENT, "MatMul batch dimensions do not broadcast");
+    if (!batch.isOk()) return Status(StatusCode::INVALID_ARGUMENT, "MatMul batch dimensions do not broadcast");
     if (batch->size() > kMaxBatchRank) return Status(StatusCode::NOT_IMPLEMENTED, "more than 4 batch dimensions");
     pr.aRow = pr.K;
     pr.aCol = 1;

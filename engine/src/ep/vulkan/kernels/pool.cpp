@@ -1,9 +1,9 @@
 // Vulkan kernels: MaxPool (without the Indices output) and AveragePool over 1 or 2 spatial dims (1-D as height
 // 1), GlobalAveragePool and GlobalMaxPool over any rank, float32 (shaders/pool2d.comp). Window geometry
 // (auto_pad, pads, ceil_mode, dilations) is resolved exactly as the CPU EP does.
-#include "ep/cpu/kernels/window_geometry.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
+#include "ops/window_geometry.h"
 
 namespace kiln::vk {
 namespace {
@@ -13,7 +13,7 @@ constexpr uint32_t kLocal = 64;
 class PoolKernel final : public VkKernel {
  public:
   PoolKernel(const KernelCreateInfo& info, bool average)
-      : attrs_(cpu::WindowAttributes::read(info.node)),
+      : attrs_(ops::WindowAttributes::read(info.node)),
         countIncludePad_(info.node.attrInt("count_include_pad", 0) != 0) {
     ShaderVariant variant{"pool2d", {}, 2, kLocal};
     variant.define("GLOBAL", 0).define("AVERAGE", average ? 1 : 0);
@@ -30,7 +30,7 @@ class PoolKernel final : public VkKernel {
       return Status(StatusCode::INVALID_ARGUMENT, "kernel_shape must have one value per spatial dimension");
     }
     const std::vector<int64_t> spatial(xs.begin() + 2, xs.end());
-    KILN_ASSIGN_OR_RETURN(cpu::WindowGeometry g, cpu::resolveForwardWindow(attrs_, spatial, attrs_.kernelShape));
+    KILN_ASSIGN_OR_RETURN(ops::WindowGeometry g, ops::resolveForwardWindow(attrs_, spatial, attrs_.kernelShape));
     Shape ys = {xs[0], xs[1]};
     ys.insert(ys.end(), g.out.begin(), g.out.end());
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, ys));
@@ -51,7 +51,7 @@ class PoolKernel final : public VkKernel {
   }
 
  private:
-  cpu::WindowAttributes attrs_;
+  ops::WindowAttributes attrs_;
   bool countIncludePad_;
   uint32_t shader_ = 0;
 };

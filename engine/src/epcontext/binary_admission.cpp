@@ -1,8 +1,10 @@
-#include "session/compiled_model_io.h"
+#include "epcontext/binary_admission.h"
 
 #include "context_binary/verdict.h"
-#include "ep/vulkan/device_profile.h"
+#include "device/device_profile.h"
 #include "ep/vulkan/driver_cache.h"
+#include "ep/vulkan/shader_library.h"
+#include "ep/vulkan/vulkan_device.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "util/log.h"
 #include "util/stopwatch.h"
@@ -18,6 +20,7 @@ Result<ctxbin::BinaryContents> binaryContentsFor(std::vector<CompiledPartition> 
                                                     " has nothing a context binary stores");
   }
   KILN_ASSIGN_OR_RETURN(contents.target, vk::parseDeviceProfile(first.targetProfile, "partition " + first.name));
+  contents.requiredPushConstantBytes = vk::kPushConstantBytes;
   contents.targetKind = first.targetIsProfile ? ctxbin::TargetKind::PROFILE : ctxbin::TargetKind::DEVICE;
   if (contents.targetKind == ctxbin::TargetKind::DEVICE) {
     // The producer's driver cache, with the pipelines of these partitions in it: what makes a load `optimal`.
@@ -71,17 +74,11 @@ Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerd
   return std::make_pair(std::move(binary).value(), std::move(verdict));
 }
 
-Result<std::unique_ptr<Session>> createSessionFromBinary(ir::Model model, const std::string& binaryPath,
-                                                         const SessionOptions& options) {
-  const Stopwatch started;
-  SessionTimings timings;
-  CompiledModel compiled;
-  KILN_ASSIGN_OR_RETURN(auto opened, openCompiledBinary(binaryPath, options, timings, compiled.resources));
-  Stopwatch readClock;
-  compiled.model = std::move(model);
-  KILN_ASSIGN_OR_RETURN(compiled.partitions, opened.first->partitions());
-  timings.binary_read_ms += readClock.elapsedMs();
-  return createSessionFromCompiledModel(std::move(compiled), options, timings, &started);
+// kiln/context_binary.h: the live device is the one a compile would pick (lavapipe included).
+Result<CompatibilityVerdict> checkContextBinary(const std::string& path, const std::string& deviceSelector) {
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(deviceSelector, true));
+  const std::string against = "device " + std::to_string(device.index) + " (" + device.name + ", " + device.driverInfo + ")";
+  return ctxbin::judgeFile(path, device, against);
 }
 
 }  // namespace kiln

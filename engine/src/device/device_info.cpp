@@ -1,8 +1,10 @@
-// DeviceInfo's text forms, apart from device creation so that code which only describes devices (profiles, the
-// context binary, its sanitizer target) does not link the Vulkan runtime.
-#include <cstdio>
+// DeviceInfo's text forms. Only Vulkan's version macros: code that describes devices (profiles, the context binary,
+// its sanitizer target) does not link the Vulkan runtime.
+#include "device/device_info.h"
 
-#include "ep/vulkan/vulkan_device.h"
+#include <vulkan/vulkan.h>
+
+#include <cstdio>
 
 namespace kiln::vk {
 

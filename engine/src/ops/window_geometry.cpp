@@ -1,10 +1,13 @@
-#include "ep/cpu/kernels/window_geometry.h"
+#include "ops/window_geometry.h"
 
 #include <algorithm>
 
-#include "ep/cpu/kernel_utils.h"
+namespace kiln::ops {
+namespace {
 
-namespace kiln::cpu {
+Status invalidArgument(const std::string& message) { return {StatusCode::INVALID_ARGUMENT, message}; }
+
+}  // namespace
 
 WindowAttributes WindowAttributes::read(const ir::Node& node) {
   WindowAttributes a;
@@ -155,4 +158,4 @@ Result<WindowGeometry> resolveTransposedWindow(const WindowAttributes& attrs, st
   return g;
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::ops

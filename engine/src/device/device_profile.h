@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "ep/vulkan/vulkan_device.h"
+#include "device/device_info.h"
 #include "kiln/status.h"
 
 namespace kiln::vk {

@@ -1,4 +1,4 @@
-// Sliding-window geometry shared by Conv, ConvTranspose and the pooling kernels: attribute parsing
+// Sliding-window geometry shared by the Conv, ConvTranspose and pooling kernels of both EPs: attribute parsing
 // (kernel_shape, strides, pads, dilations, auto_pad, ceil_mode) and output-size/padding resolution.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include "kiln/status.h"
 #include "kiln/tensor.h"
 
-namespace kiln::cpu {
+namespace kiln::ops {
 
 // Window ops support this many spatial dims (ONNX models use 1-3), so per-dim scratch fits in fixed arrays.
 constexpr size_t kMaxSpatialRank = 8;
@@ -77,4 +77,4 @@ inline void validRange(int64_t shift, int64_t stride, int64_t extent, int64_t co
   if (hi < lo) hi = lo;
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::ops

@@ -1,12 +1,18 @@
-// Compiled models to and from context binaries: the engine entry points EPContext generation and loading call.
+// Compiled partitions to and from context binaries on the Vulkan device: what a binary of partitions holds, and
+// whether the device the options select may load a binary (the verdict, the driver cache). EPContext generation and
+// loading call these; checkContextBinary (kiln/context_binary.h, the live-device verdict) is defined here too.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "context_binary/context_binary.h"
+#include "ep/execution_provider.h"
 #include "kiln/context_binary.h"
-#include "session/inference_session.h"
+#include "kiln/session_options.h"
+#include "kiln/timings.h"
 
 namespace kiln {
 
@@ -28,10 +34,5 @@ Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, co
 Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerdict>> openCompiledBinary(
     const std::string& path, const SessionOptions& options, SessionTimings& timings,
     std::vector<std::shared_ptr<const void>>& keepAlive);
-
-// A session for `model` (rewritten: fused nodes index the binary's partitions in order) whose partitions come
-// from the context binary at `binaryPath`.
-Result<std::unique_ptr<Session>> createSessionFromBinary(ir::Model model, const std::string& binaryPath,
-                                                         const SessionOptions& options);
 
 }  // namespace kiln

@@ -1,4 +1,4 @@
-#include "epcontext/generation.h"
+#include "session/epcontext_generation.h"
 
 #include <filesystem>
 #include <mutex>

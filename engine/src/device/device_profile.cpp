@@ -1,6 +1,7 @@
-#include "ep/vulkan/device_profile.h"
+#include "device/device_profile.h"
 
 #include <nlohmann/json.hpp>
+#include <vulkan/vulkan.h>
 
 #include <cstdio>
 #include <fstream>
