@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <exception>
 
+#include "session_flags.h"
+
 
 namespace kiln::bridge {
 
@@ -74,7 +76,7 @@ GraphLoader::~GraphLoader() {
 SessionOptions GraphLoader::partitionOptions() {
   SessionOptions options;
   // A fixed, valid entry: addConfigEntry cannot fail on it.
-  (void)options.addConfigEntry("kiln.execution_providers", "vulkan,cpu");
+  (void)app::applyExecutionProviders(app::kGpuFirstProviders, options);
   return options;
 }
 
