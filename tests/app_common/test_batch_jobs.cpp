@@ -15,7 +15,7 @@ std::string rejection(const std::string& text) {
 }
 
 TEST(BatchJobs, ParsesBothForms) {
-  const auto list = parseBatchJobs(R"([{"command": "run", "args": ["m.onnx"], "env": {"A": "1"}, "timeout_s": 2.5},
+  auto list = parseBatchJobs(R"([{"command": "run", "args": ["m.onnx"], "env": {"A": "1"}, "timeout_s": 2.5},
                                        {"name": "c", "command": "compile"}])");
   ASSERT_TRUE(list.isOk()) << list.status().toString();
   ASSERT_EQ(list->size(), 2u);

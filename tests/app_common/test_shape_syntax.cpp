@@ -48,7 +48,7 @@ TEST(ShapeSyntax, ParsesNamedShapes) {
 }
 
 TEST(ShapeSyntax, ParsesListsWithAnySeparator) {
-  const auto list = parseNamedShapeList(" image=2x3x32x32, mask=1;  other=4\n");
+  auto list = parseNamedShapeList(" image=2x3x32x32, mask=1;  other=4\n");
   ASSERT_TRUE(list.isOk()) << list.status().toString();
   ASSERT_EQ(list->size(), 3u);
   EXPECT_EQ((*list)[0].name, "image");
