@@ -398,6 +398,8 @@ class BenchRunner {
 
 int runBench(const BenchArgs& args) {
   configureLogging(args.flags);
+  SessionOptions shapesOnly;  // the workers take the shapes; a malformed one is a usage error before any work
+  if (Status s = applyShapeArguments(args.shapes, shapesOnly); !s.isOk()) return reportError(s, args.flags);
   fs::path work;
   std::error_code error;
   if (!args.workDir.empty()) {

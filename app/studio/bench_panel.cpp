@@ -342,7 +342,7 @@ void BenchPanel::startBenchmark() {
   options.runs = runsSpin_->value();
   options.inferences = inferencesSpin_->value();
   // The shapes field takes what the compile panel's does (one parser: kiln::app::parseNamedShapeList).
-  const auto shapes = bridge::parseShapeList(shapesEdit_->text());
+  auto shapes = bridge::parseShapeList(shapesEdit_->text());
   if (shapes.isOk()) {
     for (const QString& shape : *shapes) options.extraArguments << QStringLiteral("--shape") << shape;
   }
