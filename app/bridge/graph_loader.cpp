@@ -16,7 +16,7 @@ namespace {
 // compiled partition of the EP it names, and every other node runs on the CPU EP (consecutive ones grouped), as
 // Session::create runs the model.
 PartitionReport partitionsOfCompiledModel(const ModelInfo& info, const EpContextModelInfo& ctx) {
-  const std::string vulkan = "VulkanExecutionProvider", cpu = "CPUExecutionProvider";
+  const std::string vulkan = app::kVulkanProviderName, cpu = app::kCpuProviderName;
   PartitionReport report;
   report.executionProviders = {vulkan, cpu};
   GraphPartitionReport graph;
