@@ -166,13 +166,21 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
     return Status(StatusCode::FAIL, std::string("pipe: ") + std::strerror(errno));
   }
   const auto start = Clock::now();
+  // Interrupts wait until the child's group is registered for killChildrenOnInterrupt (on this thread).
+  sigset_t interrupts, previousMask;
+  sigemptyset(&interrupts);
+  sigaddset(&interrupts, SIGINT);
+  sigaddset(&interrupts, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &interrupts, &previousMask);
   const pid_t pid = fork();
   if (pid < 0) {
+    pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);
     closePipe(outPipe);
     closePipe(errPipe);
     return Status(StatusCode::FAIL, std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
+    pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);  // a signal mask survives exec
     if (ownGroup) setpgid(0, 0);  // its own group: a timeout kills what it started, too
     // No child reads stdin (and parallel ones must not fight over a terminal).
     const int devNull = open("/dev/null", O_RDONLY);
@@ -193,6 +201,7 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
   // Also here, so the group exists before the parent can kill it (whichever runs first wins).
   if (ownGroup) setpgid(pid, pid);
   const LiveGroup live(ownGroup ? pid : 0);
+  pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);
   close(outPipe[1]);
   close(errPipe[1]);
 

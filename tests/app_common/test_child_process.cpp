@@ -87,6 +87,36 @@ TEST(ChildProcess, TimeoutWithoutOwnGroupKillsTheChildOnly) {
   ::kill(grandchild, SIGKILL);
 }
 
+// killChildrenOnInterrupt: SIGINT to a process running a child (kiln batch) kills the child's group, then the process.
+TEST(ChildProcess, InterruptKillsTheRunningChildren) {
+  int report[2];
+  ASSERT_EQ(pipe(report), 0);
+  const pid_t parent = fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    close(report[0]);
+    dup2(report[1], 9);  // the job writes its pid here (runChild's own pipes are close-on-exec, this one is not)
+    killChildrenOnInterrupt();
+    ChildSpec spec;
+    spec.argv = {"/bin/sh", "-c", "echo $$ >&9; exec sleep 60"};
+    (void)runChild(spec);
+    _exit(0);  // not reached when the interrupt works
+  }
+  close(report[1]);
+  char text[32] = {};
+  const ssize_t n = read(report[0], text, sizeof text - 1);
+  close(report[0]);
+  ASSERT_GT(n, 0);
+  const pid_t job = static_cast<pid_t>(std::stol(text));
+  ::kill(parent, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(parent, &status, 0), parent);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+  const bool gone = goneWithin(job, std::chrono::seconds(5));
+  if (!gone) ::kill(job, SIGKILL);
+  EXPECT_TRUE(gone) << "the job " << job << " outlived the interrupted parent";
+}
+
 TEST(ChildProcess, ProcessGroupMembersAndKill) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
