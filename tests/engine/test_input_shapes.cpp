@@ -2,6 +2,9 @@
 // then fix the shapes the session accepts; kiln.free_dim_override.<dim_param> entries keep working beside them.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "kiln/compiler.h"
 #include "kiln/session.h"
 #include "test_models.h"
 
@@ -119,6 +122,20 @@ TEST(InputShapes, OverflowingFreeDimensionOverrideIsInvalidArgument) {
   const Status status = createWith(twoInputModel(dir), options);
   ASSERT_EQ(status.code(), StatusCode::INVALID_ARGUMENT);
   EXPECT_TRUE(mentions(status, "99999999999999999999")) << status.message();
+}
+
+// compileModel loads the model as a session does: a bad shape is refused before anything is compiled or written.
+TEST(InputShapes, CompileRefusesABadShapeBeforeWriting) {
+  TempDir dir;
+  SessionOptions session;
+  session.setInputShape("X", {2, 4, 1});
+  ModelCompilationOptions options(std::move(session));
+  options.setInputModelPath(twoInputModel(dir));
+  options.setOutputModelPath(dir.file("two_inputs_ctx.onnx"));
+  const auto result = compileModel(options);
+  ASSERT_EQ(result.status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(mentions(result.status(), "has rank 3")) << result.status().message();
+  EXPECT_FALSE(std::filesystem::exists(dir.file("two_inputs_ctx.onnx")));
 }
 
 }  // namespace
