@@ -7,7 +7,8 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
-#include <algorithm>
+#include "bench_report.h"
+#include "kiln/timings.h"
 
 namespace kiln::bridge {
 namespace {
@@ -15,10 +16,16 @@ namespace {
 QString tr(const char* text) { return QCoreApplication::translate("kiln::bridge", text); }
 
 // The engine's stage order (kiln/timings.h, forEachTiming). Stages a newer CLI adds follow in the JSON's order.
-const char* const kStageOrder[] = {"load_ms",          "shape_inference_ms", "optimize_ms",       "partition_ms",
-                                   "device_create_ms", "kernel_select_ms",   "autotune_ms",       "glslang_ms",
-                                   "pipeline_create_ms", "weight_prepack_ms", "weight_upload_ms", "binary_read_ms",
-                                   "binary_validate_ms"};
+const QStringList& stageOrder() {
+  static const QStringList order = [] {
+    QStringList keys;
+    forEachTiming(SessionTimings{}, [&](std::string_view key, double) {
+      keys.append(QString::fromUtf8(key.data(), static_cast<qsizetype>(key.size())));
+    });
+    return keys;
+  }();
+  return order;
+}
 // Totals over the stages (and the first inference, charted on its own): stacking them would count time twice.
 bool isAggregate(const QString& key) {
   return key == QLatin1String("session_total_ms") || key == QLatin1String("first_run_ms");
@@ -37,27 +44,14 @@ std::optional<double> ratioFrom(const QJsonValue& value) {
 
 QList<QPair<QString, double>> stagesFrom(const QJsonObject& stages) {
   QList<QPair<QString, double>> out;
-  for (const char* key : kStageOrder) {
-    const QString name = QString::fromLatin1(key);
-    if (stages.contains(name)) out.append({name, stages.value(name).toDouble()});
+  for (const QString& name : stageOrder()) {
+    if (!isAggregate(name) && stages.contains(name)) out.append({name, stages.value(name).toDouble()});
   }
   for (auto it = stages.begin(); it != stages.end(); ++it) {
-    const bool known = std::any_of(std::begin(kStageOrder), std::end(kStageOrder),
-                                   [&](const char* key) { return it.key() == QLatin1String(key); });
+    const bool known = stageOrder().contains(it.key());
     if (!known && !isAggregate(it.key()) && it.value().isDouble()) out.append({it.key(), it.value().toDouble()});
   }
   return out;
-}
-
-// The CLI's CSV number: "%.3f", or nothing for a missing ratio.
-QString csvNumber(const std::optional<double>& value) {
-  return value ? QString::asprintf("%.3f", *value) : QString();
-}
-
-QString csvQuoted(const QString& text) {
-  QString quoted = text;
-  quoted.replace(QLatin1Char('"'), QStringLiteral("\"\""));
-  return QLatin1Char('"') + quoted + QLatin1Char('"');
 }
 
 bool writeFile(const QString& path, const QByteArray& bytes, QString* error) {
@@ -167,27 +161,9 @@ bool saveBenchReportJson(const BenchReport& report, const QString& path, QString
 }
 
 QString benchReportCsv(const BenchReport& report) {
-  QString out = QStringLiteral(
-      "model,device,mode,driver_cache,runs,session_create_min_ms,session_create_median_ms,session_create_p90_ms,"
-      "first_inference_median_ms,time_to_first_result_median_ms,inference_median_ms,speedup_vs_cold,"
-      "time_to_first_result_speedup_vs_cold\n");
-  for (const BenchRow& row : report.rows) {
-    const QStringList cells = {csvQuoted(report.model),
-                               csvQuoted(report.device),
-                               row.mode,
-                               row.driverCache,
-                               QString::number(row.runs),
-                               csvNumber(row.sessionCreate.min),
-                               csvNumber(row.sessionCreate.median),
-                               csvNumber(row.sessionCreate.p90),
-                               csvNumber(row.firstInference.median),
-                               csvNumber(row.timeToFirstResult.median),
-                               csvNumber(row.steadyInference.median),
-                               csvNumber(row.speedupVsCold),
-                               csvNumber(row.timeToFirstResultSpeedupVsCold)};
-    out += cells.join(QLatin1Char(',')) + QLatin1Char('\n');
-  }
-  return out;
+  const QByteArray json = QJsonDocument(report.raw).toJson(QJsonDocument::Compact);
+  const nlohmann::json document = nlohmann::json::parse(json.constData(), json.constData() + json.size(), nullptr, false);
+  return QString::fromStdString(app::benchCsv(document));
 }
 
 bool saveBenchReportCsv(const BenchReport& report, const QString& path, QString* error) {

@@ -68,7 +68,7 @@ std::optional<BenchReport> parseBenchReport(const QByteArray& json, QString* err
 std::optional<BenchReport> loadBenchReport(const QString& path, QString* error);
 // Writes the CLI's JSON document (indented); false with `error` set when the file cannot be written.
 bool saveBenchReportJson(const BenchReport& report, const QString& path, QString* error);
-// The CLI's --csv text for a report: same columns, same number format, so spreadsheets read both alike.
+// The CLI's --csv text for a report's JSON document (kiln::app::benchCsv, the CLI's own writer).
 QString benchReportCsv(const BenchReport& report);
 bool saveBenchReportCsv(const BenchReport& report, const QString& path, QString* error);
 

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "child_process.h"
 #include "kiln_cli.h"
 
 namespace kiln::bridge {
@@ -20,29 +21,6 @@ namespace {
 constexpr int kKeptStderrLines = 400;
 constexpr int kReapPollMs = 50;
 constexpr int kReapPolls = 100;  // 5 s: SIGKILLed processes are normally gone within a poll or two
-
-// Processes of process group `pgid` that still run (zombies hold no files and do no work, so they do not count).
-// Reads /proc; where there is none, nothing can be checked and the group counts as gone.
-QList<qint64> liveGroupMembers(qint64 pgid) {
-  QList<qint64> members;
-  if (pgid <= 0) return members;
-  const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-  for (const QString& entry : entries) {
-    bool numeric = false;
-    const qint64 pid = entry.toLongLong(&numeric);
-    if (!numeric) continue;
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(entry));
-    if (!stat.open(QIODevice::ReadOnly)) continue;  // it ended meanwhile
-    const QByteArray text = stat.readAll();
-    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so fields count from the last ')'.
-    const qsizetype close = text.lastIndexOf(')');
-    if (close < 0) continue;
-    const QList<QByteArray> fields = text.mid(close + 2).split(' ');
-    if (fields.size() < 3) continue;
-    if (fields[2].toLongLong() == pgid && fields[0] != "Z" && fields[0] != "X") members.append(pid);
-  }
-  return members;
-}
 
 }  // namespace
 
@@ -60,7 +38,7 @@ BenchRunner::~BenchRunner() {
       process_->waitForFinished(2000);
     }
     // The workers may take a moment to die after SIGKILL; the work folder goes only once they have.
-    for (int poll = 0; poll < kReapPolls && !liveGroupMembers(pgid_).isEmpty(); ++poll) {
+    for (int poll = 0; poll < kReapPolls && !app::processGroupMembers(static_cast<int>(pgid_)).empty(); ++poll) {
       killGroup();
       usleep(kReapPollMs * 1000);
     }
@@ -143,7 +121,7 @@ bool BenchRunner::start(const BenchOptions& options) {
   process_->setStandardInputFile(QProcess::nullDevice());
   // A process group of its own: the bench's workers inherit it, so one kill(-pgid) ends the whole tree, and a
   // Ctrl+C in the studio's terminal does not reach the bench.
-  process_->setChildProcessModifier([] { ::setpgid(0, 0); });
+  process_->setChildProcessModifier(app::becomeGroupLeader);
   connect(process_, &QProcess::readyReadStandardError, this, &BenchRunner::onStderr);
   connect(process_, &QProcess::finished, this, &BenchRunner::onFinished);
   connect(process_, &QProcess::errorOccurred, this, &BenchRunner::onErrorOccurred);
@@ -168,13 +146,12 @@ void BenchRunner::cancel() {
 void BenchRunner::killGroup() {
   if (pgid_ <= 0) return;
   // The group, and the bench itself in case it was killed before its setpgid ran.
-  ::kill(static_cast<pid_t>(-pgid_), SIGKILL);
-  if (process_ && process_->state() != QProcess::NotRunning) ::kill(static_cast<pid_t>(pgid_), SIGKILL);
+  app::killProcessGroup(static_cast<int>(pgid_), process_ && process_->state() != QProcess::NotRunning);
 }
 
 void BenchRunner::waitForGroupGone() {
   if (!reapTimer_.isActive()) reapPolls_ = 0;
-  if (!liveGroupMembers(pgid_).isEmpty() && reapPolls_++ < kReapPolls) {
+  if (!app::processGroupMembers(static_cast<int>(pgid_)).empty() && reapPolls_++ < kReapPolls) {
     killGroup();  // a worker forked while the first signal was on its way
     reapTimer_.start();
     return;

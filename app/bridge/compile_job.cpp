@@ -2,48 +2,17 @@
 
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QRegularExpression>
 
 #include <algorithm>
 #include <exception>
 
-#include "kiln/model_info.h"
+#include "compile_settings.h"
 #include "kiln/timings.h"
+#include "shape_syntax.h"
 
 namespace kiln::bridge {
 
 namespace {
-
-// `kiln compile --shape`'s value syntax: digits separated by 'x' ("1x3x640x640").
-Result<Shape> parseDims(const QString& text) {
-  static const QRegularExpression dims(QStringLiteral("^[0-9]+(x[0-9]+)*$"));
-  if (!dims.match(text).hasMatch()) {
-    return Status(StatusCode::INVALID_ARGUMENT, "shape '" + text.toStdString() + "' must look like 1x3x640x640");
-  }
-  Shape shape;
-  for (const QString& part : text.split(QLatin1Char('x'))) {
-    bool ok = false;
-    const qlonglong value = part.toLongLong(&ok);
-    if (!ok) return Status(StatusCode::INVALID_ARGUMENT, "dimension '" + part.toStdString() + "' is too large");
-    shape.push_back(value);
-  }
-  return shape;
-}
-
-// The form's NAME=DIMS entries, checked and turned into free-dimension overrides by kiln::addShapeOverrides, the
-// same call `kiln compile --shape` makes.
-Status applyShapes(const std::string& model, const QStringList& entries, SessionOptions& session) {
-  std::vector<std::pair<std::string, Shape>> shapes;
-  for (const QString& entry : entries) {
-    const qsizetype eq = entry.indexOf(QLatin1Char('='));
-    if (eq <= 0) {
-      return Status(StatusCode::INVALID_ARGUMENT, "--shape '" + entry.toStdString() + "' must look like NAME=VALUE");
-    }
-    KILN_ASSIGN_OR_RETURN(Shape shape, parseDims(entry.mid(eq + 1)));
-    shapes.emplace_back(entry.left(eq).toStdString(), std::move(shape));
-  }
-  return addShapeOverrides(model, shapes, session);
-}
 
 CompileSummary summarize(const CompileResult& result, double wallMs) {
   CompileSummary summary;
@@ -68,45 +37,31 @@ CompileSummary summarize(const CompileResult& result, double wallMs) {
 }  // namespace
 
 Result<QStringList> parseShapeList(const QString& text) {
-  static const QRegularExpression separators(QStringLiteral("[\\s,;]+"));
+  KILN_ASSIGN_OR_RETURN(const std::vector<app::NamedShape> shapes, app::parseNamedShapeList(text.toStdString()));
   QStringList entries;
-  for (const QString& entry : text.split(separators, Qt::SkipEmptyParts)) {
-    const qsizetype eq = entry.indexOf(QLatin1Char('='));
-    if (eq <= 0) {
-      return Status(StatusCode::INVALID_ARGUMENT, "shape '" + entry.toStdString() + "' must look like NAME=1x3x640x640");
-    }
-    KILN_RETURN_IF_ERROR(parseDims(entry.mid(eq + 1)).status());
-    entries.push_back(entry);
+  for (const app::NamedShape& shape : shapes) {
+    entries.push_back(QString::fromStdString(shape.name + "=" + app::formatDims(shape.dims)));
   }
   return entries;
 }
 
 Result<ModelCompilationOptions> compilationOptionsFor(const CompileSettings& settings) {
   if (settings.sourcePath.isEmpty()) return Status(StatusCode::INVALID_ARGUMENT, "no source model to compile");
-  const std::string source = settings.sourcePath.toStdString();
-  SessionOptions session;
-  if (!settings.device.isEmpty()) {
-    KILN_RETURN_IF_ERROR(session.addConfigEntry("kiln.vulkan.device", settings.device.toStdString()));
-  }
-  if (settings.autotune) KILN_RETURN_IF_ERROR(session.addConfigEntry("kiln.vulkan.autotune", "1"));
-  KILN_RETURN_IF_ERROR(applyShapes(source, settings.shapes, session));
-  ModelCompilationOptions options(std::move(session));
-  options.setEpContextEmbedMode(settings.embedMode);
-  if (!settings.targetProfile.isEmpty()) options.setTargetProfile(settings.targetProfile.toStdString());
-  if (!settings.optimizationLevel.isEmpty()) options.setGraphOptimizationLevel(settings.optimizationLevel.toStdString());
-  if (!settings.externalInitializersFile.isEmpty()) {
-    if (settings.externalThreshold < 0) {
-      return Status(StatusCode::INVALID_ARGUMENT, "the external initializer threshold must not be negative");
-    }
-    options.setOutputModelExternalInitializersFile(settings.externalInitializersFile.toStdString(),
-                                                   static_cast<size_t>(settings.externalThreshold));
-  }
-  options.setFlags((settings.errorIfOutputExists ? kErrorIfOutputFileExists : 0u) |
-                   (settings.errorIfNoNodesCompiled ? kErrorIfNoNodesCompiled : 0u));
-  options.setInputModelPath(source);
-  if (!settings.outputPath.isEmpty()) options.setOutputModelPath(settings.outputPath.toStdString());
-  if (!settings.nodeNamePrefix.isEmpty()) options.setNodeNamePrefix(settings.nodeNamePrefix.toStdString());
-  return options;
+  app::CompileSettings common;
+  common.inputModel = settings.sourcePath.toStdString();
+  common.outputModel = settings.outputPath.toStdString();
+  common.embedMode = settings.embedMode;
+  common.nodeNamePrefix = settings.nodeNamePrefix.toStdString();
+  common.externalInitializersFile = settings.externalInitializersFile.toStdString();
+  common.externalThreshold = settings.externalThreshold;
+  common.errorIfOutputExists = settings.errorIfOutputExists;
+  common.errorIfNoNodesCompiled = settings.errorIfNoNodesCompiled;
+  common.device = settings.device.toStdString();
+  common.targetProfile = settings.targetProfile.toStdString();
+  common.optimizationLevel = settings.optimizationLevel.toStdString();
+  common.autotune = settings.autotune;
+  for (const QString& entry : settings.shapes) common.shapes.push_back(entry.toStdString());
+  return app::compilationOptionsFor(common);
 }
 
 CompileJob::CompileJob(QObject* parent) : QObject(parent) {

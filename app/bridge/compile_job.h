@@ -1,5 +1,5 @@
 // CompileJob: kiln::compileModel (ONNX Runtime's Compile API) on its own thread, with progress, cancel and a result
-// summary as Qt signals. The options mirror `kiln compile` (app/cli/cmd_compile.cpp) one for one.
+// summary as Qt signals. The options map onto the engine's exactly as `kiln compile`'s do (app/common/compile_settings.h).
 #pragma once
 
 #include <QList>
@@ -55,12 +55,12 @@ struct CompileSummary {
 };
 
 // Splits the text of a shapes field ("x=1x3x64x64 mask=1x10", also comma- or semicolon-separated) into the
-// entries `kiln compile --shape` takes, checking each is NAME=DIMSxDIMS. INVALID_ARGUMENT names a bad entry.
+// entries `kiln compile --shape` takes (kiln::app::parseNamedShapeList). INVALID_ARGUMENT names a bad entry.
 Result<QStringList> parseShapeList(const QString& text);
 
-// The SessionOptions and ModelCompilationOptions `kiln compile` builds from the same arguments: config keys
-// kiln.vulkan.device, kiln.vulkan.autotune and kiln.free_dim_override.* (a --shape's symbolic dimensions, which
-// reads the model's inputs), and the compile options. The progress sink is left to the caller.
+// kiln::app::compilationOptionsFor of the form's settings: the options `kiln compile` builds from the same choices
+// (the shapes become the session's input shapes, checked against the model when it compiles). The progress sink is
+// left to the caller.
 Result<ModelCompilationOptions> compilationOptionsFor(const CompileSettings& settings);
 
 class CompileJob : public QObject {

@@ -7,12 +7,14 @@
 #include <map>
 #include <string>
 
+#include "session_flags.h"
+
 namespace kiln::bridge {
 
 namespace {
 
-const QString kVulkanEp = QStringLiteral("VulkanExecutionProvider");
-const QString kCpuEp = QStringLiteral("CPUExecutionProvider");
+const QString kVulkanEp = QString::fromLatin1(app::kVulkanProviderName);
+const QString kCpuEp = QString::fromLatin1(app::kCpuProviderName);
 
 QString qs(const std::string& text) { return QString::fromStdString(text); }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <exception>
 
+#include "session_flags.h"
+
 
 namespace kiln::bridge {
 
@@ -14,7 +16,7 @@ namespace {
 // compiled partition of the EP it names, and every other node runs on the CPU EP (consecutive ones grouped), as
 // Session::create runs the model.
 PartitionReport partitionsOfCompiledModel(const ModelInfo& info, const EpContextModelInfo& ctx) {
-  const std::string vulkan = "VulkanExecutionProvider", cpu = "CPUExecutionProvider";
+  const std::string vulkan = app::kVulkanProviderName, cpu = app::kCpuProviderName;
   PartitionReport report;
   report.executionProviders = {vulkan, cpu};
   GraphPartitionReport graph;
@@ -74,7 +76,7 @@ GraphLoader::~GraphLoader() {
 SessionOptions GraphLoader::partitionOptions() {
   SessionOptions options;
   // A fixed, valid entry: addConfigEntry cannot fail on it.
-  (void)options.addConfigEntry("kiln.execution_providers", "vulkan,cpu");
+  (void)app::applyExecutionProviders(app::kGpuFirstProviders, options);
   return options;
 }
 

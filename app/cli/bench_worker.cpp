@@ -5,18 +5,20 @@
 #include <chrono>
 #include <filesystem>
 
-#include "bench.h"
+#include "bench_report.h"
 #include "cli_output.h"
 #include "commands.h"
 #include "kiln/tensor_io.h"
 #include "model_inputs.h"
 
 namespace kiln::cli {
+
+using app::benchInputFileName;
 namespace {
 
 struct WorkerArgs {
   std::string model;
-  std::string ep = "vulkan";
+  std::string ep = app::kVulkanProvider;
   std::vector<std::string> configs, shapes, inputs;
   int sessions = 1;
   int inferences = 5;
@@ -34,11 +36,10 @@ int runWorker(const WorkerArgs& args) {
   flags.quiet = true;
   configureLogging(flags);
   SessionOptions options;
-  Status status = options.addConfigEntry("kiln.execution_providers", args.ep);
+  Status status = applyExecutionProviders(args.ep, options);
   if (status.isOk()) status = applyConfigEntries(args.configs, options);
+  if (status.isOk()) status = applyShapeArguments(args.shapes, options);
   if (!status.isOk()) return reportError(status, flags);
-  auto shapes = applyShapeArguments(args.model, args.shapes, options);
-  if (!shapes.isOk()) return reportError(shapes.status(), flags);
 
   nlohmann::json sessions = nlohmann::json::array();
   std::vector<NamedTensor> inputs;
@@ -48,7 +49,7 @@ int runWorker(const WorkerArgs& args) {
     const double createMs = msSince(start);
     if (!session.isOk()) return reportError(session.status(), flags);
     if (inputs.empty()) {
-      auto prepared = prepareInputs(**session, args.inputs, *shapes, args.seed);
+      auto prepared = prepareInputs(**session, args.inputs, args.seed);
       if (!prepared.isOk()) return reportError(prepared.status(), flags);
       inputs = std::move(prepared).value();
       if (!args.dumpInputs.empty()) {

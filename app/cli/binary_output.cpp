@@ -26,61 +26,6 @@ std::string sizeText(uint64_t bytes) {
 
 }  // namespace
 
-nlohmann::json toJson(const ContextBinaryInfo& info) {
-  nlohmann::json sections = nlohmann::json::array(), graphs = nlohmann::json::array();
-  for (const auto& s : info.sections) {
-    sections.push_back({{"kind", s.kind}, {"offset", s.offset}, {"size", s.size}, {"hash", s.hash}, {"items", s.items}});
-  }
-  for (const auto& g : info.graphs) {
-    graphs.push_back({{"name", g.name},
-                      {"execution_provider", g.executionProvider},
-                      {"inputs", g.inputs},
-                      {"outputs", g.outputs},
-                      {"nodes", g.nodes},
-                      {"host_nodes", g.hostNodes},
-                      {"initializers", g.initializers},
-                      {"prepacked_constants", g.prepackedConstants},
-                      {"spirv_modules", g.spirvModules},
-                      {"op_types", g.opTypes}});
-  }
-  return {{"path", info.path},
-          {"kind", "context_binary"},
-          {"file_size", info.fileSize},
-          {"format_version", info.formatVersion},
-          {"producer_engine_version", info.producerEngineVersion},
-          {"readable_engine_versions", info.readableEngineVersions},
-          {"target", info.target},
-          {"device",
-           {{"name", info.deviceName},
-            {"vendor_id", info.vendorId},
-            {"device_id", info.deviceId},
-            {"driver_id", info.driverId},
-            {"driver_version", info.driverVersion},
-            {"driver_name", info.driverName},
-            {"driver_info", info.driverInfo},
-            {"api_version", info.apiVersion},
-            {"pipeline_cache_uuid", info.pipelineCacheUuid}}},
-          {"requires",
-           {{"features", info.requiredFeatures},
-            {"subgroup_size", info.subgroupSize},
-            {"workgroup_invocations", info.requiredWorkgroupInvocations},
-            {"push_constant_bytes", info.requiredPushConstantBytes}}},
-          {"sections", sections},
-          {"graphs", graphs},
-          {"spirv", {{"modules", info.spirvModules.size()}, {"bytes", info.spirvBytes}, {"keys", info.spirvModules}}},
-          {"driver_cache_bytes", info.driverCacheBytes},
-          {"weights",
-           {{"blobs", info.weightBlobs},
-            {"references", info.weightReferences},
-            {"bytes", info.weightBytes},
-            {"bytes_referenced", info.weightBytesReferenced},
-            {"bytes_saved_by_dedup", info.weightBytesReferenced - info.weightBytes}}}};
-}
-
-nlohmann::json toJson(const CompatibilityVerdict& verdict) {
-  return {{"verdict", compatibilityName(verdict.compatibility)}, {"against", verdict.against}, {"reasons", verdict.reasons}};
-}
-
 void printText(const ContextBinaryInfo& info) {
   std::printf("%s: Kiln context binary, format %s, %llu bytes\n", info.path.c_str(), info.formatVersion.c_str(),
               static_cast<unsigned long long>(info.fileSize));

@@ -12,6 +12,8 @@
 #include "kiln/session.h"
 #include "kiln/session_options.h"
 #include "kiln/status.h"
+#include "engine_json.h"
+#include "session_flags.h"
 
 namespace kiln::cli {
 
@@ -29,24 +31,20 @@ void configureLogging(const CommonFlags& flags);
 
 // Prints `status` to stderr ("kiln: INVALID_GRAPH: ...") and returns the exit code for it.
 int reportError(const Status& status, const CommonFlags& flags);
-// Adds each "KEY=VALUE" of --config to `options`; INVALID_ARGUMENT for a malformed entry or an unknown kiln.* key.
-Status applyConfigEntries(const std::vector<std::string>& entries, SessionOptions& options);
-
-// "NAME=VALUE" split at the first '='; INVALID_ARGUMENT naming the option `what` otherwise.
-Result<std::pair<std::string, std::string>> splitAssignment(const std::string& text, const char* what);
-// "1x3x640x640".
-Result<Shape> parseShape(const std::string& text);
-// --shape NAME=1x3x640x640 arguments: the symbolic dimensions of input NAME become kiln.free_dim_override.<param>
-// entries (Contracts: Shapes). Returns the shapes by input name.
-Result<std::map<std::string, Shape>> applyShapeArguments(const std::string& model, const std::vector<std::string>& shapeArgs,
-                                                         SessionOptions& options);
+// The session flags every tool shares (app/common/session_flags.h).
+using app::applyConfigEntries;
+using app::applyExecutionProviders;
+using app::splitAssignment;
+// --shape NAME=1x3x640x640 arguments set as the session's input shapes (SessionOptions::setInputShape), which the
+// session checks against the model; INVALID_ARGUMENT naming --shape and the entry for malformed text.
+Status applyShapeArguments(const std::vector<std::string>& shapeArgs, SessionOptions& options);
 
 // Prints a JSON document to stdout.
 void printJson(const nlohmann::json& document);
 
-// {"load_ms": ..., ...} and {"glslang_compiles": ..., ...} with the Contracts' key names.
-nlohmann::json timingsToJson(const SessionTimings& timings);
-nlohmann::json countersToJson(const WorkCounters& counters);
+// {"load_ms": ..., ...} and {"glslang_compiles": ..., ...} (app/common/engine_json.h).
+using app::countersToJson;
+using app::timingsToJson;
 // "float32[1,3,640,640]" with symbolic dimensions by name.
 std::string describeValue(const ValueMetadata& value);
 

@@ -20,6 +20,12 @@
 #include "util_read_file.h"
 
 namespace kiln::cli {
+
+using app::BatchJob;
+using app::ChildSpec;
+using app::parseBatchJobs;
+using app::runChild;
+using app::selfExecutable;
 namespace {
 
 namespace fs = std::filesystem;
@@ -248,6 +254,7 @@ int runBatch(BatchArgs& args) {
     if (!fs::is_directory(parent, error)) return usage("--report: no folder '" + parent.string() + "'");
   }
 
+  app::killChildrenOnInterrupt();  // the jobs run in process groups of their own: Ctrl+C must still end them
   std::vector<JobOutcome> outcomes(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) outcomes[i].argv = childArgv(args.kiln, jobs[i]);
   std::atomic<size_t> next{0};

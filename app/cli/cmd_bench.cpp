@@ -11,7 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "bench.h"
+#include "bench_report.h"
 #include "child_process.h"
 #include "cli_output.h"
 #include "commands.h"
@@ -19,6 +19,17 @@
 #include "progress_display.h"
 
 namespace kiln::cli {
+
+using app::BenchMode;
+using app::BenchReport;
+using app::BenchSample;
+using app::benchInputFileName;
+using app::ChildResult;
+using app::ChildSpec;
+using app::kBenchModes;
+using app::kOnnxRuntimeMode;
+using app::runChild;
+using app::selfExecutable;
 namespace fs = std::filesystem;
 namespace {
 
@@ -224,7 +235,7 @@ class BenchRunner {
     } else if (mode == "epctx-file") {
       target = ctxModel("file").string();
     }
-    p.argv = {selfExecutable(), "bench-worker", target, "--ep", "vulkan", "--inferences",
+    p.argv = {selfExecutable(), "bench-worker", target, "--ep", app::kVulkanProvider, "--inferences",
               std::to_string(args_.inferences)};
     for (const auto& i : args_.inputs) p.argv.insert(p.argv.end(), {"--input", i});
     p.argv.insert(p.argv.end(), extra.begin(), extra.end());
@@ -298,6 +309,7 @@ class BenchRunner {
                         {"__GL_SHADER_DISK_CACHE_PATH", driverCache.string()}};
     spec.unsetEnvironment = {"MESA_SHADER_CACHE_DISABLE"};
     spec.timeoutSeconds = args_.timeoutSeconds;
+    spec.ownProcessGroup = false;  // kiln-studio cancels a bench by killing its process group: workers included
     return spec;
   }
 
@@ -341,7 +353,7 @@ class BenchRunner {
   // driver's cache, so the row is `warm`.
   Status inProcess() {
     report_.modes.push_back({"in-process", "warm", {}});
-    std::vector<std::string> argv = {selfExecutable(), "bench-worker", args_.model, "--ep", "vulkan",
+    std::vector<std::string> argv = {selfExecutable(), "bench-worker", args_.model, "--ep", app::kVulkanProvider,
                                      "--inferences", std::to_string(args_.inferences), "--sessions",
                                      std::to_string(args_.runs + 1)};
     for (const auto& i : args_.inputs) argv.insert(argv.end(), {"--input", i});
@@ -386,6 +398,8 @@ class BenchRunner {
 
 int runBench(const BenchArgs& args) {
   configureLogging(args.flags);
+  SessionOptions shapesOnly;  // the workers take the shapes; a malformed one is a usage error before any work
+  if (Status s = applyShapeArguments(args.shapes, shapesOnly); !s.isOk()) return reportError(s, args.flags);
   fs::path work;
   std::error_code error;
   if (!args.workDir.empty()) {

@@ -5,6 +5,7 @@
 
 #include "binary_output.h"
 #include "cli_output.h"
+#include "compile_settings.h"
 #include "commands.h"
 #include "kiln/compiler.h"
 #include "kiln/progress.h"
@@ -58,19 +59,22 @@ void printResult(const std::string& model, const CompileResult& result) {
   std::printf(" (compiled in %.1f ms)\n", result.timings.session_total_ms);
 }
 
+// The flags as the settings the studio's compile form fills in too (one model's paths are set by the caller).
 Result<ModelCompilationOptions> optionsFrom(const CompileArgs& args, ProgressDisplay& progress) {
-  SessionOptions session;
-  KILN_RETURN_IF_ERROR(applyConfigEntries(args.configs, session));
-  if (!args.device.empty()) KILN_RETURN_IF_ERROR(session.addConfigEntry("kiln.vulkan.device", args.device));
-  if (args.autotune) KILN_RETURN_IF_ERROR(session.addConfigEntry("kiln.vulkan.autotune", "1"));
-  KILN_RETURN_IF_ERROR(applyShapeArguments(args.models.front(), args.shapes, session).status());
-  session.progress.onProgress = progress.callback();
-  ModelCompilationOptions options(std::move(session));
-  options.setEpContextEmbedMode(args.embedMode == 1);
-  if (!args.targetProfile.empty()) options.setTargetProfile(args.targetProfile);
-  if (!args.optimizationLevel.empty()) options.setGraphOptimizationLevel(args.optimizationLevel);
-  if (!args.extInitializers.empty()) options.setOutputModelExternalInitializersFile(args.extInitializers, args.extThreshold);
-  options.setFlags((args.errorIfExists ? kErrorIfOutputFileExists : 0u) | (args.errorIfNoNodes ? kErrorIfNoNodesCompiled : 0u));
+  app::CompileSettings settings;
+  settings.embedMode = args.embedMode == 1;
+  settings.externalInitializersFile = args.extInitializers;
+  settings.externalThreshold = static_cast<int64_t>(args.extThreshold);
+  settings.errorIfOutputExists = args.errorIfExists;
+  settings.errorIfNoNodesCompiled = args.errorIfNoNodes;
+  settings.device = args.device;
+  settings.targetProfile = args.targetProfile;
+  settings.optimizationLevel = args.optimizationLevel;
+  settings.autotune = args.autotune;
+  settings.shapes = args.shapes;
+  settings.configs = args.configs;
+  KILN_ASSIGN_OR_RETURN(ModelCompilationOptions options, app::compilationOptionsFor(settings));
+  options.sessionOptions().progress.onProgress = progress.callback();
   return options;
 }
 

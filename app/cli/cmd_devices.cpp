@@ -4,10 +4,13 @@
 
 #include "cli_output.h"
 #include "commands.h"
+#include "engine_json.h"
 #include "kiln/device.h"
 
 namespace kiln::cli {
 namespace {
+
+using app::toJson;
 
 struct DevicesArgs {
   bool ops = false;
@@ -15,36 +18,6 @@ struct DevicesArgs {
   uint32_t device = 0;
   CommonFlags flags;
 };
-
-nlohmann::json toJson(const VulkanDeviceDescription& d) {
-  return {{"index", d.index},
-          {"name", d.name},
-          {"type", d.type},
-          {"vendor_id", d.vendorId},
-          {"device_id", d.deviceId},
-          {"api_version", d.apiVersion},
-          {"driver_version", d.driverVersion},
-          {"driver_id", d.driverId},
-          {"driver_name", d.driverName},
-          {"driver_info", d.driverInfo},
-          {"pipeline_cache_uuid", d.pipelineCacheUuid},
-          {"used_by_default", d.usedByDefault},
-          {"features",
-           {{"subgroup_size", d.subgroupSize},
-            {"subgroup_arithmetic", d.subgroupArithmetic},
-            {"shader_float16", d.shaderFloat16},
-            {"storage_buffer_16bit", d.storageBuffer16Bit},
-            {"storage_buffer_8bit", d.storageBuffer8Bit},
-            {"shader_int64", d.shaderInt64},
-            {"push_descriptors", d.pushDescriptors},
-            {"unified_memory", d.unifiedMemory},
-            {"timestamp_queries", d.timestampQueries}}},
-          {"limits",
-           {{"max_storage_buffer_range", d.maxStorageBufferRange},
-            {"device_local_bytes", d.deviceLocalBytes},
-            {"max_push_constants_size", d.maxPushConstantsSize},
-            {"max_compute_work_group_invocations", d.maxComputeWorkGroupInvocations}}}};
-}
 
 const char* yes(bool value) { return value ? "yes" : "no"; }
 

@@ -1,7 +1,6 @@
 // kiln partition MODEL: how the model's nodes are assigned to execution providers (the engine's partition report),
 // without compiling or running anything.
 #include <cstdio>
-#include <sstream>
 
 #include "cli_output.h"
 #include "commands.h"
@@ -18,17 +17,7 @@ struct PartitionArgs {
 };
 
 Status configure(const PartitionArgs& args, SessionOptions& options) {
-  if (!args.ep.empty()) {
-    std::stringstream stream(args.ep);
-    std::string name;
-    while (std::getline(stream, name, ',')) {
-      if (name != "cpu" && name != "vulkan") {
-        return Status(StatusCode::INVALID_ARGUMENT, "--ep takes a comma-separated list of cpu and vulkan, got '" +
-                                                        args.ep + "'");
-      }
-    }
-    KILN_RETURN_IF_ERROR(options.addConfigEntry("kiln.execution_providers", args.ep));
-  }
+  KILN_RETURN_IF_ERROR(applyExecutionProviders(args.ep, options));
   KILN_RETURN_IF_ERROR(applyConfigEntries(args.configs, options));
   return Status::ok();
 }

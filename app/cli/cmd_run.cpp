@@ -9,7 +9,6 @@
 
 #include "cli_output.h"
 #include "commands.h"
-#include "kiln/model_info.h"
 #include "kiln/pipeline_cache.h"
 #include "kiln/session.h"
 #include "kiln/value.h"
@@ -75,29 +74,20 @@ int runModel(RunArgs& args) {
   configureLogging(args.flags);
   SessionOptions options;
   if (args.ep != "auto") {
-    if (args.ep != "cpu" && args.ep != "vulkan") {
-      return reportError({StatusCode::INVALID_ARGUMENT, "--ep must be cpu or vulkan, got '" + args.ep + "'"}, args.flags);
-    }
-    Status s = options.addConfigEntry("kiln.execution_providers", args.ep);
+    Status s = applyExecutionProviders(args.ep, options);
     if (!s.isOk()) return reportError(s, args.flags);
   }
-  for (const auto& entry : args.configs) {
-    auto kv = splitAssignment(entry, "--config");
-    if (!kv.isOk()) return reportError(kv.status(), args.flags);
-    Status s = options.addConfigEntry(kv->first, kv->second);
-    if (!s.isOk()) return reportError(s, args.flags);
-  }
+  if (Status s = applyConfigEntries(args.configs, options); !s.isOk()) return reportError(s, args.flags);
   // The Vulkan pipeline cache is on by default for the CLI (architecture.md, Names); an explicit --config entry
   // wins, and the CPU EP alone has no use for it.
-  if (!args.noPipelineCache && args.ep != "cpu" && !options.configEntry("kiln.vulkan.pipeline_cache_path")) {
+  if (!args.noPipelineCache && args.ep != app::kCpuProvider && !options.configEntry("kiln.vulkan.pipeline_cache_path")) {
     auto path = defaultPipelineCachePath(args.model);
     if (path.isOk()) {
       Status s = options.addConfigEntry("kiln.vulkan.pipeline_cache_path", *path);
       if (!s.isOk()) return reportError(s, args.flags);
     }  // else Session::create reports an unreadable model; a missing cache folder just means no cache
   }
-  auto shapes = applyShapeArguments(args.model, args.shapes, options);
-  if (!shapes.isOk()) return reportError(shapes.status(), args.flags);
+  if (Status s = applyShapeArguments(args.shapes, options); !s.isOk()) return reportError(s, args.flags);
   // Session creation is quick once compiled: progress only on request.
   ProgressDisplay progress(args.flags.verbose);
   options.progress.onProgress = progress.callback();
@@ -105,7 +95,7 @@ int runModel(RunArgs& args) {
   progress.finish();
   if (!session.isOk()) return reportError(session.status(), args.flags);
 
-  auto prepared = prepareInputs(**session, args.inputs, *shapes, args.seed);
+  auto prepared = prepareInputs(**session, args.inputs, args.seed);
   if (!prepared.isOk()) return reportError(prepared.status(), args.flags);
   const std::vector<NamedTensor>& inputs = *prepared;
 
@@ -230,7 +220,7 @@ void registerRun(CLI::App& app, Commands& commands) {
   run->add_option("--shape", args->shapes, "NAME=1x3x640x640 shape for a random input with free dimensions");
   run->add_option("--config", args->configs, "KEY=VALUE session config entry (repeatable)");
   run->add_option("--output-dir", args->outputDir, "Write each output as DIR/<output name>.npy");
-  run->add_option("--ep", args->ep, "Execution provider: cpu or vulkan (default: the session's choice)");
+  run->add_option("--ep", args->ep, "Execution providers in preference order, e.g. vulkan or vulkan,cpu (default: the session's choice)");
   run->add_option("--runs", args->runs, "Number of inferences to time")->check(CLI::PositiveNumber);
   run->add_option("--seed", args->seed, "Seed for random inputs");
   run->add_flag("--no-pipeline-cache", args->noPipelineCache,

@@ -33,7 +33,7 @@ Tensor randomTensor(DataType type, const Shape& shape, std::mt19937& rng) {
 }  // namespace
 
 Result<std::vector<NamedTensor>> prepareInputs(const Session& session, const std::vector<std::string>& inputArgs,
-                                               const std::map<std::string, Shape>& shapes, unsigned seed) {
+                                               unsigned seed) {
   std::map<std::string, Tensor> given;
   for (const auto& entry : inputArgs) {
     KILN_ASSIGN_OR_RETURN(auto kv, splitAssignment(entry, "--input"));
@@ -49,11 +49,7 @@ Result<std::vector<NamedTensor>> prepareInputs(const Session& session, const std
       continue;
     }
     Shape shape;
-    if (auto it = shapes.find(meta.name); it != shapes.end()) {
-      shape = it->second;
-    } else {
-      for (const auto& d : meta.shape) shape.push_back(d.isFixed() ? d.value : 1);
-    }
+    for (const auto& d : meta.shape) shape.push_back(d.isFixed() ? d.value : 1);
     inputs.push_back({meta.name, randomTensor(meta.dtype, shape, rng)});
   }
   if (!given.empty()) {

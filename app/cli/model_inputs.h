@@ -1,5 +1,5 @@
 // The inputs `kiln run` and `kiln bench` feed a session: files given with --input NAME=FILE, the others random
-// (deterministic for a seed) in the --shape sizes or the model's fixed ones (free dimensions become 1).
+// (deterministic for a seed) in the session's input shapes (the model's, fixed by --shape) with free dimensions as 1.
 #pragma once
 
 #include <map>
@@ -11,6 +11,6 @@
 namespace kiln::cli {
 
 Result<std::vector<NamedTensor>> prepareInputs(const Session& session, const std::vector<std::string>& inputArgs,
-                                               const std::map<std::string, Shape>& shapes, unsigned seed);
+                                               unsigned seed);
 
 }  // namespace kiln::cli

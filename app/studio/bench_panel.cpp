@@ -32,6 +32,7 @@
 #include <cmath>
 
 #include "bench_runner.h"
+#include "compile_job.h"
 
 namespace kiln::studio {
 
@@ -340,12 +341,16 @@ void BenchPanel::startBenchmark() {
   }
   options.runs = runsSpin_->value();
   options.inferences = inferencesSpin_->value();
-  for (const QString& shape : shapesEdit_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-    options.extraArguments << QStringLiteral("--shape") << shape.trimmed();
+  // The shapes field takes what the compile panel's does (one parser: kiln::app::parseNamedShapeList).
+  auto shapes = bridge::parseShapeList(shapesEdit_->text());
+  if (shapes.isOk()) {
+    for (const QString& shape : *shapes) options.extraArguments << QStringLiteral("--shape") << shape;
   }
   QString problem;
   if (options.model.isEmpty()) {
     problem = tr("Choose a model to benchmark.");
+  } else if (!shapes.isOk()) {
+    problem = QString::fromStdString(shapes.status().message());
   } else if (options.modes.isEmpty()) {
     problem = tr("Choose at least one mode.");
   } else if (options.driverCaches.isEmpty()) {

@@ -393,6 +393,10 @@ class TestCompilePanel : public QObject {
     QVERIFY(!kiln::bridge::parseShapeList(QStringLiteral("=1x2")).isOk());
     QVERIFY(!kiln::bridge::parseShapeList(QStringLiteral("image=1x")).isOk());
     QVERIFY(kiln::bridge::parseShapeList(QString()).isOk());
+    // A dimension past int64 is refused, naming it (the CLI shares the parser: kiln::app::parseNamedShapeList).
+    const auto overflow = kiln::bridge::parseShapeList(QStringLiteral("image=1x99999999999999999999"));
+    QCOMPARE(overflow.status().code(), kiln::StatusCode::INVALID_ARGUMENT);
+    QVERIFY(overflow.status().message().find("99999999999999999999") != std::string::npos);
 
     kiln::bridge::CompileSettings settings;
     settings.sourcePath = tinyCnnPath();
@@ -408,14 +412,20 @@ class TestCompilePanel : public QObject {
     const kiln::SessionOptions& session = options->sessionOptions();
     QCOMPARE(session.configEntryOr("kiln.vulkan.device", ""), std::string("1"));
     QCOMPARE(session.configEntryOr("kiln.vulkan.autotune", ""), std::string("1"));
-    QCOMPARE(session.configEntryOr("kiln.free_dim_override.batch", ""), std::string("4"));
+    // The shapes are the session's input shapes, which the engine checks against the model when it compiles.
+    QCOMPARE(session.inputShapes().at("image"), (kiln::Shape{4, 3, 32, 32}));
     QVERIFY(options->embedMode());
     QCOMPARE(options->flags(), uint32_t{kiln::kErrorIfOutputFileExists | kiln::kErrorIfNoNodesCompiled});
 
     settings.shapes = {QStringLiteral("image=4x3x32")};
-    const auto wrongRank = kiln::bridge::compilationOptionsFor(settings);
+    settings.embedMode = false;
+    settings.device.clear();
+    settings.autotune = false;
+    auto wrongRankOptions = kiln::bridge::compilationOptionsFor(settings);
+    QVERIFY2(wrongRankOptions.isOk(), wrongRankOptions.status().toString().c_str());
+    const auto wrongRank = kiln::compileModel(*wrongRankOptions);  // refused while loading, before any output
     QCOMPARE(wrongRank.status().code(), kiln::StatusCode::INVALID_ARGUMENT);
-    QVERIFY(wrongRank.status().message().find("rank 3") != std::string::npos);
+    QVERIFY2(wrongRank.status().message().find("rank 3") != std::string::npos, wrongRank.status().message().c_str());
   }
 };
 

@@ -45,12 +45,4 @@ struct ModelInfo {
 // Loads `path` (external data included), runs ONNX shape inference and describes the top-level graph.
 Result<ModelInfo> inspectModel(const std::string& path);
 
-// Fixed input shapes (`--shape NAME=1x3x640x640` in kiln and kiln-studio) turned into the session's free-dimension
-// overrides (kiln.free_dim_override.<param>, Contracts: Shapes) for the model at `modelPath`. INVALID_ARGUMENT when a
-// name is not a model input or a rank differs (the messages name the override as `--shape`, the spelling both tools
-// show). A model that cannot be read adds nothing and is not an error here: Session::create and compileModel report
-// that in their own words.
-Status addShapeOverrides(const std::string& modelPath, const std::vector<std::pair<std::string, Shape>>& shapes,
-                         SessionOptions& options);
-
 }  // namespace kiln

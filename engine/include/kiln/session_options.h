@@ -1,9 +1,11 @@
 // SessionOptions: config entries (ONNX Runtime's keys plus Kiln's own under "kiln."), progress and cancellation.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kiln/progress.h"
 #include "kiln/status.h"
@@ -21,11 +23,21 @@ class SessionOptions {
   std::string configEntryOr(const std::string& key, const std::string& fallback) const;
   const std::map<std::string, std::string>& configEntries() const { return entries_; }
 
+  // Fixes the shape of the model input `name` (every dimension, symbolic ones included); replaces an earlier shape
+  // for that input. Checked when the session loads the model: a name that is not a model input, a different rank, a
+  // fixed dimension of another size, or two inputs giving one symbolic dimension different sizes (or a size other
+  // than its kiln.free_dim_override entry) make creation fail with INVALID_ARGUMENT. A symbolic dimension fixed here
+  // is fixed in every input that shares its name.
+  void setInputShape(const std::string& name, std::vector<int64_t> dims);
+  // The shapes given with setInputShape, by input name.
+  const std::map<std::string, std::vector<int64_t>>& inputShapes() const { return inputShapes_; }
+
   // Progress callback and cancellation token used during session creation and runs.
   ProgressSink progress;
 
  private:
   std::map<std::string, std::string> entries_;
+  std::map<std::string, std::vector<int64_t>> inputShapes_;
 };
 
 // Every config key Kiln knows, ONNX Runtime's and its own (sorted).

@@ -117,28 +117,4 @@ Result<ModelInfo> inspectModel(const std::string& path) {
   return info;
 }
 
-Status addShapeOverrides(const std::string& modelPath, const std::vector<std::pair<std::string, Shape>>& shapes,
-                         SessionOptions& options) {
-  if (shapes.empty()) return Status::ok();
-  Result<ModelInfo> info = inspectModel(modelPath);
-  if (!info.isOk()) return Status::ok();
-  for (const auto& [name, shape] : shapes) {
-    auto input = std::find_if(info->inputs.begin(), info->inputs.end(), [&](const auto& v) { return v.name == name; });
-    if (input == info->inputs.end()) {
-      return Status(StatusCode::INVALID_ARGUMENT, "--shape names '" + name + "', which is not a model input");
-    }
-    if (input->hasShape && input->shape.size() != shape.size()) {
-      return Status(StatusCode::INVALID_ARGUMENT, "--shape " + name + " has rank " + std::to_string(shape.size()) +
-                                                      ", the input has rank " + std::to_string(input->shape.size()));
-    }
-    for (size_t i = 0; i < input->shape.size() && i < shape.size(); ++i) {
-      if (!input->shape[i].param.empty()) {
-        KILN_RETURN_IF_ERROR(
-            options.addConfigEntry("kiln.free_dim_override." + input->shape[i].param, std::to_string(shape[i])));
-      }
-    }
-  }
-  return Status::ok();
-}
-
 }  // namespace kiln

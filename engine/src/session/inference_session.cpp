@@ -14,6 +14,7 @@
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "partition/partition_report_builder.h"
 #include "session/epcontext_generation.h"
+#include "session/input_shapes.h"
 #include "session/partition_kernel.h"
 #include "session/session_pipeline.h"
 #include "util/log.h"
@@ -87,23 +88,6 @@ class InferenceSession final : public Session {
   ProgressSink progress_;
   bool firstRunDone_ = false;
 };
-
-// kiln.free_dim_override.<dim_param>=N fixes a symbolic dimension: the input then accepts only N there.
-Status applyFreeDimOverrides(const SessionOptions& options, ValueMetadata& input) {
-  for (auto& dim : input.shape) {
-    if (dim.isFixed() || dim.param.empty()) continue;
-    const auto value = options.configEntry("kiln.free_dim_override." + dim.param);
-    if (!value) continue;
-    try {
-      dim.value = std::stoll(*value);
-      if (dim.value < 0) throw std::invalid_argument("negative");
-    } catch (const std::exception&) {
-      return Status(StatusCode::INVALID_ARGUMENT, "kiln.free_dim_override." + dim.param +
-                                                      " must be a non-negative integer, got '" + *value + "'");
-    }
-  }
-  return Status::ok();
-}
 
 Status InferenceSession::compilePartitions(PartitionPlan& plan, int threads) {
   const CompileContext context{model_, &progress_, threads, &timings_, &counters_};
@@ -214,11 +198,7 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
   timings_.kernel_select_ms += kernelClock.elapsedMs();
 
   const ir::Graph& graph = *model_.graph;
-  for (const auto& in : graph.inputs) {
-    if (graph.isInitializer(in.name)) continue;
-    inputs_.push_back(ir::toValueMetadata(in));
-    KILN_RETURN_IF_ERROR(applyFreeDimOverrides(options, inputs_.back()));
-  }
+  KILN_ASSIGN_OR_RETURN(inputs_, resolveInputShapes(graph, options));
   for (const auto& out : graph.outputs) outputs_.push_back(ir::toValueMetadata(out));
   for (auto& ep : providers_.providers) KILN_RETURN_IF_ERROR(ep->onSessionInitializationEnd());
   timings_.session_total_ms = clock.elapsedMs();
@@ -359,6 +339,7 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
     if (options.progress.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");
     options.progress.report("load", 0, 1);
     KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, loadSource(source, options));
+    KILN_RETURN_IF_ERROR(resolveInputShapes(*loaded.model.graph, options).status());  // before any compile work
     CompilingSession out;
     out.originals = std::move(loaded.externalInitializers);
     if (epctx::hasEpContextNodes(loaded.model)) {

@@ -85,6 +85,10 @@ Status SessionOptions::addConfigEntry(const std::string& key, const std::string&
   return Status::ok();
 }
 
+void SessionOptions::setInputShape(const std::string& name, std::vector<int64_t> dims) {
+  inputShapes_[name] = std::move(dims);
+}
+
 std::optional<std::string> SessionOptions::configEntry(const std::string& key) const {
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;

@@ -8,7 +8,7 @@
 
 #include "kiln/status.h"
 
-namespace kiln::cli {
+namespace kiln::app {
 
 struct BatchJob {
   std::string name;                                 // from the file, else "<command>-<index>"
@@ -26,4 +26,4 @@ const std::vector<std::string>& batchCommands();
 // ("jobs[2].args[1]: must be a string, not number") for anything malformed, unknown or repeated.
 Result<std::vector<BatchJob>> parseBatchJobs(const std::string& text);
 
-}  // namespace kiln::cli
+}  // namespace kiln::app

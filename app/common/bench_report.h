@@ -1,5 +1,6 @@
-// kiln bench: cold versus cached session creation, measured honestly. Shared by the orchestrator (cmd_bench.cpp),
-// the measured process (bench_worker.cpp) and the report (bench_report.cpp).
+// kiln bench's report: cold versus cached session creation, measured honestly. The model shared by the orchestrator
+// (app/cli/cmd_bench.cpp) and the measured process (app/cli/bench_worker.cpp), its statistics and its JSON, table and
+// CSV writers; the studio's bench panel (app/bridge/bench_report_io.cpp) writes its CSV here too.
 //
 // Two axes, never mixed: Kiln's caches (the mode) and the driver's own shader cache (`cold`: a new empty cache
 // folder for every process; `warm`: one folder per mode, primed by the discarded warm-up, as a deployed app has it).
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cli {
+namespace kiln::app {
 
 // Modes, in report order. Every mode but in-process runs in fresh processes.
 inline constexpr const char* kBenchModes[] = {"cold", "pipeline-cache", "epctx-embed", "epctx-file", "in-process"};
@@ -45,9 +46,12 @@ struct BenchReport {
   std::vector<BenchMode> modes;
 };
 
+// {min, median, p90} of a set of milliseconds; all 0 for no values.
 struct Stat {
   double min = 0, median = 0, p90 = 0;
 };
+// The median averages the two middle values of an even count; p90 is the nearest rank (the smallest value with at
+// least 90% of the values at or below it).
 Stat summarize(std::vector<double> values);
 
 nlohmann::json toJson(const BenchReport& report);
@@ -55,8 +59,10 @@ nlohmann::json toJson(const BenchReport& report);
 std::string toTable(const BenchReport& report);
 // One row per mode and driver-cache state, medians, for spreadsheets.
 std::string toCsv(const BenchReport& report);
+// The same CSV from a report's JSON document (toJson's, or a saved one): missing numbers become empty cells.
+std::string benchCsv(const nlohmann::json& document);
 
 // The .npy file name the worker writes an input to (--dump-inputs), and onnxruntime-node reads it from.
 std::string benchInputFileName(const std::string& inputName);
 
-}  // namespace kiln::cli
+}  // namespace kiln::app

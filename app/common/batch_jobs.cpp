@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace kiln::cli {
+namespace kiln::app {
 namespace {
 
 using nlohmann::json;
@@ -118,4 +118,4 @@ Result<std::vector<BatchJob>> parseBatchJobs(const std::string& text) {
   return jobs;
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::app

@@ -6,14 +6,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 extern char** environ;
 
-namespace kiln::cli {
+namespace kiln::app {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -39,6 +42,44 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return result;
 }
 
+// The process groups of the children running now, for killChildrenOnInterrupt's handler: fixed slots of atomics, the
+// only kind of shared state a signal handler may read. A slot holds 0 when free.
+constexpr size_t kChildSlots = 256;
+std::atomic<pid_t> liveGroups[kChildSlots];
+
+// Remembers `pgid` while it lives; a batch with more parallel children than slots just loses the interrupt kill
+// for the extra ones (their timeouts still work).
+class LiveGroup {
+ public:
+  explicit LiveGroup(pid_t pgid) {
+    if (pgid <= 0) return;
+    for (auto& slot : liveGroups) {
+      pid_t expected = 0;
+      if (slot.compare_exchange_strong(expected, pgid)) {
+        slot_ = &slot;
+        return;
+      }
+    }
+  }
+  ~LiveGroup() {
+    if (slot_) slot_->store(0);
+  }
+  LiveGroup(const LiveGroup&) = delete;
+  LiveGroup& operator=(const LiveGroup&) = delete;
+
+ private:
+  std::atomic<pid_t>* slot_ = nullptr;
+};
+
+void killLiveGroupsAndDie(int signalNumber) {
+  for (auto& slot : liveGroups) {
+    const pid_t pgid = slot.load();
+    if (pgid > 0) killProcessGroup(pgid, true);  // slots are cleared only after the reap
+  }
+  ::signal(signalNumber, SIG_DFL);
+  ::raise(signalNumber);
+}
+
 void closePipe(int fds[2]) {
   for (int i = 0; i < 2; ++i) {
     if (fds[i] >= 0) close(fds[i]);
@@ -52,6 +93,45 @@ std::string ChildResult::describeEnd(double timeoutSeconds) const {
   if (timedOut) return "timed out after " + std::to_string(static_cast<long long>(timeoutSeconds)) + " s";
   if (signal != 0) return "signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exit " + std::to_string(exitCode);
+}
+
+void killProcessGroup(int pgid, bool leaderUnreaped) {
+  if (pgid <= 0) return;
+  ::kill(-static_cast<pid_t>(pgid), SIGKILL);
+  if (leaderUnreaped) ::kill(static_cast<pid_t>(pgid), SIGKILL);
+}
+
+std::vector<int> processGroupMembers(int pgid) {
+  std::vector<int> members;
+  if (pgid <= 0) return members;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream file(entry.path() / "stat");
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string stat = text.str();
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so fields count from the last ')'.
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;  // it ended meanwhile
+    std::istringstream fields(stat.substr(close + 1));
+    std::string state;
+    long long parent = 0, group = 0;
+    if (!(fields >> state >> parent >> group)) continue;
+    if (group == pgid && state != "Z" && state != "X") members.push_back(std::stoi(name));
+  }
+  return members;
+}
+
+void becomeGroupLeader() { ::setpgid(0, 0); }
+
+void killChildrenOnInterrupt() {
+  struct sigaction action {};
+  action.sa_handler = killLiveGroupsAndDie;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
 }
 
 std::string selfExecutable() {
@@ -76,6 +156,7 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
     argvStrings.front() = std::filesystem::absolute(argvStrings.front(), error).string();
   }
   const std::string workingDirectory = spec.workingDirectory;
+  const bool ownGroup = spec.ownProcessGroup;
   std::vector<std::string> envStrings = childEnvironment(spec);
   std::vector<char*> argv = pointers(argvStrings);
   std::vector<char*> envp = pointers(envStrings);
@@ -85,13 +166,22 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
     return Status(StatusCode::FAIL, std::string("pipe: ") + std::strerror(errno));
   }
   const auto start = Clock::now();
+  // Interrupts wait until the child's group is registered for killChildrenOnInterrupt (on this thread).
+  sigset_t interrupts, previousMask;
+  sigemptyset(&interrupts);
+  sigaddset(&interrupts, SIGINT);
+  sigaddset(&interrupts, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &interrupts, &previousMask);
   const pid_t pid = fork();
   if (pid < 0) {
+    pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);
     closePipe(outPipe);
     closePipe(errPipe);
     return Status(StatusCode::FAIL, std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
+    pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);  // a signal mask survives exec
+    if (ownGroup) setpgid(0, 0);  // its own group: a timeout kills what it started, too
     // No child reads stdin (and parallel ones must not fight over a terminal).
     const int devNull = open("/dev/null", O_RDONLY);
     if (devNull > STDIN_FILENO) {
@@ -108,6 +198,10 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
+  // Also here, so the group exists before the parent can kill it (whichever runs first wins).
+  if (ownGroup) setpgid(pid, pid);
+  const LiveGroup live(ownGroup ? pid : 0);
+  pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);
   close(outPipe[1]);
   close(errPipe[1]);
 
@@ -121,7 +215,7 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
   while (open > 0) {
     int waitMs = -1;
     if (result.timedOut) {
-      // A grandchild (a wrapper script's child) may still hold the pipes open: stop reading once ours is gone.
+      // A grandchild that left the group may still hold the pipes open: stop reading once ours is gone.
       if (waitpid(pid, &status, WNOHANG) == pid) {
         reaped = true;
         break;
@@ -131,7 +225,12 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
       const double left = spec.timeoutSeconds * 1000 -
                           std::chrono::duration<double, std::milli>(Clock::now() - start).count();
       if (left <= 0) {
-        kill(pid, SIGKILL);  // the pipes close when it dies
+        // The child and everything it started (or the child alone); the pipes close when they die.
+        if (ownGroup) {
+          killProcessGroup(pid, true);
+        } else {
+          kill(pid, SIGKILL);
+        }
         result.timedOut = true;
         waitMs = 100;
       } else {
@@ -166,4 +265,4 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
   return result;
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::app

@@ -1,5 +1,7 @@
 // Runs another program (usually this kiln, re-executed) and captures what it prints: `kiln bench` measures fresh
 // processes this way, and `kiln batch` runs each job in its own process so a crash cannot take the others down.
+// A child leads a process group of its own unless asked otherwise, so a timeout (or an interrupt) ends its whole
+// tree, grandchildren included, with one signal.
 #pragma once
 
 #include <map>
@@ -8,14 +10,17 @@
 
 #include "kiln/status.h"
 
-namespace kiln::cli {
+namespace kiln::app {
 
 struct ChildSpec {
   std::vector<std::string> argv;                    // argv[0] is the program path (no PATH search)
   std::map<std::string, std::string> environment;  // added to (or replacing entries of) this process's environment
   std::vector<std::string> unsetEnvironment;       // removed from the child's environment
-  double timeoutSeconds = 0;                       // 0: no limit; past it the child gets SIGKILL
+  double timeoutSeconds = 0;                       // 0: no limit; past it the child's process group gets SIGKILL
   std::string workingDirectory;                    // empty: this process's; else the child chdirs here before exec
+  // true: the child leads a new process group, and a timeout kills the group. false: it stays in this process's
+  // group (so whoever kills that group, as kiln-studio does with kiln bench, ends it too) and a timeout kills it alone.
+  bool ownProcessGroup = true;
 };
 
 struct ChildResult {
@@ -35,7 +40,20 @@ struct ChildResult {
 // against this process's working directory, not the child's. Safe to call from several threads at once.
 Result<ChildResult> runChild(const ChildSpec& spec);
 
+// SIGKILL to the process group `pgid` (a child started here, or by QProcess with becomeGroupLeader), and, when
+// `leaderUnreaped` (its pid cannot have been reused yet), to the process `pgid` itself in case it is killed before
+// it left its parent's group. No-op for pgid <= 0.
+void killProcessGroup(int pgid, bool leaderUnreaped);
+// The processes still in group `pgid` (zombies not counted), from /proc.
+std::vector<int> processGroupMembers(int pgid);
+// Makes the calling process the leader of a new process group (setpgid(0, 0)); async-signal-safe, for a child
+// between fork and exec (QProcess::setChildProcessModifier).
+void becomeGroupLeader();
+// From now on, SIGINT and SIGTERM to this process first kill the groups of the children runChild is running, then
+// end it as the signal would: an interrupted `kiln batch` leaves no job behind. Call once, from main's thread.
+void killChildrenOnInterrupt();
+
 // This executable's path (/proc/self/exe), for re-executing kiln.
 std::string selfExecutable();
 
-}  // namespace kiln::cli
+}  // namespace kiln::app

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <map>
 
-#include "bench.h"
+#include "bench_report.h"
 
-namespace kiln::cli {
+namespace kiln::app {
 namespace {
 
 std::string format(const char* pattern, double value) {
@@ -186,8 +186,9 @@ std::string toTable(const BenchReport& report) {
   return out + "\n";
 }
 
-std::string toCsv(const BenchReport& report) {
-  const nlohmann::json document = toJson(report);
+std::string toCsv(const BenchReport& report) { return benchCsv(toJson(report)); }
+
+std::string benchCsv(const nlohmann::json& document) {
   std::string out =
       "model,device,mode,driver_cache,runs,session_create_min_ms,session_create_median_ms,session_create_p90_ms,"
       "first_inference_median_ms,time_to_first_result_median_ms,inference_median_ms,speedup_vs_cold,"
@@ -200,15 +201,35 @@ std::string toCsv(const BenchReport& report) {
   auto number = [](const nlohmann::json& value) {
     return value.is_number() ? format("%.3f", value.get<double>()) : std::string();
   };
-  for (const auto& mode : document["modes"]) {
-    out += quoted(report.model) + "," + quoted(report.device) + "," + mode["name"].get<std::string>() + "," +
-           mode["driver_cache"].get<std::string>() + "," + std::to_string(mode["runs"].get<int>()) + "," +
-           number(mode["session_create_ms"]["min"]) + "," + number(mode["session_create_ms"]["median"]) + "," +
-           number(mode["session_create_ms"]["p90"]) + "," + number(mode["first_inference_ms"]["median"]) + "," +
-           number(mode["time_to_first_result_ms"]["median"]) + "," + number(mode["inference_ms"]["median"]) + "," +
-           number(mode["speedup_vs_cold"]) + "," + number(mode["time_to_first_result_speedup_vs_cold"]) + "\n";
+  auto text = [](const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto integer = [](const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_number() ? std::to_string(it->get<int64_t>()) : std::string("0");
+  };
+  // A missing statistic reads as null (an empty cell), never as an exception.
+  auto stat = [](const nlohmann::json& mode, const char* key, const char* which) {
+    const auto it = mode.find(key);
+    if (it == mode.end() || !it->is_object()) return nlohmann::json();
+    return it->value(which, nlohmann::json());
+  };
+  auto field = [](const nlohmann::json& mode, const char* key) { return mode.value(key, nlohmann::json()); };
+  const nlohmann::json noModes = nlohmann::json::array();
+  const auto modes = document.find("modes");
+  for (const auto& mode : modes != document.end() && modes->is_array() ? *modes : noModes) {
+    if (!mode.is_object()) continue;
+    out += quoted(text(document, "model")) + "," + quoted(text(document, "device")) + "," + text(mode, "name") + "," +
+           text(mode, "driver_cache") + "," + integer(mode, "runs") + "," +
+           number(stat(mode, "session_create_ms", "min")) + "," + number(stat(mode, "session_create_ms", "median")) +
+           "," + number(stat(mode, "session_create_ms", "p90")) + "," +
+           number(stat(mode, "first_inference_ms", "median")) + "," +
+           number(stat(mode, "time_to_first_result_ms", "median")) + "," + number(stat(mode, "inference_ms", "median")) +
+           "," + number(field(mode, "speedup_vs_cold")) + "," +
+           number(field(mode, "time_to_first_result_speedup_vs_cold")) + "\n";
   }
   return out;
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::app

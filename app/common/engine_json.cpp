@@ -1,0 +1,102 @@
+#include "engine_json.h"
+
+namespace kiln::app {
+
+nlohmann::json toJson(const ContextBinaryInfo& info) {
+  nlohmann::json sections = nlohmann::json::array(), graphs = nlohmann::json::array();
+  for (const auto& s : info.sections) {
+    sections.push_back({{"kind", s.kind}, {"offset", s.offset}, {"size", s.size}, {"hash", s.hash}, {"items", s.items}});
+  }
+  for (const auto& g : info.graphs) {
+    graphs.push_back({{"name", g.name},
+                      {"execution_provider", g.executionProvider},
+                      {"inputs", g.inputs},
+                      {"outputs", g.outputs},
+                      {"nodes", g.nodes},
+                      {"host_nodes", g.hostNodes},
+                      {"initializers", g.initializers},
+                      {"prepacked_constants", g.prepackedConstants},
+                      {"spirv_modules", g.spirvModules},
+                      {"op_types", g.opTypes}});
+  }
+  return {{"path", info.path},
+          {"kind", "context_binary"},
+          {"file_size", info.fileSize},
+          {"format_version", info.formatVersion},
+          {"producer_engine_version", info.producerEngineVersion},
+          {"readable_engine_versions", info.readableEngineVersions},
+          {"target", info.target},
+          {"device",
+           {{"name", info.deviceName},
+            {"vendor_id", info.vendorId},
+            {"device_id", info.deviceId},
+            {"driver_id", info.driverId},
+            {"driver_version", info.driverVersion},
+            {"driver_name", info.driverName},
+            {"driver_info", info.driverInfo},
+            {"api_version", info.apiVersion},
+            {"pipeline_cache_uuid", info.pipelineCacheUuid}}},
+          {"requires",
+           {{"features", info.requiredFeatures},
+            {"subgroup_size", info.subgroupSize},
+            {"workgroup_invocations", info.requiredWorkgroupInvocations},
+            {"push_constant_bytes", info.requiredPushConstantBytes}}},
+          {"sections", sections},
+          {"graphs", graphs},
+          {"spirv", {{"modules", info.spirvModules.size()}, {"bytes", info.spirvBytes}, {"keys", info.spirvModules}}},
+          {"driver_cache_bytes", info.driverCacheBytes},
+          {"weights",
+           {{"blobs", info.weightBlobs},
+            {"references", info.weightReferences},
+            {"bytes", info.weightBytes},
+            {"bytes_referenced", info.weightBytesReferenced},
+            {"bytes_saved_by_dedup", info.weightBytesReferenced - info.weightBytes}}}};
+}
+
+nlohmann::json toJson(const CompatibilityVerdict& verdict) {
+  return {{"verdict", compatibilityName(verdict.compatibility)}, {"against", verdict.against}, {"reasons", verdict.reasons}};
+}
+
+nlohmann::json toJson(const VulkanDeviceDescription& d) {
+  return {{"index", d.index},
+          {"name", d.name},
+          {"type", d.type},
+          {"vendor_id", d.vendorId},
+          {"device_id", d.deviceId},
+          {"api_version", d.apiVersion},
+          {"driver_version", d.driverVersion},
+          {"driver_id", d.driverId},
+          {"driver_name", d.driverName},
+          {"driver_info", d.driverInfo},
+          {"pipeline_cache_uuid", d.pipelineCacheUuid},
+          {"used_by_default", d.usedByDefault},
+          {"features",
+           {{"subgroup_size", d.subgroupSize},
+            {"subgroup_arithmetic", d.subgroupArithmetic},
+            {"shader_float16", d.shaderFloat16},
+            {"storage_buffer_16bit", d.storageBuffer16Bit},
+            {"storage_buffer_8bit", d.storageBuffer8Bit},
+            {"shader_int64", d.shaderInt64},
+            {"push_descriptors", d.pushDescriptors},
+            {"unified_memory", d.unifiedMemory},
+            {"timestamp_queries", d.timestampQueries}}},
+          {"limits",
+           {{"max_storage_buffer_range", d.maxStorageBufferRange},
+            {"device_local_bytes", d.deviceLocalBytes},
+            {"max_push_constants_size", d.maxPushConstantsSize},
+            {"max_compute_work_group_invocations", d.maxComputeWorkGroupInvocations}}}};
+}
+
+nlohmann::json timingsToJson(const SessionTimings& timings) {
+  nlohmann::json out = nlohmann::json::object();
+  forEachTiming(timings, [&](std::string_view key, double value) { out[std::string(key)] = value; });
+  return out;
+}
+
+nlohmann::json countersToJson(const WorkCounters& counters) {
+  nlohmann::json out = nlohmann::json::object();
+  forEachCounter(counters, [&](std::string_view key, int64_t value) { out[std::string(key)] = value; });
+  return out;
+}
+
+}  // namespace kiln::app

@@ -1,0 +1,23 @@
+// The JSON of the engine's structures that kiln prints and kiln-studio may read: one schema per struct, written here
+// only (the keys are part of the CLI's contract: architecture.md, Contracts).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "kiln/context_binary.h"
+#include "kiln/device.h"
+#include "kiln/timings.h"
+
+namespace kiln::app {
+
+// A context binary's header, sections, graphs and sizes (kiln inspect/compile --json).
+nlohmann::json toJson(const ContextBinaryInfo& info);
+// {"verdict", "against", "reasons"} (kiln check/inspect --json).
+nlohmann::json toJson(const CompatibilityVerdict& verdict);
+// One device of kiln devices --json: identity, features and limits.
+nlohmann::json toJson(const VulkanDeviceDescription& device);
+// {"load_ms": ..., ...} and {"glslang_compiles": ..., ...} with the Contracts' key names.
+nlohmann::json timingsToJson(const SessionTimings& timings);
+nlohmann::json countersToJson(const WorkCounters& counters);
+
+}  // namespace kiln::app

@@ -1,0 +1,18 @@
+// The shapes a session's inputs accept: the model's declared shapes, fixed by the user's per-input shapes
+// (SessionOptions::setInputShape) and by kiln.free_dim_override.<dim_param> entries (ONNX Runtime's keys).
+#pragma once
+
+#include <vector>
+
+#include "ir/graph.h"
+#include "kiln/session.h"
+#include "kiln/session_options.h"
+
+namespace kiln {
+
+// The graph's inputs that are not initializers, in declaration order, with the options' shapes applied.
+// INVALID_ARGUMENT when a given shape names no such input, differs in rank or in a fixed dimension, or when one
+// symbolic dimension gets two different sizes (from two inputs, or from an input and a free-dimension override).
+Result<std::vector<ValueMetadata>> resolveInputShapes(const ir::Graph& graph, const SessionOptions& options);
+
+}  // namespace kiln
