@@ -1,8 +1,9 @@
 // Soak and fault-injection gtests (issue 18): many threads on two sessions of one ctx model, and a real write
-// failure (the file-size limit, EFBIG) in the middle of an atomic write.
+// failure (the file-size limit, EFBIG) and a SIGKILL in the middle of an atomic write.
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -148,6 +149,36 @@ TEST(FileFaults, WriteFailingMidFileKeepsOldFileAndLeavesNoTemp) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename().string());
   EXPECT_EQ(names, std::vector<std::string>{"model.onnx"});
+}
+
+// A writer killed with SIGKILL in the middle of a file (no destructor, no cleanup runs) leaves the old file
+// byte-identical and no temp file: the temp file is anonymous (O_TMPFILE) until commit.
+TEST(FileFaults, WriterKilledMidFileLeavesNoTempFile) {
+  ScratchDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string target = dir.file("m_vulkan.bin");
+  {
+    std::ofstream out(target, std::ios::binary);
+    out << "old binary";
+  }
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::vector<std::byte> chunk(4096, std::byte{7});
+    (void)writeFileAtomically(target, [&](const ChunkWriter& write) {
+      (void)write(chunk);
+      ::raise(SIGKILL);
+      return Status::ok();
+    });
+    ::_exit(0);
+  }
+  int wstatus = 0;
+  ASSERT_EQ(::waitpid(child, &wstatus, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL);
+  EXPECT_EQ(readAll(target), "old binary");
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"m_vulkan.bin"});
 }
 
 // The same fault inside a multi-file transaction (the compile's ctx model + binary): the first file staged fine,
