@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -83,6 +84,7 @@ TEST(Soak, EightThreadsTwoSessionsThousandRunsAgree) {
   std::atomic<int> next{0}, failures{0}, mismatches{0};
   std::string firstError;
   std::atomic<bool> errorTaken{false};
+  std::string firstMismatch;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
@@ -101,14 +103,27 @@ TEST(Soak, EightThreadsTwoSessionsThousandRunsAgree) {
           same = a.shape() == b.shape() && a.byteSize() == b.byteSize() &&
                  std::memcmp(a.rawData(), b.rawData(), a.byteSize()) == 0;
         }
-        if (!same) ++mismatches;
+        if (!same && mismatches.fetch_add(1) == 0) {
+          // Describe the first mismatch: which session, how many elements differ and by how much.
+          const Tensor& a = (*out)[0].tensor;
+          const Tensor& b = (*reference)[0].tensor;
+          int64_t differing = 0;
+          double largest = 0;
+          for (int64_t i = 0; a.dtype() == DataType::FLOAT && i < std::min(a.numel(), b.numel()); ++i) {
+            const double d = std::fabs(double(a.data<float>()[i]) - double(b.data<float>()[i]));
+            if (a.data<float>()[i] != b.data<float>()[i]) ++differing;
+            if (d > largest) largest = d;
+          }
+          firstMismatch = "session " + std::to_string(t % 2) + ": " + std::to_string(differing) + " of " +
+                          std::to_string(b.numel()) + " elements differ, largest by " + std::to_string(largest);
+        }
       }
     });
   }
   for (auto& thread : threads) thread.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(failures.load(), 0) << firstError;
-  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0) << firstMismatch;
   EXPECT_LT(seconds, 120.0) << "1,000 runs must finish within 2 minutes";
   std::printf("soak: %d runs on %d threads x 2 sessions in %.2f s\n", kRuns, kThreads, seconds);
 }
