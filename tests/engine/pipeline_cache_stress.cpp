@@ -4,12 +4,14 @@
 // Usage: pipeline_cache_stress save PATH ITERATIONS [THREADS]   every iteration opens PATH (which must be absent or
 //                                                                clean), adds SPIR-V and saves; exit 1 on any
 //                                                                unreadable read or failed save
-//        pipeline_cache_stress read PATH ITERATIONS              opens PATH over and over while others save it; exit 1
-//                                                                on any read that is neither clean nor "no file"
+//        pipeline_cache_stress read PATH ITERATIONS              waits for PATH to appear, then opens it over and over
+//                                                                while others save it; exit 1 on any read that is not
+//                                                                clean (or "no file"), or when no read was clean
 //        pipeline_cache_stress verify PATH                       PATH opens cleanly and is the only file in its folder
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -47,6 +49,10 @@ void saveLoop(const std::string& path, int iterations, uint32_t writer) {
 // A reader beside the savers: every open sees either no file yet or a whole, valid one (never a torn write).
 int readLoop(const std::string& path, int iterations) {
   const auto device = kiln::testing::lavapipeIdentity();
+  // Start with the first save (within 60 s), so that the reads overlap the saves rather than precede them.
+  for (int waited = 0; !std::filesystem::exists(path) && waited < 60000; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   int clean = 0;
   for (int i = 0; i < iterations && failures == 0; ++i) {
     auto cache = PipelineCacheFile::open(path, device);
@@ -59,6 +65,7 @@ int readLoop(const std::string& path, int iterations) {
   }
   std::fprintf(stderr, "pipeline_cache_stress[%d]: %d of %d reads found a whole file\n", static_cast<int>(::getpid()),
                clean, iterations);
+  if (clean == 0) fail("no read found the file");
   return failures == 0 ? 0 : 1;
 }
 
