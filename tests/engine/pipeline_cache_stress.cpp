@@ -4,10 +4,14 @@
 // Usage: pipeline_cache_stress save PATH ITERATIONS [THREADS]   every iteration opens PATH (which must be absent or
 //                                                                clean), adds SPIR-V and saves; exit 1 on any
 //                                                                unreadable read or failed save
+//        pipeline_cache_stress read PATH ITERATIONS              waits for PATH to appear, then opens it over and over
+//                                                                while others save it; exit 1 on any read that is not
+//                                                                clean (or "no file"), or when no read was clean
 //        pipeline_cache_stress verify PATH                       PATH opens cleanly and is the only file in its folder
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -42,6 +46,29 @@ void saveLoop(const std::string& path, int iterations, uint32_t writer) {
   }
 }
 
+// A reader beside the savers: every open sees either no file yet or a whole, valid one (never a torn write).
+int readLoop(const std::string& path, int iterations) {
+  const auto device = kiln::testing::lavapipeIdentity();
+  // Start with the first save (within 60 s), so that the reads overlap the saves rather than precede them.
+  for (int waited = 0; !std::filesystem::exists(path) && waited < 60000; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  int clean = 0;
+  for (int i = 0; i < iterations && failures == 0; ++i) {
+    auto cache = PipelineCacheFile::open(path, device);
+    const std::string reason = cache->missReason();
+    if (reason.empty()) {
+      ++clean;
+    } else if (reason != "no file") {
+      fail("read " + std::to_string(i) + ": " + reason);
+    }
+  }
+  std::fprintf(stderr, "pipeline_cache_stress[%d]: %d of %d reads found a whole file\n", static_cast<int>(::getpid()),
+               clean, iterations);
+  if (clean == 0) fail("no read found the file");
+  return failures == 0 ? 0 : 1;
+}
+
 int verify(const std::string& path) {
   auto cache = PipelineCacheFile::open(path, kiln::testing::lavapipeIdentity());
   if (!cache->missReason().empty()) fail("final file: " + cache->missReason());
@@ -58,8 +85,9 @@ int verify(const std::string& path) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 2 ? argv[1] : "";
   if (mode == "verify" && argc == 3) return verify(argv[2]);
+  if (mode == "read" && argc == 4) return readLoop(argv[2], std::atoi(argv[3]));
   if (mode != "save" || argc < 4 || argc > 5) {
-    std::fprintf(stderr, "usage: pipeline_cache_stress save PATH ITERATIONS [THREADS] | verify PATH\n");
+    std::fprintf(stderr, "usage: pipeline_cache_stress save PATH ITERATIONS [THREADS] | read PATH ITERATIONS | verify PATH\n");
     return 2;
   }
   const int iterations = std::atoi(argv[3]);

@@ -29,44 +29,92 @@ Result<std::vector<std::byte>> readFileBytes(const std::string& path) {
 
 namespace {
 
-// Writes a fresh, fsynced temp file beside `target`; returns its path. Nothing is left behind on failure.
-Result<std::string> writeTempBeside(const std::filesystem::path& target,
-                                    const std::function<Status(const ChunkWriter&)>& produce) {
-  namespace fs = std::filesystem;
-  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  // Unique per process (pid), per call within it (a counter: threads saving the same path at once) and across
-  // pid reuse (random); O_EXCL below still refuses a name that exists. Concurrent savers of one path therefore
-  // never share a temp file, and the last rename wins with a complete file.
+namespace fs = std::filesystem;
+
+// ".<name>.tmp.<pid>.<counter>.<random>" beside `target`: unique per process (pid), per call within it (a counter:
+// threads saving the same path at once) and across pid reuse (random); O_EXCL / linkat still refuse a name that
+// exists. Concurrent savers of one path therefore never share a temp file, and the last rename wins.
+fs::path uniqueTempPath(const fs::path& target) {
   static std::atomic<uint64_t> counter{0};
   std::random_device random;
   // Built by appending: GCC 12 at -O3 raises a false -Wrestrict on `"." + std::string` (GCC PR105329).
   std::string tempName(".");
   tempName += target.filename().string();
   tempName += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." + std::to_string(random());
-  const fs::path temp = folder / tempName;
+  return (target.has_parent_path() ? target.parent_path() : fs::path(".")) / tempName;
+}
+
+// An open temp file for `target`: anonymous (O_TMPFILE, `path` empty) where the folder's filesystem supports it, so
+// that a process killed while writing (SIGKILL, no cleanup) leaves nothing behind; else a named file beside it.
+struct TempFile {
+  int fd = -1;
+  std::string path;
+};
+
+Result<TempFile> createTemp(const fs::path& target) {
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+#ifdef O_TMPFILE
+  // Publishing an anonymous file needs linkat() through /proc/self/fd (AT_EMPTY_PATH needs a capability).
+  if (::access("/proc/self/fd", X_OK) == 0) {
+    const int fd = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0) return TempFile{fd, ""};
+  }
+#endif
+  const fs::path temp = uniqueTempPath(target);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return Status(StatusCode::FAIL, "cannot create " + temp.string() + ": " + std::strerror(errno));
-  auto writeChunk = [fd, &temp](std::span<const std::byte> chunk) -> Status {
+  return TempFile{fd, temp.string()};
+}
+
+void discard(const TempFile& temp) {
+  if (temp.fd >= 0) ::close(temp.fd);
+  std::error_code ec;
+  if (!temp.path.empty()) fs::remove(temp.path, ec);
+}
+
+// Writes a fresh, fsynced temp file for `target` and returns it still open. Nothing is left behind on failure.
+Result<TempFile> writeTempFor(const fs::path& target, const std::function<Status(const ChunkWriter&)>& produce) {
+  KILN_ASSIGN_OR_RETURN(TempFile temp, createTemp(target));
+  const std::string shownName = temp.path.empty() ? target.string() + " (temporary)" : temp.path;
+  auto writeChunk = [&temp, &shownName](std::span<const std::byte> chunk) -> Status {
     const std::byte* data = chunk.data();
     size_t left = chunk.size();
     while (left > 0) {
-      const ssize_t n = ::write(fd, data, left);
+      const ssize_t n = ::write(temp.fd, data, left);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return Status(StatusCode::FAIL, "cannot write " + temp.string() + ": " + std::strerror(errno));
+      if (n < 0) return Status(StatusCode::FAIL, "cannot write " + shownName + ": " + std::strerror(errno));
       data += n;
       left -= static_cast<size_t>(n);
     }
     return Status::ok();
   };
   Status status = produce(writeChunk);
-  if (status.isOk() && ::fsync(fd) != 0) status = Status(StatusCode::FAIL, "fsync failed for " + temp.string());
-  ::close(fd);
+  if (status.isOk() && ::fsync(temp.fd) != 0) {
+    status = Status(StatusCode::FAIL, "fsync failed for " + shownName + ": " + std::strerror(errno));
+  }
   if (!status.isOk()) {
-    std::error_code ec;
-    fs::remove(temp, ec);
+    discard(temp);
     return status;
   }
-  return temp.string();
+  return temp;
+}
+
+// Renames the temp file over `target` (an anonymous one first gets a unique name beside it: the only moment a
+// kill could leave it behind is between that link and the rename).
+Status publish(const TempFile& temp, const std::string& target) {
+  std::string named = temp.path;
+  if (named.empty()) {
+    named = uniqueTempPath(target).string();
+    const std::string source = "/proc/self/fd/" + std::to_string(temp.fd);
+    if (::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, named.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      return Status(StatusCode::FAIL, "cannot link the temporary file for " + target + ": " + std::strerror(errno));
+    }
+  }
+  std::error_code ec;
+  fs::rename(named, target, ec);
+  if (!ec) return Status::ok();
+  fs::remove(named, ec);
+  return Status(StatusCode::FAIL, "cannot rename " + named + " to " + target + ": " + ec.message());
 }
 
 }  // namespace
@@ -78,8 +126,8 @@ Status writeFileAtomically(const std::string& path, const std::function<Status(c
 }
 
 FileTransaction::~FileTransaction() {
+  for (const auto& file : staged_) discard(TempFile{file.fd, file.temp});
   std::error_code ec;
-  for (const auto& file : staged_) std::filesystem::remove(file.temp, ec);
   // Deepest first; a folder that holds anything else stays (remove() refuses a non-empty folder).
   for (auto it = createdFolders_.rbegin(); it != createdFolders_.rend(); ++it) std::filesystem::remove(*it, ec);
 }
@@ -96,8 +144,8 @@ Status FileTransaction::stage(const std::string& path, const std::function<Statu
     if (ec) return Status(StatusCode::FAIL, "cannot create folder " + parent.string() + ": " + ec.message());
     createdFolders_.insert(createdFolders_.end(), missing.begin(), missing.end());
   }
-  KILN_ASSIGN_OR_RETURN(std::string temp, writeTempBeside(path, produce));
-  staged_.push_back({std::move(temp), path});
+  KILN_ASSIGN_OR_RETURN(TempFile temp, writeTempFor(path, produce));
+  staged_.push_back({std::move(temp.path), path, temp.fd});
   return Status::ok();
 }
 
@@ -110,14 +158,14 @@ Status FileTransaction::commit() {
   staged_.clear();
   createdFolders_.clear();  // they hold the targets now
   Status status;
-  for (size_t i = 0; i < files.size(); ++i) {
-    std::error_code ec;
+  for (const auto& file : files) {
+    const TempFile temp{file.fd, file.temp};
+    if (status.isOk()) status = publish(temp, file.target);
     if (status.isOk()) {
-      std::filesystem::rename(files[i].temp, files[i].target, ec);
-      if (!ec) continue;
-      status = Status(StatusCode::FAIL, "cannot rename " + files[i].temp + " to " + files[i].target + ": " + ec.message());
+      ::close(temp.fd);
+    } else {
+      discard(temp);
     }
-    std::filesystem::remove(files[i].temp, ec);
   }
   return status;
 }

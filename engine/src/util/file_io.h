@@ -15,7 +15,8 @@ namespace kiln {
 Result<std::vector<std::byte>> readFileBytes(const std::string& path);
 
 // Writes `path` atomically: `produce` writes into a temp file in the same folder, which is flushed, fsynced and
-// renamed over `path` only if `produce` returns OK. A failure leaves `path` untouched and no temp file behind.
+// renamed over `path` only if `produce` returns OK. A failure leaves `path` untouched and no temp file behind; the
+// temp file is anonymous (O_TMPFILE) where the filesystem allows, so even a SIGKILL leaves none.
 Status writeFileAtomically(const std::string& path,
                            const std::function<Status(const std::function<Status(std::span<const std::byte>)>&)>& produce);
 // Convenience: atomically writes `bytes` to `path`.
@@ -43,7 +44,8 @@ class FileTransaction {
 
  private:
   struct Staged {
-    std::string temp, target;
+    std::string temp, target;  // temp is empty for an anonymous (O_TMPFILE) file
+    int fd = -1;               // open until commit() or the destructor
   };
   std::vector<Staged> staged_;
   std::vector<std::string> createdFolders_;  // removed (when still empty) unless committed

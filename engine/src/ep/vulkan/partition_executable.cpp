@@ -174,6 +174,7 @@ class RunRecorder final : public RecordContext {
 }  // namespace
 
 Result<VkTensor> uploadNow(Device& device, const Tensor& tensor) {
+  std::lock_guard deviceLock(device.memoryUseMutex());  // a range a running session released is not free yet
   VkTensor value;
   value.dtype = tensor.dtype();
   value.shape = tensor.shape();
@@ -332,6 +333,7 @@ void VulkanPartitionExecutable::reportProfile(const std::vector<std::pair<size_t
 
 Result<std::vector<Tensor>> VulkanPartitionExecutable::run(std::span<const Tensor> inputs) {
   std::lock_guard lock(runMutex_);
+  std::lock_guard deviceLock(device_->memoryUseMutex());  // see Device::memoryUseMutex()
   return runLocked(inputs);
 }
 

@@ -46,6 +46,10 @@ class Device {
   VkQueue queue() const { return queue_; }
   uint32_t queueFamily() const { return queueFamily_; }
   std::mutex& submitMutex() { return submitMutex_; }
+  // Held for a partition's whole run (record, submit, wait, read back) and for an immediate upload: a run returns
+  // ranges to the shared allocator while recording, before its commands execute, so no other session on this
+  // device may take them (and write or read them) until that run has finished.
+  std::recursive_mutex& memoryUseMutex() { return memoryUseMutex_; }
   PipelineRegistry& pipelines() { return *pipelines_; }
   MemoryAllocator& allocator() { return *allocator_; }
   // vkCmdPushDescriptorSetKHR when the device has VK_KHR_push_descriptor, else nullptr.
@@ -65,6 +69,7 @@ class Device {
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queueFamily_ = 0;
   std::mutex submitMutex_;
+  std::recursive_mutex memoryUseMutex_;
   PFN_vkCmdPushDescriptorSetKHR pushDescriptor_ = nullptr;
   std::unique_ptr<PipelineRegistry> pipelines_;
   std::unique_ptr<MemoryAllocator> allocator_;
