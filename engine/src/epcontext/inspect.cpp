@@ -1,4 +1,5 @@
 // kiln/epcontext.h: inspectEpContextModel — every EPContext node followed to its binary, foreign ones reported.
+#include <algorithm>
 #include <filesystem>
 
 #include "context_binary/context_binary.h"
@@ -119,6 +120,10 @@ class Inspector {
 
 }  // namespace
 
+bool isEpContextNode(const std::string& opType, const std::string& domain) {
+  return opType == epctx::kOpType && domain == epctx::kDomain;
+}
+
 Result<EpContextModelInfo> inspectEpContextModel(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path));
   EpContextModelInfo info;
@@ -128,6 +133,13 @@ Result<EpContextModelInfo> inspectEpContextModel(const std::string& path) {
     if (!graph.isInitializer(in.name)) info.inputs.push_back(ir::toValueMetadata(in));
   }
   for (const auto& out : graph.outputs) info.outputs.push_back(ir::toValueMetadata(out));
+  for (const auto& node : graph.nodes) {
+    info.mainGraphNodes.push_back({node.name, node.opType, node.domain, node.inputs, node.outputs});
+  }
+  for (const auto& [name, tensor] : graph.initializers) {
+    const bool isInput = std::any_of(graph.inputs.begin(), graph.inputs.end(), [&](const auto& v) { return v.name == name; });
+    if (!isInput) info.initializers.push_back(name);
+  }
   info.metadata = loaded.model.metadata;
   const auto parent = std::filesystem::path(path).parent_path();
   Inspector inspector(loaded.model, parent.empty() ? "." : parent.string(), info);

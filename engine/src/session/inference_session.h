@@ -11,6 +11,7 @@
 #include "kiln/compiler.h"
 #include "kiln/partition_report.h"
 #include "kiln/session.h"
+#include "partition/partition_report_builder.h"
 #include "util/stopwatch.h"
 
 namespace kiln {
@@ -27,6 +28,7 @@ struct CompiledModel {
   ir::Model model;
   std::vector<CompiledPartition> partitions;
   std::vector<std::shared_ptr<const void>> resources;  // what the partitions' storage lives in (shared binaries)
+  std::vector<StoredPartitionOrigin> origins;  // parallel to partitions when loaded from EPContext nodes, else empty
 };
 
 // Where a model comes from: a file, or bytes in memory (path empty).
