@@ -9,6 +9,8 @@
 #include "epcontext_checks.h"
 #include "epcontext_models.h"
 #include "kiln/compiler.h"
+#include "kiln/context_binary.h"
+#include "kiln/epcontext.h"
 #include "kiln/partition_report.h"
 #include "test_models.h"
 #include "vulkan_test_support.h"
@@ -147,6 +149,78 @@ TEST(EpContextReportErrors, MissingBinaryIsInvalidGraph) {
   ASSERT_FALSE(report.isOk());
   EXPECT_EQ(report.status().code(), StatusCode::INVALID_GRAPH) << report.status().toString();
   EXPECT_NE(report.status().message().find("m_vulkan.bin"), std::string::npos) << report.status().toString();
+}
+
+// An embedded binary: the node says so and where its bytes lie in the .onnx file; the bytes inspect and judge as
+// the binary they are, and the ctx model inspects from memory the same way.
+TEST(EpContextPayload, EmbeddedBinaryIsLocatedAndInspectedInPlace) {
+  REQUIRE_VULKAN();
+  TempDir dir;
+  const SourceModel source = writeSourceModel(Topology::kIfBody, dir.path().string(), "m", 0, false);
+  ModelCompilationOptions options(vulkanOptions());
+  options.setInputModelPath(source.path).setEpContextEmbedMode(true);
+  auto compiled = compileModel(options);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  auto info = inspectEpContextModel(compiled->outputModelPath);
+  ASSERT_TRUE(info.isOk()) << info.status().toString();
+  const std::vector<std::byte> file = readBytes(compiled->outputModelPath);
+  int embedded = 0;
+  for (const auto& node : info->nodes) {
+    if (!node.embedded) continue;
+    ++embedded;
+    ASSERT_TRUE(info->binaries.count(node.binary)) << node.name;
+    const ContextBinaryInfo& binary = info->binaries.at(node.binary);
+    ASSERT_EQ(node.payloadSize, binary.fileSize) << node.name;
+    ASSERT_LE(node.payloadOffset + node.payloadSize, file.size());
+    const std::span<const std::byte> payload(file.data() + node.payloadOffset, node.payloadSize);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(payload.data()), 8), "KILNVKCB") << node.name;
+    auto inspected = inspectContextBinary(payload, node.binary);
+    ASSERT_TRUE(inspected.isOk()) << inspected.status().toString();
+    EXPECT_EQ(inspected->graphs.size(), binary.graphs.size());
+    auto verdict = checkContextBinary(payload, node.binary, "");
+    ASSERT_TRUE(verdict.isOk()) << verdict.status().toString();
+    EXPECT_NE(verdict->compatibility, Compatibility::UNSUPPORTED);
+  }
+  EXPECT_GE(embedded, 1);
+
+  auto fromMemory = inspectEpContextModel(std::span<const std::byte>(file), "");
+  ASSERT_TRUE(fromMemory.isOk()) << fromMemory.status().toString();
+  ASSERT_EQ(fromMemory->nodes.size(), info->nodes.size());
+  for (size_t i = 0; i < info->nodes.size(); ++i) {
+    EXPECT_EQ(fromMemory->nodes[i].payloadOffset, info->nodes[i].payloadOffset);
+    EXPECT_EQ(fromMemory->nodes[i].problem, info->nodes[i].problem);
+  }
+
+  // Bad bytes: not a binary, not a model.
+  const std::vector<std::byte> garbage(64, std::byte{0x5a});
+  auto notBinary = inspectContextBinary(std::span<const std::byte>(garbage), "garbage");
+  ASSERT_FALSE(notBinary.isOk());
+  EXPECT_EQ(notBinary.status().code(), StatusCode::INVALID_GRAPH) << notBinary.status().toString();
+  EXPECT_FALSE(checkContextBinary(std::span<const std::byte>(garbage), "garbage", "").isOk());
+  EXPECT_FALSE(inspectEpContextModel(std::span<const std::byte>(garbage), "").isOk());
+}
+
+// A ctx model in memory whose node names a binary file, with no folder to find it in: the node's problem says so.
+TEST(EpContextPayload, FileReferenceFromMemoryNeedsAFolder) {
+  REQUIRE_VULKAN();
+  TempDir dir;
+  const SourceModel source = writeSourceModel(Topology::kTwoPartitions, dir.path().string(), "m", 0, false);
+  ModelCompilationOptions options(vulkanOptions());
+  options.setInputModelPath(source.path);
+  auto compiled = compileModel(options);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  const std::vector<std::byte> file = readBytes(compiled->outputModelPath);
+  auto withoutFolder = inspectEpContextModel(std::span<const std::byte>(file), "");
+  ASSERT_TRUE(withoutFolder.isOk()) << withoutFolder.status().toString();
+  for (const auto& node : withoutFolder->nodes) {
+    EXPECT_FALSE(node.embedded);
+    if (node.mainContext != 0) {
+      EXPECT_NE(node.problem.find("read from memory"), std::string::npos) << node.problem;
+    }
+  }
+  auto withFolder = inspectEpContextModel(std::span<const std::byte>(file), dir.path().string());
+  ASSERT_TRUE(withFolder.isOk()) << withFolder.status().toString();
+  for (const auto& node : withFolder->nodes) EXPECT_TRUE(node.problem.empty()) << node.problem;
 }
 
 INSTANTIATE_TEST_SUITE_P(EmbedMode, EpContextReport, ::testing::Bool(),

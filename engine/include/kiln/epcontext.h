@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,10 @@ struct EpContextNodeInfo {
   bool vulkan = false;  // the Vulkan EP claims it (source Vulkan, VulkanExecutionProvider or none); else foreign
   int64_t mainContext = 1, embedMode = 1, maxSize = 0;
   std::string cacheContext;  // the relative path (embed mode 0) or "(embedded, N bytes)"
+  // A main context that carries its binary in ep_cache_context (embed mode 1), and where those bytes lie in the
+  // serialized model (the .onnx file, or the bytes inspected): a hex view can read them in place.
+  bool embedded = false;
+  uint64_t payloadOffset = 0, payloadSize = 0;
   std::string partitionName, sdkVersion, hardwareArchitecture, onnxModelFilename, notes;
   std::vector<std::string> inputs, outputs;
   std::string binary;   // key into EpContextModelInfo::binaries holding its graph ("" when none does)
@@ -54,6 +59,9 @@ struct EpContextModelInfo {
 // OpenVINO, TensorRT sources) are reported, not refused; a binary that cannot be followed is reported in the
 // node's `problem`. NO_SUCHFILE / INVALID_PROTOBUF when the model itself cannot be read.
 Result<EpContextModelInfo> inspectEpContextModel(const std::string& path);
+// The same for a ctx model in memory (`path` of the result empty); ep_cache_context paths resolve against
+// `baseFolder` (empty: only embedded binaries are followed, a file reference is the node's `problem`).
+Result<EpContextModelInfo> inspectEpContextModel(std::span<const std::byte> modelBytes, const std::string& baseFolder = "");
 
 struct MergeInput {
   std::string ctxModelPath;

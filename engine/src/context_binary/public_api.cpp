@@ -43,7 +43,32 @@ Result<CompatibilityVerdict> judgeFile(const std::string& path, const vk::Device
   return ctxbin::judge(*binary, device, against);
 }
 
+Result<CompatibilityVerdict> judgeBytes(std::span<const std::byte> bytes, const std::string& origin,
+                                        const vk::DeviceInfo& device, const std::string& against) {
+  KILN_ASSIGN_OR_RETURN(auto otherFormat, ctxbin::judgeFormatVersion(bytes, origin, against));
+  if (otherFormat) return *otherFormat;
+  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
+  return ctxbin::judge(*binary, device, against);
+}
+
 }  // namespace
+
+Result<ContextBinaryInfo> inspectContextBinary(std::span<const std::byte> bytes, const std::string& origin) {
+  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
+  return ctxbin::describeContextBinary(*binary, origin);
+}
+
+Result<CompatibilityVerdict> checkContextBinary(std::span<const std::byte> bytes, const std::string& origin,
+                                                const std::string& deviceSelector) {
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, verdictDevice(deviceSelector));
+  return judgeBytes(bytes, origin, device, describeDevice(device));
+}
+
+Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(std::span<const std::byte> bytes,
+                                                              const std::string& origin, const std::string& profilePath) {
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::readDeviceProfile(profilePath));
+  return judgeBytes(bytes, origin, device, "profile " + profilePath);
+}
 
 Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::open(path));

@@ -14,5 +14,8 @@ CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& de
 // bytes, before anything else is trusted); nullopt when the version is readable. NO_SUCHFILE / INVALID_GRAPH when
 // it is no context binary at all.
 Result<std::optional<CompatibilityVerdict>> judgeFormatVersion(const std::string& path, const std::string& against);
+// The same for a binary in memory.
+Result<std::optional<CompatibilityVerdict>> judgeFormatVersion(std::span<const std::byte> bytes, const std::string& origin,
+                                                               const std::string& against);
 
 }  // namespace kiln::ctxbin
