@@ -21,8 +21,9 @@ struct ReportedPartition {
   std::vector<std::string> nodes;    // node labels in execution order
   std::vector<std::string> inputs;   // values read from outside the partition (the graph's initializers excluded)
   std::vector<std::string> outputs;  // values produced inside and read after it (or graph outputs)
-  // For a partition loaded from an EPContext node: the context binary holding it, as the node names it (the
-  // ep_cache_context path as written, relative to the ctx model) or "embedded". Empty for every other partition.
+  // For a partition loaded from a stored context binary: that binary as the model names it (an EPContext node's
+  // ep_cache_context path as written, relative to the ctx model) or "embedded". Empty for partitions compiled by
+  // the session and for runs of CPU-EP nodes.
   std::string binary;
 };
 
