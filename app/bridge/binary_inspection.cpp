@@ -1,11 +1,11 @@
 #include "binary_inspection.h"
 
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QTemporaryFile>
 
+#include <algorithm>
 #include <exception>
+#include <span>
 
 namespace kiln::bridge {
 
@@ -21,110 +21,6 @@ QString joinedOrDash(const std::vector<std::string>& items) {
   QStringList list;
   for (const auto& item : items) list << qs(item);
   return list.isEmpty() ? QStringLiteral("-") : list.join(QStringLiteral(", "));
-}
-
-// --- The protobuf wire format, just enough to find one attribute's bytes without parsing the whole model. ---
-// Field numbers from onnx.proto: ModelProto.graph = 7; GraphProto.node = 1; NodeProto.name = 3, op_type = 4,
-// attribute = 5; AttributeProto.name = 1, s = 4, g = 6, graphs = 11.
-
-struct Span {
-  const uchar* begin = nullptr;
-  const uchar* end = nullptr;
-  QByteArray text() const { return QByteArray(reinterpret_cast<const char*>(begin), end - begin); }
-};
-
-bool readVarint(const uchar*& p, const uchar* end, uint64_t& value) {
-  value = 0;
-  for (int shift = 0; shift < 64 && p < end; shift += 7) {
-    const uchar byte = *p++;
-    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if (!(byte & 0x80)) return true;
-  }
-  return false;
-}
-
-// Calls visit(field, span) for every length-delimited field of the message in `message`; skips the others.
-// False when the message is malformed.
-template <class Visit>
-bool forEachLengthField(Span message, Visit&& visit) {
-  const uchar* p = message.begin;
-  while (p < message.end) {
-    uint64_t tag = 0;
-    if (!readVarint(p, message.end, tag)) return false;
-    const uint64_t field = tag >> 3;
-    switch (tag & 7) {
-      case 0: {
-        uint64_t ignored = 0;
-        if (!readVarint(p, message.end, ignored)) return false;
-        break;
-      }
-      case 1:
-        if (message.end - p < 8) return false;
-        p += 8;
-        break;
-      case 5:
-        if (message.end - p < 4) return false;
-        p += 4;
-        break;
-      case 2: {
-        uint64_t length = 0;
-        if (!readVarint(p, message.end, length) || length > static_cast<uint64_t>(message.end - p)) return false;
-        const Span value{p, p + length};
-        p += length;
-        if (!visit(field, value)) return false;
-        break;
-      }
-      default:
-        return false;  // groups (3, 4) are not used by onnx.proto
-    }
-  }
-  return true;
-}
-
-struct Search {
-  QByteArray nodeName;
-  std::optional<Span> found;
-};
-
-bool searchGraph(Span graph, Search& search, int depth);
-
-bool searchNode(Span node, Search& search, int depth) {
-  QByteArray name, opType;
-  std::optional<Span> context;
-  std::vector<Span> bodies;
-  const bool ok = forEachLengthField(node, [&](uint64_t field, Span value) {
-    if (field == 3) name = value.text();
-    if (field == 4) opType = value.text();
-    if (field != 5) return true;
-    QByteArray attrName;
-    std::optional<Span> s;
-    const bool attrOk = forEachLengthField(value, [&](uint64_t attrField, Span attrValue) {
-      if (attrField == 1) attrName = attrValue.text();
-      if (attrField == 4) s = attrValue;
-      if (attrField == 6 || attrField == 11) bodies.push_back(attrValue);
-      return true;
-    });
-    if (attrName == "ep_cache_context" && s) context = s;
-    return attrOk;
-  });
-  if (!ok) return false;
-  if (opType == "EPContext" && name == search.nodeName && context) {
-    search.found = context;
-    return true;
-  }
-  for (const Span& body : bodies) {
-    if (!searchGraph(body, search, depth + 1)) return false;
-    if (search.found) return true;
-  }
-  return true;
-}
-
-bool searchGraph(Span graph, Search& search, int depth) {
-  if (depth > 64) return false;  // deeper nesting than any real model: treat as malformed rather than recurse on
-  return forEachLengthField(graph, [&](uint64_t field, Span value) {
-    if (search.found || field != 1) return true;
-    return searchNode(value, search, depth);
-  });
 }
 
 }  // namespace
@@ -199,30 +95,6 @@ std::pair<uint64_t, double> dedupSavings(const ContextBinaryInfo& info) {
   const double percent =
       info.weightBytesReferenced ? 100.0 * static_cast<double>(saved) / static_cast<double>(info.weightBytesReferenced) : 0.0;
   return {saved, percent};
-}
-
-Result<BinarySource> locateEmbeddedContext(const QString& onnxPath, const QString& nodeName) {
-  QFile file(onnxPath);
-  if (!file.open(QIODevice::ReadOnly)) {
-    return Status(StatusCode::NO_SUCHFILE, "cannot open " + onnxPath.toStdString() + ": " + file.errorString().toStdString());
-  }
-  const qint64 size = file.size();
-  // Mapped, not read: an embedded binary can be hundreds of MB and only its position is wanted here.
-  uchar* data = size > 0 ? file.map(0, size) : nullptr;
-  if (!data) return Status(StatusCode::INVALID_PROTOBUF, onnxPath.toStdString() + " is empty or cannot be mapped");
-  Search search{nodeName.toUtf8(), std::nullopt};
-  const Span model{data, data + size};
-  const bool ok = forEachLengthField(model, [&](uint64_t field, Span value) {
-    if (field != 7 || search.found) return true;
-    return searchGraph(value, search, 0);
-  });
-  std::optional<BinarySource> source;
-  if (search.found) source = BinarySource{onnxPath, search.found->begin - data, search.found->end - search.found->begin};
-  file.unmap(data);
-  if (source) return *source;
-  if (!ok) return Status(StatusCode::INVALID_PROTOBUF, onnxPath.toStdString() + " is not a readable ONNX model");
-  return Status(StatusCode::INVALID_GRAPH, "no EPContext node '" + nodeName.toStdString() + "' with an ep_cache_context in " +
-                                               onnxPath.toStdString());
 }
 
 Result<QByteArray> readBinaryBytes(const BinarySource& source, qint64 offset, qint64 size) {
@@ -309,21 +181,22 @@ Result<Inspection> inspectFile(const QString& path) {
     InspectedBinary binary;
     binary.key = qs(key);
     binary.info = info;
-    binary.embedded = key.rfind("embedded", 0) == 0;
+    binary.embedded = std::any_of(model->nodes.begin(), model->nodes.end(),
+                                  [&](const EpContextNodeInfo& node) { return node.binary == key && node.embedded; });
     if (!binary.embedded) {
       binary.source = {binary.key, 0, static_cast<qint64>(info.fileSize)};
     } else {
-      // The node that carries the payload is the one the engine followed to this key.
-      QString nodeName;
+      // The node that carries the payload is the one the engine followed to this key; the engine says where its
+      // bytes lie in the .onnx file.
+      const EpContextNodeInfo* carrier = nullptr;
       for (const auto& node : model->nodes) {
-        if (node.binary == key && node.embedMode == 1 && node.mainContext != 0) nodeName = qs(node.name);
+        if (node.binary == key && node.embedded) carrier = &node;
       }
-      auto located = locateEmbeddedContext(path, nodeName);
-      if (located.isOk() && located->length == static_cast<qint64>(info.fileSize)) {
-        binary.source = *located;
+      if (carrier && carrier->payloadSize == info.fileSize) {
+        binary.source = {path, static_cast<qint64>(carrier->payloadOffset), static_cast<qint64>(carrier->payloadSize)};
       } else {
-        binary.sourceProblem = located.isOk() ? QStringLiteral("the embedded payload's size differs from the binary's")
-                                              : message(located.status());
+        binary.sourceProblem = carrier ? QStringLiteral("the embedded payload's size differs from the binary's")
+                                       : QStringLiteral("no EPContext node embeds this binary");
       }
     }
     inspection.binaries << binary;
@@ -333,20 +206,19 @@ Result<Inspection> inspectFile(const QString& path) {
 }
 
 Result<CompatibilityVerdict> judgeBinary(const InspectedBinary& binary, const QString& device, const QString& profile) {
-  auto check = [&](const std::string& file) {
-    return profile.isEmpty() ? checkContextBinary(file, device.toStdString())
-                             : checkContextBinaryAgainstProfile(file, profile.toStdString());
-  };
-  if (!binary.embedded) return check(binary.key.toStdString());
+  if (!binary.embedded) {
+    return profile.isEmpty() ? checkContextBinary(binary.key.toStdString(), device.toStdString())
+                             : checkContextBinaryAgainstProfile(binary.key.toStdString(), profile.toStdString());
+  }
   if (!binary.sourceProblem.isEmpty()) return Status(StatusCode::INVALID_GRAPH, binary.sourceProblem.toStdString());
-  // The engine judges files; an embedded payload is judged from a private temporary copy, deleted on return.
+  // An embedded payload is judged from its bytes, read in place from the .onnx file.
   auto bytes = readBinaryBytes(binary.source, 0, binary.source.length);
   if (!bytes.isOk()) return bytes.status();
-  QTemporaryFile copy(QDir::tempPath() + QStringLiteral("/kiln-studio-XXXXXX_vulkan.bin"));
-  if (!copy.open() || copy.write(*bytes) != bytes->size() || !copy.flush()) {
-    return Status(StatusCode::FAIL, "cannot write a temporary copy of the embedded binary: " + copy.errorString().toStdString());
-  }
-  return check(copy.fileName().toStdString());
+  const std::span<const std::byte> payload(reinterpret_cast<const std::byte*>(bytes->constData()),
+                                           static_cast<size_t>(bytes->size()));
+  const std::string origin = binary.key.toStdString();
+  return profile.isEmpty() ? checkContextBinary(payload, origin, device.toStdString())
+                           : checkContextBinaryAgainstProfile(payload, origin, profile.toStdString());
 }
 
 }  // namespace

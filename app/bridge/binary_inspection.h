@@ -59,11 +59,6 @@ QString sectionMeaning(const std::string& kind);
 // "weights saved by deduplication" as bytes and the share of the referenced bytes: {saved, percent}.
 std::pair<uint64_t, double> dedupSavings(const ContextBinaryInfo& info);
 
-// Locates the ep_cache_context bytes of EPContext node `nodeName` in the ONNX file `onnxPath` by walking the
-// protobuf wire format (main graph and subgraph bodies). INVALID_PROTOBUF when the file is malformed,
-// INVALID_GRAPH when no such node carries the attribute.
-Result<BinarySource> locateEmbeddedContext(const QString& onnxPath, const QString& nodeName);
-
 // Reads bytes [offset, offset + size) of a binary (offsets relative to the binary's byte 0), clipped to its end.
 // Reads only what is asked: the hex view asks for its visible window.
 Result<QByteArray> readBinaryBytes(const BinarySource& source, qint64 offset, qint64 size);

@@ -24,7 +24,7 @@ std::string reportLabel(const NodeInfo& node) {
   return "'" + node.name + "' (" + node.opType + ")";
 }
 
-bool isEpContextNode(const NodeInfo& node) { return node.opType == "EPContext" && node.domain == "com.microsoft"; }
+bool isEpContextNode(const NodeInfo& node) { return kiln::isEpContextNode(node.opType, node.domain); }
 
 // Width in inches for a box showing `chars` characters at the view's node font (about 7 px a character at 72 dpi).
 double boxWidth(qsizetype chars) { return std::clamp(0.35 + 0.095 * static_cast<double>(chars), 1.0, 2.8); }

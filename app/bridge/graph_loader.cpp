@@ -6,58 +6,10 @@
 #include <exception>
 
 #include "session_flags.h"
+#include "kiln/epcontext.h"
 
 
 namespace kiln::bridge {
-
-namespace {
-
-// A compiled (ctx) model needs no partition analysis, and the analysis cannot take one: each EPContext node is one
-// compiled partition of the EP it names, and every other node runs on the CPU EP (consecutive ones grouped), as
-// Session::create runs the model.
-PartitionReport partitionsOfCompiledModel(const ModelInfo& info, const EpContextModelInfo& ctx) {
-  const std::string vulkan = app::kVulkanProviderName, cpu = app::kCpuProviderName;
-  PartitionReport report;
-  report.executionProviders = {vulkan, cpu};
-  GraphPartitionReport graph;
-  graph.path = "main";
-  int cpuPartitions = 0;
-  for (const NodeInfo& node : info.nodes) {
-    const std::string label =
-        (node.name.empty() ? std::string() : "'" + node.name + "' ") + "(" + node.opType + ")";
-    const auto ctxNode = std::find_if(ctx.nodes.begin(), ctx.nodes.end(), [&node](const EpContextNodeInfo& n) {
-      return n.graph == "main" && n.name == node.name && node.opType == "EPContext";
-    });
-    NodePlacement placement;
-    placement.node = label;
-    placement.opType = node.opType;
-    if (ctxNode != ctx.nodes.end()) {
-      placement.executionProvider = ctxNode->vulkan ? vulkan : ctxNode->source;
-      ReportedPartition partition;
-      partition.name = ctxNode->partitionName.empty() ? node.name : ctxNode->partitionName;
-      partition.executionProvider = placement.executionProvider;
-      partition.compiled = true;
-      partition.nodes = {label};
-      partition.inputs = ctxNode->inputs;
-      partition.outputs = ctxNode->outputs;
-      graph.partitions.push_back(std::move(partition));
-    } else {
-      placement.executionProvider = cpu;
-      if (graph.partitions.empty() || graph.partitions.back().compiled) {
-        ReportedPartition partition;
-        partition.name = "cpu_" + std::to_string(cpuPartitions++);
-        partition.executionProvider = cpu;
-        graph.partitions.push_back(std::move(partition));
-      }
-      graph.partitions.back().nodes.push_back(label);
-    }
-    graph.nodes.push_back(std::move(placement));
-  }
-  report.graphs.push_back(std::move(graph));
-  return report;
-}
-
-}  // namespace
 
 GraphLoader::GraphLoader(QObject* parent) : QObject(parent), workerContext_(new QObject) {
   qRegisterMetaType<std::shared_ptr<const kiln::bridge::GraphDocument>>();
@@ -113,12 +65,11 @@ void GraphLoader::load(const QString& path) {
         options.progress.cancellation = token;
         std::optional<Result<EpContextModelInfo>> epContext;
         const bool hasEpContext = std::any_of(info.value().nodes.begin(), info.value().nodes.end(), [](const NodeInfo& n) {
-          return n.opType == "EPContext" && n.domain == "com.microsoft";
+          return isEpContextNode(n.opType, n.domain);
         });
         if (hasEpContext) epContext = inspectEpContextModel(file);
-        const Result<PartitionReport> report = epContext && epContext->isOk()
-                                                   ? Result<PartitionReport>(partitionsOfCompiledModel(info.value(), epContext->value()))
-                                                   : analyzePartitions(file, options);
+        // For a ctx model too: the engine reports its EPContext partitions and CPU-fallback nodes.
+        const Result<PartitionReport> report = analyzePartitions(file, options);
         document = std::make_shared<const GraphDocument>(GraphDocument::build(info.value(), report, epContext));
       }
     } catch (const std::exception& e) {

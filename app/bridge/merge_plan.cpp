@@ -1,8 +1,6 @@
 #include "merge_plan.h"
 
 #include <QFileInfo>
-#include <QHash>
-#include <QSet>
 
 #include <exception>
 
@@ -14,19 +12,10 @@ namespace {
 
 QString qs(const std::string& text) { return QString::fromStdString(text); }
 
-QString inputLabel(int index) { return QStringLiteral("input %1").arg(index + 1); }
-
-// Records `name` as defined by `model`; a second model defining it is a conflict, spelled as the engine does.
-void claim(QHash<QString, int>& owners, const QString& name, int model, const char* what, MergePreview& preview) {
-  if (name.isEmpty()) return;
-  const auto it = owners.constFind(name);
-  if (it == owners.constEnd()) {
-    owners.insert(name, model);
-  } else if (it.value() != model) {
-    preview.conflicts << QStringLiteral("%1 '%2' (%3 and %4)")
-                             .arg(QLatin1String(what), name, inputLabel(model), inputLabel(it.value()));
-    if (!preview.conflictingNames.contains(name)) preview.conflictingNames << name;
-  }
+QStringList qsList(const std::vector<std::string>& items) {
+  QStringList list;
+  for (const auto& item : items) list << qs(item);
+  return list;
 }
 
 }  // namespace
@@ -39,82 +28,39 @@ QString defaultMergePrefix(const QString& ctxPath) {
 
 MergePreview computeMergePreview(const QList<MergeModelEntry>& models, const QList<MergeConnection>& connections) {
   MergePreview preview;
-  if (models.size() < 2) preview.problems << QStringLiteral("pick at least two ctx models to merge");
-
-  QHash<QString, int> valueOwners, nodeOwners, graphOwners;
-  QHash<QString, const ValueMetadata*> outputs, inputs;  // prefixed name -> metadata, for connections
-  QHash<QString, int> outputModel, inputModel;
+  // The wizard's own state first: entries that failed or are still being read. The engine plans the rest.
+  std::vector<MergePlanInput> inputs;
+  std::vector<int> entryOf;  // plan input -> index into `models`
   for (int i = 0; i < models.size(); ++i) {
     const MergeModelEntry& entry = models[i];
-    const QString label = QStringLiteral("%1 (%2)").arg(inputLabel(i), QFileInfo(entry.path).fileName());
+    const QString label = QStringLiteral("input %1 (%2)").arg(i + 1).arg(QFileInfo(entry.path).fileName());
     if (!entry.error.isEmpty()) {
       preview.problems << QStringLiteral("%1: %2").arg(label, entry.error);
-      continue;
-    }
-    if (!entry.info) {
+    } else if (!entry.info) {
       preview.problems << QStringLiteral("%1 is still being read").arg(label);
-      continue;
-    }
-    const EpContextModelInfo& info = *entry.info;
-    const QString& prefix = entry.prefix;
-    auto rename = [&](const std::string& name) { return name.empty() ? QString() : prefix + qs(name); };
-
-    // The values this model defines: its graph inputs, what its EPContext nodes produce and its graph outputs
-    // (produced by some node, EPContext or CPU fallback). A set first, so one model never conflicts with itself.
-    QSet<QString> defined;
-    for (const auto& v : info.inputs) {
-      defined.insert(rename(v.name));
-      preview.inputs << MergeValue{rename(v.name), formatValueType(v), i};
-      inputs.insert(rename(v.name), &v);
-      inputModel.insert(rename(v.name), i);
-    }
-    for (const auto& v : info.outputs) {
-      defined.insert(rename(v.name));
-      preview.outputs << MergeValue{rename(v.name), formatValueType(v), i};
-      outputs.insert(rename(v.name), &v);
-      outputModel.insert(rename(v.name), i);
-    }
-    QSet<QString> partitions;
-    for (const auto& node : info.nodes) {
-      MergeNode merged;
-      merged.name = rename(node.name);
-      merged.partition = rename(node.partitionName);
-      merged.model = i;
-      for (const auto& in : node.inputs) merged.inputs << rename(in);
-      for (const auto& out : node.outputs) {
-        merged.outputs << rename(out);
-        defined.insert(rename(out));
-      }
-      claim(nodeOwners, merged.name, i, "node", preview);
-      partitions.insert(merged.partition);
-      preview.nodes << merged;
-    }
-    for (const QString& name : defined) claim(valueOwners, name, i, "value", preview);
-    for (const QString& name : partitions) claim(graphOwners, name, i, "graph", preview);
-  }
-  preview.conflicts.sort();
-
-  QSet<QString> connectedInputs;
-  for (const MergeConnection& c : connections) {
-    const QString what = QStringLiteral("%1 \u2192 %2: ").arg(c.from, c.to);
-    const ValueMetadata* from = outputs.value(c.from);
-    const ValueMetadata* to = inputs.value(c.to);
-    if (!from) {
-      preview.connectionErrors << what + QStringLiteral("'%1' is not an output of any input model").arg(c.from);
-    } else if (!to) {
-      preview.connectionErrors << what + QStringLiteral("'%1' is not a graph input of any input model").arg(c.to);
-    } else if (outputModel.value(c.from) == inputModel.value(c.to)) {
-      preview.connectionErrors << what + QStringLiteral("both belong to the same input model");
-    } else if (connectedInputs.contains(c.to)) {
-      preview.connectionErrors << what + QStringLiteral("'%1' is already fed by another connection").arg(c.to);
-    } else if (from->dtype != DataType::UNDEFINED && to->dtype != DataType::UNDEFINED && from->dtype != to->dtype) {
-      preview.connectionErrors << what + QStringLiteral("%1 output into a %2 input")
-                                             .arg(elementTypeName(from->dtype), elementTypeName(to->dtype));
     } else {
-      connectedInputs.insert(c.to);
+      inputs.push_back({entry.info, entry.prefix.toStdString()});
+      entryOf.push_back(i);
     }
   }
-  preview.inputs.removeIf([&](const MergeValue& v) { return connectedInputs.contains(v.name); });
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const MergeConnection& c : connections) pairs.emplace_back(c.from.toStdString(), c.to.toStdString());
+  const MergePlan plan = planMerge(inputs, pairs);
+  if (preview.problems.isEmpty()) preview.problems << qsList(plan.problems);
+
+  auto model = [&](int input) { return entryOf[static_cast<size_t>(input)]; };
+  for (const auto& v : plan.inputs) preview.inputs << MergeValue{qs(v.value.name), formatValueType(v.value), model(v.input)};
+  for (const auto& v : plan.outputs) preview.outputs << MergeValue{qs(v.value.name), formatValueType(v.value), model(v.input)};
+  for (const auto& node : plan.nodes) {
+    if (!node.epContext) continue;  // the wizard lists the EPContext nodes
+    preview.nodes << MergeNode{qs(node.name), qs(node.partition), qsList(node.inputs), qsList(node.outputs), model(node.input)};
+  }
+  // Conflicts name inputs by their position among the readable ones: the same as the wizard's while all are.
+  preview.conflicts = qsList(plan.conflicts);
+  preview.conflictingNames = qsList(plan.conflictingNames);
+  for (const auto& c : plan.connections) {
+    if (!c.problem.empty()) preview.connectionErrors << QStringLiteral("%1 \u2192 %2: %3").arg(qs(c.from), qs(c.to), qs(c.problem));
+  }
   return preview;
 }
 

@@ -1,7 +1,7 @@
 // The merge wizard's plan: which ctx models, their name prefixes and the connections between them, previewed
-// (the merged graph's inputs, outputs and EPContext nodes, name conflicts, connection errors) from
-// inspectEpContextModel results before anything is written; and the worker that inspects the inputs and runs
-// mergeEpContextModels off the UI thread.
+// (the merged graph's inputs, outputs and EPContext nodes, name conflicts, connection errors) by the engine's
+// planMerge over inspectEpContextModel results before anything is written; and the worker that inspects the
+// inputs and runs mergeEpContextModels off the UI thread.
 #pragma once
 
 #include <QList>
@@ -56,9 +56,9 @@ struct MergePreview {
 // "dir/det_ctx.onnx" -> "det_": the file's stem without a trailing "_ctx", plus "_".
 QString defaultMergePrefix(const QString& ctxPath);
 
-// The merged graph as mergeEpContextModels would build it, and every reason it would refuse. Node names of
-// CPU-fallback nodes are not in inspectEpContextModel's results, so a conflict among those is left to the engine
-// (the write reports it and writes nothing).
+// The engine's merge plan (planMerge) of the readable entries, for the wizard's tables: the merged graph as
+// mergeEpContextModels would build it and every reason it would refuse (conflicts among CPU-fallback nodes and
+// initializers included), plus the entries that failed or are still being read.
 MergePreview computeMergePreview(const QList<MergeModelEntry>& models, const QList<MergeConnection>& connections);
 
 // The outcome of a write, for the wizard's last page.

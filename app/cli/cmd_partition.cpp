@@ -1,5 +1,6 @@
 // kiln partition MODEL: how the model's nodes are assigned to execution providers (the engine's partition report),
-// without compiling or running anything.
+// without compiling or running anything. For a ctx model: its EPContext partitions (each with a "binary" key: the
+// context binary's path as the node names it, or "embedded") and the CPU-fallback nodes, bodies included.
 #include <cstdio>
 
 #include "cli_output.h"
@@ -28,8 +29,12 @@ nlohmann::json toJson(const std::string& model, const PartitionReport& report) {
     nlohmann::json partitions = nlohmann::json::array(), nodes = nlohmann::json::array(),
                    folded = nlohmann::json::array();
     for (const auto& p : graph.partitions) {
-      partitions.push_back({{"name", p.name}, {"execution_provider", p.executionProvider}, {"compiled", p.compiled},
-                            {"nodes", p.nodes}, {"inputs", p.inputs}, {"outputs", p.outputs}});
+      nlohmann::json partition = {{"name", p.name}, {"execution_provider", p.executionProvider},
+                                  {"compiled", p.compiled}, {"nodes", p.nodes}, {"inputs", p.inputs},
+                                  {"outputs", p.outputs}};
+      // Only partitions loaded from an EPContext node (a ctx model) have a binary: its path or "embedded".
+      if (!p.binary.empty()) partition["binary"] = p.binary;
+      partitions.push_back(std::move(partition));
     }
     for (const auto& n : graph.nodes) {
       nodes.push_back({{"node", n.node}, {"op_type", n.opType}, {"execution_provider", n.executionProvider},
@@ -84,6 +89,7 @@ void printText(const std::string& model, const PartitionReport& report) {
     for (const auto& p : graph.partitions) {
       std::printf("partition %s on %s (%s): %s\n", p.name.c_str(), p.executionProvider.c_str(), graph.path.c_str(),
                   counted(static_cast<int64_t>(p.nodes.size()), "node").c_str());
+      if (!p.binary.empty()) std::printf("  binary: %s\n", p.binary.c_str());
       std::printf("  inputs: %s\n  outputs: %s\n", joined(p.inputs).c_str(), joined(p.outputs).c_str());
       for (const auto& node : p.nodes) std::printf("  %s\n", node.c_str());
     }
@@ -132,6 +138,7 @@ void registerPartition(CLI::App& app, Commands& commands) {
       "\nExamples:\n"
       "  kiln partition det.onnx\n"
       "  kiln partition vad.onnx --ep vulkan,cpu --json\n"
+      "  kiln partition vad_ctx.onnx --json\n"
       "  kiln partition model.onnx --config kiln.graph_optimization_level=none");
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--ep", args->ep,

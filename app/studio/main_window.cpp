@@ -28,6 +28,7 @@
 #include "compile_panel.h"
 #include "environment_info.h"
 #include "graph_panel.h"
+#include "kiln/epcontext.h"
 #include "merge_wizard.h"
 #include "model_loader.h"
 #include "model_summary_view.h"
@@ -44,7 +45,7 @@ const QString kAppTitle = QStringLiteral("Kiln Studio");
 // the compile panel (the Compile API refuses compiled inputs).
 bool isCompiledModel(const ModelInfo& info) {
   return std::any_of(info.nodes.begin(), info.nodes.end(), [](const NodeInfo& node) {
-    return node.opType == "EPContext" && node.domain == "com.microsoft";
+    return isEpContextNode(node.opType, node.domain);
   });
 }
 

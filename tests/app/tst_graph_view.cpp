@@ -200,7 +200,7 @@ void TestGraphView::epContextNodesAreDistinct() {
   QSignalSpy inspect(&panel, &GraphPanel::inspectBinaryRequested);
   QVERIFY(openAndWait(panel, ctxPath));
   const auto doc = panel.document();
-  // A compiled model is partitioned by its EPContext nodes (no analysis, which refuses EPContext nodes): no error,
+  // A compiled model is partitioned by the engine's report of its EPContext nodes (analyzePartitions): no error,
   // and the node sits in the compiled partition its partition_name names.
   QVERIFY2(doc->partitionError().isEmpty(), qPrintable(doc->partitionError()));
   QVERIFY(std::any_of(doc->clusters().begin(), doc->clusters().end(),

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -73,5 +74,13 @@ Result<ContextBinaryInfo> inspectContextBinary(const std::string& path);
 Result<CompatibilityVerdict> checkContextBinary(const std::string& path, const std::string& deviceSelector = "");
 // The verdict against the device profile at `profilePath` (see kiln/device.h).
 Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(const std::string& path, const std::string& profilePath);
+
+// The same three for a binary in memory (an embedded ep_cache_context payload, say); `origin` is the path the
+// description reports and error messages name.
+Result<ContextBinaryInfo> inspectContextBinary(std::span<const std::byte> bytes, const std::string& origin);
+Result<CompatibilityVerdict> checkContextBinary(std::span<const std::byte> bytes, const std::string& origin,
+                                                const std::string& deviceSelector);
+Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(std::span<const std::byte> bytes,
+                                                              const std::string& origin, const std::string& profilePath);
 
 }  // namespace kiln

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +16,9 @@
 
 namespace kiln {
 
+// Whether a node of op type `opType` in `domain` is an EPContext node (com.microsoft EPContext).
+bool isEpContextNode(const std::string& opType, const std::string& domain);
+
 // One com.microsoft EPContext node, its schema attributes as written.
 struct EpContextNodeInfo {
   std::string name;
@@ -22,10 +27,20 @@ struct EpContextNodeInfo {
   bool vulkan = false;  // the Vulkan EP claims it (source Vulkan, VulkanExecutionProvider or none); else foreign
   int64_t mainContext = 1, embedMode = 1, maxSize = 0;
   std::string cacheContext;  // the relative path (embed mode 0) or "(embedded, N bytes)"
+  // A main context that carries its binary in ep_cache_context (embed mode 1), and where those bytes lie in the
+  // serialized model (the .onnx file, or the bytes inspected): a hex view can read them in place.
+  bool embedded = false;
+  uint64_t payloadOffset = 0, payloadSize = 0;
   std::string partitionName, sdkVersion, hardwareArchitecture, onnxModelFilename, notes;
   std::vector<std::string> inputs, outputs;
   std::string binary;   // key into EpContextModelInfo::binaries holding its graph ("" when none does)
   std::string problem;  // why the node cannot be followed (missing or escaping binary, corrupt, no such graph)
+};
+
+// One node of a ctx model's main graph, EPContext or not: what a merge prefixes and checks.
+struct MainGraphNode {
+  std::string name, opType, domain;
+  std::vector<std::string> inputs, outputs;
 };
 
 struct EpContextModelInfo {
@@ -34,6 +49,8 @@ struct EpContextModelInfo {
   std::vector<std::pair<std::string, std::string>> metadata;
   int64_t otherNodes = 0;  // nodes that are not EPContext nodes (CPU fallback), all graphs
   std::vector<EpContextNodeInfo> nodes;
+  std::vector<MainGraphNode> mainGraphNodes;  // every node of the main graph, in graph order
+  std::vector<std::string> initializers;      // the main graph's initializers that are not graph inputs
   std::map<std::string, ContextBinaryInfo> binaries;  // by resolved path, or "embedded in '<node>'"
   std::vector<std::string> problems;                  // model-level: a binary that does not match its recorded id
 };
@@ -42,11 +59,70 @@ struct EpContextModelInfo {
 // OpenVINO, TensorRT sources) are reported, not refused; a binary that cannot be followed is reported in the
 // node's `problem`. NO_SUCHFILE / INVALID_PROTOBUF when the model itself cannot be read.
 Result<EpContextModelInfo> inspectEpContextModel(const std::string& path);
+// The same for a ctx model in memory (`path` of the result empty); ep_cache_context paths resolve against
+// `baseFolder` (empty: only embedded binaries are followed, a file reference is the node's `problem`).
+Result<EpContextModelInfo> inspectEpContextModel(std::span<const std::byte> modelBytes, const std::string& baseFolder = "");
 
 struct MergeInput {
   std::string ctxModelPath;
   std::string prefix;  // applied to node names, value names, partition names and graph names
 };
+
+// One input of a merge plan: a ctx model as inspectEpContextModel read it, and its prefix.
+struct MergePlanInput {
+  std::shared_ptr<const EpContextModelInfo> model;  // never null
+  std::string prefix;
+};
+
+// A name of the merged model (prefixed) and the input (index into the plan's inputs) it comes from.
+struct MergePlanName {
+  std::string name;
+  int input = 0;
+};
+
+struct MergePlanValue {
+  ValueMetadata value;  // name prefixed
+  int input = 0;
+};
+
+struct MergePlanNode {
+  std::string name, opType;  // name prefixed
+  bool epContext = false;
+  std::string partition;  // EPContext nodes: the graph in the binary (prefixed); empty for other nodes
+  std::vector<std::string> inputs, outputs;  // prefixed
+  int input = 0;
+};
+
+// A connection as asked for ("a_out" feeds "b_in", prefixed names) and why it cannot be made (empty: it can).
+struct MergePlanConnection {
+  std::string from, to;
+  std::string problem;
+};
+
+// What mergeEpContextModels would build, and every reason it would refuse, before anything is written.
+struct MergePlan {
+  std::vector<MergePlanValue> inputs, outputs;  // of the merged graph: inputs fed by a connection are not listed
+  std::vector<MergePlanNode> nodes;             // every main-graph node of every input (CPU fallback included)
+  std::vector<MergePlanName> initializers;      // main-graph initializers that are not graph inputs
+  std::vector<MergePlanName> graphs;            // graphs of the combined binary (one per EPContext node)
+  std::vector<MergePlanConnection> connections;  // in the order asked for
+  std::vector<std::string> conflicts;         // "node 'x_conv' (input 2 and input 1)", sorted
+  std::vector<std::string> conflictingNames;  // the names themselves, each once
+  std::vector<std::string> problems;          // fewer than two inputs
+  bool ok() const;
+  // OK, or INVALID_ARGUMENT listing the problems, conflicts and connection problems.
+  Status status() const;
+};
+
+// The merge of `inputs` (names prefixed per input) with `connections` ("a_out", "b_in": prefixed names): names
+// after prefixing, values, nodes, initializers or graphs two inputs would both define, and connections that name
+// no output or graph input, join one input to itself, feed one input twice or change the element type.
+MergePlan planMerge(const std::vector<MergePlanInput>& inputs,
+                    const std::vector<std::pair<std::string, std::string>>& connections = {});
+
+// planMerge over the ctx models `inputs` name, each read with inspectEpContextModel (its errors, with context).
+Result<MergePlan> planMerge(const std::vector<MergeInput>& inputs,
+                            const std::vector<std::pair<std::string, std::string>>& connections = {});
 
 struct MergeResult {
   std::string outputModelPath, binaryPath;
@@ -57,8 +133,9 @@ struct MergeResult {
 // One model holding the EPContext nodes (and CPU-fallback nodes) of every input, names prefixed per input; each
 // `connections` entry ("a_out", "b_in": prefixed names) feeds an output of one input to a graph input of another
 // (which stops being a graph input). Writes `outputPath` and one new binary <OUT stem>_vulkan.bin beside it with
-// weights deduplicated across the inputs; the inputs are never modified. INVALID_ARGUMENT for name conflicts after
-// prefixing, bad connections, or outputs that would overwrite an input, all before anything is written.
+// weights deduplicated across the inputs; the inputs are never modified. INVALID_ARGUMENT for what planMerge
+// refuses (name conflicts after prefixing, bad connections), a cycle the connections make, or outputs that would
+// overwrite an input, all before anything is written.
 Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, const std::string& outputPath,
                                          const std::vector<std::pair<std::string, std::string>>& connections = {});
 

@@ -21,6 +21,10 @@ struct ReportedPartition {
   std::vector<std::string> nodes;    // node labels in execution order
   std::vector<std::string> inputs;   // values read from outside the partition (the graph's initializers excluded)
   std::vector<std::string> outputs;  // values produced inside and read after it (or graph outputs)
+  // For a partition loaded from a stored context binary: that binary as the model names it (an EPContext node's
+  // ep_cache_context path as written, relative to the ctx model) or "embedded". Empty for partitions compiled by
+  // the session and for runs of CPU-EP nodes.
+  std::string binary;
 };
 
 // Where one node went, and why the EPs preferred over that one declined it.
@@ -62,7 +66,9 @@ int64_t compiledPartitionCount(const PartitionReport& report);
 int64_t foldedConstantCount(const PartitionReport& report);
 
 // Loads, optimizes and partitions the model at `modelPath` as Session::create would, without compiling or running
-// anything, and returns the report. Fails as Session::create would (NOT_IMPLEMENTED for a node no EP takes, FAIL
+// anything, and returns the report. For a compiled (EPContext) model nothing is optimized or placed: each EPContext
+// node, in every graph, is one compiled partition naming its binary, the other nodes run on the CPU EP (the report
+// Session::create gives; the binaries are read and checked against the model, no device is needed). Fails as Session::create would (NOT_IMPLEMENTED for a node no EP takes, FAIL
 // when session.disable_cpu_ep_fallback=1 and nodes would fall back to the CPU EP, ...).
 Result<PartitionReport> analyzePartitions(const std::string& modelPath, const SessionOptions& options = {});
 

@@ -30,6 +30,17 @@ ContextBinaryGraph describe(const CompiledPartition& p) {
 
 }  // namespace
 
+Result<ContextBinaryInfo> inspectContextBinary(std::span<const std::byte> bytes, const std::string& origin) {
+  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
+  return ctxbin::describeContextBinary(*binary, origin);
+}
+
+Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(std::span<const std::byte> bytes,
+                                                              const std::string& origin, const std::string& profilePath) {
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::readDeviceProfile(profilePath));
+  return ctxbin::judgeBytes(bytes, origin, device, "profile " + profilePath);
+}
+
 Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::open(path));
   return ctxbin::describeContextBinary(*binary, path);

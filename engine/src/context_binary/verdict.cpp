@@ -38,8 +38,13 @@ uint32_t deviceFeatures(const vk::DeviceInfo& d) {
 
 Result<std::optional<CompatibilityVerdict>> judgeFormatVersion(const std::string& path, const std::string& against) {
   KILN_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> file, MappedFile::open(path));
-  auto version = readFormatVersion(file->bytes());
-  if (!version.isOk()) return version.status().withContext(path);
+  return judgeFormatVersion(file->bytes(), path, against);
+}
+
+Result<std::optional<CompatibilityVerdict>> judgeFormatVersion(std::span<const std::byte> bytes, const std::string& origin,
+                                                               const std::string& against) {
+  auto version = readFormatVersion(bytes);
+  if (!version.isOk()) return version.status().withContext(origin);
   if (version.value().first == kFormatMajor) return std::optional<CompatibilityVerdict>();
   return std::optional<CompatibilityVerdict>(CompatibilityVerdict{
       Compatibility::UNSUPPORTED,
@@ -118,6 +123,14 @@ Result<CompatibilityVerdict> judgeFile(const std::string& path, const vk::Device
   KILN_ASSIGN_OR_RETURN(auto otherFormat, judgeFormatVersion(path, against));
   if (otherFormat) return *otherFormat;
   KILN_ASSIGN_OR_RETURN(auto binary, ContextBinary::open(path));
+  return judge(*binary, device, against);
+}
+
+Result<CompatibilityVerdict> judgeBytes(std::span<const std::byte> bytes, const std::string& origin,
+                                        const vk::DeviceInfo& device, const std::string& against) {
+  KILN_ASSIGN_OR_RETURN(auto otherFormat, judgeFormatVersion(bytes, origin, against));
+  if (otherFormat) return *otherFormat;
+  KILN_ASSIGN_OR_RETURN(auto binary, ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
   return judge(*binary, device, against);
 }
 

@@ -14,9 +14,15 @@ CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& de
 // bytes, before anything else is trusted); nullopt when the version is readable. NO_SUCHFILE / INVALID_GRAPH when
 // it is no context binary at all.
 Result<std::optional<CompatibilityVerdict>> judgeFormatVersion(const std::string& path, const std::string& against);
+// The same for a binary in memory.
+Result<std::optional<CompatibilityVerdict>> judgeFormatVersion(std::span<const std::byte> bytes, const std::string& origin,
+                                                               const std::string& against);
 
 // Judges the binary at `path` against `device`: a binary of another format major version is a verdict
 // (`unsupported`), not a read error. NO_SUCHFILE / INVALID_GRAPH when it cannot be read.
 Result<CompatibilityVerdict> judgeFile(const std::string& path, const vk::DeviceInfo& device, const std::string& against);
+// The same for a binary in memory (`origin` names it in messages).
+Result<CompatibilityVerdict> judgeBytes(std::span<const std::byte> bytes, const std::string& origin,
+                                        const vk::DeviceInfo& device, const std::string& against);
 
 }  // namespace kiln::ctxbin

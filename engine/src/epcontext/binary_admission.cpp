@@ -74,11 +74,24 @@ Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerd
   return std::make_pair(std::move(binary).value(), std::move(verdict));
 }
 
+namespace {
+
+std::string describeDevice(const vk::DeviceInfo& device) {
+  return "device " + std::to_string(device.index) + " (" + device.name + ", " + device.driverInfo + ")";
+}
+
+}  // namespace
+
 // kiln/context_binary.h: the live device is the one a compile would pick (lavapipe included).
 Result<CompatibilityVerdict> checkContextBinary(const std::string& path, const std::string& deviceSelector) {
   KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(deviceSelector, true));
-  const std::string against = "device " + std::to_string(device.index) + " (" + device.name + ", " + device.driverInfo + ")";
-  return ctxbin::judgeFile(path, device, against);
+  return ctxbin::judgeFile(path, device, describeDevice(device));
+}
+
+Result<CompatibilityVerdict> checkContextBinary(std::span<const std::byte> bytes, const std::string& origin,
+                                                const std::string& deviceSelector) {
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(deviceSelector, true));
+  return ctxbin::judgeBytes(bytes, origin, device, describeDevice(device));
 }
 
 }  // namespace kiln

@@ -53,6 +53,7 @@ class Binder {
     for (size_t i = 0; i < nodes.size(); ++i) {
       ir::Node& node = nodes[i].first->nodes[nodes[i].second];
       KILN_ASSIGN_OR_RETURN(const CompiledPartition* partition, partitionFor(node, ownBinary[i]));
+      compiled.origins.push_back({kOpType, referenceOf(partition)});
       ir::Node fused;
       fused.name = node.name;
       fused.opType = kFusedPartitionOpType;
@@ -118,6 +119,7 @@ class Binder {
       if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded->binary, options_, timings_, keepAlive_).status());
       const std::string key = "embedded:" + node.name;
       binaries_[key] = loaded;
+      references_[key] = kEmbeddedReference;
       return loaded.get();
     }
     const std::string what = "ep_cache_context of EPContext node " + nodeName(node);
@@ -142,6 +144,7 @@ class Binder {
     KILN_RETURN_IF_ERROR(checkRecordedId(*loaded.value()->binary, context->s));
     if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded.value()->binary, options_, timings_, keepAlive_).status());
     binaries_[key] = loaded.value();
+    references_.emplace(key, context->s);  // the first spelling of a path is the one reported
     return loaded.value().get();
   }
 
@@ -186,6 +189,15 @@ class Binder {
                                                  " holds (graphs: " + joined(held) + ")");
   }
 
+  // The binary holding `partition` as its EPContext node names it: ep_cache_context as written, or "embedded".
+  std::string referenceOf(const CompiledPartition* partition) const {
+    for (const auto& [key, loaded] : binaries_) {
+      const auto& held = loaded->partitions;
+      if (!held.empty() && partition >= &held.front() && partition <= &held.back()) return references_.at(key);
+    }
+    return {};
+  }
+
   ir::Model& model_;
   std::string baseFolder_;
   const SessionOptions& options_;
@@ -194,6 +206,7 @@ class Binder {
   bool forDevice_;
   std::vector<std::shared_ptr<const void>> keepAlive_;  // devices an optimal binary's driver cache went into
   std::map<std::string, std::shared_ptr<const LoadedBinary>> binaries_;  // by resolved path or embedding node
+  std::map<std::string, std::string> references_;  // per binaries_ key: the ep_cache_context naming it, or "embedded"
 };
 
 }  // namespace

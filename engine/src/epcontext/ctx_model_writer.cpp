@@ -6,6 +6,7 @@
 
 #include "context_binary/format.h"
 #include "epcontext/epcontext_names.h"
+#include "kiln/epcontext.h"
 #include "kiln/version.h"
 #include "partition/graph_partitioner.h"
 
@@ -86,7 +87,7 @@ std::string notesFor(const CompiledPartition& partition) {
 
 }  // namespace
 
-bool isEpContextNode(const ir::Node& node) { return node.opType == kOpType && node.domain == kDomain; }
+bool isEpContextNode(const ir::Node& node) { return kiln::isEpContextNode(node.opType, node.domain); }
 
 bool isVulkanSource(const std::string& source) { return source == kVulkanSource || source == kVulkanShortSource; }
 

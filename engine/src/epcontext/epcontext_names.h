@@ -32,6 +32,9 @@ inline constexpr const char* kCompatibilityInfoKey = "ep_compatibility_info.Vulk
 // kBinaryHashKeyPrefix + <ep_cache_context path> -> content id of that binary (16 hex digits).
 inline constexpr const char* kBinaryHashKeyPrefix = "kiln.context_binary_hash.";
 
+// What a partition report names as the binary of an EPContext node that embeds it.
+inline constexpr const char* kEmbeddedReference = "embedded";
+
 // File names: <stem>_ctx.onnx beside <stem>_vulkan.bin.
 inline constexpr const char* kCtxModelSuffix = "_ctx.onnx";
 inline constexpr const char* kBinarySuffix = "_vulkan.bin";

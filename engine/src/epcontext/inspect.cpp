@@ -1,18 +1,23 @@
 // kiln/epcontext.h: inspectEpContextModel — every EPContext node followed to its binary, foreign ones reported.
+#include <algorithm>
 #include <filesystem>
 
 #include "context_binary/context_binary.h"
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/epcontext_names.h"
+#include "epcontext/payload_locator.h"
 #include "ir/graph_paths.h"
 #include "kiln/epcontext.h"
 #include "onnx/model_loader.h"
 #include "onnx/path_rules.h"
+#include "util/mapped_file.h"
 
 namespace kiln {
 namespace {
 
-EpContextNodeInfo describeNode(const ir::Node& node, const std::string& graphPath) {
+using Payloads = std::map<std::string, epctx::PayloadRange>;
+
+EpContextNodeInfo describeNode(const ir::Node& node, const std::string& graphPath, const Payloads& payloads) {
   EpContextNodeInfo info;
   info.name = node.name;
   info.graph = graphPath;
@@ -25,6 +30,11 @@ EpContextNodeInfo describeNode(const ir::Node& node, const std::string& graphPat
   info.cacheContext = info.embedMode == 1 && info.mainContext != 0
                           ? "(embedded, " + std::to_string(context.size()) + " bytes)"
                           : context;
+  info.embedded = info.embedMode == 1 && info.mainContext != 0;
+  if (auto payload = payloads.find(node.name); info.embedded && payload != payloads.end()) {
+    info.payloadOffset = payload->second.offset;
+    info.payloadSize = payload->second.size;
+  }
   info.partitionName = node.attrString(epctx::kPartitionName, "");
   info.sdkVersion = node.attrString(epctx::kEpSdkVersion, "");
   info.hardwareArchitecture = node.attrString(epctx::kHardwareArchitecture, "");
@@ -37,14 +47,14 @@ EpContextNodeInfo describeNode(const ir::Node& node, const std::string& graphPat
 
 class Inspector {
  public:
-  Inspector(const ir::Model& model, std::string baseFolder, EpContextModelInfo& info)
-      : model_(model), base_(std::move(baseFolder)), info_(info) {}
+  Inspector(const ir::Model& model, std::string baseFolder, const Payloads& payloads, EpContextModelInfo& info)
+      : model_(model), base_(std::move(baseFolder)), payloads_(payloads), info_(info) {}
 
   void walk(const ir::Graph& graph, const std::string& path) {
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
       const ir::Node& node = graph.nodes[i];
       if (epctx::isEpContextNode(node)) {
-        info_.nodes.push_back(describeNode(node, path));
+        info_.nodes.push_back(describeNode(node, path, payloads_));
         if (info_.nodes.back().vulkan && info_.nodes.back().mainContext != 0) follow(node, info_.nodes.back());
       } else {
         info_.otherNodes++;
@@ -75,6 +85,10 @@ class Inspector {
       key = "embedded in '" + node.name + "'";
       const auto* bytes = reinterpret_cast<const std::byte*>(context.data());
       binary = ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes, bytes + context.size()), key);
+    } else if (base_.empty()) {
+      out.problem = "ep_cache_context names the file '" + context + "', but the model was read from memory with no "
+                    "folder to find it in";
+      return;
     } else {
       auto path = resolveContainedPath(base_, context, "ep_cache_context of EPContext node '" + node.name + "'");
       if (!path.isOk()) {
@@ -114,13 +128,14 @@ class Inspector {
 
   const ir::Model& model_;
   std::string base_;
+  const Payloads& payloads_;
   EpContextModelInfo& info_;
 };
 
-}  // namespace
-
-Result<EpContextModelInfo> inspectEpContextModel(const std::string& path) {
-  KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path));
+// The description of a loaded ctx model; `payloads` locates embedded binaries in its serialized bytes.
+Result<EpContextModelInfo> describeModel(const onnx_io::LoadedModel& loaded, const std::string& path,
+                                         const std::string& baseFolder, std::span<const std::byte> bytes) {
+  KILN_ASSIGN_OR_RETURN(const Payloads payloads, epctx::locateEpContextPayloads(bytes));
   EpContextModelInfo info;
   info.path = path;
   const ir::Graph& graph = *loaded.model.graph;
@@ -128,12 +143,38 @@ Result<EpContextModelInfo> inspectEpContextModel(const std::string& path) {
     if (!graph.isInitializer(in.name)) info.inputs.push_back(ir::toValueMetadata(in));
   }
   for (const auto& out : graph.outputs) info.outputs.push_back(ir::toValueMetadata(out));
+  for (const auto& node : graph.nodes) {
+    info.mainGraphNodes.push_back({node.name, node.opType, node.domain, node.inputs, node.outputs});
+  }
+  for (const auto& [name, tensor] : graph.initializers) {
+    const bool isInput = std::any_of(graph.inputs.begin(), graph.inputs.end(), [&](const auto& v) { return v.name == name; });
+    if (!isInput) info.initializers.push_back(name);
+  }
   info.metadata = loaded.model.metadata;
-  const auto parent = std::filesystem::path(path).parent_path();
-  Inspector inspector(loaded.model, parent.empty() ? "." : parent.string(), info);
+  Inspector inspector(loaded.model, baseFolder, payloads, info);
   inspector.walk(graph, ir::kMainGraphPath);
   inspector.resolveSecondaryNodes();
   return info;
+}
+
+}  // namespace
+
+bool isEpContextNode(const std::string& opType, const std::string& domain) {
+  return opType == epctx::kOpType && domain == epctx::kDomain;
+}
+
+Result<EpContextModelInfo> inspectEpContextModel(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path));
+  KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
+  const auto parent = std::filesystem::path(path).parent_path();
+  auto info = describeModel(loaded, path, parent.empty() ? "." : parent.string(), file->bytes());
+  if (!info.isOk()) return info.status().withContext(path);
+  return info;
+}
+
+Result<EpContextModelInfo> inspectEpContextModel(std::span<const std::byte> modelBytes, const std::string& baseFolder) {
+  KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelBuffer(modelBytes));
+  return describeModel(loaded, "", baseFolder, modelBytes);
 }
 
 }  // namespace kiln

@@ -82,34 +82,9 @@ std::string canonical(const std::string& path) {
   return fs::weakly_canonical(fs::absolute(path, ec), ec).string();
 }
 
-struct Combined {
-  CompiledModel compiled;
-  std::map<std::string, int> definedBy;   // value name -> input index that defines it
-  std::map<std::string, int> nodeNames;   // node name -> input index
-  std::map<std::string, int> graphNames;  // partition name -> input index
-  std::vector<std::string> conflicts;
-};
-
-void addModel(Combined& into, CompiledModel part, int which, const std::string& label) {
-  auto note = [&](std::map<std::string, int>& seen, const std::string& name, const char* what) {
-    if (name.empty()) return;
-    auto [it, inserted] = seen.emplace(name, which);
-    if (!inserted) into.conflicts.push_back(std::string(what) + " '" + name + "' (" + label + " and input " + std::to_string(it->second + 1) + ")");
-  };
-  const ir::Graph& graph = *part.model.graph;
-  for (const auto& in : graph.inputs) note(into.definedBy, in.name, "value");
-  for (const auto& [name, tensor] : graph.initializers) {
-    if (std::none_of(graph.inputs.begin(), graph.inputs.end(), [&](const auto& v) { return v.name == name; })) {
-      note(into.definedBy, name, "value");
-    }
-  }
-  for (const auto& node : graph.nodes) {
-    note(into.nodeNames, node.name, "node");
-    for (const auto& out : node.outputs) note(into.definedBy, out, "value");
-  }
-  for (const auto& partition : part.partitions) note(into.graphNames, partition.name, "graph");
-
-  const auto offset = static_cast<int64_t>(into.compiled.partitions.size());
+// Appends `part` (prefixed already; planMerge found no conflict) to the combined model.
+void addModel(CompiledModel& into, CompiledModel part) {
+  const auto offset = static_cast<int64_t>(into.partitions.size());
   std::function<void(ir::Graph&)> shift = [&](ir::Graph& g) {
     for (auto& node : g.nodes) {
       if (node.opType == kFusedPartitionOpType && node.domain == kFusedPartitionDomain) {
@@ -124,10 +99,10 @@ void addModel(Combined& into, CompiledModel part, int which, const std::string& 
     }
   };
   shift(*part.model.graph);
-  for (auto& p : part.partitions) into.compiled.partitions.push_back(std::move(p));
-  for (auto& r : part.resources) into.compiled.resources.push_back(std::move(r));
+  for (auto& p : part.partitions) into.partitions.push_back(std::move(p));
+  for (auto& r : part.resources) into.resources.push_back(std::move(r));
 
-  ir::Model& model = into.compiled.model;
+  ir::Model& model = into.model;
   if (!model.graph) {
     model = part.model;
     model.graph->name = "merged";
@@ -148,20 +123,11 @@ void addModel(Combined& into, CompiledModel part, int which, const std::string& 
   model.irVersion = std::max(model.irVersion, part.model.irVersion);
 }
 
-Status connect(ir::Graph& graph, const std::string& from, const std::string& to, const Combined& combined) {
-  auto isOutput = std::any_of(graph.outputs.begin(), graph.outputs.end(), [&](const auto& v) { return v.name == from; });
+// Feeds output `from` to graph input `to` (a connection planMerge accepted): `to` becomes an Identity's output.
+Status connect(ir::Graph& graph, const std::string& from, const std::string& to) {
   auto input = std::find_if(graph.inputs.begin(), graph.inputs.end(), [&](const auto& v) { return v.name == to; });
-  if (!isOutput) return Status(StatusCode::INVALID_ARGUMENT, "--connect " + from + "=" + to + ": '" + from + "' is not an output of any input model");
   if (input == graph.inputs.end()) {
-    return Status(StatusCode::INVALID_ARGUMENT, "--connect " + from + "=" + to + ": '" + to + "' is not a graph input of any input model");
-  }
-  if (combined.definedBy.at(from) == combined.definedBy.at(to)) {
-    return Status(StatusCode::INVALID_ARGUMENT, "--connect " + from + "=" + to + ": both belong to the same input model");
-  }
-  const ir::ValueInfo* produced = graph.findValueInfo(from);
-  if (produced && produced->dtype != DataType::UNDEFINED && input->dtype != DataType::UNDEFINED && produced->dtype != input->dtype) {
-    return Status(StatusCode::INVALID_ARGUMENT, "--connect " + from + "=" + to + ": " + dataTypeName(produced->dtype) +
-                                                    " output into a " + dataTypeName(input->dtype) + " input");
+    return Status(StatusCode::INVALID_ARGUMENT, "connection " + from + " -> " + to + ": '" + to + "' is not a graph input");
   }
   graph.valueInfo[to] = *input;
   graph.inputs.erase(input);
@@ -178,7 +144,6 @@ Status connect(ir::Graph& graph, const std::string& from, const std::string& to,
 
 Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, const std::string& outputPath,
                                          const std::vector<std::pair<std::string, std::string>>& connections) {
-  if (inputs.size() < 2) return Status(StatusCode::INVALID_ARGUMENT, "merging needs at least two ctx models");
   if (namesFolder(outputPath)) {
     return Status(StatusCode::INVALID_ARGUMENT, "output path '" + outputPath + "' should not point to a folder: give a file such as merged_ctx.onnx");
   }
@@ -186,7 +151,9 @@ Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, 
   result.outputModelPath = outputPath;
   result.binaryPath = defaultContextBinaryPath(outputPath);
   const std::set<std::string> outputs = {canonical(result.outputModelPath), canonical(result.binaryPath)};
-  Combined combined;
+  CompiledModel combined;
+  std::vector<MergePlanInput> planned;
+  std::vector<CompiledModel> parts;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string& path = inputs[i].ctxModelPath;
     KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path));
@@ -206,26 +173,25 @@ Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, 
     SessionTimings unused;
     auto compiled = epctx::compiledModelFromEpContext(std::move(loaded.model), folder, SessionOptions{}, unused, false);
     if (!compiled.isOk()) return compiled.status().withContext("merging " + path);
+    auto inspected = inspectEpContextModel(path);
+    if (!inspected.isOk()) return inspected.status().withContext("merging " + path);
+    planned.push_back({std::make_shared<const EpContextModelInfo>(std::move(inspected).value()), inputs[i].prefix});
     prefixCompiledModel(*compiled, inputs[i].prefix);
-    addModel(combined, std::move(compiled).value(), static_cast<int>(i), "input " + std::to_string(i + 1));
+    parts.push_back(std::move(compiled).value());
   }
-  if (!combined.conflicts.empty()) {
-    std::string list;
-    for (const auto& c : combined.conflicts) list += "\n  " + c;
-    return Status(StatusCode::INVALID_ARGUMENT, std::to_string(combined.conflicts.size()) +
-                                                    " name conflict(s) after prefixing (give each input its own --prefix):" + list);
-  }
-  ir::Graph& graph = *combined.compiled.model.graph;
-  for (const auto& [from, to] : connections) KILN_RETURN_IF_ERROR(connect(graph, from, to, combined));
+  KILN_RETURN_IF_ERROR(planMerge(planned, connections).status());
+  for (auto& part : parts) addModel(combined, std::move(part));
+  ir::Graph& graph = *combined.model.graph;
+  for (const auto& [from, to] : connections) KILN_RETURN_IF_ERROR(connect(graph, from, to));
   if (auto sorted = ir::sortTopologically(graph); !sorted.isOk()) {
     return Status(StatusCode::INVALID_ARGUMENT, "the connections make the merged graph invalid: " + sorted.message());
   }
-  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(combined.compiled.partitions));
+  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(combined.partitions));
   epctx::OutputLayout layout;
   const fs::path parent = fs::path(outputPath).parent_path();
   layout.modelFolder = parent.empty() ? "." : parent.string();
   layout.binaryPath = result.binaryPath;
-  KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(combined.compiled, layout, binary));
+  KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(combined, layout, binary));
   FileTransaction files;
   KILN_RETURN_IF_ERROR(files.stage(result.binaryPath, binary.bytes));
   KILN_RETURN_IF_ERROR(files.stage(outputPath, model.model));

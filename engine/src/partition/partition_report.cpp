@@ -1,6 +1,7 @@
 // The partition report: built from the applied plan (kiln/partition_report.h is the public shape).
 #include <algorithm>
 
+#include "ir/graph_paths.h"
 #include "partition/partition_borders.h"
 #include "partition/partition_report_builder.h"
 
@@ -19,7 +20,98 @@ std::vector<std::string> withoutInitializers(const ir::Graph& graph, const std::
   return kept;
 }
 
+// Collects runs of consecutive CPU-EP nodes of one graph and closes each into a cpu_N partition.
+class CpuRuns {
+ public:
+  CpuRuns(const ir::Graph& graph, const std::string& provider, int& counter)
+      : graph_(graph), provider_(provider), counter_(counter) {}
+
+  void add(size_t node) { run_.push_back(node); }
+
+  // Appends the open run (if any) to `partitions`.
+  void close(std::vector<ReportedPartition>& partitions) {
+    if (run_.empty()) return;
+    ReportedPartition cpuRun;
+    cpuRun.name = "cpu_" + std::to_string(counter_++);
+    cpuRun.executionProvider = provider_;
+    for (size_t i : run_) cpuRun.nodes.push_back(graph_.nodes[i].label());
+    Borders borders = computeBorders(graph_, run_);
+    cpuRun.inputs = withoutInitializers(graph_, borders.inputs);
+    cpuRun.outputs = std::move(borders.outputs);
+    partitions.push_back(std::move(cpuRun));
+    run_.clear();
+  }
+
+ private:
+  const ir::Graph& graph_;
+  const std::string& provider_;
+  int& counter_;
+  std::vector<size_t> run_;
+};
+
+struct StoredModelWalk {
+  const std::vector<CompiledPartition>& partitions;
+  const std::vector<StoredPartitionOrigin>& origins;
+  const std::string& cpuProvider;
+  PartitionReport& report;
+  int cpuRuns = 0;
+
+  // Reports `graph` at `path`, then its bodies depth-first (the order the partitioner plans them in).
+  void visit(const ir::Graph& graph, const std::string& path) {
+    GraphPartitionReport entry;
+    entry.path = path;
+    CpuRuns runs(graph, cpuProvider, cpuRuns);
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const ir::Node& node = graph.nodes[i];
+      const int64_t index = isFused(node) ? node.attrInt(kFusedPartitionAttribute, -1) : -1;
+      if (index < 0 || static_cast<size_t>(index) >= partitions.size()) {
+        runs.add(i);
+        entry.nodes.push_back({node.label(), node.opType, cpuProvider, {}});
+        continue;
+      }
+      runs.close(entry.partitions);
+      const CompiledPartition& stored = partitions[static_cast<size_t>(index)];
+      const StoredPartitionOrigin* origin = static_cast<size_t>(index) < origins.size() ? &origins[static_cast<size_t>(index)] : nullptr;
+      ir::Node shown;
+      shown.name = node.name;
+      shown.opType = origin && !origin->opType.empty() ? origin->opType : node.opType;
+      entry.nodes.push_back({shown.label(), shown.opType, stored.executionProvider, {}});
+      ReportedPartition partition;
+      partition.name = stored.name;
+      partition.executionProvider = stored.executionProvider;
+      partition.compiled = true;
+      partition.nodes = {shown.label()};
+      std::vector<std::string> inputs;
+      std::copy_if(node.inputs.begin(), node.inputs.end(), std::back_inserter(inputs),
+                   [](const std::string& name) { return !name.empty(); });
+      partition.inputs = withoutInitializers(graph, inputs);
+      std::copy_if(node.outputs.begin(), node.outputs.end(), std::back_inserter(partition.outputs),
+                   [](const std::string& name) { return !name.empty(); });
+      if (origin) partition.binary = origin->binary;
+      entry.partitions.push_back(std::move(partition));
+    }
+    runs.close(entry.partitions);
+    report.graphs.push_back(std::move(entry));
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      ir::forEachBody(graph.nodes[i], i, path, [&](const ir::Graph& body, const std::string& bodyPath) {
+        visit(body, bodyPath);
+      });
+    }
+  }
+};
+
 }  // namespace
+
+PartitionReport makeStoredModelReport(const ir::Graph& graph, const std::vector<CompiledPartition>& partitions,
+                                      const std::vector<StoredPartitionOrigin>& origins,
+                                      std::vector<std::string> providerNames, const std::string& cpuProviderName) {
+  PartitionReport report;
+  report.executionProviders = std::move(providerNames);
+  report.optimizationLevel = "none";
+  StoredModelWalk walk{partitions, origins, cpuProviderName, report};
+  walk.visit(graph, ir::kMainGraphPath);
+  return report;
+}
 
 PartitionReport makePartitionReport(const PartitionPlan& plan, const optimizer::OptimizationResult& optimization) {
   PartitionReport report;
@@ -42,26 +134,14 @@ PartitionReport makePartitionReport(const PartitionPlan& plan, const optimizer::
     }
     // Execution order of the rewritten graph: fused nodes are compiled partitions, the nodes between them form
     // runs of CPU-EP nodes.
-    std::vector<size_t> run;
-    auto closeRun = [&] {
-      if (run.empty()) return;
-      ReportedPartition cpuRun;
-      cpuRun.name = "cpu_" + std::to_string(cpuRuns++);
-      cpuRun.executionProvider = plan.cpuProviderName;
-      for (size_t i : run) cpuRun.nodes.push_back(graph.nodes[i].label());
-      Borders borders = computeBorders(graph, run);
-      cpuRun.inputs = withoutInitializers(graph, borders.inputs);
-      cpuRun.outputs = std::move(borders.outputs);
-      entry.partitions.push_back(std::move(cpuRun));
-      run.clear();
-    };
+    CpuRuns runs(graph, plan.cpuProviderName, cpuRuns);
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
       const ir::Node& node = graph.nodes[i];
       if (!plan.applied || !isFused(node)) {
-        run.push_back(i);
+        runs.add(i);
         continue;
       }
-      closeRun();
+      runs.close(entry.partitions);
       const PlannedPartition& planned = plan.partitions[static_cast<size_t>(node.attrInt(kFusedPartitionAttribute, 0))];
       ReportedPartition partition;
       partition.name = planned.spec.name;
@@ -72,7 +152,7 @@ PartitionReport makePartitionReport(const PartitionPlan& plan, const optimizer::
       partition.outputs = planned.spec.outputs;
       entry.partitions.push_back(std::move(partition));
     }
-    closeRun();
+    runs.close(entry.partitions);
     report.graphs.push_back(std::move(entry));
   }
   return report;

@@ -9,12 +9,14 @@
 #include <optional>
 #include <mutex>
 
+#include "ep/cpu/cpu_execution_provider.h"
 #include "ep/cpu/graph_executor.h"
 #include "epcontext/ctx_model_loader.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "partition/partition_report_builder.h"
 #include "session/epcontext_generation.h"
 #include "session/input_shapes.h"
+#include "session/execution_providers.h"
 #include "session/partition_kernel.h"
 #include "session/session_pipeline.h"
 #include "util/log.h"
@@ -89,6 +91,15 @@ class InferenceSession final : public Session {
   bool firstRunDone_ = false;
 };
 
+// Session::partitions(): one line per partition of `report`, in its order.
+void summarize(const PartitionReport& report, std::vector<PartitionSummary>& summaries) {
+  for (const auto& graph : report.graphs) {
+    for (const auto& p : graph.partitions) {
+      summaries.push_back({p.name, p.executionProvider, static_cast<int64_t>(p.nodes.size())});
+    }
+  }
+}
+
 Status InferenceSession::compilePartitions(PartitionPlan& plan, int threads) {
   const CompileContext context{model_, &progress_, threads, &timings_, &counters_};
   const auto total = static_cast<int64_t>(plan.partitions.size());
@@ -133,11 +144,7 @@ Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions
   KILN_RETURN_IF_ERROR(compilePartitions(prepared.plan, prepared.threads));
   KILN_RETURN_IF_ERROR(applyPartitionPlan(prepared.plan));
   report_ = makePartitionReport(prepared.plan, prepared.optimization);
-  for (const auto& graph : report_.graphs) {
-    for (const auto& p : graph.partitions) {
-      summaries_.push_back({p.name, p.executionProvider, static_cast<int64_t>(p.nodes.size())});
-    }
-  }
+  summarize(report_, summaries_);
   return finishInitialization(options, prepared.threads, clock);
 }
 
@@ -150,6 +157,11 @@ Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel
   timings_ = timings;
   KILN_ASSIGN_OR_RETURN(const int threads, threadCount(options));
   openblas_set_num_threads(1);  // as in initialize()
+  std::vector<std::string> providerNames;
+  for (const auto& provider : providers_.providers) providerNames.push_back(provider->name());
+  report_ = makeStoredModelReport(*model_.graph, compiled.partitions, compiled.origins, providerNames,
+                                  providers_.providers.back()->name());
+  summarize(report_, summaries_);
   const CompileContext context{model_, &progress_, threads, &timings_, &counters_};
   for (const auto& provider : providers_.providers) {
     std::vector<const CompiledPartition*> own;
@@ -173,7 +185,6 @@ Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel
     }
     auto executable = ep->load(partition, context);
     if (!executable.isOk()) return executable.status().withContext("loading stored partition '" + partition.name + "'");
-    summaries_.push_back({partition.name, partition.executionProvider, static_cast<int64_t>(partition.graph->nodes.size())});
     partitions_.push_back({std::move(partition), std::move(executable).value()});
   }
   progress_.report("load", total, total);
@@ -321,6 +332,18 @@ Status checkCompileAllowed(const PreparedModel& prepared, const SessionOptions& 
                     " partitions): compile the model first (kiln compile) and load its _ctx.onnx");
 }
 
+// Stored partitions name their EP: asking for it is explicit, so a CPU-type Vulkan device (lavapipe) counts.
+// `options` with kiln.execution_providers=vulkan,cpu when it names none and a partition is the Vulkan EP's.
+Result<SessionOptions> withStoredProviders(const SessionOptions& options, const CompiledModel& compiled) {
+  SessionOptions explicitOptions = options;
+  if (!options.configEntry("kiln.execution_providers")) {
+    bool vulkan = false;
+    for (const auto& p : compiled.partitions) vulkan |= p.executionProvider == vk::kVulkanExecutionProviderName;
+    if (vulkan) KILN_RETURN_IF_ERROR(explicitOptions.addConfigEntry("kiln.execution_providers", "vulkan,cpu"));
+  }
+  return explicitOptions;
+}
+
 enum class Purpose { RUN, COMPILE };
 
 // Session::create's steps. A model holding EPContext nodes is loaded from its context binaries (no optimizer,
@@ -374,19 +397,36 @@ Result<std::unique_ptr<Session>> createRunSession(MakeProviders&& makeProviders,
   return std::move(created.session);
 }
 
+// The report of a compiled (EPContext) model, as a session over it reports it: binaries read and matched against
+// the model, no device opened.
+Result<PartitionReport> analyzeStored(onnx_io::LoadedModel loaded, const ModelSource& source,
+                                      const SessionOptions& options) {
+  SessionTimings unused;
+  KILN_ASSIGN_OR_RETURN(CompiledModel compiled, epctx::compiledModelFromEpContext(std::move(loaded.model),
+                                                                                  contextBaseFolder(source, options),
+                                                                                  options, unused, false));
+  KILN_ASSIGN_OR_RETURN(const SessionOptions storedOptions, withStoredProviders(options, compiled));
+  KILN_ASSIGN_OR_RETURN(const std::vector<std::string> configured, configuredProviderNames(storedOptions));
+  std::vector<std::string> names;
+  for (const auto& name : configured) {
+    if (name == "vulkan") names.push_back(vk::kVulkanExecutionProviderName);
+  }
+  names.push_back(cpu::CpuExecutionProvider::kName);
+  return makeStoredModelReport(*compiled.model.graph, compiled.partitions, compiled.origins, names, names.back());
+}
+
 template <class MakeProviders>
-Result<PartitionReport> analyze(MakeProviders&& makeProviders, const ModelLoader& load, const SessionOptions& options) {
+Result<PartitionReport> analyze(MakeProviders&& makeProviders, const ModelSource& source, const SessionOptions& options) {
   return guarded([&]() -> Result<PartitionReport> {
     KILN_RETURN_IF_ERROR(checkSessionConfig(options));
+    KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, loadSource(source, options));
+    if (epctx::hasEpContextNodes(loaded.model)) return analyzeStored(std::move(loaded), source, options);
     KILN_ASSIGN_OR_RETURN(ProviderSet providers, makeProviders());
-    KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), load, options));
+    ModelLoader alreadyLoaded = [&loaded]() -> Result<onnx_io::LoadedModel> { return std::move(loaded); };
+    KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), alreadyLoaded, options));
     KILN_RETURN_IF_ERROR(applyPartitionPlan(prepared.plan));
     return makePartitionReport(prepared.plan, prepared.optimization);
   });
-}
-
-ModelLoader fileLoader(const std::string& path, const SessionOptions& options) {
-  return [path, load = loadOptionsFrom(options)] { return onnx_io::loadModelFile(path, load); };
 }
 
 }  // namespace
@@ -404,7 +444,7 @@ Result<CompilingSession> createCompilingSession(const ModelSource& source, const
 }
 
 Result<PartitionReport> analyzePartitions(const std::string& modelPath, const SessionOptions& options) {
-  return analyze([&] { return createProviders(options); }, fileLoader(modelPath, options), options);
+  return analyze([&] { return createProviders(options); }, ModelSource{modelPath, {}}, options);
 }
 
 Result<std::unique_ptr<Session>> createSessionWithProviders(const std::string& path, const SessionOptions& options,
@@ -425,13 +465,7 @@ Result<std::unique_ptr<Session>> createSessionFromCompiledModel(CompiledModel co
     const Stopwatch ownClock;
     const Stopwatch& clock = started ? *started : ownClock;
     KILN_RETURN_IF_ERROR(checkSessionConfig(options));
-    // Stored partitions name their EP: asking for it is explicit, so a CPU-type Vulkan device (lavapipe) counts.
-    SessionOptions explicitOptions = options;
-    if (!options.configEntry("kiln.execution_providers")) {
-      bool vulkan = false;
-      for (const auto& p : compiled.partitions) vulkan |= p.executionProvider == vk::kVulkanExecutionProviderName;
-      if (vulkan) KILN_RETURN_IF_ERROR(explicitOptions.addConfigEntry("kiln.execution_providers", "vulkan,cpu"));
-    }
+    KILN_ASSIGN_OR_RETURN(const SessionOptions explicitOptions, withStoredProviders(options, compiled));
     KILN_ASSIGN_OR_RETURN(ProviderSet providers, createProviders(explicitOptions));
     auto session = std::make_unique<InferenceSession>();
     KILN_RETURN_IF_ERROR(session->initializeCompiled(std::move(providers), std::move(compiled), options, timings, clock));
@@ -442,7 +476,7 @@ Result<std::unique_ptr<Session>> createSessionFromCompiledModel(CompiledModel co
 Result<PartitionReport> analyzePartitionsWithProviders(const std::string& path, const SessionOptions& options,
                                                        std::vector<std::unique_ptr<ExecutionProvider>> providers) {
   auto make = [&]() -> Result<ProviderSet> { return providerSetFrom(std::move(providers)); };
-  return analyze(make, fileLoader(path, options), options);
+  return analyze(make, ModelSource{path, {}}, options);
 }
 
 }  // namespace kiln

@@ -15,6 +15,7 @@ Result<std::unique_ptr<Session>> createSessionFromBinary(ir::Model model, const 
   Stopwatch readClock;
   compiled.model = std::move(model);
   KILN_ASSIGN_OR_RETURN(compiled.partitions, opened.first->partitions());
+  compiled.origins.assign(compiled.partitions.size(), StoredPartitionOrigin{"", binaryPath});
   timings.binary_read_ms += readClock.elapsedMs();
   return createSessionFromCompiledModel(std::move(compiled), options, timings, &started);
 }
