@@ -26,6 +26,7 @@
 #include "kiln/device.h"
 #include "kiln/epcontext.h"
 #include "log_hub.h"
+#include "requirements.h"
 
 using kiln::bridge::CompileJob;
 using kiln::studio::CompilePanel;
@@ -65,7 +66,7 @@ class TestCompilePanel : public QObject {
     kiln::bridge::LogHub::instance()->setEchoToStderr(false);  // the refused-compile test provokes an error line
     const auto devices = kiln::listVulkanDevices();
     if (!devices.isOk() || devices->empty()) {
-      if (qEnvironmentVariable("KILN_REQUIRE_VULKAN") == QLatin1String("1")) {
+      if (kiln::testing::vulkanRequired()) {
         QFAIL("KILN_REQUIRE_VULKAN=1 but no Vulkan device");
       }
       QSKIP("no Vulkan device (lavapipe: mesa-vulkan-drivers)");

@@ -19,6 +19,7 @@
 #include "kiln/compiler.h"
 #include "kiln/partition_report.h"
 #include "node_details_view.h"
+#include "requirements.h"
 
 using kiln::bridge::GraphDocument;
 using kiln::bridge::GraphNode;
@@ -31,7 +32,7 @@ const QString kPartitionSample = QStringLiteral(KILN_PARTITION_SAMPLE);
 const QString kVulkanEp = QStringLiteral("VulkanExecutionProvider");
 const QString kCpuEp = QStringLiteral("CPUExecutionProvider");
 
-bool vulkanRequired() { return qEnvironmentVariable("KILN_REQUIRE_VULKAN") == QStringLiteral("1"); }
+using kiln::testing::vulkanRequired;
 
 // Opens `path` and waits for the first layout.
 bool openAndWait(GraphPanel& panel, const QString& path) {

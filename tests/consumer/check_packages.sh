@@ -89,6 +89,9 @@ for command in ${commands}; do
   done
 done
 bash -n "${work_dir}/cli/usr/share/bash-completion/completions/kiln" || fail "the bash completion is not valid bash"
+if command -v zsh >/dev/null; then  # zsh is not a build dependency: checked where it is installed
+  zsh -n "${work_dir}/cli/usr/share/zsh/vendor-completions/_kiln" || fail "the zsh completion is not valid zsh"
+fi
 # The completion offers a command's options and an option's choices.
 completion_of() {  # WORDS... -> the completion's candidates for the last word
   bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kiln; printf "%s\n" "${COMPREPLY[@]}"' \

@@ -22,7 +22,7 @@
 #include "binary_mutations.h"
 #include "test_models.h"
 #include "util/file_io.h"
-#include "vulkan_test_support.h"
+#include "gtest_requirements.h"
 
 namespace kiln {
 namespace {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "ep/vulkan/device_profile.h"
+#include "gtest_requirements.h"
 #include "kiln/device.h"
 #include "test_models.h"
 
@@ -19,13 +20,9 @@ std::string readText(const std::string& path) {
 }
 
 TEST(DeviceProfile, LiveDeviceRoundTrips) {
+  REQUIRE_VULKAN();
   auto devices = listVulkanDevices();
-  if (!devices.isOk() || devices->empty()) {
-    if (std::getenv("KILN_REQUIRE_VULKAN") && std::string(std::getenv("KILN_REQUIRE_VULKAN")) == "1") {
-      FAIL() << "no Vulkan device (KILN_REQUIRE_VULKAN=1)";
-    }
-    GTEST_SKIP() << "no Vulkan device";
-  }
+  ASSERT_TRUE(devices.isOk()) << devices.status().toString();
   auto json = vulkanDeviceProfile(0);
   ASSERT_TRUE(json.isOk()) << json.status().toString();
   auto parsed = vk::parseDeviceProfile(*json, "live");

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "fake_execution_provider.h"
+#include "gtest_requirements.h"
 #include "kiln/session.h"
 #include "session/inference_session.h"
 
@@ -17,13 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path modelCache() {
-  if (const char* dir = std::getenv("KILN_MODEL_CACHE")) return dir;
-  const char* cache = std::getenv("KILN_CACHE_DIR");
-  if (cache) return fs::path(cache) / "models";
-  const char* home = std::getenv("HOME");
-  return fs::path(home ? home : "/") / ".cache" / "kiln" / "models";
-}
+using testing::modelCache;
 
 Tensor randomFloats(Shape shape, unsigned seed) {
   Tensor t(DataType::FLOAT, std::move(shape));
@@ -35,7 +30,7 @@ Tensor randomFloats(Shape shape, unsigned seed) {
 
 void expectMixedEqualsCpu(const fs::path& model, const std::set<std::string>& fakeOps,
                           const std::vector<NamedTensor>& inputs) {
-  if (!fs::exists(model)) GTEST_SKIP() << model << " is not cached (tests/tools/fetch_models.sh)";
+  REQUIRE_MODEL_FILE(model);
   std::vector<std::unique_ptr<ExecutionProvider>> providers;
   auto fake = std::make_unique<testing::FakeExecutionProvider>(fakeOps);
   testing::FakeExecutionProvider* fakeEp = fake.get();

@@ -17,7 +17,7 @@
 #include "model_builder.h"
 #include "pipeline_cache_fixtures.h"
 #include "test_models.h"
-#include "vulkan_test_support.h"
+#include "gtest_requirements.h"
 
 namespace kiln {
 namespace {

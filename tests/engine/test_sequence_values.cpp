@@ -4,7 +4,7 @@
 
 #include "kiln/session.h"
 #include "model_builder.h"
-#include "vulkan_test_support.h"
+#include "gtest_requirements.h"
 
 namespace kiln {
 namespace {

@@ -13,7 +13,7 @@
 #include "kiln/compiler.h"
 #include "model_builder.h"
 #include "test_models.h"
-#include "vulkan_test_support.h"
+#include "gtest_requirements.h"
 
 namespace kiln::testing {
 namespace {
@@ -392,7 +392,7 @@ class EpContextPathRules : public EpContextErrors {
  protected:
   void SetUp() override {
     EpContextErrors::SetUp();
-    if (!vulkanAvailable()) GTEST_SKIP() << "no Vulkan device on this machine";
+    REQUIRE_VULKAN();
     const SourceModel m = source("m", Topology::kTwoPartitions, 0, "sub");
     compile(m.path);
     ctx_ = at("sub/m_ctx.onnx");

@@ -15,7 +15,7 @@
 #include "kiln/compiler.h"
 #include "pairwise.h"
 #include "test_models.h"
-#include "vulkan_test_support.h"
+#include "gtest_requirements.h"
 
 namespace kiln::testing {
 namespace {
@@ -164,7 +164,7 @@ struct Member {
 class EpContextMatrix : public ::testing::TestWithParam<AxisValues> {
  protected:
   void SetUp() override {
-    if (!vulkanAvailable()) GTEST_SKIP() << "no Vulkan device on this machine";
+    REQUIRE_VULKAN();
     c_ = Case::from(GetParam());
     root_ = dir_.path();
     for (int i = 0; i < c_.models(); ++i) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "gtest_requirements.h"
 #include "kiln/device.h"
 #include "kiln/partition_report.h"
 #include "kiln/session.h"
@@ -31,40 +32,14 @@ constexpr double kRelTolerance = 1e-3;
 constexpr double kAbsToleranceOfRange = 1e-4;  // atol = this * max|reference|: scaled to the output's range
 constexpr int kSileroSteps = 8;                // as kSileroSteps in tests/tools/ort_reference.mjs
 
-std::string envOr(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value && *value ? value : fallback;
-}
-
-// KILN_MODEL_CACHE, else ${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models (fetch_models.sh's default).
-fs::path modelCache() {
-  const std::string explicitDir = envOr("KILN_MODEL_CACHE", "");
-  if (!explicitDir.empty()) return explicitDir;
-  return fs::path(envOr("KILN_CACHE_DIR", envOr("HOME", "/nonexistent") + "/.cache/kiln")) / "models";
-}
-
-bool modelsRequired() { return envOr("KILN_REQUIRE_MODELS", "0") == "1"; }
-
-// Skips (or, with KILN_REQUIRE_MODELS=1, fails) the current test when a cached file is missing.
-#define REQUIRE_CACHED(path)                                                                                  \
-  do {                                                                                                        \
-    if (!fs::exists(path)) {                                                                                  \
-      const std::string message = "missing " + (path).string() +                                             \
-                                  "; run tests/tools/fetch_models.sh --with-references " + modelCache().string(); \
-      if (modelsRequired()) FAIL() << message << " (KILN_REQUIRE_MODELS=1)";                                  \
-      GTEST_SKIP() << message;                                                                                \
-    }                                                                                                         \
-  } while (0)
+using kiln::testing::modelCache;
 
 // The EP a test case runs on: "cpu", or "vulkan" (Vulkan first, CPU EP for what Vulkan does not take).
 class RealModels : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (GetParam() != "vulkan") return;
-    auto devices = kiln::listVulkanDevices();
-    if (devices.isOk() && !devices->empty()) return;
-    if (envOr("KILN_REQUIRE_VULKAN", "0") == "1") FAIL() << "no Vulkan device (KILN_REQUIRE_VULKAN=1)";
-    GTEST_SKIP() << "no Vulkan device";
+    REQUIRE_VULKAN();
   }
 };
 
@@ -139,8 +114,8 @@ kiln::Tensor readNpy(const fs::path& path) {
 void checkSingleRun(const std::string& modelFile, const std::string& caseName, const std::string& ep) {
   const fs::path model = modelCache() / modelFile;
   const fs::path caseDir = modelCache() / "ref" / caseName;
-  REQUIRE_CACHED(model);
-  REQUIRE_CACHED(caseDir / "outputs");
+  REQUIRE_MODEL_FILE(model);
+  REQUIRE_MODEL_FILE(caseDir / "outputs");
   auto session = createSession(model, ep);
   ASSERT_NE(session, nullptr);
   if (ep == "vulkan") {
@@ -178,8 +153,8 @@ TEST_P(RealModels, PpOcrV4DetCrop256x416) {
 TEST_P(RealModels, SileroVadV5Streaming) {
   const fs::path model = modelCache() / "silero_vad_v5.onnx";
   const fs::path refDir = modelCache() / "ref" / "silero_vad";
-  REQUIRE_CACHED(model);
-  REQUIRE_CACHED(refDir / ("step" + std::to_string(kSileroSteps - 1)) / "outputs");
+  REQUIRE_MODEL_FILE(model);
+  REQUIRE_MODEL_FILE(refDir / ("step" + std::to_string(kSileroSteps - 1)) / "outputs");
   auto session = createSession(model, GetParam());
   ASSERT_NE(session, nullptr);
   if (GetParam() == "vulkan") {

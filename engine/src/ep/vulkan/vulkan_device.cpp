@@ -209,7 +209,7 @@ Result<DeviceInfo> selectDevice(const std::string& selector, bool allowCpu) {
     }
   }
   return Status(StatusCode::EP_FAIL, "no Vulkan GPU was found (a CPU Vulkan device is used only when asked for: "
-                                     "--ep vulkan or kiln.vulkan.device)");
+                                     "kiln.execution_providers naming vulkan, or kiln.vulkan.device)");
 }
 
 namespace {
