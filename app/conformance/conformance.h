@@ -67,7 +67,9 @@ struct CaseRun {
 // on that EP is Skipped (the detail names them), not failed.
 CaseRun runCase(const std::string& caseDirectory, const Options& options);
 
-// Runs every case under options.directory matching options.filter, in name order.
+// Runs every case under options.directory matching options.filter, in name order (in worker processes when
+// options.isolate). NO_SUCHFILE without the folder, INVALID_ARGUMENT for a bad filter or isolation without a
+// workerProgram, FAIL when a worker cannot start, EP_FAIL for --ep vulkan with KILN_REQUIRE_VULKAN=1 and no device.
 Result<Summary> runConformance(const Options& options);
 
 }  // namespace kiln::conformance
