@@ -76,26 +76,28 @@ expect_file "${cli_deb}" '^/usr/share/bash-completion/completions/kiln$'
 expect_file "${cli_deb}" '^/usr/share/zsh/vendor-completions/_kiln$'
 expect_file "${cli_deb}" '^/usr/share/man/man1/kiln\.1\.gz$'
 # A man page for every command `kiln --help` lists.
-dpkg-deb -x "${cli_deb}" "${work_dir}/cli"
-kiln="${work_dir}/cli/usr/bin/kiln"
-commands="$(LD_LIBRARY_PATH="${build_dir}/engine" "${kiln}" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && NF {print $1}')"
+# The packaged kiln runs from the packages' files alone (RPATH $ORIGIN/../lib reaches the runtime package's library).
+for deb in "${runtime_deb}" "${dev_deb}" "${cli_deb}"; do dpkg-deb -x "${deb}" "${work_dir}/root"; done
+kiln="${work_dir}/root/usr/bin/kiln"
+[[ "$(env -u LD_LIBRARY_PATH "${kiln}" --version)" == "kiln ${version}" ]] || fail "the packaged kiln does not run"
+commands="$(env -u LD_LIBRARY_PATH "${kiln}" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && NF {print $1}')"
 [[ -n "${commands}" ]] || fail "kiln --help lists no subcommands"
 for command in ${commands}; do
-  page="${work_dir}/cli/usr/share/man/man1/kiln-${command}.1.gz"
+  page="${work_dir}/root/usr/share/man/man1/kiln-${command}.1.gz"
   [[ -f "${page}" ]] || fail "no man page for kiln ${command}"
   # Every option of the command's --help appears in its page.
-  for option in $(LD_LIBRARY_PATH="${build_dir}/engine" "${kiln}" "${command}" --help | grep -oE '^ +--?[a-z][a-z0-9-]*' | tr -d ' '); do
+  for option in $(env -u LD_LIBRARY_PATH "${kiln}" "${command}" --help | grep -oE '^ +--?[a-z][a-z0-9-]*' | tr -d ' '); do
     zcat "${page}" | sed 's/\\-/-/g' | grep -qe "${option}" || fail "kiln-${command}.1 does not mention ${option}"
   done
 done
-bash -n "${work_dir}/cli/usr/share/bash-completion/completions/kiln" || fail "the bash completion is not valid bash"
+bash -n "${work_dir}/root/usr/share/bash-completion/completions/kiln" || fail "the bash completion is not valid bash"
 if command -v zsh >/dev/null; then  # zsh is not a build dependency: checked where it is installed
-  zsh -n "${work_dir}/cli/usr/share/zsh/vendor-completions/_kiln" || fail "the zsh completion is not valid zsh"
+  zsh -n "${work_dir}/root/usr/share/zsh/vendor-completions/_kiln" || fail "the zsh completion is not valid zsh"
 fi
 # The completion offers a command's options and an option's choices.
 completion_of() {  # WORDS... -> the completion's candidates for the last word
   bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kiln; printf "%s\n" "${COMPREPLY[@]}"' \
-    _ "${work_dir}/cli/usr/share/bash-completion/completions/kiln" "$@"
+    _ "${work_dir}/root/usr/share/bash-completion/completions/kiln" "$@"
 }
 completion_of kiln conformance --e | grep -qx -- '--ep' || fail "bash completion does not offer kiln conformance --ep"
 [[ "$(completion_of kiln conformance --ep v)" == vulkan ]] || fail "bash completion does not offer --ep vulkan"
@@ -123,7 +125,5 @@ grep -q '^Inst kiln ' "${work_dir}/apt.log" || fail "apt-get --simulate did not 
 if grep -Ei '^Inst [^ ]*qt' "${work_dir}/apt.log"; then fail "installing kiln + ${runtime_name} pulls in Qt"; fi
 echo "apt-get --simulate: $(grep -c '^Inst ' "${work_dir}/apt.log") packages, none of them Qt"
 
-# 5. The consumer, built against the runtime and -dev packages only.
-dpkg-deb -x "${runtime_deb}" "${work_dir}/root"
-dpkg-deb -x "${dev_deb}" "${work_dir}/root"
+# 5. The consumer, built against the runtime and -dev packages' files (extracted above with the CLI's).
 bash "${here}/run_consumer_test.sh" "${cmake}" "${work_dir}/root/usr" "${work_dir}/consumer" "${model}" "${version}"
