@@ -34,15 +34,12 @@ QStringList describeVulkanDevices() {
 }
 
 QString sampleModelPath() {
-  const QString name = QStringLiteral("tiny_cnn.onnx");
-  const QString installed =
-      QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/kiln/models/") + name);
-  if (QFileInfo::exists(installed)) return QDir::cleanPath(installed);
-#ifdef KILN_SOURCE_MODELS_DIR
-  const QString source = QStringLiteral(KILN_SOURCE_MODELS_DIR "/") + name;
-  if (QFileInfo::exists(source)) return source;
-#endif
-  return {};
+  const QString relative = QStringLiteral("models/tiny_cnn.onnx");
+  const QString dataDir = qEnvironmentVariable("KILN_DATA_DIR");
+  const QString path = !dataDir.isEmpty()
+                           ? QDir(dataDir).filePath(relative)
+                           : QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/kiln/") + relative);
+  return QFileInfo::exists(path) ? QDir::cleanPath(path) : QString();
 }
 
 VulkanProbe::VulkanProbe(QObject* parent) : QObject(parent) {}

@@ -17,8 +17,8 @@ QString qtVersion();  // the Qt the studio runs with (and was built against, whe
 // On failure, a single line with the engine's message. Blocking: call it off the UI thread.
 QStringList describeVulkanDevices();
 
-// The bundled sample model (resources/models/tiny_cnn.onnx): beside an installed kiln-studio
-// (<prefix>/share/kiln/models) or, in a build tree, in the source checkout. Empty when neither exists.
+// The bundled sample model (resources/models/tiny_cnn.onnx): in $KILN_DATA_DIR/models when KILN_DATA_DIR is set (the
+// tests set it to resources/), else beside an installed kiln-studio (<prefix>/share/kiln/models). Empty when absent.
 QString sampleModelPath();
 
 class VulkanProbe : public QObject {

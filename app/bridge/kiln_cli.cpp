@@ -32,10 +32,6 @@ KilnCliLocation locateKilnCli() {
   QStringList candidates;
   // Installed side by side: bin/kiln-studio and bin/kiln. applicationDirPath needs a QCoreApplication.
   if (QCoreApplication::instance()) candidates << QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("kiln"));
-#ifdef KILN_BUILD_CLI_PATH
-  // Running from a build tree (and in ctest): the kiln this build produced.
-  candidates << QStringLiteral(KILN_BUILD_CLI_PATH);
-#endif
   for (const QString& candidate : candidates) {
     location.tried << candidate;
     if (isExecutableFile(candidate)) {

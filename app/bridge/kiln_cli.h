@@ -16,8 +16,7 @@ struct KilnCliLocation {
 };
 
 // Looks, in order, at: $KILN_CLI (when set it is the only candidate: a wrong path is an error, not a reason to run
-// some other kiln), kiln beside this executable (an installed bin/ folder), the build tree's kiln (compiled in when
-// the kiln target exists in the same build), then PATH.
+// some other kiln), kiln beside this executable (an installed bin/ folder), then PATH.
 KilnCliLocation locateKilnCli();
 
 }  // namespace kiln::bridge

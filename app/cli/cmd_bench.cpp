@@ -257,7 +257,7 @@ class BenchRunner {
     ortScript_ = findResource("bench/ort_bench.mjs");
     std::string missing;
     if (nodePath_.empty()) missing = "node is not on PATH";
-    else if (ortScript_.empty()) missing = "share/kiln/bench/ort_bench.mjs is not installed";
+    else if (ortScript_.empty()) missing = "share/kiln/bench/ort_bench.mjs is not installed (or set KILN_DATA_DIR)";
     else if (!fs::is_directory(fs::path(dir) / "node_modules" / "onnxruntime-node")) {
       missing = "no onnxruntime-node under " + dir + " (--onnxruntime-node DIR)";
     }
@@ -288,13 +288,13 @@ class BenchRunner {
     return {};
   }
 
-  // A file under share/kiln beside the installed executable, or the source tree's resources/ in a build tree.
+  // A file under $KILN_DATA_DIR when set (the tests point it at the source tree's resources/), else under share/kiln
+  // beside the installed executable (<prefix>/bin/kiln -> <prefix>/share/kiln).
   static std::string findResource(const std::string& relative) {
-    const fs::path exe = selfExecutable();
-    for (const fs::path& base : {exe.parent_path().parent_path() / "share" / "kiln", fs::path(KILN_SOURCE_RESOURCES_DIR)}) {
-      if (fs::is_regular_file(base / relative)) return (base / relative).string();
-    }
-    return {};
+    const char* dataDir = std::getenv("KILN_DATA_DIR");
+    const fs::path base = dataDir && *dataDir ? fs::path(dataDir)
+                                              : fs::path(selfExecutable()).parent_path().parent_path() / "share" / "kiln";
+    return fs::is_regular_file(base / relative) ? (base / relative).string() : std::string();
   }
 
   fs::path freshDriverCache() { return work_ / "driver" / ("fresh-" + std::to_string(freshCount_++)); }

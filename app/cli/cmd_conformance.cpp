@@ -1,11 +1,13 @@
 // kiln conformance DIR: the ONNX backend node tests through one execution provider.
 #include <cstdio>
 
+#include "child_process.h"
 #include "cli_output.h"
 #include "commands.h"
 #include "conformance.h"
 #include "progress_display.h"
 #include "util_read_file.h"
+#include "worker.h"
 
 namespace kiln::cli {
 namespace {
@@ -19,6 +21,7 @@ struct ConformanceArgs {
   bool showPassed = false;
   bool listSkipped = false;
   int minPassed = 0;
+  std::vector<std::string> workerCases;  // hidden --worker: run these case folders and report them (worker.h)
   CommonFlags flags;
 };
 
@@ -29,6 +32,8 @@ int runConformanceCommand(ConformanceArgs& args) {
   options.executionProvider = args.ep;
   options.filter = args.filter;
   options.isolate = !args.noIsolate;
+  options.workerProgram = selfExecutable();
+  if (!args.workerCases.empty()) return conformance::runWorker(args.workerCases, options);
   if (args.expectedFailuresFile.empty()) {
     options.expectedFailures = conformance::builtinExpectedFailures(args.ep);
   } else {
@@ -93,6 +98,9 @@ void registerConformance(CLI::App& app, Commands& commands) {
                 "Print skipped cases and why (for a non-CPU EP: the nodes it does not take)");
   cmd->add_option("--min-passed", args->minPassed, "Fail (exit 1) when fewer cases pass")
       ->check(CLI::NonNegativeNumber);
+  // The isolated run re-executes kiln with a batch of case folders (conformance/worker.h); not for users.
+  cmd->add_option("--worker", args->workerCases, "Run these case folders and report each on stdout (internal)")
+      ->group("");
   addCommonFlags(*cmd, args->flags);
   cmd->callback([&commands, args] { commands.run = [args] { return runConformanceCommand(*args); }; });
 }

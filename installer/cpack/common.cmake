@@ -11,11 +11,35 @@ set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_PACKAGE_DESCRIPTION
     "Kiln loads ONNX models, partitions them between a Vulkan execution provider and a CPU fallback, and compiles \
-them once into an EPContext model plus a context binary that later loads in milliseconds. This package holds the \
+them once into an EPContext model plus a context binary that later loads in milliseconds. This archive holds the \
 engine library libkiln_engine with its headers and CMake package (find_package(Kiln) gives Kiln::engine), the kiln \
 command-line tool and, where built, the kiln-studio workbench. Licenses: the engine, its headers and the kiln tool are \
 Apache-2.0; kiln-studio is GPL-3.0-or-later because it links Qt Charts (GPLv3 in open-source Qt); it runs Graphviz's \
 dot (EPL) as a separate program.")
+
+# The install components, one Debian package each (deb.cmake names them). The archive holds them all.
+set(CPACK_COMPONENTS_ALL runtime dev cli)
+if(KILN_BUILD_STUDIO)
+  list(APPEND CPACK_COMPONENTS_ALL studio)
+endif()
+set(kiln_engine_about "Kiln loads ONNX models, partitions them between a Vulkan execution provider and a CPU \
+fallback, and compiles them once into an EPContext model plus a context binary that later loads in milliseconds.")
+set(CPACK_COMPONENT_RUNTIME_DESCRIPTION "ONNX compile/infer engine with a Vulkan execution provider (library)
+${kiln_engine_about} This package holds the shared library libkiln_engine (Apache-2.0).")
+set(CPACK_COMPONENT_DEV_DESCRIPTION "ONNX compile/infer engine with a Vulkan execution provider (development files)
+${kiln_engine_about} This package holds the C++20 headers, the libkiln_engine.so link and the CMake package: \
+find_package(Kiln) gives Kiln::engine (Apache-2.0).")
+set(CPACK_COMPONENT_CLI_DESCRIPTION "ONNX compile/infer engine with a Vulkan execution provider (command-line tool)
+${kiln_engine_about} This package holds the kiln tool (run, partition, compile, inspect, check, merge, bench, batch, \
+conformance), its device profiles, man pages and bash/zsh completion (Apache-2.0).")
+set(CPACK_COMPONENT_STUDIO_DESCRIPTION "ONNX compile/infer engine with a Vulkan execution provider (Qt workbench)
+${kiln_engine_about} This package holds kiln-studio, a Qt 6 desktop workbench: graph view, compile panel, binary \
+inspector, merge wizard and benchmark charts, with a sample model. kiln-studio is GPL-3.0-or-later because it links \
+Qt Charts (GPLv3 in open-source Qt); it runs Graphviz's dot (EPL) as a separate program.")
+set(CPACK_COMPONENT_DEV_DEPENDS runtime)
+set(CPACK_COMPONENT_CLI_DEPENDS runtime)
+set(CPACK_COMPONENT_STUDIO_DEPENDS runtime)
+
 set(CPACK_PACKAGE_INSTALL_DIRECTORY "kiln")
 
 if(EXISTS "${PROJECT_SOURCE_DIR}/LICENSE")
@@ -32,9 +56,7 @@ set(CPACK_OUTPUT_FILE_PREFIX "${CMAKE_BINARY_DIR}/packages")
 set(CPACK_PACKAGE_CHECKSUM SHA256)
 # Symbols stay in the build tree; packaged binaries are stripped.
 set(CPACK_STRIP_FILES ON)
-# One package with everything (engine, headers, CMake files, tools): the components (runtime, dev) only select what
-# `cmake --install --component` copies.
-set(CPACK_DEB_COMPONENT_INSTALL OFF)
+# The archive is one tarball with every component (deb.cmake turns on one package per component for DEB).
 set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
 
 # `cpack --config CPackSourceConfig.cmake`: a source tarball of the checkout without build outputs or VCS data.

@@ -93,7 +93,7 @@ class TestBenchPanel : public QObject {
 
  private slots:
   void initTestCase() {
-    // ctest sets KILN_CLI; the panel must find the build tree's kiln without it.
+    // ctest sets KILN_CLI; the panel must find the build tree's kiln without it (ctest puts its folder on PATH).
     qunsetenv("KILN_CLI");
     QVERIFY2(QFile::exists(tinyCnnPath()), qPrintable(tinyCnnPath()));
     const kiln::bridge::KilnCliLocation cli = kiln::bridge::locateKilnCli();

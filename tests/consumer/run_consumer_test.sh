@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The find_package(Kiln) consumer test: installs a Kiln build tree into a scratch prefix, builds the stand-alone
-# project in project/ against that prefix only, and runs it on a model.
+# The find_package(Kiln) consumer test: builds the stand-alone project in project/ against an installed Kiln prefix
+# only (check_packages.sh passes the runtime and -dev packages' contents, extracted with dpkg-deb -x), and runs it.
 #
-# Usage: run_consumer_test.sh CMAKE BUILD_DIR WORK_DIR MODEL EXPECTED_VERSION [CONFIG]
-#   CMAKE             the cmake executable that configured BUILD_DIR
-#   BUILD_DIR         the Kiln build tree to install (already built)
-#   WORK_DIR          scratch folder, emptied first: WORK_DIR/prefix (install), WORK_DIR/build (consumer build)
+# Usage: run_consumer_test.sh CMAKE PREFIX WORK_DIR MODEL EXPECTED_VERSION [CONFIG]
+#   CMAKE             the cmake executable that configured Kiln
+#   PREFIX            the Kiln install prefix (holds lib/cmake/Kiln/KilnConfig.cmake)
+#   WORK_DIR          scratch folder, emptied first: WORK_DIR/build (consumer build) and the logs
 #   MODEL             .onnx model the consumer opens and runs
 #   EXPECTED_VERSION  the version find_package and kiln::engineVersion() must report
 #   CONFIG            build configuration (multi-config generators); may be empty
@@ -17,13 +17,12 @@ if [[ $# -lt 5 || $# -gt 6 ]]; then
   exit 2
 fi
 cmake="$1"
-build_dir="$2"
+prefix="$(cd "$2" && pwd)"
 work_dir="$3"
 model="$4"
 expected_version="$5"
 config="${6:-}"
 project_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/project" && pwd)"
-prefix="${work_dir}/prefix"
 consumer_build="${work_dir}/build"
 
 fail() { echo "consumer test FAILED: $*" >&2; exit 1; }
@@ -44,8 +43,7 @@ mkdir -p "${work_dir}"
 config_args=()
 [[ -n "${config}" ]] && config_args=(--config "${config}")
 
-# 1. Install the build tree, as `cmake --install` would for a user (and as CPack does for the packages).
-step install "${cmake}" --install "${build_dir}" --prefix "${prefix}" "${config_args[@]}"
+# 1. The prefix holds the package config.
 config_file="$(find "${prefix}" -path '*/cmake/Kiln/KilnConfig.cmake' -print -quit)"
 [[ -n "${config_file}" ]] || fail "no cmake/Kiln/KilnConfig.cmake under ${prefix}"
 

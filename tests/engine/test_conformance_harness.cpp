@@ -1,10 +1,16 @@
 // The conformance harness must catch wrong kernels and wrong data, not just run cases.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "conformance.h"
+#include "worker.h"
 #include "onnx/tensor_proto.h"
 #include "test_models.h"
 #include "util/file_io.h"
@@ -26,6 +32,15 @@ conformance::Options optionsFor(const testing::TempDir& dir) {
   conformance::Options options;
   options.directory = dir.path().string();
   options.isolate = false;
+  return options;
+}
+
+// Isolated runs re-execute kiln: ctest gives its path in KILN_CLI (tests/CMakeLists.txt).
+conformance::Options isolatedOptionsFor(const testing::TempDir& dir) {
+  conformance::Options options = optionsFor(dir);
+  options.isolate = true;
+  const char* kiln = std::getenv("KILN_CLI");
+  options.workerProgram = kiln ? kiln : "";
   return options;
 }
 
@@ -98,10 +113,10 @@ TEST_F(ConformanceHarness, IsolationTurnsAMissingModelIntoOneFailure) {
   testing::TempDir dir;
   const fs::path folder = copyCase(dir, "test_add");
   testing::writeBytes((folder / "model.onnx").string(), "garbage");
-  conformance::Options options = optionsFor(dir);
-  options.isolate = true;
+  conformance::Options options = isolatedOptionsFor(dir);
+  ASSERT_FALSE(options.workerProgram.empty()) << "KILN_CLI is not set";
   auto summary = conformance::runConformance(options);
-  ASSERT_TRUE(summary.isOk());
+  ASSERT_TRUE(summary.isOk()) << summary.status().toString();
   EXPECT_EQ(summary->failed, 1);
   EXPECT_NE(summary->cases[0].detail.find("INVALID_PROTOBUF"), std::string::npos);
 }
@@ -110,11 +125,11 @@ TEST_F(ConformanceHarness, NonCpuEpSkipsACaseItCannotTakeWhole) {
   // An If node always stays on the CPU EP, so under --ep vulkan test_if is skipped (with the reason), never run.
   testing::TempDir dir;
   copyCase(dir, "test_if");
-  conformance::Options options = optionsFor(dir);
-  options.executionProvider = "vulkan";
-  options.isolate = true;  // a device, if any, lives and dies in the child
+  conformance::Options options = isolatedOptionsFor(dir);
+  ASSERT_FALSE(options.workerProgram.empty()) << "KILN_CLI is not set";
+  options.executionProvider = "vulkan";  // a device, if any, lives and dies in the worker
   auto summary = conformance::runConformance(options);
-  ASSERT_TRUE(summary.isOk());
+  ASSERT_TRUE(summary.isOk()) << summary.status().toString();
   ASSERT_EQ(summary->cases.size(), 1u);
   const auto& result = summary->cases[0];
   if (result.outcome == conformance::Outcome::Failed && result.detail.find("EP_FAIL") != std::string::npos) {
@@ -125,6 +140,71 @@ TEST_F(ConformanceHarness, NonCpuEpSkipsACaseItCannotTakeWhole) {
   EXPECT_EQ(summary->failed, 0);
   EXPECT_NE(result.detail.find("disable_cpu_ep_fallback"), std::string::npos) << result.detail;
   EXPECT_NE(result.detail.find("(If)"), std::string::npos) << result.detail;
+}
+
+TEST(ConformanceWorker, ResultLinesRoundTripAnyDetail) {
+  const conformance::CaseRun run{conformance::Outcome::Skipped, "nodes:\n  a\tb \\ c"};
+  const std::string line = conformance::formatWorkerLine("/cases/test_x\ty", run, 12.5);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  std::string directory;
+  conformance::CaseRun parsed;
+  double ms = 0;
+  // Output without a newline may precede the line on the worker's stdout.
+  ASSERT_TRUE(conformance::parseWorkerLine("stray output" + line, directory, parsed, ms));
+  EXPECT_EQ(directory, "/cases/test_x\ty");
+  EXPECT_EQ(parsed.outcome, conformance::Outcome::Skipped);
+  EXPECT_EQ(parsed.detail, run.detail);
+  EXPECT_DOUBLE_EQ(ms, 12.5);
+  EXPECT_FALSE(conformance::parseWorkerLine("kiln-conformance-case X 1 /a\t", directory, parsed, ms));
+  EXPECT_FALSE(conformance::parseWorkerLine("kiln-conformance-case P one /a\t", directory, parsed, ms));
+  EXPECT_FALSE(conformance::parseWorkerLine("something else", directory, parsed, ms));
+}
+
+TEST(ConformanceWorker, ACrashFailsOneCaseAndTheBatchGoesOnInANewWorker) {
+  // A stand-in for kiln: reports every case as passed, except that it dies on a case named *crash*.
+  testing::TempDir dir;
+  for (const char* name : {"test_a", "test_b_crash", "test_c", "test_d"}) {
+    fs::create_directories(dir.path() / name);
+    testing::writeBytes((dir.path() / name / "model.onnx").string(), "unused");
+  }
+  const fs::path worker = dir.path() / "fake_kiln.sh";
+  testing::writeBytes(worker.string(),
+                      "#!/bin/sh\n"
+                      "echo \"$@\" >> \"$(dirname \"$0\")/invocations\"\n"
+                      "shift 4  # conformance --ep cpu --worker\n"
+                      "for dir in \"$@\"; do\n"
+                      "  case \"$dir\" in *crash*) kill -SEGV $$ ;; esac\n"
+                      "  printf 'kiln-conformance-case P 1.5 %s\\t\\n' \"$dir\"\n"
+                      "done\n");
+  ASSERT_EQ(chmod(worker.c_str(), 0755), 0);
+  conformance::Options options = optionsFor(dir);
+  options.isolate = true;
+  options.workerProgram = worker.string();
+  options.workerBatchSize = 3;
+  auto summary = conformance::runConformance(options);
+  ASSERT_TRUE(summary.isOk()) << summary.status().toString();
+  ASSERT_EQ(summary->cases.size(), 4u);
+  EXPECT_EQ(summary->passed, 3);
+  EXPECT_EQ(summary->failed, 1);
+  EXPECT_EQ(summary->cases[1].name, "test_b_crash");
+  EXPECT_EQ(summary->cases[1].outcome, conformance::Outcome::Failed);
+  EXPECT_NE(summary->cases[1].detail.find("crashed with signal 11"), std::string::npos) << summary->cases[1].detail;
+  EXPECT_DOUBLE_EQ(summary->cases[0].milliseconds, 1.5);
+  // Batches of 3: [a b_crash c] dies at b_crash, and a new worker takes the cases after it, [c d].
+  std::ifstream invocations(dir.path() / "invocations");
+  const std::string text((std::istreambuf_iterator<char>(invocations)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+}
+
+TEST(ConformanceWorker, AMissingWorkerProgramIsAnError) {
+  testing::TempDir dir;
+  fs::create_directories(dir.path() / "test_a");
+  testing::writeBytes((dir.path() / "test_a" / "model.onnx").string(), "unused");
+  conformance::Options options = optionsFor(dir);
+  options.isolate = true;
+  EXPECT_EQ(conformance::runConformance(options).status().code(), StatusCode::INVALID_ARGUMENT);
+  options.workerProgram = (dir.path() / "no_such_kiln").string();
+  EXPECT_EQ(conformance::runConformance(options).status().code(), StatusCode::FAIL);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include "kiln/partition_report.h"
 #include "model_builder.h"
 #include "test_models.h"
-#include "vulkan_test_support.h"
+#include "gtest_requirements.h"
 
 namespace kiln::testing {
 namespace {

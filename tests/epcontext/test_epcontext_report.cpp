@@ -13,7 +13,7 @@
 #include "kiln/epcontext.h"
 #include "kiln/partition_report.h"
 #include "test_models.h"
-#include "vulkan_test_support.h"
+#include "gtest_requirements.h"
 
 namespace kiln::testing {
 namespace {

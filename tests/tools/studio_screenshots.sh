@@ -20,4 +20,4 @@ rm -rf "$out" && mkdir -p "$out"
 # A throw-away settings folder so the tour neither reads nor changes the user's recent files and window state.
 export XDG_CONFIG_HOME="$out/.config"
 xvfb-run -a -s "-screen 0 1600x1000x24" \
-  "$studio" -platform xcb --screenshot-tour "$out" --tour-shapes "$shapes" "$model"
+  env KILN_CLI="$(cd "$build" && pwd)/app/cli/kiln" KILN_DATA_DIR="$PWD/resources" "$studio" -platform xcb --screenshot-tour "$out" --tour-shapes "$shapes" "$model"

@@ -30,7 +30,10 @@ struct Options {
   std::map<std::string, std::string> expectedFailures;  // case name -> reason
   double rtol = 1e-3;
   double atol = 1e-7;
-  bool isolate = true;                // run each case in a child process (a crash fails one case, not the run)
+  // Run the cases in worker processes (re-executed kiln, see worker.h): a crash or hang fails one case, not the run.
+  bool isolate = true;
+  std::string workerProgram;          // with isolate: the kiln executable to re-execute (required)
+  int workerBatchSize = 50;           // cases per worker process
   std::function<void(const CaseResult&)> onCase;
   // ("conformance cases", done, total) before the first case and after each one.
   std::function<void(const ProgressEvent&)> onProgress;
@@ -46,7 +49,7 @@ struct Summary {
 
 // Parses an expected-failure list: one `case_name  reason` per line, '#' starts a comment.
 std::map<std::string, std::string> parseExpectedFailures(const std::string& text);
-// The built-in list for an EP ("cpu", "vulkan"), compiled in from tests/conformance/expected_failures_<ep>.txt.
+// The built-in list for an EP ("cpu", "vulkan"), compiled in from app/conformance/expected_failures_<ep>.txt.
 std::map<std::string, std::string> builtinExpectedFailures(const std::string& executionProvider);
 
 // Compares one output with its expected value: dtype, shape, NaN positions, |a-e| <= atol + rtol*|e|.
@@ -64,7 +67,9 @@ struct CaseRun {
 // on that EP is Skipped (the detail names them), not failed.
 CaseRun runCase(const std::string& caseDirectory, const Options& options);
 
-// Runs every case under options.directory matching options.filter, in name order.
+// Runs every case under options.directory matching options.filter, in name order (in worker processes when
+// options.isolate). NO_SUCHFILE without the folder, INVALID_ARGUMENT for a bad filter or isolation without a
+// workerProgram, FAIL when a worker cannot start, EP_FAIL for --ep vulkan with KILN_REQUIRE_VULKAN=1 and no device.
 Result<Summary> runConformance(const Options& options);
 
 }  // namespace kiln::conformance

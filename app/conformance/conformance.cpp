@@ -1,18 +1,18 @@
 #include "conformance.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <sstream>
 
+#include "kiln/device.h"
 #include "kiln/session.h"
 #include "kiln/tensor_io.h"
+#include "worker.h"
 
 namespace kiln::conformance {
 namespace fs = std::filesystem;
@@ -254,44 +254,6 @@ CaseRun runCase(const std::string& caseDirectory, const Options& options) {
   return {detail.empty() ? Outcome::Passed : Outcome::Failed, std::move(detail)};
 }
 
-namespace {
-
-// Runs a case in a forked child so a crash or hang fails that case only. The child writes one outcome letter
-// (P, F, S) and the detail.
-CaseRun runIsolated(const std::string& caseDirectory, const Options& options) {
-  int pipeFds[2];
-  if (pipe(pipeFds) != 0) return runCase(caseDirectory, options);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(pipeFds[0]);
-    alarm(120);
-    const CaseRun run = runCase(caseDirectory, options);
-    const std::string result =
-        (run.outcome == Outcome::Passed ? "P" : run.outcome == Outcome::Skipped ? "S" : "F") + run.detail;
-    const ssize_t written = write(pipeFds[1], result.data(), result.size());
-    (void)written;
-    _exit(0);
-  }
-  close(pipeFds[1]);
-  std::string result;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = read(pipeFds[0], buffer, sizeof buffer)) > 0) result.append(buffer, static_cast<size_t>(n));
-  close(pipeFds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (WIFSIGNALED(status)) {
-    return {Outcome::Failed, WTERMSIG(status) == SIGALRM ? "timed out after 120 s"
-                                                         : "crashed with signal " + std::to_string(WTERMSIG(status)) +
-                                                               " (" + strsignal(WTERMSIG(status)) + ")"};
-  }
-  if (result.empty()) return {Outcome::Failed, "the case's process exited without a result"};
-  const Outcome outcome = result[0] == 'P' ? Outcome::Passed : result[0] == 'S' ? Outcome::Skipped : Outcome::Failed;
-  return {outcome, result.substr(1)};
-}
-
-}  // namespace
-
 Result<Summary> runConformance(const Options& options) {
   std::error_code ec;
   if (!fs::is_directory(options.directory, ec)) {
@@ -302,6 +264,15 @@ Result<Summary> runConformance(const Options& options) {
     if (!options.filter.empty()) filter.emplace(options.filter, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
     return Status(StatusCode::INVALID_ARGUMENT, "bad --filter regex '" + options.filter + "': " + e.what());
+  }
+  // KILN_REQUIRE_VULKAN=1 (CI): no Vulkan device is an error, not hundreds of skipped cases.
+  const char* requireVulkan = std::getenv("KILN_REQUIRE_VULKAN");
+  if (options.executionProvider == "vulkan" && requireVulkan && std::string(requireVulkan) == "1") {
+    auto devices = listVulkanDevices();
+    if (!devices.isOk() || devices->empty()) {
+      return Status(StatusCode::EP_FAIL, "KILN_REQUIRE_VULKAN=1 and there is no Vulkan device" +
+                                             (devices.isOk() ? std::string() : ": " + devices.status().toString()));
+    }
   }
   std::vector<fs::path> cases;
   for (const auto& entry : fs::directory_iterator(options.directory, ec)) {
@@ -315,13 +286,11 @@ Result<Summary> runConformance(const Options& options) {
   Summary summary;
   const auto total = static_cast<int64_t>(cases.size());
   if (options.onProgress) options.onProgress({"conformance cases", 0, total});
-  for (const auto& folder : cases) {
+  // Counts one case's run against the expected failures.
+  auto record = [&](size_t index, const CaseRun& run, double milliseconds) {
     CaseResult result;
-    result.name = folder.filename().string();
-    const auto start = std::chrono::steady_clock::now();
-    const CaseRun run = options.isolate ? runIsolated(folder.string(), options) : runCase(folder.string(), options);
-    const std::string& failure = run.detail;
-    result.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.name = cases[index].filename().string();
+    result.milliseconds = milliseconds;
     auto listed = options.expectedFailures.find(result.name);
     if (run.outcome == Outcome::Skipped) {
       result.outcome = Outcome::Skipped;
@@ -334,7 +303,7 @@ Result<Summary> runConformance(const Options& options) {
       result.detail = listed->second;
     } else {
       result.outcome = Outcome::Failed;
-      result.detail = failure;
+      result.detail = run.detail;
     }
     switch (result.outcome) {
       case Outcome::Passed: ++summary.passed; break;
@@ -345,6 +314,17 @@ Result<Summary> runConformance(const Options& options) {
     if (options.onCase) options.onCase(result);
     summary.cases.push_back(std::move(result));
     if (options.onProgress) options.onProgress({"conformance cases", static_cast<int64_t>(summary.cases.size()), total});
+  };
+  if (options.isolate) {
+    std::vector<std::string> directories;
+    for (const auto& folder : cases) directories.push_back(folder.string());
+    KILN_RETURN_IF_ERROR(runInWorkers(directories, options, record));
+  } else {
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      const CaseRun run = runCase(cases[i].string(), options);
+      record(i, run, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
   }
   return summary;
 }
