@@ -8,6 +8,7 @@
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/ctx_outputs.h"
 #include "kiln/compiler.h"
+#include "kiln/config_keys.h"
 #include "onnx/model_writer.h"
 #include "session/inference_session.h"
 #include "util/file_io.h"
@@ -179,23 +180,23 @@ struct CompileRequest {
     }
     if (r.modelFolder.empty()) r.modelFolder = ".";
     // Compile settings go in as session config entries.
-    for (const char* key : {"ep.context_enable", "ep.share_ep_contexts", "ep.stop_share_ep_contexts"}) {
+    for (const char* key : {config::kEpContextEnable, config::kShareEpContexts, config::kStopShareEpContexts}) {
       if (r.session.configEntry(key)) KILN_RETURN_IF_ERROR(r.session.addConfigEntry(key, "0"));
     }
-    if (!r.session.configEntry("kiln.execution_providers")) {
-      KILN_RETURN_IF_ERROR(r.session.addConfigEntry("kiln.execution_providers", "vulkan,cpu"));
+    if (!r.session.configEntry(config::kExecutionProviders)) {
+      KILN_RETURN_IF_ERROR(r.session.addConfigEntry(config::kExecutionProviders, config::defaultValue(config::kExecutionProviders)));
     }
     if (!o.optimizationLevel_.empty()) {
-      KILN_RETURN_IF_ERROR(r.session.addConfigEntry("kiln.graph_optimization_level", o.optimizationLevel_));
+      KILN_RETURN_IF_ERROR(r.session.addConfigEntry(config::kGraphOptimizationLevel, o.optimizationLevel_));
     }
     if (!o.targetProfile_.empty()) {
-      KILN_RETURN_IF_ERROR(r.session.addConfigEntry("kiln.vulkan.target_profile", o.targetProfile_));
+      KILN_RETURN_IF_ERROR(r.session.addConfigEntry(config::kVulkanTargetProfile, o.targetProfile_));
     }
     return r;
   }
 
   std::string prefix() const {
-    return options.prefix_.empty() ? session.configEntryOr("ep.context_node_name_prefix", "") : options.prefix_;
+    return options.prefix_.empty() ? session.configEntryOr(config::kEpContextNodeNamePrefix, "") : options.prefix_;
   }
 
   epctx::OutputLayout layout(const std::map<std::string, ExternalInitializerInfo>* originals) const {

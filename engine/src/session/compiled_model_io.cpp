@@ -4,6 +4,8 @@
 #include "ep/vulkan/device_profile.h"
 #include "ep/vulkan/driver_cache.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
+#include "kiln/config_keys.h"
+#include "session/session_config.h"
 #include "util/log.h"
 #include "util/stopwatch.h"
 
@@ -30,7 +32,7 @@ Result<ctxbin::BinaryContents> binaryContentsFor(std::vector<CompiledPartition> 
 Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, const SessionOptions& options,
                                          SessionTimings& timings, std::vector<std::shared_ptr<const void>>& keepAlive) {
   Stopwatch deviceClock;  // the first use of Vulkan in the process creates the instance: device work, not validation
-  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(options.configEntryOr("kiln.vulkan.device", ""), true));
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(configValue(options, config::kVulkanDevice), true));
   timings.device_create_ms += deviceClock.elapsedMs();
   Stopwatch validateClock;
   CompatibilityVerdict verdict =
@@ -50,7 +52,7 @@ Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, co
     if (auto opened = vk::attachDriverCacheTo(device, binary.driverCache())) keepAlive.push_back(std::move(opened));
   }
   if (verdict.compatibility == Compatibility::COMPATIBLE) {
-    if (options.configEntryOr("session.fail_on_suboptimal_compiled_model", "0") == "1") {
+    if (configValue(options, config::kFailOnSuboptimalCompiledModel) == "1") {
       return Status(StatusCode::FAIL, "context binary " + origin + " is compatible but not optimal on " + verdict.against +
                                           " (session.fail_on_suboptimal_compiled_model=1): " + reasons());
     }

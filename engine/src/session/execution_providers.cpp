@@ -1,46 +1,39 @@
 #include "session/execution_providers.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "ep/cpu/cpu_execution_provider.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
+#include "session/session_config.h"
 #include "util/log.h"
 
 namespace kiln {
 namespace {
 
-std::string trimmed(const std::string& text) {
-  const size_t start = text.find_first_not_of(" \t");
-  if (start == std::string::npos) return "";
-  return text.substr(start, text.find_last_not_of(" \t") - start + 1);
+vk::VulkanEpConfig vulkanEpConfig(const SessionConfig& config) {
+  vk::VulkanEpConfig ep;
+  ep.device = config.vulkan.device;
+  ep.targetProfile = config.vulkan.targetProfile;
+  ep.pipelineCachePath = config.vulkan.pipelineCachePath;
+  ep.profile = config.vulkan.profile;
+  ep.autotune = config.vulkan.autotune;
+  ep.fp16 = config.vulkan.fp16;
+  return ep;
 }
 
 }  // namespace
 
 Result<std::vector<std::string>> configuredProviderNames(const SessionOptions& options) {
-  std::vector<std::string> names;
-  std::stringstream stream(options.configEntryOr("kiln.execution_providers", "vulkan,cpu"));
-  std::string name;
-  while (std::getline(stream, name, ',')) {
-    name = trimmed(name);
-    if (name.empty() || std::find(names.begin(), names.end(), name) != names.end()) continue;
-    if (name != "cpu" && name != "vulkan") {
-      return Status(StatusCode::INVALID_ARGUMENT, "unknown execution provider '" + name +
-                                                      "' in kiln.execution_providers (known: vulkan, cpu)");
-    }
-    names.push_back(name);
-  }
-  return names;
+  KILN_ASSIGN_OR_RETURN(SessionConfig config, parseSessionConfig(options));
+  return std::move(config.executionProviders);
 }
 
 Result<ProviderSet> createProviders(const SessionOptions& options) {
-  const std::optional<std::string> configured = options.configEntry("kiln.execution_providers");
-  KILN_ASSIGN_OR_RETURN(const std::vector<std::string> names, configuredProviderNames(options));
+  KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
 
   ProviderSet set;
   bool haveCpu = false;
-  for (const auto& entry : names) {
+  for (const auto& entry : config.executionProviders) {
     if (entry == "cpu") {
       set.providers.push_back(std::make_unique<cpu::CpuExecutionProvider>());
       haveCpu = true;
@@ -48,9 +41,9 @@ Result<ProviderSet> createProviders(const SessionOptions& options) {
     }
     set.nonCpuRequested = true;
     // Contracts: a CPU-type device (lavapipe) only when asked for, by the EP list or by naming a device.
-    const bool explicitlyRequested = configured.has_value() || options.configEntry("kiln.vulkan.device").has_value();
+    const bool explicitlyRequested = config.executionProvidersSet || config.vulkan.deviceSet;
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionProvider> vulkan,
-                          vk::createVulkanExecutionProvider(options, explicitlyRequested));
+                          vk::createVulkanExecutionProvider(vulkanEpConfig(config), explicitlyRequested));
     if (vulkan) {
       set.providers.push_back(std::move(vulkan));
     } else {

@@ -234,6 +234,14 @@ void Device::releaseUnused() {
   std::erase_if(open.byIndex, [](const auto& entry) { return entry.second.use_count() == 1; });
 }
 
+std::vector<uint32_t> Device::openIndices() {
+  OpenDevices& open = openDevices();
+  std::lock_guard lock(open.mutex);
+  std::vector<uint32_t> indices;
+  for (const auto& [index, device] : open.byIndex) indices.push_back(index);
+  return indices;
+}
+
 Result<std::shared_ptr<Device>> Device::acquire(uint32_t index) {
   OpenDevices& open = openDevices();
   std::lock_guard lock(open.mutex);
