@@ -93,7 +93,11 @@ Result<ModelCompilationOptions> compilationOptionsFor(const CompileSettings& set
   ModelCompilationOptions options(std::move(session));
   options.setEpContextEmbedMode(settings.embedMode);
   if (!settings.targetProfile.isEmpty()) options.setTargetProfile(settings.targetProfile.toStdString());
-  if (!settings.optimizationLevel.isEmpty()) options.setGraphOptimizationLevel(settings.optimizationLevel.toStdString());
+  if (!settings.optimizationLevel.isEmpty()) {
+    KILN_ASSIGN_OR_RETURN(const GraphOptimizationLevel level,
+                          parseGraphOptimizationLevel(settings.optimizationLevel.toStdString()));
+    options.setGraphOptimizationLevel(level);
+  }
   if (!settings.externalInitializersFile.isEmpty()) {
     if (settings.externalThreshold < 0) {
       return Status(StatusCode::INVALID_ARGUMENT, "the external initializer threshold must not be negative");
@@ -101,8 +105,8 @@ Result<ModelCompilationOptions> compilationOptionsFor(const CompileSettings& set
     options.setOutputModelExternalInitializersFile(settings.externalInitializersFile.toStdString(),
                                                    static_cast<size_t>(settings.externalThreshold));
   }
-  options.setFlags((settings.errorIfOutputExists ? kErrorIfOutputFileExists : 0u) |
-                   (settings.errorIfNoNodesCompiled ? kErrorIfNoNodesCompiled : 0u));
+  options.setFlags(flagIf(settings.errorIfOutputExists, CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS) |
+                   flagIf(settings.errorIfNoNodesCompiled, CompileFlags::ERROR_IF_NO_NODES_COMPILED));
   options.setInputModelPath(source);
   if (!settings.outputPath.isEmpty()) options.setOutputModelPath(settings.outputPath.toStdString());
   if (!settings.nodeNamePrefix.isEmpty()) options.setNodeNamePrefix(settings.nodeNamePrefix.toStdString());

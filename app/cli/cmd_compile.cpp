@@ -68,9 +68,13 @@ Result<ModelCompilationOptions> optionsFrom(const CompileArgs& args, ProgressDis
   ModelCompilationOptions options(std::move(session));
   options.setEpContextEmbedMode(args.embedMode == 1);
   if (!args.targetProfile.empty()) options.setTargetProfile(args.targetProfile);
-  if (!args.optimizationLevel.empty()) options.setGraphOptimizationLevel(args.optimizationLevel);
+  if (!args.optimizationLevel.empty()) {
+    KILN_ASSIGN_OR_RETURN(const GraphOptimizationLevel level, parseGraphOptimizationLevel(args.optimizationLevel));
+    options.setGraphOptimizationLevel(level);
+  }
   if (!args.extInitializers.empty()) options.setOutputModelExternalInitializersFile(args.extInitializers, args.extThreshold);
-  options.setFlags((args.errorIfExists ? kErrorIfOutputFileExists : 0u) | (args.errorIfNoNodes ? kErrorIfNoNodesCompiled : 0u));
+  options.setFlags(flagIf(args.errorIfExists, CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS) |
+                   flagIf(args.errorIfNoNodes, CompileFlags::ERROR_IF_NO_NODES_COMPILED));
   return options;
 }
 

@@ -409,7 +409,8 @@ class TestCompilePanel : public QObject {
     QCOMPARE(session.configEntryOr("kiln.vulkan.autotune", ""), std::string("1"));
     QCOMPARE(session.configEntryOr("kiln.free_dim_override.batch", ""), std::string("4"));
     QVERIFY(options->embedMode());
-    QCOMPARE(options->flags(), uint32_t{kiln::kErrorIfOutputFileExists | kiln::kErrorIfNoNodesCompiled});
+    QCOMPARE(static_cast<uint32_t>(options->flags()),
+             static_cast<uint32_t>(kiln::CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS | kiln::CompileFlags::ERROR_IF_NO_NODES_COMPILED));
 
     settings.shapes = {QStringLiteral("image=4x3x32")};
     const auto wrongRank = kiln::bridge::compilationOptionsFor(settings);

@@ -12,6 +12,8 @@
 // - The weight-sharing group at generation (ep.share_ep_contexts=1 with ep.context_enable=1): compiled sessions
 //   join one pending group, written when a session sets ep.stop_share_ep_contexts=1; until then the group holds
 //   its members' compiled partitions. discardPendingShareGroup() drops an abandoned group.
+// - OpenBLAS: creating a session (its CPU EP) sets OpenBLAS to one thread for the process; the CPU EP splits GEMMs
+//   over its own pool, and OpenBLAS threads beside it would only spin.
 // - Logging: one process-wide sink, set with setLogSink() (kiln/log.h); by default warnings and errors go to stderr.
 #pragma once
 

@@ -38,7 +38,9 @@ class Session {
   static Result<std::unique_ptr<Session>> create(std::span<const std::byte> modelBytes,
                                                  const SessionOptions& options = {});
 
+  // The graph inputs a run must feed (initializers excluded), in declaration order.
   virtual const std::vector<ValueMetadata>& inputs() const = 0;
+  // The graph outputs, in declaration order.
   virtual const std::vector<ValueMetadata>& outputs() const = 0;
 
   // Runs one inference. Every graph input without an initializer must be given; returns all graph outputs in
@@ -59,6 +61,7 @@ class Session {
 
   // Timing breakdown of session creation (and first_run_ms after the first run).
   virtual const SessionTimings& timings() const = 0;
+  // Work done during session creation (glslang compiles, pipelines, cache hits).
   virtual const WorkCounters& counters() const = 0;
   // Every partition of every graph (compiled ones and runs of CPU-EP nodes), in partitionReport() order.
   virtual const std::vector<PartitionSummary>& partitions() const = 0;

@@ -59,7 +59,7 @@ ModelCompilationOptions& ModelCompilationOptions::setEpContextEmbedMode(bool emb
   embed_ = embed;
   return *this;
 }
-ModelCompilationOptions& ModelCompilationOptions::setFlags(uint32_t flags) {
+ModelCompilationOptions& ModelCompilationOptions::setFlags(CompileFlags flags) {
   flags_ = flags;
   return *this;
 }
@@ -69,8 +69,8 @@ ModelCompilationOptions& ModelCompilationOptions::setEpContextBinaryInformation(
   binaryModelName_ = std::move(modelName);
   return *this;
 }
-ModelCompilationOptions& ModelCompilationOptions::setGraphOptimizationLevel(std::string level) {
-  optimizationLevel_ = std::move(level);
+ModelCompilationOptions& ModelCompilationOptions::setGraphOptimizationLevel(GraphOptimizationLevel level) {
+  optimizationLevel_ = level;
   return *this;
 }
 ModelCompilationOptions& ModelCompilationOptions::setTargetProfile(std::string profilePath) {
@@ -153,7 +153,7 @@ struct CompileRequest {
                                                         "' should not point to a folder: give a file such as model_ctx.onnx");
       }
       std::error_code ec;
-      if ((o.flags_ & kErrorIfOutputFileExists) && fs::exists(r.outputPath, ec)) {
+      if (hasFlag(o.flags_, CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS) && fs::exists(r.outputPath, ec)) {
         return Status(StatusCode::FAIL, "Failed to generate EP context model since the file '" + r.outputPath +
                                             "' exists already. Please remove the EP context model if you want to "
                                             "re-generate it.");
@@ -186,8 +186,9 @@ struct CompileRequest {
     if (!r.session.configEntry(config::kExecutionProviders)) {
       KILN_RETURN_IF_ERROR(r.session.addConfigEntry(config::kExecutionProviders, config::defaultValue(config::kExecutionProviders)));
     }
-    if (!o.optimizationLevel_.empty()) {
-      KILN_RETURN_IF_ERROR(r.session.addConfigEntry(config::kGraphOptimizationLevel, o.optimizationLevel_));
+    if (o.optimizationLevel_) {
+      KILN_RETURN_IF_ERROR(r.session.addConfigEntry(config::kGraphOptimizationLevel,
+                                                    graphOptimizationLevelName(*o.optimizationLevel_)));
     }
     if (!o.targetProfile_.empty()) {
       KILN_RETURN_IF_ERROR(r.session.addConfigEntry(config::kVulkanTargetProfile, o.targetProfile_));
@@ -267,7 +268,7 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
   FileTransaction files;
   const epctx::OutputLayout layout = request.layout(&compiling.originals);
   if (compiled.partitions.empty()) {
-    if (options.flags() & kErrorIfNoNodesCompiled) {
+    if (hasFlag(options.flags(), CompileFlags::ERROR_IF_NO_NODES_COMPILED)) {
       return Status(StatusCode::FAIL, "Unable to compile any nodes. Check that the session EPs support compilation "
                                       "and can execute at least one subgraph in the model.");
     }

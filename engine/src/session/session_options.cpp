@@ -8,6 +8,23 @@
 
 namespace kiln {
 
+const char* graphOptimizationLevelName(GraphOptimizationLevel level) {
+  switch (level) {
+    case GraphOptimizationLevel::NONE: return "none";
+    case GraphOptimizationLevel::BASIC: return "basic";
+    case GraphOptimizationLevel::ALL: return "all";
+  }
+  return "?";
+}
+
+Result<GraphOptimizationLevel> parseGraphOptimizationLevel(const std::string& text) {
+  if (text == "none") return GraphOptimizationLevel::NONE;
+  if (text == "basic") return GraphOptimizationLevel::BASIC;
+  if (text == "all") return GraphOptimizationLevel::ALL;
+  return Status(StatusCode::INVALID_ARGUMENT,
+                std::string(config::kGraphOptimizationLevel) + " must be none, basic or all, got '" + text + "'");
+}
+
 const std::map<std::string, std::string>& knownConfigKeys() {
   static const std::map<std::string, std::string> keys = [] {
     std::map<std::string, std::string> byKey;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/device.h"
 #include "kiln/status.h"
 
 namespace kiln::vk {
@@ -21,7 +22,7 @@ namespace kiln::vk {
 struct DeviceInfo {
   uint32_t index = 0;  // position in vkEnumeratePhysicalDevices order
   std::string name;
-  std::string type;    // "discrete", "integrated", "virtual", "cpu", "other"
+  VulkanDeviceType type = VulkanDeviceType::OTHER;
   uint32_t vendorId = 0, deviceId = 0;
   uint32_t apiVersion = 0, driverVersion = 0;
   uint32_t driverId = 0;
@@ -43,7 +44,8 @@ struct DeviceInfo {
   bool timestampQueries = false;  // the compute queue supports timestamps
   float timestampPeriodNs = 0;
 
-  bool isCpu() const { return type == "cpu"; }
+  // True for a CPU implementation (lavapipe).
+  bool isCpu() const { return type == VulkanDeviceType::CPU; }
   // "1.3.239"
   std::string apiVersionString() const;
   // 32 lower-case hex digits.
