@@ -28,7 +28,7 @@ QStringList describeVulkanDevices() {
     if (!device.driverInfo.empty()) driver += QLatin1Char(' ') + QString::fromStdString(device.driverInfo);
     lines.append(QStringLiteral("%1: %2 %3, Vulkan %4, %5")
                      .arg(QString::number(device.index), QString::fromStdString(device.name), driver,
-                          QString::fromStdString(device.apiVersion), QString::fromStdString(device.type)));
+                          QString::fromStdString(device.apiVersion), QString::fromLatin1(vulkanDeviceTypeName(device.type))));
   }
   return lines;
 }

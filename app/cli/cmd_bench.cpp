@@ -172,7 +172,7 @@ class BenchRunner {
       if (!args_.device.empty() && (d.name == args_.device || std::to_string(d.index) == args_.device)) chosen = &d;
     }
     for (const auto& d : *devices) {
-      if (!chosen && d.type != "cpu") chosen = &d;
+      if (!chosen && d.type != VulkanDeviceType::CPU) chosen = &d;
     }
     if (!chosen) chosen = &devices->front();
     return chosen->name + " (" + chosen->driverName + " " + chosen->driverInfo + ")";

@@ -41,7 +41,7 @@ int runDevices(const DevicesArgs& args) {
     return kExitOk;
   }
   for (const auto& d : *devices) {
-    std::printf("%u: %s (%s%s)\n", d.index, d.name.c_str(), d.type.c_str(),
+    std::printf("%u: %s (%s%s)\n", d.index, d.name.c_str(), vulkanDeviceTypeName(d.type),
                 d.usedByDefault ? "" : ", used only with --ep vulkan or kiln.vulkan.device");
     std::printf("   vendor 0x%04x device 0x%04x, Vulkan %s, driver %s: %s\n", d.vendorId, d.deviceId,
                 d.apiVersion.c_str(), d.driverName.c_str(), d.driverInfo.c_str());

@@ -524,7 +524,7 @@ void BinaryInspector::onDevicesListed(const QList<VulkanDeviceDescription>& devi
   }
   int at = 1;
   for (const auto& device : devices) {
-    deviceCombo_->insertItem(at, tr("%1: %2 (%3)").arg(device.index).arg(qs(device.name), qs(device.type)),
+    deviceCombo_->insertItem(at, tr("%1: %2 (%3)").arg(device.index).arg(qs(device.name), QString::fromLatin1(vulkanDeviceTypeName(device.type))),
                              QString::number(device.index));
     deviceCombo_->setItemData(at, QStringLiteral("device"), kKindRole);
     ++at;

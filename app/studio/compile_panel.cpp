@@ -459,7 +459,7 @@ void CompilePanel::showDevices() {
     for (const VulkanDeviceDescription& device : devices_->value()) {
       deviceCombo_->addItem(tr("%1: %2 (%3)")
                                 .arg(device.index)
-                                .arg(QString::fromStdString(device.name), QString::fromStdString(device.type)),
+                                .arg(QString::fromStdString(device.name), QString::fromLatin1(kiln::vulkanDeviceTypeName(device.type))),
                             QString::number(device.index));
       deviceCombo_->setItemData(deviceCombo_->count() - 1,
                                 tr("Vulkan %1, %2 %3")

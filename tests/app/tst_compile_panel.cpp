@@ -415,7 +415,8 @@ class TestCompilePanel : public QObject {
     // The shapes are the session's input shapes, which the engine checks against the model when it compiles.
     QCOMPARE(session.inputShapes().at("image"), (kiln::Shape{4, 3, 32, 32}));
     QVERIFY(options->embedMode());
-    QCOMPARE(options->flags(), uint32_t{kiln::kErrorIfOutputFileExists | kiln::kErrorIfNoNodesCompiled});
+    QCOMPARE(static_cast<uint32_t>(options->flags()),
+             static_cast<uint32_t>(kiln::CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS | kiln::CompileFlags::ERROR_IF_NO_NODES_COMPILED));
 
     settings.shapes = {QStringLiteral("image=4x3x32")};
     settings.embedMode = false;

@@ -84,7 +84,7 @@ CompiledPartition partition(const std::string& name, const vk::DeviceInfo& targe
 vk::DeviceInfo device() {
   vk::DeviceInfo d;
   d.name = "Synthetic GPU";
-  d.type = "discrete";
+  d.type = VulkanDeviceType::DISCRETE;
   d.vendorId = 0x1002;
   d.deviceId = 0x73bf;
   d.apiVersion = (1u << 22) | (3u << 12);

@@ -16,7 +16,7 @@ namespace kiln::testing {
 inline vk::DeviceInfo lavapipeIdentity() {
   vk::DeviceInfo d;
   d.name = "llvmpipe (LLVM 15.0.6, 256 bits)";
-  d.type = "cpu";
+  d.type = VulkanDeviceType::CPU;
   d.vendorId = 0x10005;
   d.deviceId = 0;
   d.apiVersion = VK_MAKE_API_VERSION(0, 1, 3, 230);

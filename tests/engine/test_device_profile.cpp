@@ -40,8 +40,18 @@ TEST(DeviceProfile, ShippedProfilesParse) {
   EXPECT_EQ(minimal->maxComputeWorkGroupInvocations, 128u);
   auto lavapipe = readVulkanDeviceProfile(kProfiles + "lavapipe.json");
   ASSERT_TRUE(lavapipe.isOk()) << lavapipe.status().toString();
-  EXPECT_EQ(lavapipe->type, "cpu");
+  EXPECT_EQ(lavapipe->type, VulkanDeviceType::CPU);
   EXPECT_FALSE(lavapipe->usedByDefault);
+}
+
+TEST(DeviceProfile, DeviceTypeSpellingsRoundTrip) {
+  for (auto type : {VulkanDeviceType::DISCRETE, VulkanDeviceType::INTEGRATED, VulkanDeviceType::VIRTUAL,
+                    VulkanDeviceType::CPU, VulkanDeviceType::OTHER}) {
+    EXPECT_EQ(parseVulkanDeviceType(vulkanDeviceTypeName(type)), type);
+  }
+  EXPECT_EQ(vulkanDeviceTypeName(VulkanDeviceType::DISCRETE), std::string("discrete"));
+  EXPECT_FALSE(parseVulkanDeviceType("Discrete").has_value());
+  EXPECT_FALSE(parseVulkanDeviceType("").has_value());
 }
 
 TEST(DeviceProfile, MalformedProfilesNameTheProblem) {
@@ -66,6 +76,11 @@ TEST(DeviceProfile, MalformedProfilesNameTheProblem) {
   std::string badUuid = good;
   badUuid.replace(badUuid.find("00000000000000000000000000000000"), 32, "zz");
   expectError(badUuid, "pipeline_cache_uuid");
+  std::string badType = good;
+  const size_t type = badType.find("\"type\": \"");
+  ASSERT_NE(type, std::string::npos);
+  badType.replace(type, 9, "\"type\": \"gpu-ish");
+  expectError(badType, "'identity.type' must be discrete, integrated, virtual, cpu or other, got 'gpu-ish");
 
   testing::TempDir dir;
   auto absent = readVulkanDeviceProfile(dir.file("none.json"));

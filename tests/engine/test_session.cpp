@@ -1,6 +1,7 @@
 // Session API: create from file and buffer, metadata, run, input validation, config keys, cancellation, timings.
 #include <gtest/gtest.h>
 
+#include "kiln/config_keys.h"
 #include "kiln/session.h"
 #include "test_models.h"
 
@@ -106,6 +107,26 @@ TEST(Session, ReportsProgress) {
   ASSERT_TRUE(Session::create(modelFile(dir), options).isOk());
   EXPECT_EQ(stages.front(), "load");
   EXPECT_NE(std::find(stages.begin(), stages.end(), "compile"), stages.end());
+}
+
+TEST(Session, GraphOptimizationLevelSpellings) {
+  for (auto level : {GraphOptimizationLevel::NONE, GraphOptimizationLevel::BASIC, GraphOptimizationLevel::ALL}) {
+    auto parsed = parseGraphOptimizationLevel(graphOptimizationLevelName(level));
+    ASSERT_TRUE(parsed.isOk());
+    EXPECT_EQ(*parsed, level);
+  }
+  auto bad = parseGraphOptimizationLevel("max");
+  ASSERT_EQ(bad.status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(bad.status().message().find("kiln.graph_optimization_level must be none, basic or all, got 'max'"),
+            std::string::npos);
+}
+
+TEST(Session, ConfigKeyTableHasEveryKnownKeyWithItsDefault) {
+  EXPECT_EQ(config::defaultValue(config::kExecutionProviders), "vulkan,cpu");
+  EXPECT_EQ(config::defaultValue(config::kGraphOptimizationLevel), "basic");
+  EXPECT_EQ(config::defaultValue("kiln.no_such_key"), "");
+  EXPECT_EQ(knownConfigKeys().size(), config::knownKeys().size());
+  for (const auto& info : config::knownKeys()) EXPECT_EQ(knownConfigKeys().count(info.key), 1u) << info.key;
 }
 
 }  // namespace

@@ -154,7 +154,7 @@ TEST_F(EpContextErrors, E02_SessionOptionFlowRefusesAnExistingOutput) {
   }
 }
 
-// The Compile API overwrites unless kErrorIfOutputFileExists is set.
+// The Compile API overwrites unless CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS is set.
 TEST_F(EpContextErrors, E02_CompileApiFlagRefusesAnExistingOutputElseOverwrites) {
   REQUIRE_VULKAN();
   const SourceModel m = source();
@@ -164,11 +164,11 @@ TEST_F(EpContextErrors, E02_CompileApiFlagRefusesAnExistingOutputElseOverwrites)
   ageFile(binary);
   const Snapshot existing = Snapshot::of({ctx, binary});
   ModelCompilationOptions options(vulkanOptions());
-  options.setInputModelPath(m.path).setFlags(kErrorIfOutputFileExists);
+  options.setInputModelPath(m.path).setFlags(CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS);
   EXPECT_STATUS(compileModel(options).status(), StatusCode::FAIL, "exists already");
   existing.expectUnchanged();
 
-  options.setFlags(kCompileFlagsNone);
+  options.setFlags(CompileFlags::NONE);
   ASSERT_TRUE(compileModel(options).isOk());
   EXPECT_NE(modificationTime(ctx), existing.files.at(ctx).second) << "the ctx model was not overwritten";
   EXPECT_NE(modificationTime(binary), existing.files.at(binary).second) << "the binary was not overwritten";
@@ -265,7 +265,7 @@ TEST_F(EpContextErrors, E07_ErrorIfNoNodesCompiledWritesNothing) {
   const SourceModel m = source();
   const auto before = listFiles(root_);
   ModelCompilationOptions options(withEntries({}, {{"kiln.execution_providers", "cpu"}}));
-  options.setInputModelPath(m.path).setFlags(kErrorIfNoNodesCompiled);
+  options.setInputModelPath(m.path).setFlags(CompileFlags::ERROR_IF_NO_NODES_COMPILED);
   EXPECT_STATUS(compileModel(options).status(), StatusCode::FAIL, "Unable to compile any nodes");
   EXPECT_EQ(listFiles(root_), before);
 }
@@ -279,7 +279,7 @@ TEST_F(EpContextErrors, E07_ModelWithoutVulkanNodesFailsWithTheFlag) {
   const std::string path = b.save(at("cpu_only.onnx"));
   const auto before = listFiles(root_);
   ModelCompilationOptions options(vulkanOptions());
-  options.setInputModelPath(path).setFlags(kErrorIfNoNodesCompiled);
+  options.setInputModelPath(path).setFlags(CompileFlags::ERROR_IF_NO_NODES_COMPILED);
   EXPECT_STATUS(compileModel(options).status(), StatusCode::FAIL, "Unable to compile any nodes");
   EXPECT_EQ(listFiles(root_), before);
 }

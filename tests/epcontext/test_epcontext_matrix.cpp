@@ -244,9 +244,9 @@ InitializerLocationFunc EpContextMatrix::locationFunc() {
 void EpContextMatrix::compileWithApi() {
   ModelCompilationOptions options(sourceOptions(vulkanOptions()));
   options.setEpContextEmbedMode(c_.embed == 1);
-  options.setFlags(c_.flag == Flag::kErrorIfNoNodes ? kErrorIfNoNodesCompiled
-                   : c_.flag == Flag::kErrorIfExists ? kErrorIfOutputFileExists
-                                                     : kCompileFlagsNone);
+  options.setFlags(c_.flag == Flag::kErrorIfNoNodes ? CompileFlags::ERROR_IF_NO_NODES_COMPILED
+                   : c_.flag == Flag::kErrorIfExists ? CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS
+                                                     : CompileFlags::NONE);
   if (c_.init == Init::kFile) options.setOutputModelExternalInitializersFile("ext.bin", 64);
   if (c_.init == Init::kCallbackFile || c_.init == Init::kKeepOriginal) {
     options.setOutputModelGetInitializerLocationFunc(locationFunc());

@@ -22,12 +22,25 @@
 
 namespace kiln {
 
-// ONNX Runtime's OrtCompileApiFlags.
-enum CompileFlags : uint32_t {
-  kCompileFlagsNone = 0,
-  kErrorIfNoNodesCompiled = 1u << 0,   // FAIL "Unable to compile any nodes" instead of writing a plain model
-  kErrorIfOutputFileExists = 1u << 1,  // FAIL before compiling when the output model exists (default: overwrite)
+// ONNX Runtime's OrtCompileApiFlags (same bit values); combine with |.
+enum class CompileFlags : uint32_t {
+  NONE = 0,
+  ERROR_IF_NO_NODES_COMPILED = 1u << 0,   // FAIL "Unable to compile any nodes" instead of writing a plain model
+  ERROR_IF_OUTPUT_FILE_EXISTS = 1u << 1,  // FAIL before compiling when the output model exists (default: overwrite)
 };
+
+// The union of two flag sets.
+constexpr CompileFlags operator|(CompileFlags a, CompileFlags b) {
+  return static_cast<CompileFlags>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
+}
+// The flags set in both.
+constexpr CompileFlags operator&(CompileFlags a, CompileFlags b) {
+  return static_cast<CompileFlags>(static_cast<uint32_t>(a) & static_cast<uint32_t>(b));
+}
+// True when `flags` includes every flag of `flag`.
+constexpr bool hasFlag(CompileFlags flags, CompileFlags flag) { return (flags & flag) == flag; }
+// `flag` when `on`, else NONE: for building a set from booleans.
+constexpr CompileFlags flagIf(bool on, CompileFlags flag) { return on ? flag : CompileFlags::NONE; }
 
 // Where an initializer of the source model lives in its external-data file.
 struct ExternalInitializerInfo {
@@ -42,10 +55,12 @@ struct InitializerLocation {
   Kind kind = Kind::EMBED;
   // FILE: a file name relative to the output model's folder; Kiln appends the data there (64-byte aligned).
   std::string file;
+  // The initializer is stored inside the output model.
   static InitializerLocation embed() { return {}; }
+  // The initializer is appended to file `name` (relative to the output model's folder).
   static InitializerLocation inFile(std::string name) { return {Kind::FILE, std::move(name)}; }
   // The initializer stays where the source model had it (`original` must have been given; the file must sit in
-  // the output model's folder or below it, the path rules of the Contracts).
+  // the output model's folder or below it, as ONNX Runtime's path rules for external data require).
   static InitializerLocation keepOriginal() { return {Kind::ORIGINAL, {}}; }
 };
 // Called once per initializer of the output model; `original` is its source external-data location, if any.
@@ -60,31 +75,42 @@ class ModelCompilationOptions {
   // Starts from `sessionOptions` (config entries such as kiln.vulkan.device, progress and cancellation).
   explicit ModelCompilationOptions(SessionOptions sessionOptions = {});
 
+  // The model to compile, from a file (exclusive with setInputModelFromBuffer).
   ModelCompilationOptions& setInputModelPath(std::string path);
   // The bytes are borrowed: they must outlive compileModel().
   ModelCompilationOptions& setInputModelFromBuffer(std::span<const std::byte> bytes);
+  // Where the EPContext model goes (default: <input stem>_ctx.onnx beside the input); one output kind only.
   ModelCompilationOptions& setOutputModelPath(std::string path);
   // The serialized output model is stored in `*buffer` (which must outlive compileModel()).
   ModelCompilationOptions& setOutputModelBuffer(std::vector<std::byte>* buffer);
+  // The output model is passed to `write` in chunks.
   ModelCompilationOptions& setOutputModelWriteFunc(OutputWriteFunc write);
   // Initializers of at least `sizeThreshold` bytes (default 1024, as ONNX Runtime's Python API) go to `path`,
   // relative to the output model's folder. Exclusive with setOutputModelGetInitializerLocationFunc.
   ModelCompilationOptions& setOutputModelExternalInitializersFile(std::string path, size_t sizeThreshold = 1024);
+  // `func` decides, per initializer, where it goes (exclusive with setOutputModelExternalInitializersFile).
   ModelCompilationOptions& setOutputModelGetInitializerLocationFunc(InitializerLocationFunc func);
+  // true: the context binary is embedded in the EPContext node; false (default): a separate file.
   ModelCompilationOptions& setEpContextEmbedMode(bool embed);
-  ModelCompilationOptions& setFlags(uint32_t flags);
+  // Replaces the flags (default NONE).
+  ModelCompilationOptions& setFlags(CompileFlags flags);
   // Where the binary goes when the output model is not a file (buffer or callback) and embed mode is 0:
   // <directory>/<modelName stem>_vulkan.bin; at load set ep.context_file_path=<directory>/<modelName>.
   ModelCompilationOptions& setEpContextBinaryInformation(std::string directory, std::string modelName);
-  // none | basic | all (kiln.graph_optimization_level; the session options' value, else basic).
-  ModelCompilationOptions& setGraphOptimizationLevel(std::string level);
+  // Overrides kiln.graph_optimization_level (unset: the session options' value, else basic).
+  ModelCompilationOptions& setGraphOptimizationLevel(GraphOptimizationLevel level);
   // Cross-compile for a device profile JSON instead of a live device (kiln.vulkan.target_profile).
   ModelCompilationOptions& setTargetProfile(std::string profilePath);
-  ModelCompilationOptions& setNodeNamePrefix(std::string prefix);  // ep.context_node_name_prefix
+  // Prefix for EPContext node and partition names (ep.context_node_name_prefix).
+  ModelCompilationOptions& setNodeNamePrefix(std::string prefix);
 
+  // The embed mode setEpContextEmbedMode() set.
   bool embedMode() const { return embed_; }
-  uint32_t flags() const { return flags_; }
+  // The flags setFlags() set.
+  CompileFlags flags() const { return flags_; }
+  // The session options the compile creates its session with.
   SessionOptions& sessionOptions() { return session_; }
+  // The session options, read-only.
   const SessionOptions& sessionOptions() const { return session_; }
 
  private:
@@ -99,9 +125,9 @@ class ModelCompilationOptions {
   size_t externalThreshold_ = 1024;
   InitializerLocationFunc initializerLocation_;
   bool embed_ = false;
-  uint32_t flags_ = kCompileFlagsNone;
+  CompileFlags flags_ = CompileFlags::NONE;
   std::string binaryDirectory_, binaryModelName_;
-  std::string optimizationLevel_;
+  std::optional<GraphOptimizationLevel> optimizationLevel_;
   std::string targetProfile_;
   std::string prefix_;
   int inputsSet_ = 0, outputsSet_ = 0;

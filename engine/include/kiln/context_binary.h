@@ -1,6 +1,7 @@
 // The context binary (<stem>_vulkan.bin): what a compiled model's EPContext nodes point to. This header is its
 // public view: header fields, section table, graphs, SPIR-V, weights and the compatibility verdict against a
-// device or a device profile, all computable without creating a session. The format is in engine/README.md.
+// device or a device profile, all computable without creating a session. The byte layout is versioned by the
+// header's format version; this API is the supported way to read it.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 
 namespace kiln {
 
-// How a binary fits a device (architecture.md): `optimal` (same device and driver: the driver pipeline cache is
+// How a binary fits a device: `optimal` (same device and driver: the driver pipeline cache is
 // used), `compatible` (the SPIR-V and features fit: pipelines are recreated), `unsupported` (format or engine
 // version, or a required feature or limit is missing: loading fails with INVALID_GRAPH).
 enum class Compatibility { OPTIMAL, COMPATIBLE, UNSUPPORTED };

@@ -3,17 +3,27 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/status.h"
 
 namespace kiln {
 
+// VkPhysicalDeviceType, as Kiln names it.
+enum class VulkanDeviceType { DISCRETE, INTEGRATED, VIRTUAL, CPU, OTHER };
+
+// "discrete", "integrated", "virtual", "cpu" or "other": the spelling in JSON and device profiles.
+const char* vulkanDeviceTypeName(VulkanDeviceType type);
+// Parses a spelling of vulkanDeviceTypeName; nullopt for anything else.
+std::optional<VulkanDeviceType> parseVulkanDeviceType(std::string_view text);
+
 struct VulkanDeviceDescription {
   uint32_t index = 0;          // what kiln.vulkan.device accepts (or a name substring)
   std::string name;
-  std::string type;            // "discrete", "integrated", "virtual", "cpu", "other"
+  VulkanDeviceType type = VulkanDeviceType::OTHER;
   uint32_t vendorId = 0, deviceId = 0;
   std::string apiVersion;      // "1.3.239"
   uint32_t driverVersion = 0;

@@ -20,7 +20,11 @@ struct ProgressEvent {
 // and returns CANCELLED.
 class CancellationToken {
  public:
+  // Marks the work as cancelled (any thread); the engine notices at its next check.
   void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  // Clears the mark, so the token can serve another piece of work.
+  void reset() { cancelled_.store(false, std::memory_order_relaxed); }
+  // True after cancel() (until reset()).
   bool isCancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
  private:
@@ -32,9 +36,11 @@ struct ProgressSink {
   std::function<void(const ProgressEvent&)> onProgress;
   std::shared_ptr<CancellationToken> cancellation;
 
+  // Calls onProgress, if set, with one event.
   void report(std::string stage, int64_t done, int64_t total) const {
     if (onProgress) onProgress(ProgressEvent{std::move(stage), done, total});
   }
+  // True when a token is set and cancelled.
   bool cancelled() const { return cancellation && cancellation->isCancelled(); }
 };
 

@@ -9,40 +9,15 @@
 #include <vector>
 
 #include "kiln/partition_report.h"
+#include "kiln/run_options.h"
 #include "kiln/session_options.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
 #include "kiln/timings.h"
 #include "kiln/value.h"
+#include "kiln/value_metadata.h"
 
 namespace kiln {
-
-// One dimension of a declared shape: a fixed size, or a symbolic name (dim_param), or unknown.
-struct Dimension {
-  int64_t value = -1;   // >= 0 when fixed
-  std::string param;    // dim_param when symbolic
-  bool isFixed() const { return value >= 0; }
-};
-
-// A graph input or output as the model declares it.
-struct ValueMetadata {
-  std::string name;
-  ValueKind kind = ValueKind::TENSOR;  // a sequence or optional is fed and returned through runValues()
-  DataType dtype = DataType::UNDEFINED;  // element type (of the tensor, or of the sequence's tensors)
-  bool hasShape = false;            // false when the model gives no shape at all
-  std::vector<Dimension> shape;
-};
-
-struct NamedTensor {
-  std::string name;
-  Tensor tensor;
-};
-
-// A graph input or output of any kind: tensor, sequence or optional (kiln/value.h).
-struct NamedValue {
-  std::string name;
-  Value value;
-};
 
 // One line of the partition report (partitionReport() has the details).
 struct PartitionSummary {
@@ -53,6 +28,7 @@ struct PartitionSummary {
 
 class Session {
  public:
+  // Releases the session's partitions and its hold on shared devices, thread pools and binaries (environment.h).
   virtual ~Session() = default;
 
   // Loads, checks, partitions and compiles the model at `path`.
@@ -62,19 +38,30 @@ class Session {
   static Result<std::unique_ptr<Session>> create(std::span<const std::byte> modelBytes,
                                                  const SessionOptions& options = {});
 
+  // The graph inputs a run must feed (initializers excluded), in declaration order.
   virtual const std::vector<ValueMetadata>& inputs() const = 0;
+  // The graph outputs, in declaration order.
   virtual const std::vector<ValueMetadata>& outputs() const = 0;
 
   // Runs one inference. Every graph input without an initializer must be given; returns all graph outputs in
   // declaration order. Safe to call from several threads at once (runs of one session are serialized).
   // INVALID_ARGUMENT when an output is a sequence or optional value: use runValues() for such models.
-  virtual Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs) = 0;
+  // SessionOptions::progress (creation's callback and token) plays no part in runs.
+  Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs) { return run(inputs, RunOptions()); }
+  // run() under `options`: only the outputs options.outputNames() asks for, in that order; CANCELLED when
+  // options.setTerminate() is called before the run ends (the session stays usable); log lines carry the tag.
+  virtual Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs, const RunOptions& options) = 0;
   // run() for models with sequence or optional inputs or outputs (tensor values work too): same rules, and each
   // input's kind must be the declared one (ValueMetadata::kind); an empty optional is Value::none().
-  virtual Result<std::vector<NamedValue>> runValues(const std::vector<NamedValue>& inputs) = 0;
+  Result<std::vector<NamedValue>> runValues(const std::vector<NamedValue>& inputs) {
+    return runValues(inputs, RunOptions());
+  }
+  // runValues() under `options`, with the same rules as run(inputs, options).
+  virtual Result<std::vector<NamedValue>> runValues(const std::vector<NamedValue>& inputs, const RunOptions& options) = 0;
 
   // Timing breakdown of session creation (and first_run_ms after the first run).
   virtual const SessionTimings& timings() const = 0;
+  // Work done during session creation (glslang compiles, pipelines, cache hits).
   virtual const WorkCounters& counters() const = 0;
   // Every partition of every graph (compiled ones and runs of CPU-EP nodes), in partitionReport() order.
   virtual const std::vector<PartitionSummary>& partitions() const = 0;

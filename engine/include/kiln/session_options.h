@@ -12,6 +12,14 @@
 
 namespace kiln {
 
+// How much generic graph optimization runs before partitioning (kiln.graph_optimization_level).
+enum class GraphOptimizationLevel { NONE, BASIC, ALL };
+
+// "none", "basic" or "all": the spelling in config entries and JSON.
+const char* graphOptimizationLevelName(GraphOptimizationLevel level);
+// Parses a spelling of graphOptimizationLevelName; INVALID_ARGUMENT naming kiln.graph_optimization_level otherwise.
+Result<GraphOptimizationLevel> parseGraphOptimizationLevel(const std::string& text);
+
 class SessionOptions {
  public:
   // Sets a config entry. An unknown "kiln.*" key is INVALID_ARGUMENT; an unknown "session.*"/"ep.*" key is
@@ -21,6 +29,7 @@ class SessionOptions {
   std::optional<std::string> configEntry(const std::string& key) const;
   // The value, or `fallback` when unset.
   std::string configEntryOr(const std::string& key, const std::string& fallback) const;
+  // Every config entry set, by key.
   const std::map<std::string, std::string>& configEntries() const { return entries_; }
 
   // Fixes the shape of the model input `name` (every dimension, symbolic ones included); replaces an earlier shape

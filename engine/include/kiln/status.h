@@ -8,7 +8,7 @@
 
 namespace kiln {
 
-// Numeric values follow ONNX Runtime's OrtErrorCode where it has one (architecture.md, Contracts).
+// Numeric values follow ONNX Runtime's OrtErrorCode where it has one.
 enum class StatusCode : int {
   OK = 0,
   FAIL = 1,
@@ -26,21 +26,27 @@ enum class StatusCode : int {
   MODEL_REQUIRES_COMPILATION = 13,
 };
 
-// The code's name as spelled in the Contracts, e.g. "INVALID_GRAPH".
+// The code's name as spelled in the enum, e.g. "INVALID_GRAPH" ("UNKNOWN" for a value outside it).
 const char* statusCodeName(StatusCode code);
 
 class [[nodiscard]] Status {
  public:
+  // OK.
   Status() = default;
+  // A Status with `code` and a message a user can act on.
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
+  // The OK Status.
   static Status ok() { return {}; }
+  // True for OK.
   bool isOk() const { return code_ == StatusCode::OK; }
+  // The code (OK on success).
   StatusCode code() const { return code_; }
+  // The message ("" for OK).
   const std::string& message() const { return message_; }
   // "INVALID_GRAPH: <message>", or "OK".
   std::string toString() const;
-  // Prepends context to the message ("while loading x.onnx: ...").
+  // Prepends context to the message ("while loading x.onnx: ..."); OK stays OK.
   Status withContext(std::string_view context) const;
 
  private:
@@ -48,26 +54,60 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-// A value or the Status that explains why there is none.
+namespace detail {
+// Reports value() called on an error Result (with its Status) on stderr and aborts the process.
+[[noreturn]] void abortOnErrorResultValue(const Status& status);
+// The Status a Result built from an OK Status holds instead: FAIL, naming the misuse.
+Status okStatusWithoutValue();
+}  // namespace detail
+
+// A value or the Status that explains why there is none. Never throws.
+//
+// Misuse has defined behaviour: a Result built from an OK Status (which would hold neither) holds FAIL instead,
+// and value() (or ->, *) on an error Result reports the Status on stderr and calls std::abort(), in every build
+// type. Aborting was chosen over throwing (no exception crosses the API) and over a default-constructed fallback
+// (a silent empty tensor or null session would fail later, far from the bug, and not every T has a default): for
+// a library embedding Kiln, a caller that skips isOk() has a bug, and it must show where it is. Check isOk() first.
 template <class T>
 class [[nodiscard]] Result {
  public:
+  // A Result holding `value`.
   Result(T value) : state_(std::move(value)) {}  // NOLINT(implicit)
-  Result(Status status) : state_(std::move(status)) {}  // NOLINT(implicit); status must not be OK
+  // A Result holding the error `status`; an OK status becomes FAIL ("Result built from an OK status ...").
+  Result(Status status)  // NOLINT(implicit)
+      : state_(status.isOk() ? detail::okStatusWithoutValue() : std::move(status)) {}
 
+  // True when the Result holds a value.
   bool isOk() const { return std::holds_alternative<T>(state_); }
+  // The error, or an OK Status when the Result holds a value.
   const Status& status() const {
     static const Status kOk;
-    return isOk() ? kOk : std::get<Status>(state_);
+    const Status* error = std::get_if<Status>(&state_);
+    return error ? *error : kOk;
   }
-  T& value() & { return std::get<T>(state_); }
-  const T& value() const& { return std::get<T>(state_); }
-  T&& value() && { return std::get<T>(std::move(state_)); }
-  T* operator->() { return &value(); }
+  // The value. Precondition: isOk(); otherwise aborts (see above).
+  T& value() & { return checkedValue(); }
+  // The value. Precondition: isOk(); otherwise aborts.
+  const T& value() const& { return const_cast<Result*>(this)->checkedValue(); }
+  // The value, moved out. Precondition: isOk(); otherwise aborts.
+  T&& value() && { return std::move(checkedValue()); }
+  // Member access on the value. Precondition: isOk(); otherwise aborts.
+  T* operator->() { return &checkedValue(); }
+  // Member access on the value. Precondition: isOk(); otherwise aborts.
   const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
+  // The value. Precondition: isOk(); otherwise aborts.
+  T& operator*() & { return checkedValue(); }
 
  private:
+  T& checkedValue() {
+    T* held = std::get_if<T>(&state_);
+    if (!held) {
+      const Status* error = std::get_if<Status>(&state_);
+      detail::abortOnErrorResultValue(error ? *error : detail::okStatusWithoutValue());
+    }
+    return *held;
+  }
+
   std::variant<T, Status> state_;
 };
 

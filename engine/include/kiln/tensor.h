@@ -41,13 +41,17 @@ const char* dataTypeName(DataType type);
 struct Float16 {
   uint16_t bits = 0;
   Float16() = default;
+  // Rounds `value` to the nearest binary16 (overflow gives infinity).
   explicit Float16(float value);
+  // The exact float value.
   operator float() const;  // NOLINT(implicit)
 };
 struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
+  // Rounds `value` to the nearest bfloat16.
   explicit BFloat16(float value);
+  // The exact float value.
   operator float() const;  // NOLINT(implicit)
 };
 
@@ -67,27 +71,41 @@ class Tensor {
   // Copies min(values.size(), shapeSize(shape)) elements; the rest stay zero.
   template <class T>
   static Tensor fromVector(Shape shape, const std::vector<T>& values);
+  // A STRING tensor holding `values` (as fromVector: extra values dropped, missing ones empty).
   static Tensor fromStrings(Shape shape, std::vector<std::string> values);
   // A tensor over memory someone else owns (a mapped file, a caller's buffer): `storage` must hold at least
   // byteSize() bytes, suitably aligned for `type`, and keeps that memory alive (use shared_ptr's aliasing
   // constructor to point into a larger owner). Not for STRING.
   static Tensor wrap(DataType type, Shape shape, std::shared_ptr<std::byte> storage);
 
+  // False for a default-constructed tensor.
   bool defined() const { return type_ != DataType::UNDEFINED; }
+  // The element type.
   DataType dtype() const { return type_; }
+  // The dimensions.
   const Shape& shape() const { return shape_; }
+  // The number of dimensions (0 for a scalar).
   size_t rank() const { return shape_.size(); }
+  // Dimension `axis`. Precondition: axis < rank().
   int64_t dim(size_t axis) const { return shape_[axis]; }
+  // The number of elements.
   int64_t numel() const { return shapeSize(shape_); }
+  // The bytes of the element storage (0 for STRING, whose elements live in strings()).
   size_t byteSize() const { return static_cast<size_t>(numel()) * dataTypeSize(type_); }
 
+  // The element storage (shared with copies of this tensor); null for an undefined or STRING tensor.
   void* rawData() { return bytes_.get(); }
+  // The element storage, read-only.
   const void* rawData() const { return bytes_.get(); }
+  // The elements as T. Precondition: T matches dtype().
   template <class T>
   T* data() { return static_cast<T*>(rawData()); }
+  // The elements as T, read-only. Precondition: T matches dtype().
   template <class T>
   const T* data() const { return static_cast<const T*>(rawData()); }
+  // The elements of a STRING tensor; null for any other type.
   std::string* strings() { return strings_ ? strings_->data() : nullptr; }
+  // The elements of a STRING tensor, read-only; null for any other type.
   const std::string* strings() const { return strings_ ? strings_->data() : nullptr; }
 
   // Same storage, new shape with the same element count.

@@ -7,7 +7,7 @@
 
 namespace kiln {
 
-// Milliseconds per stage; key names are the Contracts' timing keys (forEachTiming gives them).
+// Milliseconds per stage; forEachTiming gives each field's key (its name, e.g. "glslang_ms") as the CLI and JSON print it.
 struct SessionTimings {
   double load_ms = 0;
   double shape_inference_ms = 0;
@@ -37,9 +37,9 @@ struct WorkCounters {
   int64_t spirv_cache_hits = 0;
 };
 
-// Visits every timing as (contract key, value), in the Contracts' order.
+// Visits every timing as (key, value), in the order of the fields above.
 void forEachTiming(const SessionTimings& timings, const std::function<void(std::string_view, double)>& visit);
-// Visits every counter as (contract key, value).
+// Visits every counter as (key, value), in the order of the fields above.
 void forEachCounter(const WorkCounters& counters, const std::function<void(std::string_view, int64_t)>& visit);
 
 }  // namespace kiln

@@ -41,8 +41,11 @@ class Value {
   bool defined() const { return kind_ != Kind::UNDEFINED; }
   // TENSOR, SEQUENCE or OPTIONAL for a defined value (UNKNOWN when undefined).
   ValueKind kind() const;
+  // True for a tensor value.
   bool isTensor() const { return kind_ == Kind::TENSOR; }
+  // True for a sequence value.
   bool isSequence() const { return kind_ == Kind::SEQUENCE; }
+  // True for an optional value (empty or not).
   bool isOptional() const { return kind_ == Kind::OPTIONAL; }
 
   // The tensor of a tensor value; an undefined tensor for any other value.

@@ -6,6 +6,29 @@
 
 #include <cstdio>
 
+namespace kiln {
+
+const char* vulkanDeviceTypeName(VulkanDeviceType type) {
+  switch (type) {
+    case VulkanDeviceType::DISCRETE: return "discrete";
+    case VulkanDeviceType::INTEGRATED: return "integrated";
+    case VulkanDeviceType::VIRTUAL: return "virtual";
+    case VulkanDeviceType::CPU: return "cpu";
+    case VulkanDeviceType::OTHER: return "other";
+  }
+  return "other";
+}
+
+std::optional<VulkanDeviceType> parseVulkanDeviceType(std::string_view text) {
+  for (auto type : {VulkanDeviceType::DISCRETE, VulkanDeviceType::INTEGRATED, VulkanDeviceType::VIRTUAL,
+                    VulkanDeviceType::CPU, VulkanDeviceType::OTHER}) {
+    if (text == vulkanDeviceTypeName(type)) return type;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kiln
+
 namespace kiln::vk {
 
 std::string DeviceInfo::pipelineCacheUuidHex() const {

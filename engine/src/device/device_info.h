@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "kiln/device.h"
+
 namespace kiln::vk {
 
 // What Kiln knows about a physical device: identity (for the context binary and `kiln devices`) and the
@@ -13,7 +15,7 @@ namespace kiln::vk {
 struct DeviceInfo {
   uint32_t index = 0;  // position in vkEnumeratePhysicalDevices order
   std::string name;
-  std::string type;    // "discrete", "integrated", "virtual", "cpu", "other"
+  VulkanDeviceType type = VulkanDeviceType::OTHER;
   uint32_t vendorId = 0, deviceId = 0;
   uint32_t apiVersion = 0, driverVersion = 0;
   uint32_t driverId = 0;
@@ -35,7 +37,7 @@ struct DeviceInfo {
   bool timestampQueries = false;  // the compute queue supports timestamps
   float timestampPeriodNs = 0;
 
-  bool isCpu() const { return type == "cpu"; }
+  bool isCpu() const { return type == VulkanDeviceType::CPU; }
   // "1.3.239"
   std::string apiVersionString() const;
   // 32 lower-case hex digits.

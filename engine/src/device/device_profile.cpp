@@ -65,7 +65,7 @@ std::string deviceProfileJson(const DeviceInfo& d) {
   json profile = {
       {"kiln_device_profile", kDeviceProfileFormat},
       {"identity",
-       {{"name", d.name}, {"type", d.type}, {"vendor_id", d.vendorId}, {"device_id", d.deviceId},
+       {{"name", d.name}, {"type", vulkanDeviceTypeName(d.type)}, {"vendor_id", d.vendorId}, {"device_id", d.deviceId},
         {"api_version", d.apiVersion}, {"api_version_text", d.apiVersionString()}, {"driver_version", d.driverVersion}, {"driver_id", d.driverId},
         {"driver_name", d.driverName}, {"driver_info", d.driverInfo}, {"pipeline_cache_uuid", d.pipelineCacheUuidHex()}}},
       {"features",
@@ -101,9 +101,9 @@ Result<DeviceInfo> parseDeviceProfile(std::string_view text, const std::string& 
   }
   DeviceInfo d;
   FieldReader r(root, origin);
-  std::string uuid;
+  std::string uuid, type;
   r.read("identity", "name", d.name);
-  r.read("identity", "type", d.type);
+  r.read("identity", "type", type);
   r.read("identity", "vendor_id", d.vendorId);
   r.read("identity", "device_id", d.deviceId);
   r.read("identity", "api_version", d.apiVersion);
@@ -130,6 +130,12 @@ Result<DeviceInfo> parseDeviceProfile(std::string_view text, const std::string& 
   r.read("limits", "min_storage_buffer_offset_alignment", d.minStorageBufferOffsetAlignment);
   r.read("limits", "device_local_bytes", d.deviceLocalBytes);
   KILN_RETURN_IF_ERROR(r.status());
+  if (const auto parsed = parseVulkanDeviceType(type)) {
+    d.type = *parsed;
+  } else {
+    return Status(StatusCode::INVALID_ARGUMENT, "device profile " + origin + ": 'identity.type' must be discrete, "
+                                                    "integrated, virtual, cpu or other, got '" + type + "'");
+  }
   if (uuid.size() != 32 || uuid.find_first_not_of("0123456789abcdef") != std::string::npos) {
     return Status(StatusCode::INVALID_ARGUMENT, "device profile " + origin +
                                                     ": 'identity.pipeline_cache_uuid' must be 32 lower-case hex digits");

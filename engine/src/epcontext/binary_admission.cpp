@@ -6,6 +6,8 @@
 #include "ep/vulkan/shader_library.h"
 #include "ep/vulkan/vulkan_device.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
+#include "kiln/config_keys.h"
+#include "util/config_value.h"
 #include "util/log.h"
 #include "util/stopwatch.h"
 
@@ -33,7 +35,7 @@ Result<ctxbin::BinaryContents> binaryContentsFor(std::vector<CompiledPartition> 
 Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, const SessionOptions& options,
                                          SessionTimings& timings, std::vector<std::shared_ptr<const void>>& keepAlive) {
   Stopwatch deviceClock;  // the first use of Vulkan in the process creates the instance: device work, not validation
-  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(options.configEntryOr("kiln.vulkan.device", ""), true));
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::selectDevice(configValue(options, config::kVulkanDevice), true));
   timings.device_create_ms += deviceClock.elapsedMs();
   Stopwatch validateClock;
   CompatibilityVerdict verdict =
@@ -53,7 +55,7 @@ Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, co
     if (auto opened = vk::attachDriverCacheTo(device, binary.driverCache())) keepAlive.push_back(std::move(opened));
   }
   if (verdict.compatibility == Compatibility::COMPATIBLE) {
-    if (options.configEntryOr("session.fail_on_suboptimal_compiled_model", "0") == "1") {
+    if (configValue(options, config::kFailOnSuboptimalCompiledModel) == "1") {
       return Status(StatusCode::FAIL, "context binary " + origin + " is compatible but not optimal on " + verdict.against +
                                           " (session.fail_on_suboptimal_compiled_model=1): " + reasons());
     }

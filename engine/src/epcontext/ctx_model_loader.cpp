@@ -10,6 +10,8 @@
 #include "epcontext/shared_binaries.h"
 #include "onnx/path_rules.h"
 #include "partition/graph_partitioner.h"
+#include "kiln/config_keys.h"
+#include "util/config_value.h"
 #include "util/stopwatch.h"
 
 namespace kiln::epctx {
@@ -36,7 +38,7 @@ class Binder {
  public:
   Binder(ir::Model& model, std::string baseFolder, const SessionOptions& options, SessionTimings& timings, bool forDevice)
       : model_(model), baseFolder_(std::move(baseFolder)), options_(options), timings_(timings),
-        share_(options.configEntryOr("ep.share_ep_contexts", "0") == "1"), forDevice_(forDevice) {}
+        share_(configValue(options, config::kShareEpContexts) == "1"), forDevice_(forDevice) {}
 
   Result<CompiledModel> bind() {
     const auto nodes = epContextNodes(model_);

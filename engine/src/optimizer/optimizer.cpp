@@ -5,23 +5,6 @@
 
 namespace kiln::optimizer {
 
-Result<OptimizationLevel> parseOptimizationLevel(const std::string& text) {
-  if (text == "none") return OptimizationLevel::NONE;
-  if (text == "basic") return OptimizationLevel::BASIC;
-  if (text == "all") return OptimizationLevel::ALL;
-  return Status(StatusCode::INVALID_ARGUMENT,
-                "kiln.graph_optimization_level must be none, basic or all, got '" + text + "'");
-}
-
-const char* optimizationLevelName(OptimizationLevel level) {
-  switch (level) {
-    case OptimizationLevel::NONE: return "none";
-    case OptimizationLevel::BASIC: return "basic";
-    case OptimizationLevel::ALL: return "all";
-  }
-  return "?";
-}
-
 Result<OptimizationResult> optimizeModel(ir::Model& model, OptimizationLevel level) {
   OptimizationResult result;
   result.level = level;

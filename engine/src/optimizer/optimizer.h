@@ -8,15 +8,19 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "kiln/session_options.h"
 #include "kiln/status.h"
 
 namespace kiln::optimizer {
 
-enum class OptimizationLevel { NONE, BASIC, ALL };
+using OptimizationLevel = GraphOptimizationLevel;  // the public enum (kiln/session_options.h)
 
 // Parses "none", "basic" or "all"; anything else is INVALID_ARGUMENT naming the key and the accepted values.
-Result<OptimizationLevel> parseOptimizationLevel(const std::string& text);
-const char* optimizationLevelName(OptimizationLevel level);
+inline Result<OptimizationLevel> parseOptimizationLevel(const std::string& text) {
+  return parseGraphOptimizationLevel(text);
+}
+// "none", "basic" or "all".
+inline const char* optimizationLevelName(OptimizationLevel level) { return graphOptimizationLevelName(level); }
 
 // A Constant node turned into an initializer of its graph.
 struct FoldedConstantRecord {

@@ -8,6 +8,7 @@
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/ctx_outputs.h"
 #include "kiln/compiler.h"
+#include "kiln/config_keys.h"
 #include "onnx/model_writer.h"
 #include "session/inference_session.h"
 #include "util/file_io.h"
@@ -58,7 +59,7 @@ ModelCompilationOptions& ModelCompilationOptions::setEpContextEmbedMode(bool emb
   embed_ = embed;
   return *this;
 }
-ModelCompilationOptions& ModelCompilationOptions::setFlags(uint32_t flags) {
+ModelCompilationOptions& ModelCompilationOptions::setFlags(CompileFlags flags) {
   flags_ = flags;
   return *this;
 }
@@ -68,8 +69,8 @@ ModelCompilationOptions& ModelCompilationOptions::setEpContextBinaryInformation(
   binaryModelName_ = std::move(modelName);
   return *this;
 }
-ModelCompilationOptions& ModelCompilationOptions::setGraphOptimizationLevel(std::string level) {
-  optimizationLevel_ = std::move(level);
+ModelCompilationOptions& ModelCompilationOptions::setGraphOptimizationLevel(GraphOptimizationLevel level) {
+  optimizationLevel_ = level;
   return *this;
 }
 ModelCompilationOptions& ModelCompilationOptions::setTargetProfile(std::string profilePath) {
@@ -152,7 +153,7 @@ struct CompileRequest {
                                                         "' should not point to a folder: give a file such as model_ctx.onnx");
       }
       std::error_code ec;
-      if ((o.flags_ & kErrorIfOutputFileExists) && fs::exists(r.outputPath, ec)) {
+      if (hasFlag(o.flags_, CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS) && fs::exists(r.outputPath, ec)) {
         return Status(StatusCode::FAIL, "Failed to generate EP context model since the file '" + r.outputPath +
                                             "' exists already. Please remove the EP context model if you want to "
                                             "re-generate it.");
@@ -179,23 +180,24 @@ struct CompileRequest {
     }
     if (r.modelFolder.empty()) r.modelFolder = ".";
     // Compile settings go in as session config entries.
-    for (const char* key : {"ep.context_enable", "ep.share_ep_contexts", "ep.stop_share_ep_contexts"}) {
+    for (const char* key : {config::kEpContextEnable, config::kShareEpContexts, config::kStopShareEpContexts}) {
       if (r.session.configEntry(key)) KILN_RETURN_IF_ERROR(r.session.addConfigEntry(key, "0"));
     }
-    if (!r.session.configEntry("kiln.execution_providers")) {
-      KILN_RETURN_IF_ERROR(r.session.addConfigEntry("kiln.execution_providers", "vulkan,cpu"));
+    if (!r.session.configEntry(config::kExecutionProviders)) {
+      KILN_RETURN_IF_ERROR(r.session.addConfigEntry(config::kExecutionProviders, config::defaultValue(config::kExecutionProviders)));
     }
-    if (!o.optimizationLevel_.empty()) {
-      KILN_RETURN_IF_ERROR(r.session.addConfigEntry("kiln.graph_optimization_level", o.optimizationLevel_));
+    if (o.optimizationLevel_) {
+      KILN_RETURN_IF_ERROR(r.session.addConfigEntry(config::kGraphOptimizationLevel,
+                                                    graphOptimizationLevelName(*o.optimizationLevel_)));
     }
     if (!o.targetProfile_.empty()) {
-      KILN_RETURN_IF_ERROR(r.session.addConfigEntry("kiln.vulkan.target_profile", o.targetProfile_));
+      KILN_RETURN_IF_ERROR(r.session.addConfigEntry(config::kVulkanTargetProfile, o.targetProfile_));
     }
     return r;
   }
 
   std::string prefix() const {
-    return options.prefix_.empty() ? session.configEntryOr("ep.context_node_name_prefix", "") : options.prefix_;
+    return options.prefix_.empty() ? session.configEntryOr(config::kEpContextNodeNamePrefix, "") : options.prefix_;
   }
 
   epctx::OutputLayout layout(const std::map<std::string, ExternalInitializerInfo>* originals) const {
@@ -266,7 +268,7 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
   FileTransaction files;
   const epctx::OutputLayout layout = request.layout(&compiling.originals);
   if (compiled.partitions.empty()) {
-    if (options.flags() & kErrorIfNoNodesCompiled) {
+    if (hasFlag(options.flags(), CompileFlags::ERROR_IF_NO_NODES_COMPILED)) {
       return Status(StatusCode::FAIL, "Unable to compile any nodes. Check that the session EPs support compilation "
                                       "and can execute at least one subgraph in the model.");
     }

@@ -8,6 +8,7 @@
 #include "epcontext/ctx_outputs.h"
 #include "epcontext/epcontext_names.h"
 #include "session/inference_session.h"
+#include "session/session_config.h"
 #include "util/file_io.h"
 #include "util/log.h"
 
@@ -74,6 +75,20 @@ Status writeGroup(ShareGroup& group) {
   return files.commit();
 }
 
+}  // namespace
+
+size_t pendingShareGroupMembers() {
+  std::lock_guard lock(shareMutex);
+  return shareGroup.members.size();
+}
+
+void discardPendingShareGroup() {
+  std::lock_guard lock(shareMutex);
+  shareGroup = ShareGroup{};
+}
+
+namespace {
+
 Status joinShareGroup(CompiledModel compiled, const GenerationRequest& request,
                       const std::map<std::string, ExternalInitializerInfo>& originals) {
   std::lock_guard lock(shareMutex);
@@ -102,10 +117,12 @@ Status joinShareGroup(CompiledModel compiled, const GenerationRequest& request,
 
 Result<std::optional<GenerationRequest>> generationRequestFor(const std::string& sourceModelPath,
                                                               const SessionOptions& options) {
-  if (options.configEntryOr("ep.context_enable", "0") != "1") return std::optional<GenerationRequest>();
+  KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
+  const SessionConfig::EpContext& settings = config.epContext;
+  if (!settings.enable) return std::optional<GenerationRequest>();
   GenerationRequest request;
   request.sourceModelPath = sourceModelPath;
-  request.ctxModelPath = options.configEntryOr("ep.context_file_path", "");
+  request.ctxModelPath = settings.filePath;
   if (request.ctxModelPath.empty()) {
     if (sourceModelPath.empty()) {
       return Status(StatusCode::FAIL, "a model loaded from bytes was configured with EPContext model generation "
@@ -118,15 +135,15 @@ Result<std::optional<GenerationRequest>> generationRequestFor(const std::string&
     return Status(StatusCode::INVALID_ARGUMENT, "ep.context_file_path '" + request.ctxModelPath +
                                                     "' should not point to a folder: give a file such as model_ctx.onnx");
   }
-  const std::string embed = options.configEntryOr("ep.context_embed_mode", "0");
+  const std::string& embed = settings.embedMode;
   if (embed != "0" && embed != "1") {
     return Status(StatusCode::INVALID_ARGUMENT, "ep.context_embed_mode must be 0 or 1, got '" + embed + "'");
   }
   request.embedMode = embed == "1" ? 1 : 0;
-  request.prefix = options.configEntryOr("ep.context_node_name_prefix", "");
-  request.externalInitializersFile = options.configEntryOr("ep.context_model_external_initializers_file_name", "");
-  request.share = options.configEntryOr("ep.share_ep_contexts", "0") == "1";
-  request.stopShare = options.configEntryOr("ep.stop_share_ep_contexts", "0") == "1";
+  request.prefix = settings.nodeNamePrefix;
+  request.externalInitializersFile = settings.externalInitializersFile;
+  request.share = settings.share;
+  request.stopShare = settings.stopShare;
   if (request.share && request.embedMode == 1) {
     return Status(StatusCode::INVALID_ARGUMENT, "ep.context_embed_mode must be 0 if ep.share_ep_contexts is 1 "
                                                 "(the group's graphs share one binary file)");

@@ -34,4 +34,9 @@ Result<std::optional<GenerationRequest>> generationRequestFor(const std::string&
 Status generateEpContext(const Session& session, const GenerationRequest& request,
                          const std::map<std::string, ExternalInitializerInfo>& originals);
 
+// Members of the process's pending sharing group (0: none).
+size_t pendingShareGroupMembers();
+// Drops the pending sharing group unwritten.
+void discardPendingShareGroup();
+
 }  // namespace kiln::epctx

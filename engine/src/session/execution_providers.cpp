@@ -6,17 +6,32 @@
 #include "ep/cpu/host_evaluator.h"
 #include "ep/provider_names.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
+#include "session/session_config.h"
 #include "util/log.h"
 
 namespace kiln {
+namespace {
+
+vk::VulkanEpConfig vulkanEpConfig(const SessionConfig& config) {
+  vk::VulkanEpConfig ep;
+  ep.device = config.vulkan.device;
+  ep.targetProfile = config.vulkan.targetProfile;
+  ep.pipelineCachePath = config.vulkan.pipelineCachePath;
+  ep.profile = config.vulkan.profile;
+  ep.autotune = config.vulkan.autotune;
+  ep.fp16 = config.vulkan.fp16;
+  return ep;
+}
+
+}  // namespace
+
 
 Result<ProviderSet> createProviders(const SessionOptions& options) {
-  const std::optional<std::string> configured = options.configEntry("kiln.execution_providers");
-  KILN_ASSIGN_OR_RETURN(const std::vector<std::string> names, configuredProviderNames(options));
+  KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
 
   ProviderSet set;
   bool haveCpu = false;
-  for (const auto& entry : names) {
+  for (const auto& entry : config.executionProviders) {
     if (entry == "cpu") {
       set.providers.push_back(std::make_unique<cpu::CpuExecutionProvider>());
       haveCpu = true;
@@ -24,9 +39,10 @@ Result<ProviderSet> createProviders(const SessionOptions& options) {
     }
     set.nonCpuRequested = true;
     // Contracts: a CPU-type device (lavapipe) only when asked for, by the EP list or by naming a device.
-    const bool explicitlyRequested = configured.has_value() || options.configEntry("kiln.vulkan.device").has_value();
+    const bool explicitlyRequested = config.executionProvidersSet || config.vulkan.deviceSet;
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionProvider> vulkan,
-                          vk::createVulkanExecutionProvider(options, explicitlyRequested, cpu::hostEvaluator()));
+                          vk::createVulkanExecutionProvider(vulkanEpConfig(config), explicitlyRequested,
+                                                            cpu::hostEvaluator()));
     if (vulkan) {
       set.providers.push_back(std::move(vulkan));
     } else {

@@ -2,8 +2,6 @@
 // the rewritten top-level graph, in which each compiled partition is one fused node → run.
 #include "session/inference_session.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <optional>
@@ -51,11 +49,13 @@ class InferenceSession final : public Session {
   const WorkCounters& counters() const override { return counters_; }
   const std::vector<PartitionSummary>& partitions() const override { return summaries_; }
   const PartitionReport& partitionReport() const override { return report_; }
-  Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs) override {
-    return guarded([&] { return runTensors(inputs); });
+  using Session::run;
+  using Session::runValues;
+  Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs, const RunOptions& options) override {
+    return guarded([&] { return runTensors(inputs, options); });
   }
-  Result<std::vector<NamedValue>> runValues(const std::vector<NamedValue>& inputs) override {
-    return guarded([&] { return runUnguarded(inputs); });
+  Result<std::vector<NamedValue>> runValues(const std::vector<NamedValue>& inputs, const RunOptions& options) override {
+    return guarded([&] { return runUnguarded(inputs, options); });
   }
 
   Status initialize(PreparedModel prepared, const SessionOptions& options, const Stopwatch& clock);
@@ -70,8 +70,9 @@ class InferenceSession final : public Session {
   Status compilePartitions(PartitionPlan& plan, int threads);
   Result<std::unique_ptr<cpu::Kernel>> fusedKernel(const cpu::KernelInfo& info);
   Status checkInput(const ValueMetadata& meta, const Value& value) const;
-  Result<std::vector<NamedTensor>> runTensors(const std::vector<NamedTensor>& inputs);
-  Result<std::vector<NamedValue>> runUnguarded(const std::vector<NamedValue>& inputs);
+  Result<std::vector<NamedTensor>> runTensors(const std::vector<NamedTensor>& inputs, const RunOptions& options);
+  Result<std::vector<NamedValue>> runUnguarded(const std::vector<NamedValue>& inputs, const RunOptions& options);
+  Result<std::vector<size_t>> selectOutputs(const RunOptions& options) const;
 
   // Declaration order is destruction order reversed: the executor (whose kernels call the partitions) goes first,
   // then the partitions, then the EPs (and their devices).
@@ -88,6 +89,9 @@ class InferenceSession final : public Session {
   PartitionReport report_;
   SessionTimings timings_;
   WorkCounters counters_;
+  // What the executor and the loaded partitions check between nodes. During creation: SessionOptions::progress.
+  // Once created: no callback, and during a run the running RunOptions' token (set under runMutex_), so a token
+  // cancelled during or after creation never cancels a run.
   ProgressSink progress_;
   bool firstRunDone_ = false;
 };
@@ -138,8 +142,6 @@ Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions
   model_ = std::move(prepared.model);
   timings_ = prepared.timings;
   counters_ = prepared.counters;
-  // The CPU EP splits GEMMs over its own threads (kiln.intra_op_num_threads); OpenBLAS threads would only spin.
-  openblas_set_num_threads(1);
 
   // Compile against the graphs as planned, then rewrite them around the compiled partitions.
   KILN_RETURN_IF_ERROR(compilePartitions(prepared.plan, prepared.threads));
@@ -157,7 +159,6 @@ Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel
   model_ = std::move(compiled.model);
   timings_ = timings;
   KILN_ASSIGN_OR_RETURN(const int threads, threadCount(options));
-  openblas_set_num_threads(1);  // as in initialize()
   std::vector<std::string> providerNames;
   for (const auto& provider : providers_.providers) providerNames.push_back(provider->name());
   report_ = makeStoredModelReport(*model_.graph, compiled.partitions, compiled.origins, providerNames,
@@ -214,6 +215,7 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
   for (const auto& out : graph.outputs) outputs_.push_back(ir::toValueMetadata(out));
   for (auto& ep : providers_.providers) KILN_RETURN_IF_ERROR(ep->onSessionInitializationEnd());
   timings_.session_total_ms = clock.elapsedMs();
+  progress_ = ProgressSink();  // creation is over: runs check only their own RunOptions' token
   return Status::ok();
 }
 
@@ -248,11 +250,12 @@ Status InferenceSession::checkInput(const ValueMetadata& meta, const Value& valu
   return Status::ok();
 }
 
-Result<std::vector<NamedTensor>> InferenceSession::runTensors(const std::vector<NamedTensor>& inputs) {
+Result<std::vector<NamedTensor>> InferenceSession::runTensors(const std::vector<NamedTensor>& inputs,
+                                                              const RunOptions& options) {
   std::vector<NamedValue> values;
   values.reserve(inputs.size());
   for (const auto& input : inputs) values.push_back({input.name, input.tensor});
-  KILN_ASSIGN_OR_RETURN(std::vector<NamedValue> results, runUnguarded(values));
+  KILN_ASSIGN_OR_RETURN(std::vector<NamedValue> results, runUnguarded(values, options));
   std::vector<NamedTensor> outputs;
   outputs.reserve(results.size());
   for (auto& result : results) {
@@ -266,8 +269,30 @@ Result<std::vector<NamedTensor>> InferenceSession::runTensors(const std::vector<
   return outputs;
 }
 
-Result<std::vector<NamedValue>> InferenceSession::runUnguarded(const std::vector<NamedValue>& inputs) {
+// The graph-output positions a run returns: options.outputNames() in order, or every output.
+Result<std::vector<size_t>> InferenceSession::selectOutputs(const RunOptions& options) const {
+  const auto& outputs = model_.graph->outputs;
+  std::vector<size_t> positions;
+  if (options.outputNames().empty()) {
+    for (size_t i = 0; i < outputs.size(); ++i) positions.push_back(i);
+    return positions;
+  }
+  for (const auto& name : options.outputNames()) {
+    auto it = std::find_if(outputs.begin(), outputs.end(), [&](const ir::ValueInfo& v) { return v.name == name; });
+    if (it == outputs.end()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "RunOptions names output '" + name + "', which the model does not have");
+    }
+    positions.push_back(static_cast<size_t>(it - outputs.begin()));
+  }
+  return positions;
+}
+
+Result<std::vector<NamedValue>> InferenceSession::runUnguarded(const std::vector<NamedValue>& inputs,
+                                                                const RunOptions& options) {
   const ir::Graph& graph = *model_.graph;
+  // Requested outputs first: a wrong name costs no inference. The executor runs every node (its plan is fixed at
+  // creation); outputs not asked for are dropped.
+  KILN_ASSIGN_OR_RETURN(const std::vector<size_t> selected, selectOutputs(options));
   // Graph inputs in declaration order; an initializer listed as an input may be fed, else it keeps its value.
   std::vector<Value> bound(graph.inputs.size());
   for (const auto& input : inputs) {
@@ -288,10 +313,21 @@ Result<std::vector<NamedValue>> InferenceSession::runUnguarded(const std::vector
   }
 
   std::lock_guard<std::mutex> lock(runMutex_);
+  const std::string& tag = options.tag();
+  if (!tag.empty()) log::debug("run '{}': started", tag);
   Stopwatch clock;
-  KILN_ASSIGN_OR_RETURN(std::vector<Value> results, executor_->runValues(bound));
+  progress_.cancellation = options.cancellationToken();
+  auto ran = executor_->runValues(bound);
+  progress_.cancellation.reset();
+  if (!ran.isOk()) {
+    if (!tag.empty()) log::debug("run '{}': {}", tag, ran.status().toString());
+    return tag.empty() ? ran.status() : ran.status().withContext("run '" + tag + "'");
+  }
+  std::vector<Value>& results = ran.value();
   std::vector<NamedValue> outputs;
-  for (size_t i = 0; i < graph.outputs.size(); ++i) outputs.push_back({graph.outputs[i].name, std::move(results[i])});
+  outputs.reserve(selected.size());
+  for (size_t i : selected) outputs.push_back({graph.outputs[i].name, results[i]});
+  if (!tag.empty()) log::debug("run '{}': done in {:.3f} ms", tag, clock.elapsedMs());
   if (!firstRunDone_) {
     timings_.first_run_ms = clock.elapsedMs();
     firstRunDone_ = true;

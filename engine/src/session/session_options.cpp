@@ -3,38 +3,34 @@
 #include <algorithm>
 #include <vector>
 
+#include "kiln/config_keys.h"
 #include "util/log.h"
 
 namespace kiln {
 
+const char* graphOptimizationLevelName(GraphOptimizationLevel level) {
+  switch (level) {
+    case GraphOptimizationLevel::NONE: return "none";
+    case GraphOptimizationLevel::BASIC: return "basic";
+    case GraphOptimizationLevel::ALL: return "all";
+  }
+  return "?";
+}
+
+Result<GraphOptimizationLevel> parseGraphOptimizationLevel(const std::string& text) {
+  if (text == "none") return GraphOptimizationLevel::NONE;
+  if (text == "basic") return GraphOptimizationLevel::BASIC;
+  if (text == "all") return GraphOptimizationLevel::ALL;
+  return Status(StatusCode::INVALID_ARGUMENT,
+                std::string(config::kGraphOptimizationLevel) + " must be none, basic or all, got '" + text + "'");
+}
+
 const std::map<std::string, std::string>& knownConfigKeys() {
-  // key -> one-line meaning. ONNX Runtime's keys keep their names; Kiln's own live under "kiln.".
-  static const std::map<std::string, std::string> keys = {
-      {"session.model_external_initializers_file_folder_path", "folder external data resolves against"},
-      {"session.disable_cpu_ep_fallback", "1: a node the preferred EPs cannot run is an error"},
-      {"session.fail_on_suboptimal_compiled_model", "1: a 'compatible' (not optimal) context binary is FAIL"},
-      {"session.disable_model_compile", "1: a model that needs compilation is MODEL_REQUIRES_COMPILATION"},
-      {"session.compile_only", "1: compile and write EPContext output without running"},
-      {"session.intra_op_num_threads", "CPU threads (ONNX Runtime's SessionOptions field)"},
-      {"ep.context_enable", "1: write an EPContext model after compiling"},
-      {"ep.context_file_path", "path of the EPContext model to write"},
-      {"ep.context_embed_mode", "1: embed the context binary in the EPContext node"},
-      {"ep.context_node_name_prefix", "prefix for EPContext node and partition names"},
-      {"ep.context_model_external_initializers_file_name", "external file for CPU-fallback initializers"},
-      {"ep.context_source_model_path", "path of the source model when compiling from a buffer"},
-      {"ep.share_ep_contexts", "1: sessions share EP contexts (weight sharing)"},
-      {"ep.stop_share_ep_contexts", "1: the last session of a sharing group"},
-      {"ep.enable_weightless_ep_context_nodes", "EPContext nodes without weights"},
-      {"kiln.execution_providers", "EPs in preference order (default vulkan,cpu)"},
-      {"kiln.intra_op_num_threads", "CPU EP threads (0 = default: one per logical core, at most 16)"},
-      {"kiln.graph_optimization_level", "none | basic | all"},
-      {"kiln.vulkan.device", "Vulkan device index or name substring"},
-      {"kiln.vulkan.autotune", "1: time candidate kernel configurations on the first run, keep the fastest"},
-      {"kiln.vulkan.pipeline_cache_path", "Vulkan pipeline cache file"},
-      {"kiln.vulkan.target_profile", "device profile JSON to compile for"},
-      {"kiln.vulkan.fp16", "1: float16 storage (not implemented yet: warns)"},
-      {"kiln.vulkan.profile", "1: time every dispatch with timestamp queries and log a table per op type"},
-  };
+  static const std::map<std::string, std::string> keys = [] {
+    std::map<std::string, std::string> byKey;
+    for (const auto& info : config::knownKeys()) byKey.emplace(info.key, info.meaning);
+    return byKey;
+  }();
   return keys;
 }
 
@@ -73,7 +69,7 @@ bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 }  // namespace
 
 Status SessionOptions::addConfigEntry(const std::string& key, const std::string& value) {
-  const bool known = knownConfigKeys().count(key) != 0 || startsWith(key, "kiln.free_dim_override.");
+  const bool known = knownConfigKeys().count(key) != 0 || startsWith(key, config::kFreeDimOverridePrefix);
   if (!known && startsWith(key, "kiln.")) {
     return Status(StatusCode::INVALID_ARGUMENT,
                   "unknown config key '" + key + "' (did you mean '" + nearestKnownKey(key) + "'?)");

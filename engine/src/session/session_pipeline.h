@@ -26,8 +26,8 @@ struct PreparedModel {
 
 using ModelLoader = std::function<Result<onnx_io::LoadedModel>()>;
 
-// Parses the config entries session creation reads (threads, optimization level) so a bad value fails before
-// any work: INVALID_ARGUMENT naming the key.
+// Parses the session's config entries (parseSessionConfig) so a bad value fails before any work: INVALID_ARGUMENT
+// naming the key.
 Status checkSessionConfig(const SessionOptions& options);
 // kiln.intra_op_num_threads (or session.intra_op_num_threads); 0 or unset = the default (1).
 Result<int> threadCount(const SessionOptions& options);

@@ -1,5 +1,8 @@
 #include "kiln/status.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace kiln {
 
 const char* statusCodeName(StatusCode code) {
@@ -31,5 +34,20 @@ Status Status::withContext(std::string_view context) const {
   if (isOk()) return *this;
   return Status(code_, std::string(context) + ": " + message_);
 }
+
+namespace detail {
+
+void abortOnErrorResultValue(const Status& status) {
+  std::fprintf(stderr, "kiln: Result::value() called on an error Result (check isOk() first): %s\n",
+               status.toString().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+Status okStatusWithoutValue() {
+  return Status(StatusCode::FAIL, "a Result was built from an OK status, so it holds no value");
+}
+
+}  // namespace detail
 
 }  // namespace kiln

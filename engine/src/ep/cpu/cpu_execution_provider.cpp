@@ -1,5 +1,7 @@
 #include "ep/cpu/cpu_execution_provider.h"
 
+#include <cblas.h>
+
 #include "ep/cpu/graph_executor.h"
 #include "ep/cpu/kernel_registry.h"
 
@@ -29,6 +31,8 @@ class CpuPartition final : public PartitionExecutable {
 };
 
 }  // namespace
+
+CpuExecutionProvider::CpuExecutionProvider() { openblas_set_num_threads(1); }
 
 std::vector<NodeSupport> CpuExecutionProvider::getCapability(const ir::Graph& graph, const ir::Model& model) const {
   std::vector<NodeSupport> result;

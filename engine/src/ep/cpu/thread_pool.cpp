@@ -128,11 +128,33 @@ void ThreadPool::parallelFor(int64_t n, int64_t grain, const std::function<void(
   if (error) std::rethrow_exception(error);
 }
 
+namespace {
+
+struct SharedPools {
+  std::mutex mutex;
+  std::map<int, std::weak_ptr<ThreadPool>> byThreads;
+};
+SharedPools& sharedPools() {
+  static SharedPools pools;
+  return pools;
+}
+
+}  // namespace
+
+std::vector<int> ThreadPool::liveSharedPools() {
+  SharedPools& pools = sharedPools();
+  std::lock_guard lock(pools.mutex);
+  std::vector<int> counts;
+  for (const auto& [threads, pool] : pools.byThreads) {
+    if (!pool.expired()) counts.push_back(threads);
+  }
+  return counts;
+}
+
 std::shared_ptr<ThreadPool> ThreadPool::shared(int threads) {
-  static std::mutex mutex;
-  static std::map<int, std::weak_ptr<ThreadPool>> pools;
-  std::lock_guard lock(mutex);
-  std::weak_ptr<ThreadPool>& slot = pools[threads];
+  SharedPools& pools = sharedPools();
+  std::lock_guard lock(pools.mutex);
+  std::weak_ptr<ThreadPool>& slot = pools.byThreads[threads];
   std::shared_ptr<ThreadPool> pool = slot.lock();
   if (!pool) {
     pool = std::make_shared<ThreadPool>(threads);

@@ -34,6 +34,8 @@ class ThreadPool {
   // The process-wide pool with `threads` threads, shared by every executor that asks for that count while
   // any of them holds it.
   static std::shared_ptr<ThreadPool> shared(int threads);
+  // Thread counts of the shared pools alive now, ascending.
+  static std::vector<int> liveSharedPools();
 
  private:
   struct Job {

@@ -23,13 +23,13 @@ struct InstanceState {
   Status status;
 };
 
-std::string deviceTypeName(VkPhysicalDeviceType type) {
+VulkanDeviceType deviceType(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return VulkanDeviceType::DISCRETE;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return VulkanDeviceType::INTEGRATED;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return VulkanDeviceType::VIRTUAL;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return VulkanDeviceType::CPU;
+    default: return VulkanDeviceType::OTHER;
   }
 }
 
@@ -66,7 +66,7 @@ DeviceInfo describe(VkPhysicalDevice device, uint32_t index) {
   vkGetPhysicalDeviceProperties2(device, &props);
   const VkPhysicalDeviceProperties& p = props.properties;
   info.name = p.deviceName;
-  info.type = deviceTypeName(p.deviceType);
+  info.type = deviceType(p.deviceType);
   info.vendorId = p.vendorID;
   info.deviceId = p.deviceID;
   info.apiVersion = p.apiVersion;
@@ -198,7 +198,8 @@ Result<DeviceInfo> selectDevice(const std::string& selector, bool allowCpu) {
     return Status(StatusCode::INVALID_ARGUMENT, "kiln.vulkan.device '" + selector + "' matches no Vulkan device (have " +
                                                     known + ")");
   }
-  for (const char* type : {"discrete", "integrated", "virtual", "other"}) {
+  for (auto type : {VulkanDeviceType::DISCRETE, VulkanDeviceType::INTEGRATED, VulkanDeviceType::VIRTUAL,
+                    VulkanDeviceType::OTHER}) {
     for (const auto& info : devices) {
       if (info.type == type) return info;
     }
@@ -232,6 +233,14 @@ void Device::releaseUnused() {
   OpenDevices& open = openDevices();
   std::lock_guard lock(open.mutex);
   std::erase_if(open.byIndex, [](const auto& entry) { return entry.second.use_count() == 1; });
+}
+
+std::vector<uint32_t> Device::openIndices() {
+  OpenDevices& open = openDevices();
+  std::lock_guard lock(open.mutex);
+  std::vector<uint32_t> indices;
+  for (const auto& [index, device] : open.byIndex) indices.push_back(index);
+  return indices;
 }
 
 Result<std::shared_ptr<Device>> Device::acquire(uint32_t index) {

@@ -36,6 +36,8 @@ class Device {
   // Closes the open devices no session holds (their pipelines go with them): for a program that is done with
   // Vulkan for a while, or a measurement that must start from a closed device.
   static void releaseUnused();
+  // Indices of the devices open now (held by sessions or kept for reuse), ascending.
+  static std::vector<uint32_t> openIndices();
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;

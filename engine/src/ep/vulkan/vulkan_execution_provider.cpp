@@ -445,20 +445,20 @@ class VulkanExecutionProvider final : public ExecutionProvider {
 
 }  // namespace
 
-Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const SessionOptions& options,
+Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const VulkanEpConfig& config,
                                                                          bool explicitlyRequested,
                                                                          std::shared_ptr<const HostEvaluator> host) {
   if (!host) return Status(StatusCode::INVALID_ARGUMENT, "the Vulkan EP needs a host evaluator for shape arithmetic");
   // A target profile replaces the live device for kernel choice and SPIR-V: a machine without the device (or
   // without any Vulkan device) compiles for it; loading still needs a live device.
-  const std::string targetProfile = options.configEntryOr("kiln.vulkan.target_profile", "");
+  const std::string& targetProfile = config.targetProfile;
   std::optional<DeviceInfo> target;
   if (!targetProfile.empty()) {
     auto read = readDeviceProfile(targetProfile);
     if (!read.isOk()) return read.status().withContext("kiln.vulkan.target_profile");
     target = std::move(read).value();
   }
-  const std::string selector = options.configEntryOr("kiln.vulkan.device", "");
+  const std::string& selector = config.device;
   auto picked = selectDevice(selector, explicitlyRequested || target.has_value());
   std::shared_future<Result<std::shared_ptr<Device>>> device;
   if (picked.isOk()) {
@@ -473,15 +473,15 @@ Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const S
     log::debug("Vulkan EP not used: {}", picked.status().message());
     return std::unique_ptr<ExecutionProvider>();
   }
-  const bool profile = options.configEntryOr("kiln.vulkan.profile", "0") == "1";
-  const bool autotune = options.configEntryOr("kiln.vulkan.autotune", "0") == "1";
+  const bool profile = config.profile;
+  const bool autotune = config.autotune;
   // Off unless set (an empty value is unset too); the file is read now, beside device creation.
   std::shared_ptr<PipelineCacheFile> cacheFile;
   // It records the live device's environment, so a cross-compile for a profile does not use it.
-  const std::string cachePath = options.configEntryOr("kiln.vulkan.pipeline_cache_path", "");
+  const std::string& cachePath = config.pipelineCachePath;
   if (!cachePath.empty() && !target && picked.isOk()) cacheFile = PipelineCacheFile::open(cachePath, picked.value());
   // An accepted key whose feature has not landed: say so instead of ignoring it silently.
-  if (options.configEntryOr("kiln.vulkan.fp16", "0") == "1") {
+  if (config.fp16) {
     log::warn("kiln.vulkan.fp16=1 is not implemented yet; tensors stay float32");
   }
   return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(

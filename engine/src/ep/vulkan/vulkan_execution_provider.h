@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "ep/execution_provider.h"
 #include "ep/host_evaluator.h"
@@ -12,13 +13,23 @@ namespace kiln::vk {
 
 extern const char* const kVulkanExecutionProviderName;  // "VulkanExecutionProvider"
 
-// Creates the Vulkan EP for a session. Device selection follows the Contracts: `kiln.vulkan.device` (index or
-// name substring) picks one; otherwise a GPU, and a CPU-type device (lavapipe) only when `explicitlyRequested`.
+// The EP's settings, from the session's kiln.vulkan.* config entries (SessionConfig).
+struct VulkanEpConfig {
+  std::string device;             // kiln.vulkan.device: index or name substring; "" = the default device
+  std::string targetProfile;      // kiln.vulkan.target_profile: compile for this device profile instead
+  std::string pipelineCachePath;  // kiln.vulkan.pipeline_cache_path; "" = off
+  bool profile = false;           // kiln.vulkan.profile
+  bool autotune = false;          // kiln.vulkan.autotune
+  bool fp16 = false;              // kiln.vulkan.fp16 (not implemented: warns)
+};
+
+// Creates the Vulkan EP for a session. Device selection: `config.device` (index or name substring) picks one;
+// otherwise a GPU, and a CPU-type device (lavapipe) only when `explicitlyRequested`.
 // Device creation starts on a background thread so it overlaps model loading; the first getCapability waits.
 // Returns nullptr (no error) when no suitable device exists and the EP was not explicitly requested; an error
 // (EP_FAIL) when it was. `host` evaluates the shape arithmetic the EP keeps on the host (the session passes the
 // CPU EP's kernels: cpu::hostEvaluator()); it must not be null.
-Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const SessionOptions& options,
+Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const VulkanEpConfig& config,
                                                                          bool explicitlyRequested,
                                                                          std::shared_ptr<const HostEvaluator> host);
 

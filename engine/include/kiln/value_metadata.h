@@ -1,0 +1,43 @@
+// What a session says about its graph inputs and outputs (ValueMetadata, Dimension), and the named values runs
+// take and return (NamedTensor, NamedValue).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/tensor.h"
+#include "kiln/value.h"
+
+namespace kiln {
+
+// One dimension of a declared shape: a fixed size, or a symbolic name (dim_param), or unknown.
+struct Dimension {
+  int64_t value = -1;   // >= 0 when fixed
+  std::string param;    // dim_param when symbolic
+  // True when the dimension has a fixed size (value).
+  bool isFixed() const { return value >= 0; }
+};
+
+// A graph input or output as the model declares it.
+struct ValueMetadata {
+  std::string name;
+  ValueKind kind = ValueKind::TENSOR;  // a sequence or optional is fed and returned through runValues()
+  DataType dtype = DataType::UNDEFINED;  // element type (of the tensor, or of the sequence's tensors)
+  bool hasShape = false;            // false when the model gives no shape at all
+  std::vector<Dimension> shape;
+};
+
+// A tensor with the graph input or output name it is fed as or returned as.
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+// A graph input or output of any kind: tensor, sequence or optional (kiln/value.h).
+struct NamedValue {
+  std::string name;
+  Value value;
+};
+
+}  // namespace kiln

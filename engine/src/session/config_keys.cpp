@@ -1,0 +1,50 @@
+// The one table of config keys, their defaults and meanings (kiln/config_keys.h).
+#include "kiln/config_keys.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kiln::config {
+
+const std::vector<KeyInfo>& knownKeys() {
+  static const std::vector<KeyInfo> keys = [] {
+    std::vector<KeyInfo> table = {
+        {kModelExternalInitializersFolder, "", "folder external data resolves against"},
+        {kDisableCpuEpFallback, "0", "1: a node the preferred EPs cannot run is an error"},
+        {kFailOnSuboptimalCompiledModel, "0", "1: a 'compatible' (not optimal) context binary is FAIL"},
+        {kDisableModelCompile, "0", "1: a model that needs compilation is MODEL_REQUIRES_COMPILATION"},
+        {kCompileOnly, "0", "1: compile and write EPContext output without running"},
+        {kSessionIntraOpNumThreads, "0", "CPU threads (ONNX Runtime's SessionOptions field)"},
+        {kEpContextEnable, "0", "1: write an EPContext model after compiling"},
+        {kEpContextFilePath, "", "path of the EPContext model to write"},
+        {kEpContextEmbedMode, "0", "1: embed the context binary in the EPContext node"},
+        {kEpContextNodeNamePrefix, "", "prefix for EPContext node and partition names"},
+        {kEpContextExternalInitializersFile, "", "external file for CPU-fallback initializers"},
+        {kEpContextSourceModelPath, "", "path of the source model when compiling from a buffer"},
+        {kShareEpContexts, "0", "1: sessions share EP contexts (weight sharing)"},
+        {kStopShareEpContexts, "0", "1: the last session of a sharing group"},
+        {kEnableWeightlessEpContextNodes, "0", "EPContext nodes without weights"},
+        {kExecutionProviders, "vulkan,cpu", "EPs in preference order (default vulkan,cpu)"},
+        {kIntraOpNumThreads, "0", "CPU EP threads (0 = default: one per logical core, at most 16)"},
+        {kGraphOptimizationLevel, "basic", "none | basic | all"},
+        {kVulkanDevice, "", "Vulkan device index or name substring"},
+        {kVulkanAutotune, "0", "1: time candidate kernel configurations on the first run, keep the fastest"},
+        {kVulkanPipelineCachePath, "", "Vulkan pipeline cache file"},
+        {kVulkanTargetProfile, "", "device profile JSON to compile for"},
+        {kVulkanFp16, "0", "1: float16 storage (not implemented yet: warns)"},
+        {kVulkanProfile, "0", "1: time every dispatch with timestamp queries and log a table per op type"},
+    };
+    std::sort(table.begin(), table.end(), [](const KeyInfo& a, const KeyInfo& b) { return std::strcmp(a.key, b.key) < 0; });
+    return table;
+  }();
+  return keys;
+}
+
+std::string defaultValue(const std::string& key) {
+  for (const auto& info : knownKeys()) {
+    if (key == info.key) return info.defaultValue;
+  }
+  return "";
+}
+
+}  // namespace kiln::config
