@@ -3,7 +3,7 @@
 
 #include "ep/cpu/thread_pool.h"
 #include "ep/vulkan/vulkan_device.h"
-#include "epcontext/generation.h"
+#include "session/epcontext_generation.h"
 
 namespace kiln {
 
