@@ -17,6 +17,7 @@
 #include "session/partition_kernel.h"
 #include "session/session_pipeline.h"
 #include "util/log.h"
+#include "kiln/tensor_size.h"
 #include "util/stopwatch.h"
 
 namespace kiln {
@@ -102,6 +103,22 @@ Status applyFreeDimOverrides(const SessionOptions& options, ValueMetadata& input
                                                       " must be a non-negative integer, got '" + *value + "'");
     }
   }
+  return Status::ok();
+}
+
+// A fixed input shape no tensor could ever fill (over kiln.max_tensor_bytes) is refused at creation: INVALID_GRAPH.
+Status checkDeclaredSize(const SessionOptions& options, const ValueMetadata& input) {
+  Shape shape;
+  for (const auto& dim : input.shape) {
+    if (!dim.isFixed()) return Status::ok();
+    shape.push_back(dim.value);
+  }
+  uint64_t limit = kDefaultMaxTensorBytes;
+  if (auto value = options.configEntry(kMaxTensorBytesKey)) {
+    KILN_ASSIGN_OR_RETURN(limit, parseMaxTensorBytes(*value));
+  }
+  auto bytes = checkedTensorBytes(input.dtype, shape, limit, "input '" + input.name + "'");
+  if (!bytes.isOk()) return Status(StatusCode::INVALID_GRAPH, bytes.status().message());
   return Status::ok();
 }
 
@@ -218,6 +235,7 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
     if (graph.isInitializer(in.name)) continue;
     inputs_.push_back(ir::toValueMetadata(in));
     KILN_RETURN_IF_ERROR(applyFreeDimOverrides(options, inputs_.back()));
+    KILN_RETURN_IF_ERROR(checkDeclaredSize(options, inputs_.back()));
   }
   for (const auto& out : graph.outputs) outputs_.push_back(ir::toValueMetadata(out));
   for (auto& ep : providers_.providers) KILN_RETURN_IF_ERROR(ep->onSessionInitializationEnd());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kiln/tensor_size.h"
 #include "util/log.h"
 
 namespace kiln {
@@ -34,6 +35,7 @@ const std::map<std::string, std::string>& knownConfigKeys() {
       {"kiln.vulkan.target_profile", "device profile JSON to compile for"},
       {"kiln.vulkan.fp16", "1: float16 storage (not implemented yet: warns)"},
       {"kiln.vulkan.profile", "1: time every dispatch with timestamp queries and log a table per op type"},
+      {"kiln.max_tensor_bytes", "the most bytes one tensor may take (default 2147483648 = 2 GiB)"},
   };
   return keys;
 }
@@ -81,6 +83,7 @@ Status SessionOptions::addConfigEntry(const std::string& key, const std::string&
   if (!known && (startsWith(key, "session.") || startsWith(key, "ep."))) {
     log::warn("unknown config key '{}' (nearest known key: '{}')", key, nearestKnownKey(key));
   }
+  if (key == kMaxTensorBytesKey) KILN_RETURN_IF_ERROR(parseMaxTensorBytes(value).status());
   entries_[key] = value;
   return Status::ok();
 }
