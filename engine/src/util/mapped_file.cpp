@@ -13,7 +13,8 @@
 namespace kiln {
 
 Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path) {
-  KILN_RETURN_IF_ERROR(checkRegularFile(path));  // before the open: a FIFO would block it
+  // Before the open: a FIFO would block it; a missing file is left to the open's own message.
+  if (Status regular = checkRegularFile(path); regular.code() == StatusCode::INVALID_ARGUMENT) return regular;
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Status(StatusCode::NO_SUCHFILE, "cannot open " + path + ": " + std::strerror(errno));
   struct stat info {};

@@ -16,7 +16,8 @@
 namespace kiln {
 
 Result<std::string> modelContentHash(const std::string& modelPath) {
-  KILN_RETURN_IF_ERROR(checkRegularFile(modelPath));  // a folder cannot be hashed; a FIFO would block the open
+  // A folder cannot be hashed; a FIFO would block the open; a missing file is left to the open's own message.
+  if (Status regular = checkRegularFile(modelPath); regular.code() == StatusCode::INVALID_ARGUMENT) return regular;
   std::ifstream in(modelPath, std::ios::binary);
   if (!in) return Status(StatusCode::NO_SUCHFILE, "cannot read " + modelPath + ": " + std::strerror(errno));
   std::unique_ptr<XXH64_state_t, decltype(&XXH64_freeState)> state(XXH64_createState(), &XXH64_freeState);
