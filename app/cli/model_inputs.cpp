@@ -4,6 +4,7 @@
 
 #include "cli_output.h"
 #include "kiln/tensor_io.h"
+#include "kiln/tensor_size.h"
 
 namespace kiln::cli {
 namespace {
@@ -50,6 +51,8 @@ Result<std::vector<NamedTensor>> prepareInputs(const Session& session, const std
     }
     Shape shape;
     for (const auto& d : meta.shape) shape.push_back(d.isFixed() ? d.value : 1);
+    // Checked before allocating: a --shape (or a declared shape) of terabytes is an error, not an abort.
+    KILN_RETURN_IF_ERROR(checkedTensorBytes(meta.dtype, shape, kDefaultMaxTensorBytes, "input '" + meta.name + "'").status());
     inputs.push_back({meta.name, randomTensor(meta.dtype, shape, rng)});
   }
   if (!given.empty()) {

@@ -194,6 +194,8 @@ def cases(kiln, d, vulkan):
     yield "folder_model", lambda: [
         check("folder_model", kiln, [cmd, d] + extra, [1, 2], "regular file")
         for cmd, extra in (("run", []), ("partition", []), ("inspect", []), ("compile", ["-o", d / "f_ctx.onnx"]))]
+    if vulkan:
+        yield "pipeline_cache_resealed", lambda: pipeline_cache_resealed(kiln, d)
     yield "batch_jobs", lambda: [
         check("batch_jobs", kiln, ["batch", p] + extra, [2], p.name)
         for extra in ([], ["--json"])
@@ -201,6 +203,65 @@ def cases(kiln, d, vulkan):
                   write(d / "huge_number.json", b'{"jobs": [{"command": "devices", "args": [], "timeout_s": 1e400}]}'),
                   write(d / "huge_number2.json", b'{"jobs": [{"command": "devices", "args": [], "x": 1e999999}]}'),
                   write(d / "huge_timeout.json", b'{"jobs": [{"command": "devices", "args": [], "timeout_s": 1e300}]}'))]
+
+
+def reseal_corrupt_spirv(path):
+    """Overwrites every SPIR-V entry's body in a pipeline cache file with OpNop words (a module the driver refuses:
+    vkCreateComputePipelines VkResult -13 on lavapipe) and recomputes the XXH3 checksums, so the file passes
+    every check of the reader and only the driver can tell."""
+    import ctypes
+    import struct
+    xxh = ctypes.CDLL("libxxhash.so.0")
+    xxh.XXH3_64bits.restype = ctypes.c_uint64
+    xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    digest = lambda b: xxh.XXH3_64bits(bytes(b), len(b))
+    b = bytearray(path.read_bytes())
+    count, spirv = struct.unpack_from("<I", b, 112)[0], struct.unpack_from("<Q", b, 120)[0]
+    offset = 160
+    for _ in range(count):
+        _key, words, _reserved = struct.unpack_from("<QII", b, offset)
+        offset += 16
+        for w in range(5, words):
+            struct.pack_into("<I", b, offset + 4 * w, 0x00010000)
+        offset += 4 * words
+    struct.pack_into("<Q", b, 128, digest(b[160:160 + spirv]))
+    struct.pack_into("<Q", b, 144, digest(b[160 + spirv:]))
+    struct.pack_into("<Q", b, 152, digest(b[:152]))
+    path.write_bytes(b)
+    return count
+
+
+def pipeline_cache_resealed(kiln, d):
+    """A pipeline cache file whose SPIR-V the driver refuses is a miss and a cold rebuild: exit 0, a warning and
+    pipeline_cache_fallbacks in the counters."""
+    global failures
+    cache_home = d / "xdg_cache"
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache_home))
+    m = save(model([helper.make_node("Relu", ["x"], ["r"], name="relu"),
+                    helper.make_node("Sigmoid", ["r"], ["y"], name="sigmoid")],
+                   [vinfo("x", [1, 16])], [vinfo("y", [1, 16])]), d / "pipeline_cache_model.onnx")
+    args = [kiln, "run", str(m), "--ep", "vulkan", "--json"]
+    first = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
+    files = list((cache_home / "kiln").glob("*.vkcache"))
+    problems = [] if first.returncode == 0 and len(files) == 1 else [f"first run: exit {first.returncode}, {len(files)} cache files"]
+    if not problems and reseal_corrupt_spirv(files[0]) == 0:
+        problems.append("the cache file holds no SPIR-V entry")
+    if not problems:
+        second = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
+        if second.returncode != 0:
+            problems.append(f"second run: exit {second.returncode}: {second.stderr.strip()[-300:]}")
+        elif "rebuilt without the pipeline cache" not in second.stderr:
+            problems.append(f"no warning: {second.stderr.strip()[-300:]}")
+        elif json.loads(second.stdout).get("counters", {}).get("pipeline_cache_fallbacks", 0) < 1:
+            problems.append("pipeline_cache_fallbacks not counted")
+        elif json.loads(second.stdout).get("outputs") != json.loads(first.stdout).get("outputs"):
+            problems.append("outputs differ from the first run's")
+    what = "pipeline_cache_resealed: kiln run --ep vulkan with a resealed corrupt pipeline cache"
+    if problems:
+        failures += 1
+        print(f"FAIL {what}: {'; '.join(problems)}", flush=True)
+    else:
+        print(f"ok   {what}", flush=True)
 
 
 def write(path, data):

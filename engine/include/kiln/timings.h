@@ -35,6 +35,7 @@ struct WorkCounters {
   int64_t pipeline_cache_hits = 0;
   int64_t pipeline_cache_misses = 0;
   int64_t spirv_cache_hits = 0;
+  int64_t pipeline_cache_fallbacks = 0;  // pipelines rebuilt cold (fresh SPIR-V, no VkPipelineCache) after a failure
 };
 
 // Visits every timing as (key, value), in the order of the fields above.

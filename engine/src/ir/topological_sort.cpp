@@ -11,10 +11,23 @@ Status sortTopologically(Graph& graph, const std::vector<std::string>& outerScop
   for (const auto& in : graph.inputs) available.insert(in.name);
   for (const auto& [name, _] : graph.initializers) available.insert(name);
 
+  std::unordered_set<std::string> ownInputs;  // this graph's inputs and initializers (outer names may be shadowed)
+  for (const auto& in : graph.inputs) ownInputs.insert(in.name);
+  for (const auto& [name, _] : graph.initializers) ownInputs.insert(name);
   std::unordered_map<std::string, size_t> producer;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     for (const auto& out : graph.nodes[i].outputs) {
-      if (!out.empty()) producer[out] = i;
+      if (out.empty()) continue;
+      if (ownInputs.count(out)) {
+        return Status(StatusCode::INVALID_GRAPH, "node " + graph.nodes[i].label() + " writes '" + out +
+                                                     "', which is already a graph input or initializer");
+      }
+      auto [it, inserted] = producer.emplace(out, i);
+      if (!inserted) {
+        return Status(StatusCode::INVALID_GRAPH, "node " + graph.nodes[i].label() + " writes '" + out +
+                                                     "', which node " + graph.nodes[it->second].label() +
+                                                     " already produces (a value has one producer)");
+      }
     }
   }
   // Dependencies: explicit inputs plus names read by subgraphs (implicit inputs), produced by nodes of this graph.
@@ -32,7 +45,11 @@ Status sortTopologically(Graph& graph, const std::vector<std::string>& outerScop
         return Status(StatusCode::INVALID_GRAPH, "node " + graph.nodes[i].label() + " reads '" + name +
                                                      "', which no node, input or initializer provides");
       }
-      if (it->second != i && deps.insert(it->second).second) consumers[it->second].push_back(i);
+      if (it->second == i) {
+        return Status(StatusCode::INVALID_GRAPH, "the graph has a cycle: node " + graph.nodes[i].label() +
+                                                     " reads its own output '" + name + "'");
+      }
+      if (deps.insert(it->second).second) consumers[it->second].push_back(i);
     }
     pending[i] = deps.size();
   }

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "epcontext/epcontext_names.h"
 #include "onnx/path_rules.h"
@@ -123,6 +125,61 @@ bool hasEpContextNode(const onnx::GraphProto& graph) {
   return false;
 }
 
+// A required input (one the op's schema does not mark optional or variadic) named '' is refused at load: kernels
+// index their inputs by position, and an empty name there is no value at all.
+Status checkRequiredInputs(const onnx::NodeProto& node, const std::map<std::string, int64_t>& opsets) {
+  const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+  auto version = opsets.find(domain);
+  if (version == opsets.end()) return Status::ok();
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version->second), domain);
+  if (!schema) return Status::ok();
+  const auto& formal = schema->inputs();
+  for (int i = 0; i < node.input_size() && static_cast<size_t>(i) < formal.size(); ++i) {
+    if (!node.input(i).empty() || formal[i].GetOption() != onnx::OpSchema::Single) continue;
+    return Status(StatusCode::INVALID_GRAPH, "node '" + node.name() + "' (" + node.op_type() + "): required input " +
+                                                 std::to_string(i) + " (" + formal[i].GetName() + ") is empty");
+  }
+  return Status::ok();
+}
+
+// Per node, before any arithmetic and before ONNX shape inference sees the model: required inputs present
+// (checkRequiredInputs), and the window attributes of the convolution and pooling ops (libonnx divides by strides):
+// strides, dilations, kernel_shape and group must be positive, pads non-negative. Every graph is visited, subgraphs
+// too, with an explicit stack (no recursion a model controls).
+Status checkNodes(const onnx::ModelProto& model) {
+  std::map<std::string, int64_t> opsets;
+  for (const auto& opset : model.opset_import()) opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] = opset.version();
+  const onnx::GraphProto& main = model.graph();
+  static const std::set<std::string> kWindowOps = {"AveragePool", "MaxPool", "LpPool", "MaxUnpool", "Conv",
+                                                   "ConvTranspose", "ConvInteger", "QLinearConv", "DeformConv"};
+  std::vector<const onnx::GraphProto*> pending = {&main};
+  while (!pending.empty()) {
+    const onnx::GraphProto* graph = pending.back();
+    pending.pop_back();
+    for (const auto& node : graph->node()) {
+      KILN_RETURN_IF_ERROR(checkRequiredInputs(node, opsets));
+      const bool windowOp = kWindowOps.count(node.op_type()) != 0 && (node.domain().empty() || node.domain() == "ai.onnx");
+      for (const auto& attr : node.attribute()) {
+        if (attr.has_g()) pending.push_back(&attr.g());
+        for (const auto& g : attr.graphs()) pending.push_back(&g);
+        if (!windowOp) continue;
+        const std::string& name = attr.name();
+        const bool positive = name == "strides" || name == "dilations" || name == "kernel_shape" || name == "group";
+        if (!positive && name != "pads") continue;
+        std::vector<int64_t> values(attr.ints().begin(), attr.ints().end());
+        if (attr.type() == onnx::AttributeProto::INT) values.push_back(attr.i());
+        for (int64_t v : values) {
+          if (positive ? v > 0 : v >= 0) continue;
+          return Status(StatusCode::INVALID_GRAPH, "node '" + node.name() + "' (" + node.op_type() + "): attribute " +
+                                                       name + " holds " + std::to_string(v) + "; " + name +
+                                                       (positive ? " must be positive" : " must not be negative"));
+        }
+      }
+    }
+  }
+  return Status::ok();
+}
+
 Result<LoadedModel> finishLoad(LoadedModel loaded, const std::string& baseFolder, const LoadOptions& options,
                                const Stopwatch& clock) {
   // Checked before shape inference, which would add an empty graph.
@@ -135,6 +192,7 @@ Result<LoadedModel> finishLoad(LoadedModel loaded, const std::string& baseFolder
     KILN_RETURN_IF_ERROR(recordExternalInitializers(loaded, baseFolder));
     KILN_RETURN_IF_ERROR(inlineGraph(*loaded.proto.mutable_graph(), baseFolder));
   }
+  KILN_RETURN_IF_ERROR(checkNodes(loaded.proto));
   loaded.loadMs = clock.elapsedMs();
   if (options.runShapeInference && !hasEpContextNode(loaded.proto.graph())) {
     Stopwatch shapeClock;

@@ -1,8 +1,10 @@
 // kiln/tensor_io.h: TensorProto (.pb) and NumPy (.npy, format 1.0-3.0) files.
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 
 #include "kiln/tensor_io.h"
+#include "kiln/tensor_size.h"
 #include "onnx/tensor_proto.h"
 #include "util/file_io.h"
 
@@ -100,12 +102,20 @@ Result<Tensor> readNpyFile(const std::string& path) {
     size_t end = pos;
     while (end < shapeText.size() && std::isdigit(static_cast<unsigned char>(shapeText[end]))) ++end;
     if (end == pos) return npyError(path, "bad shape '" + shapeText + "'");
-    shape.push_back(std::stoll(shapeText.substr(pos, end - pos)));
+    int64_t dim = 0;
+    const auto parsed = std::from_chars(shapeText.data() + pos, shapeText.data() + end, dim);
+    if (parsed.ec != std::errc()) {
+      return npyError(path, "dimension " + shapeText.substr(pos, end - pos) + " is out of range");
+    }
+    shape.push_back(dim);
     pos = end;
   }
-  Tensor tensor(type, shape);
+  // Checked against the data the file holds before allocating: a header cannot make us allocate terabytes.
   const size_t payload = bytes.size() - headerStart - headerLength;
-  if (payload < tensor.byteSize()) return npyError(path, "data is shorter than shape " + shapeToString(shape));
+  if (!checkedTensorBytes(type, shape, payload, "the data").isOk()) {
+    return npyError(path, "data (" + std::to_string(payload) + " bytes) is shorter than shape " + shapeToString(shape));
+  }
+  Tensor tensor(type, shape);
   if (tensor.byteSize()) std::memcpy(tensor.rawData(), data + headerStart + headerLength, tensor.byteSize());
   return tensor;
 }

@@ -122,9 +122,10 @@ struct CompileRequest {
     } else {
       if (o.inputPath_.empty()) return Status(StatusCode::INVALID_ARGUMENT, "Invalid input model: path string is empty");
       std::error_code ec;
-      if (!fs::is_regular_file(o.inputPath_, ec)) {
+      if (!fs::exists(o.inputPath_, ec)) {
         return Status(StatusCode::INVALID_ARGUMENT, "Input model path does not exist: " + o.inputPath_);
       }
+      KILN_RETURN_IF_ERROR(checkRegularFile(o.inputPath_));  // a folder or FIFO: the same answer as run's
       r.source.path = o.inputPath_;
     }
     if (o.outputsSet_ > 1) {

@@ -19,6 +19,7 @@
 #include "session/partition_kernel.h"
 #include "session/session_pipeline.h"
 #include "util/log.h"
+#include "kiln/tensor_size.h"
 #include "util/stopwatch.h"
 
 namespace kiln {
@@ -103,6 +104,22 @@ void summarize(const PartitionReport& report, std::vector<PartitionSummary>& sum
       summaries.push_back({p.name, p.executionProvider, static_cast<int64_t>(p.nodes.size())});
     }
   }
+}
+
+// A fixed input shape no tensor could ever fill (over kiln.max_tensor_bytes) is refused at creation: INVALID_GRAPH.
+Status checkDeclaredSize(const SessionOptions& options, const ValueMetadata& input) {
+  Shape shape;
+  for (const auto& dim : input.shape) {
+    if (!dim.isFixed()) return Status::ok();
+    shape.push_back(dim.value);
+  }
+  uint64_t limit = kDefaultMaxTensorBytes;
+  if (auto value = options.configEntry(kMaxTensorBytesKey)) {
+    KILN_ASSIGN_OR_RETURN(limit, parseMaxTensorBytes(*value));
+  }
+  auto bytes = checkedTensorBytes(input.dtype, shape, limit, "input '" + input.name + "'");
+  if (!bytes.isOk()) return Status(StatusCode::INVALID_GRAPH, bytes.status().message());
+  return Status::ok();
 }
 
 Status InferenceSession::compilePartitions(PartitionPlan& plan, int threads) {
@@ -212,6 +229,7 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
 
   const ir::Graph& graph = *model_.graph;
   KILN_ASSIGN_OR_RETURN(inputs_, resolveInputShapes(graph, options));
+  for (const auto& input : inputs_) KILN_RETURN_IF_ERROR(checkDeclaredSize(options, input));
   for (const auto& out : graph.outputs) outputs_.push_back(ir::toValueMetadata(out));
   for (auto& ep : providers_.providers) KILN_RETURN_IF_ERROR(ep->onSessionInitializationEnd());
   timings_.session_total_ms = clock.elapsedMs();

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kiln/config_keys.h"
+#include "kiln/tensor_size.h"
 #include "util/log.h"
 
 namespace kiln {
@@ -77,6 +78,7 @@ Status SessionOptions::addConfigEntry(const std::string& key, const std::string&
   if (!known && (startsWith(key, "session.") || startsWith(key, "ep."))) {
     log::warn("unknown config key '{}' (nearest known key: '{}')", key, nearestKnownKey(key));
   }
+  if (key == kMaxTensorBytesKey) KILN_RETURN_IF_ERROR(parseMaxTensorBytes(value).status());
   entries_[key] = value;
   return Status::ok();
 }

@@ -1,6 +1,7 @@
 #include "util/file_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,18 +13,54 @@
 
 namespace kiln {
 
-Result<std::vector<std::byte>> readFileBytes(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Status(StatusCode::NO_SUCHFILE, "file not found: " + path);
-  if (std::filesystem::is_directory(path, ec)) return Status(StatusCode::NO_SUCHFILE, "is a directory: " + path);
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return Status(StatusCode::NO_SUCHFILE, "cannot open " + path + ": " + std::strerror(errno));
-  const std::streamsize size = in.tellg();
-  std::vector<std::byte> bytes(static_cast<size_t>(size));
-  in.seekg(0);
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
-    return Status(StatusCode::FAIL, "cannot read " + path);
+namespace {
+
+const char* fileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a plain file";
+}
+
+Status notRegular(const std::string& path, mode_t mode) {
+  return Status(StatusCode::INVALID_ARGUMENT, "'" + path + "' is not a regular file (" + fileTypeName(mode) + ")");
+}
+
+}  // namespace
+
+Status checkRegularFile(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return Status(StatusCode::NO_SUCHFILE, "file not found: " + path);
+    return Status(StatusCode::NO_SUCHFILE, "cannot open " + path + ": " + std::strerror(errno));
   }
+  if (!S_ISREG(info.st_mode)) return notRegular(path, info.st_mode);
+  return Status::ok();
+}
+
+Result<std::vector<std::byte>> readFileBytes(const std::string& path) {
+  KILN_RETURN_IF_ERROR(checkRegularFile(path));
+  // O_NONBLOCK: should the path turn into a FIFO between the check and the open, the open still returns at once
+  // (and fstat below refuses it).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Status(StatusCode::NO_SUCHFILE, "cannot open " + path + ": " + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return notRegular(path, info.st_mode);
+  }
+  std::vector<std::byte> bytes(static_cast<size_t>(info.st_size));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (done != bytes.size()) return Status(StatusCode::FAIL, "cannot read " + path);
   return bytes;
 }
 

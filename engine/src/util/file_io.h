@@ -11,7 +11,12 @@
 
 namespace kiln {
 
-// Reads a whole file. NO_SUCHFILE when it does not exist or is a directory.
+// OK when `path` names a regular file (symlinks followed). NO_SUCHFILE when nothing is there; INVALID_ARGUMENT
+// "... is not a regular file (a folder)" for a folder, FIFO, socket or device. Never opens it, so a FIFO cannot block.
+Status checkRegularFile(const std::string& path);
+
+// Reads a whole regular file (never a blocking open). NO_SUCHFILE when it does not exist; INVALID_ARGUMENT when it
+// is not a regular file (checkRegularFile).
 Result<std::vector<std::byte>> readFileBytes(const std::string& path);
 
 // Writes `path` atomically: `produce` writes into a temp file in the same folder, which is flushed, fsynced and

@@ -8,15 +8,19 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/file_io.h"
+
 namespace kiln {
 
 Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Before the open: a FIFO would block it; a missing file is left to the open's own message.
+  if (Status regular = checkRegularFile(path); regular.code() == StatusCode::INVALID_ARGUMENT) return regular;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Status(StatusCode::NO_SUCHFILE, "cannot open " + path + ": " + std::strerror(errno));
   struct stat info {};
   if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode) || !S_ISREG(info.st_mode)) {
     ::close(fd);
-    return Status(StatusCode::NO_SUCHFILE, path + " is not a regular file");
+    return Status(StatusCode::INVALID_ARGUMENT, "'" + path + "' is not a regular file");
   }
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->path_ = path;

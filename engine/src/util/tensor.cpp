@@ -1,8 +1,11 @@
 #include "kiln/tensor.h"
 
 #include <bit>
+#include <charconv>
 #include <cstdlib>
 #include <new>
+
+#include "kiln/tensor_size.h"
 
 namespace kiln {
 
@@ -155,6 +158,44 @@ Tensor Tensor::clone() const {
     std::memcpy(copy.rawData(), rawData(), byteSize());
   }
   return copy;
+}
+
+}  // namespace kiln
+
+namespace kiln {
+
+Result<uint64_t> checkedTensorBytes(DataType type, const Shape& shape, uint64_t limitBytes, const std::string& what) {
+  const uint64_t elementSize = std::max<uint64_t>(dataTypeSize(type), 1);
+  const std::string limitText = " (kiln.max_tensor_bytes is " + std::to_string(limitBytes) + ")";
+  uint64_t bytes = elementSize;
+  bool over = false;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      return Status(StatusCode::INVALID_ARGUMENT, what + " has a negative dimension " + std::to_string(d) +
+                                                      " in shape " + shapeToString(shape));
+    }
+    // Overflow-checked: once over the limit it stays over (unless a later dimension is 0).
+    if (d == 0) return uint64_t{0};
+    if (!over && bytes > limitBytes / static_cast<uint64_t>(d)) over = true;
+    if (!over) bytes *= static_cast<uint64_t>(d);
+  }
+  if (over || bytes > limitBytes) {
+    return Status(StatusCode::INVALID_ARGUMENT, what + " of shape " + shapeToString(shape) + " (" +
+                                                    dataTypeName(type) + ") needs more bytes than the limit of " +
+                                                    std::to_string(limitBytes) + limitText);
+  }
+  return bytes;
+}
+
+Result<uint64_t> parseMaxTensorBytes(const std::string& value) {
+  uint64_t parsed = 0;
+  const char* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, parsed);
+  if (value.empty() || ec != std::errc() || ptr != end || parsed == 0) {
+    return Status(StatusCode::INVALID_ARGUMENT, std::string(kMaxTensorBytesKey) +
+                                                    " must be a positive integer (bytes), got '" + value + "'");
+  }
+  return parsed;
 }
 
 }  // namespace kiln

@@ -31,6 +31,7 @@ void forEachCounter(const WorkCounters& c, const std::function<void(std::string_
   visit("pipeline_cache_hits", c.pipeline_cache_hits);
   visit("pipeline_cache_misses", c.pipeline_cache_misses);
   visit("spirv_cache_hits", c.spirv_cache_hits);
+  visit("pipeline_cache_fallbacks", c.pipeline_cache_fallbacks);
 }
 
 }  // namespace kiln

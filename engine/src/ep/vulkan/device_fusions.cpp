@@ -209,15 +209,20 @@ class ChainBuilder {
     int next = 0;
   };
 
-  // The GLSL expression for `node`'s output given the state, or nullopt when it cannot be expressed.
-  std::optional<std::string> nodeExpression(size_t index, State& state) const {
+  // At most this many nodes in one chain: the builder recurses once per node and glslang parses the nested calls
+  // recursively, so a model's 20,000-node chain becomes many fused nodes, not a stack overflow.
+  static constexpr int kMaxChainNodes = 64;
+
+  // The GLSL expression for `node`'s output given the state, or nullopt when it cannot be expressed. `depth`: the
+  // nodes between `index` and the chain's sink.
+  std::optional<std::string> nodeExpression(size_t index, State& state, int depth = 0) const {
     const ir::Node& node = graph_.nodes[index];
     const std::string name = "f" + std::to_string(state.next++);
     auto op = fusableElementwise(node, opset_, graph_, name);
     if (!op) return std::nullopt;
     std::vector<std::string> args;
     for (size_t i = 0; i < op->arity; ++i) {
-      auto arg = valueExpression(node.inputs[i], state);
+      auto arg = valueExpression(node.inputs[i], state, depth);
       if (!arg) return std::nullopt;
       args.push_back(*arg);
     }
@@ -226,7 +231,7 @@ class ChainBuilder {
   }
 
  private:
-  std::optional<std::string> valueExpression(const std::string& value, State& state) const {
+  std::optional<std::string> valueExpression(const std::string& value, State& state, int depth) const {
     if (auto init = graph_.initializers.find(value); init != graph_.initializers.end()) {
       if (init->second.dtype() == DataType::FLOAT && init->second.numel() == 1) {
         return glslFloat(init->second.data<float>()[0]);
@@ -236,9 +241,9 @@ class ChainBuilder {
     auto producer = producer_.find(value);
     auto readers = readers_.find(value);
     if (producer != producer_.end() && !keep_.count(value) && readers != readers_.end() && readers->second == 1 &&
-        !unavailable_.count(producer->second)) {
+        !unavailable_.count(producer->second) && depth + 1 < kMaxChainNodes) {
       State trial = state;
-      if (auto expression = nodeExpression(producer->second, trial)) {
+      if (auto expression = nodeExpression(producer->second, trial, depth + 1)) {
         trial.members.push_back(producer->second);
         state = std::move(trial);
         return expression;

@@ -28,6 +28,8 @@ uint64_t u64At(std::span<const std::byte> bytes, size_t offset) {
 }  // namespace
 
 Result<std::string> kilnFileKind(const std::string& path) {
+  // A folder is not "neither format"; a FIFO must not block the open; a missing file is left to the open's own message.
+  if (Status regular = checkRegularFile(path); regular.code() == StatusCode::INVALID_ARGUMENT) return regular;
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(StatusCode::NO_SUCHFILE, "cannot open " + path);
   char magic[8] = {};

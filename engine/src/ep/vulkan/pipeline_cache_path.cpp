@@ -11,14 +11,13 @@
 #include <vector>
 
 #include "kiln/pipeline_cache.h"
+#include "util/file_io.h"
 
 namespace kiln {
 
 Result<std::string> modelContentHash(const std::string& modelPath) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(modelPath, ec)) {
-    return Status(StatusCode::NO_SUCHFILE, "cannot hash " + modelPath + ": it is a folder");
-  }
+  // A folder cannot be hashed; a FIFO would block the open; a missing file is left to the open's own message.
+  if (Status regular = checkRegularFile(modelPath); regular.code() == StatusCode::INVALID_ARGUMENT) return regular;
   std::ifstream in(modelPath, std::ios::binary);
   if (!in) return Status(StatusCode::NO_SUCHFILE, "cannot read " + modelPath + ": " + std::strerror(errno));
   std::unique_ptr<XXH64_state_t, decltype(&XXH64_freeState)> state(XXH64_createState(), &XXH64_freeState);

@@ -68,7 +68,7 @@ const Pipeline* PipelineRegistry::find(const std::string& key) const {
 }
 
 Result<const Pipeline*> PipelineRegistry::get(const ShaderVariant& variant, const std::vector<uint32_t>& spirv,
-                                              Stats* stats) {
+                                              Stats* stats, bool withoutDriverCache) {
   const std::string key = variant.key();
   std::unique_lock lock(mutex_);
   // Concurrent sessions (or threads of one load) asking for one variant create it once, as ncnn does; different
@@ -79,7 +79,7 @@ Result<const Pipeline*> PipelineRegistry::get(const ShaderVariant& variant, cons
     return it->second.get();
   }
   creating_.insert(key);
-  const VkPipelineCache cache = cache_;
+  const VkPipelineCache cache = withoutDriverCache ? VK_NULL_HANDLE : cache_;
   lock.unlock();
   Stopwatch clock;
   Result<std::unique_ptr<Pipeline>> made = create(variant, spirv, cache);

@@ -45,7 +45,9 @@ class PipelineRegistry {
   };
   // The pipeline for `variant` built from `spirv`, created on first request. Concurrent calls create different
   // variants in parallel; a second request for a variant being created waits for it (created once).
-  Result<const Pipeline*> get(const ShaderVariant& variant, const std::vector<uint32_t>& spirv, Stats* stats = nullptr);
+  // `withoutDriverCache`: created without the device's VkPipelineCache (the cold build a cache failure falls back to).
+  Result<const Pipeline*> get(const ShaderVariant& variant, const std::vector<uint32_t>& spirv, Stats* stats = nullptr,
+                              bool withoutDriverCache = false);
   // The pipeline for `variant` if it exists already.
   const Pipeline* find(const std::string& key) const;
 

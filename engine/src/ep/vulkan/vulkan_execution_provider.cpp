@@ -342,6 +342,23 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     return std::make_shared<KernelSet>(std::move(kernels));
   }
 
+  // A cache is only an optimization: a pipeline whose creation failed (SPIR-V from a pipeline cache file or a
+  // context binary the driver refuses, a driver blob that breaks vkCreateComputePipelines) is built again cold,
+  // from SPIR-V glslang compiles now and without the VkPipelineCache: a warning and pipeline_cache_fallbacks, not
+  // an error. `result` becomes the retry's; the original error stays when the cold build fails too.
+  static Status rebuildCold(Device& device, const ShaderVariant& variant, Result<const Pipeline*>& result,
+                           PipelineRegistry::Stats& stats, const CompileContext& context) {
+    if (result.status().code() == StatusCode::CANCELLED) return result.status();
+    auto fresh = compileShader(variant, device.info());
+    if (!fresh.isOk()) return result.status();
+    auto retried = device.pipelines().get(variant, fresh->words, &stats, true);
+    if (!retried.isOk()) return result.status();
+    log::warn("{}; rebuilt without the pipeline cache (a cache is only an optimization)", result.status().message());
+    if (context.counters) context.counters->pipeline_cache_fallbacks++;
+    result = std::move(retried);
+    return Status::ok();
+  }
+
   // The pipelines of every step of `sets`, created on up to hardware_concurrency threads (each
   // vkCreateComputePipelines is independent and the driver's VkPipelineCache is internally synchronized; on
   // lavapipe this is most of a cached load). Variants shared by several steps or partitions, or already in the
@@ -382,7 +399,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     if (context.timings) context.timings->pipeline_create_ms += clock.elapsedMs();
     std::map<std::string, const Pipeline*> byKey;
     for (size_t i = 0; i < work.size(); ++i) {
-      if (!results[i]->isOk()) return results[i]->status();
+      if (!results[i]->isOk()) KILN_RETURN_IF_ERROR(rebuildCold(device, *work[i]->first, *results[i], stats[i], context));
       if (context.counters && stats[i].created) context.counters->pipelines_created++;
       byKey.emplace(work[i]->first->key(), results[i]->value());
     }

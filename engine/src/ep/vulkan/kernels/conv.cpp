@@ -322,6 +322,7 @@ class ConvTransposeKernel final : public VkKernel {
 NodeSupport checkConvLike(const SupportQuery& q, bool transposed) {
   NodeSupport s = requireFloat32(q, {0});
   if (!s.supported) return s;
+  if (!q.hasInput(1)) return unsupported("W (input 1) is missing");
   // Initializers may come without a ValueInfo: their type is the constant's.
   for (size_t i = 1; i < 3; ++i) {
     const Tensor* c = i < q.constantInputs.size() ? q.constantInputs[i] : nullptr;
