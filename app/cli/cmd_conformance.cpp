@@ -32,7 +32,7 @@ int runConformanceCommand(ConformanceArgs& args) {
   options.executionProvider = args.ep;
   options.filter = args.filter;
   options.isolate = !args.noIsolate;
-  options.workerProgram = selfExecutable();
+  options.workerProgram = app::selfExecutable();
   if (!args.workerCases.empty()) return conformance::runWorker(args.workerCases, options);
   if (args.expectedFailuresFile.empty()) {
     options.expectedFailures = conformance::builtinExpectedFailures(args.ep);

@@ -1,5 +1,6 @@
 #include "compile_settings.h"
 
+#include "kiln/config_keys.h"
 #include "session_flags.h"
 #include "shape_syntax.h"
 
@@ -8,13 +9,16 @@ namespace kiln::app {
 Result<ModelCompilationOptions> compilationOptionsFor(const CompileSettings& settings) {
   SessionOptions session;
   KILN_RETURN_IF_ERROR(applyConfigEntries(settings.configs, session));
-  if (!settings.device.empty()) KILN_RETURN_IF_ERROR(session.addConfigEntry("kiln.vulkan.device", settings.device));
-  if (settings.autotune) KILN_RETURN_IF_ERROR(session.addConfigEntry("kiln.vulkan.autotune", "1"));
+  if (!settings.device.empty()) KILN_RETURN_IF_ERROR(session.addConfigEntry(config::kVulkanDevice, settings.device));
+  if (settings.autotune) KILN_RETURN_IF_ERROR(session.addConfigEntry(config::kVulkanAutotune, "1"));
   KILN_RETURN_IF_ERROR(applyShapeEntries(settings.shapes, session).status());
   ModelCompilationOptions options(std::move(session));
   options.setEpContextEmbedMode(settings.embedMode);
   if (!settings.targetProfile.empty()) options.setTargetProfile(settings.targetProfile);
-  if (!settings.optimizationLevel.empty()) options.setGraphOptimizationLevel(settings.optimizationLevel);
+  if (!settings.optimizationLevel.empty()) {
+    KILN_ASSIGN_OR_RETURN(const GraphOptimizationLevel level, parseGraphOptimizationLevel(settings.optimizationLevel));
+    options.setGraphOptimizationLevel(level);
+  }
   if (!settings.externalInitializersFile.empty()) {
     if (settings.externalThreshold < 0) {
       return Status(StatusCode::INVALID_ARGUMENT, "the external initializer threshold must not be negative");
@@ -22,8 +26,8 @@ Result<ModelCompilationOptions> compilationOptionsFor(const CompileSettings& set
     options.setOutputModelExternalInitializersFile(settings.externalInitializersFile,
                                                    static_cast<size_t>(settings.externalThreshold));
   }
-  options.setFlags((settings.errorIfOutputExists ? kErrorIfOutputFileExists : 0u) |
-                   (settings.errorIfNoNodesCompiled ? kErrorIfNoNodesCompiled : 0u));
+  options.setFlags(flagIf(settings.errorIfOutputExists, CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS) |
+                   flagIf(settings.errorIfNoNodesCompiled, CompileFlags::ERROR_IF_NO_NODES_COMPILED));
   if (!settings.inputModel.empty()) options.setInputModelPath(settings.inputModel);
   if (!settings.outputModel.empty()) options.setOutputModelPath(settings.outputModel);
   if (!settings.nodeNamePrefix.empty()) options.setNodeNamePrefix(settings.nodeNamePrefix);

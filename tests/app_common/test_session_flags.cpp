@@ -60,7 +60,7 @@ TEST(CompileSettings, MapsEveryField) {
   EXPECT_EQ(session.configEntryOr("kiln.graph_optimization_level", ""), "none");
   EXPECT_EQ(session.inputShapes().at("image"), (Shape{4, 3, 32, 32}));
   EXPECT_TRUE(options->embedMode());
-  EXPECT_EQ(options->flags(), uint32_t{kErrorIfOutputFileExists | kErrorIfNoNodesCompiled});
+  EXPECT_EQ(options->flags(), CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS | CompileFlags::ERROR_IF_NO_NODES_COMPILED);
 }
 
 TEST(CompileSettings, RejectsBadEntries) {

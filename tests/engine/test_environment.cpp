@@ -9,7 +9,7 @@
 #include "kiln/session.h"
 #include "model_builder.h"
 #include "test_models.h"
-#include "vulkan_test_support.h"
+#include "gtest_requirements.h"
 
 namespace kiln {
 namespace {
