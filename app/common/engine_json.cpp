@@ -60,7 +60,7 @@ nlohmann::json toJson(const CompatibilityVerdict& verdict) {
 nlohmann::json toJson(const VulkanDeviceDescription& d) {
   return {{"index", d.index},
           {"name", d.name},
-          {"type", d.type},
+          {"type", vulkanDeviceTypeName(d.type)},
           {"vendor_id", d.vendorId},
           {"device_id", d.deviceId},
           {"api_version", d.apiVersion},
