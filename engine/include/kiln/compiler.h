@@ -7,6 +7,8 @@
 // compiles (unless told not to), and refuses an input that is already compiled.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -43,14 +45,14 @@ constexpr bool hasFlag(CompileFlags flags, CompileFlags flag) { return (flags & 
 constexpr CompileFlags flagIf(bool on, CompileFlags flag) { return on ? flag : CompileFlags::NONE; }
 
 // Where an initializer of the source model lives in its external-data file.
-struct ExternalInitializerInfo {
+struct KILN_EXPORT ExternalInitializerInfo {
   std::string path;  // absolute
   int64_t offset = 0;
   int64_t size = 0;
 };
 
 // Where an initializer that stays in the output model (one a CPU-fallback node reads) goes.
-struct InitializerLocation {
+struct KILN_EXPORT InitializerLocation {
   enum class Kind { EMBED, FILE, ORIGINAL };
   Kind kind = Kind::EMBED;
   // FILE: a file name relative to the output model's folder; Kiln appends the data there (64-byte aligned).
@@ -70,7 +72,7 @@ using InitializerLocationFunc = std::function<InitializerLocation(
 // Receives the output model in chunks; a non-OK status stops the compile with that status.
 using OutputWriteFunc = std::function<Status(std::span<const std::byte> chunk)>;
 
-class ModelCompilationOptions {
+class KILN_EXPORT ModelCompilationOptions {
  public:
   // Starts from `sessionOptions` (config entries such as kiln.vulkan.device, progress and cancellation).
   explicit ModelCompilationOptions(SessionOptions sessionOptions = {});
@@ -133,7 +135,7 @@ class ModelCompilationOptions {
   int inputsSet_ = 0, outputsSet_ = 0;
 };
 
-struct CompileResult {
+struct KILN_EXPORT CompileResult {
   std::string outputModelPath;     // empty when the output went to a buffer or callback
   std::string binaryPath;          // empty with embed mode 1 or when nothing compiled
   std::string externalInitializersPath;
@@ -147,25 +149,25 @@ struct CompileResult {
 // outputs and for an output path naming a folder; FAIL for ERROR_IF_* flags; INVALID_GRAPH for an input that is
 // already compiled; CANCELLED; the session's errors. Nothing is written unless everything succeeded: outputs go
 // to temporary names and are renamed at the end, so an existing file is never damaged.
-Result<CompileResult> compileModel(const ModelCompilationOptions& options);
+KILN_EXPORT Result<CompileResult> compileModel(const ModelCompilationOptions& options);
 
 // ONNX Runtime's ep_weight_sharing_ctx_gen in one call: N models compiled with shared EP contexts, giving N ctx
 // models (<stem>_ctx.onnx beside each input, or under `outputFolder` when given) and one binary named after the
 // first model, holding every graph with weights deduplicated across the models. `prefixes` (empty, or one per
 // model) go to node and graph names; without them each model's stem plus "_" is used so graph names stay unique.
 // All N+1 files are written only when every model compiled. Embed mode 1 is INVALID_ARGUMENT.
-Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector<std::string>& modelPaths,
+KILN_EXPORT Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector<std::string>& modelPaths,
                                                                const ModelCompilationOptions& common,
                                                                const std::vector<std::string>& prefixes = {},
                                                                const std::string& outputFolder = {});
 
 // The default names: "dir/model.onnx" -> "dir/model_ctx.onnx" and "dir/model_vulkan.bin"; for a ctx model
 // "dir/model_ctx.onnx" -> "dir/model_vulkan.bin".
-std::string defaultCtxModelPath(const std::string& modelPath);
-std::string defaultContextBinaryPath(const std::string& modelPath);
+KILN_EXPORT std::string defaultCtxModelPath(const std::string& modelPath);
+KILN_EXPORT std::string defaultContextBinaryPath(const std::string& modelPath);
 
 // ONNX Runtime's folder rule for output paths: a trailing separator, an existing directory or a name without an
 // extension is a folder.
-bool namesFolder(const std::string& path);
+KILN_EXPORT bool namesFolder(const std::string& path);
 
 }  // namespace kiln

@@ -3,6 +3,8 @@
 // value is "1" (any other value is off), as in ONNX Runtime.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <string>
 #include <vector>
 
@@ -40,7 +42,7 @@ inline constexpr const char* kMaxTensorBytes = "kiln.max_tensor_bytes";
 inline constexpr const char* kFreeDimOverridePrefix = "kiln.free_dim_override.";
 
 // One known key: its name, what an unset key means, and a one-line meaning.
-struct KeyInfo {
+struct KILN_EXPORT KeyInfo {
   const char* key;
   const char* defaultValue;
   const char* meaning;
@@ -48,9 +50,9 @@ struct KeyInfo {
 
 // Every fixed key Kiln knows (the kiln.free_dim_override.* family aside), sorted by key: the one table of keys
 // and defaults.
-const std::vector<KeyInfo>& knownKeys();
+KILN_EXPORT const std::vector<KeyInfo>& knownKeys();
 
 // The default of `key` (what the engine does when it is unset); "" for an unknown key.
-std::string defaultValue(const std::string& key);
+KILN_EXPORT std::string defaultValue(const std::string& key);
 
 }  // namespace kiln::config

@@ -4,6 +4,8 @@
 // header's format version; this API is the supported way to read it.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -18,22 +20,22 @@ namespace kiln {
 // version, or a required feature or limit is missing: loading fails with INVALID_GRAPH).
 enum class Compatibility { OPTIMAL, COMPATIBLE, UNSUPPORTED };
 // "optimal", "compatible", "unsupported".
-const char* compatibilityName(Compatibility value);
+KILN_EXPORT const char* compatibilityName(Compatibility value);
 
-struct CompatibilityVerdict {
+struct KILN_EXPORT CompatibilityVerdict {
   Compatibility compatibility = Compatibility::UNSUPPORTED;
   std::vector<std::string> reasons;  // why not optimal (empty when optimal)
   std::string against;               // "device 0 (llvmpipe ...)" or "profile path/x.json"
 };
 
-struct ContextBinarySection {
+struct KILN_EXPORT ContextBinarySection {
   std::string kind;  // "device", "graphs", "spirv", "driver_cache", "weights"
   uint64_t offset = 0, size = 0;
   std::string hash;  // xxHash3-64, 16 hex digits
   uint64_t items = 0;
 };
 
-struct ContextBinaryGraph {
+struct KILN_EXPORT ContextBinaryGraph {
   std::string name;                // the partition name (EPContext nodes refer to it)
   std::string executionProvider;
   std::vector<std::string> inputs, outputs;
@@ -43,7 +45,7 @@ struct ContextBinaryGraph {
   std::vector<std::string> opTypes;  // distinct op types, sorted
 };
 
-struct ContextBinaryInfo {
+struct KILN_EXPORT ContextBinaryInfo {
   std::string path;
   uint64_t fileSize = 0;
   std::string formatVersion;           // "1.0"
@@ -67,21 +69,21 @@ struct ContextBinaryInfo {
 
 // Reads and validates a context binary (every offset, size and hash). NO_SUCHFILE when missing; INVALID_GRAPH with
 // the reason when truncated, corrupt or of a format this engine cannot read.
-Result<ContextBinaryInfo> inspectContextBinary(const std::string& path);
+KILN_EXPORT Result<ContextBinaryInfo> inspectContextBinary(const std::string& path);
 
 // The verdict of the binary at `path` against live Vulkan device `deviceSelector` (index or name substring; empty:
 // the device a compile would pick, lavapipe included). A binary that cannot be read at all is INVALID_GRAPH; one
 // of another format or engine version is an `unsupported` verdict.
-Result<CompatibilityVerdict> checkContextBinary(const std::string& path, const std::string& deviceSelector = "");
+KILN_EXPORT Result<CompatibilityVerdict> checkContextBinary(const std::string& path, const std::string& deviceSelector = "");
 // The verdict against the device profile at `profilePath` (see kiln/device.h).
-Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(const std::string& path, const std::string& profilePath);
+KILN_EXPORT Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(const std::string& path, const std::string& profilePath);
 
 // The same three for a binary in memory (an embedded ep_cache_context payload, say); `origin` is the path the
 // description reports and error messages name.
-Result<ContextBinaryInfo> inspectContextBinary(std::span<const std::byte> bytes, const std::string& origin);
-Result<CompatibilityVerdict> checkContextBinary(std::span<const std::byte> bytes, const std::string& origin,
+KILN_EXPORT Result<ContextBinaryInfo> inspectContextBinary(std::span<const std::byte> bytes, const std::string& origin);
+KILN_EXPORT Result<CompatibilityVerdict> checkContextBinary(std::span<const std::byte> bytes, const std::string& origin,
                                                 const std::string& deviceSelector);
-Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(std::span<const std::byte> bytes,
+KILN_EXPORT Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(std::span<const std::byte> bytes,
                                                               const std::string& origin, const std::string& profilePath);
 
 }  // namespace kiln

@@ -2,6 +2,8 @@
 // and limits kernels depend on.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,11 +18,11 @@ namespace kiln {
 enum class VulkanDeviceType { DISCRETE, INTEGRATED, VIRTUAL, CPU, OTHER };
 
 // "discrete", "integrated", "virtual", "cpu" or "other": the spelling in JSON and device profiles.
-const char* vulkanDeviceTypeName(VulkanDeviceType type);
+KILN_EXPORT const char* vulkanDeviceTypeName(VulkanDeviceType type);
 // Parses a spelling of vulkanDeviceTypeName; nullopt for anything else.
-std::optional<VulkanDeviceType> parseVulkanDeviceType(std::string_view text);
+KILN_EXPORT std::optional<VulkanDeviceType> parseVulkanDeviceType(std::string_view text);
 
-struct VulkanDeviceDescription {
+struct KILN_EXPORT VulkanDeviceDescription {
   uint32_t index = 0;          // what kiln.vulkan.device accepts (or a name substring)
   std::string name;
   VulkanDeviceType type = VulkanDeviceType::OTHER;
@@ -40,16 +42,16 @@ struct VulkanDeviceDescription {
 };
 
 // Every Vulkan 1.1+ device with a compute queue. EP_FAIL when there is no Vulkan loader or driver.
-Result<std::vector<VulkanDeviceDescription>> listVulkanDevices();
+KILN_EXPORT Result<std::vector<VulkanDeviceDescription>> listVulkanDevices();
 
 // The device profile (JSON: identity, features, limits) of live device `index`: what `kiln devices --profile`
 // prints and what a compile for a device that is not present reads. INVALID_ARGUMENT for an unknown index.
-Result<std::string> vulkanDeviceProfile(uint32_t index);
+KILN_EXPORT Result<std::string> vulkanDeviceProfile(uint32_t index);
 // Reads a device profile file into the description of the device it stands for. NO_SUCHFILE when unreadable;
 // INVALID_ARGUMENT naming the field when malformed or of an unknown format.
-Result<VulkanDeviceDescription> readVulkanDeviceProfile(const std::string& path);
+KILN_EXPORT Result<VulkanDeviceDescription> readVulkanDeviceProfile(const std::string& path);
 
 // Op types the Vulkan EP has kernels for (support still depends on attributes, types and shapes).
-std::vector<std::string> vulkanKernelOpTypes();
+KILN_EXPORT std::vector<std::string> vulkanKernelOpTypes();
 
 }  // namespace kiln

@@ -17,6 +17,8 @@
 // - Logging: one process-wide sink, set with setLogSink() (kiln/log.h); by default warnings and errors go to stderr.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -26,18 +28,18 @@
 namespace kiln {
 
 // Indices (listVulkanDevices() numbering) of the Vulkan devices open now, held by sessions or kept for reuse.
-std::vector<uint32_t> openVulkanDevices();
+KILN_EXPORT std::vector<uint32_t> openVulkanDevices();
 
 // Closes every open Vulkan device that no live session holds (its pipelines go with it); devices in use stay open.
-void releaseUnusedDevices();
+KILN_EXPORT void releaseUnusedDevices();
 
 // Thread counts of the CPU thread pools alive now (one pool per count), ascending.
-std::vector<int> liveThreadPools();
+KILN_EXPORT std::vector<int> liveThreadPools();
 
 // How many sessions have joined the pending weight-sharing group at generation (0 when there is none).
-size_t pendingShareGroupMembers();
+KILN_EXPORT size_t pendingShareGroupMembers();
 
 // Drops the pending weight-sharing group without writing it (its members' ctx models are then never written).
-void discardPendingShareGroup();
+KILN_EXPORT void discardPendingShareGroup();
 
 }  // namespace kiln

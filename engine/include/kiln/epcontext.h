@@ -2,6 +2,8 @@
 // several into one. Generating them is kiln/compiler.h; running them is Session::create.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -17,10 +19,10 @@
 namespace kiln {
 
 // Whether a node of op type `opType` in `domain` is an EPContext node (com.microsoft EPContext).
-bool isEpContextNode(const std::string& opType, const std::string& domain);
+KILN_EXPORT bool isEpContextNode(const std::string& opType, const std::string& domain);
 
 // One com.microsoft EPContext node, its schema attributes as written.
-struct EpContextNodeInfo {
+struct KILN_EXPORT EpContextNodeInfo {
   std::string name;
   std::string graph;   // "main", or the body it sits in ("main/If_0.then_branch")
   std::string source;  // "" when the node has none
@@ -38,12 +40,12 @@ struct EpContextNodeInfo {
 };
 
 // One node of a ctx model's main graph, EPContext or not: what a merge prefixes and checks.
-struct MainGraphNode {
+struct KILN_EXPORT MainGraphNode {
   std::string name, opType, domain;
   std::vector<std::string> inputs, outputs;
 };
 
-struct EpContextModelInfo {
+struct KILN_EXPORT EpContextModelInfo {
   std::string path;
   std::vector<ValueMetadata> inputs, outputs;
   std::vector<std::pair<std::string, std::string>> metadata;
@@ -58,34 +60,34 @@ struct EpContextModelInfo {
 // Reads an EPContext model and follows every EPContext node to its binary (embedded or not). Foreign nodes (QNN,
 // OpenVINO, TensorRT sources) are reported, not refused; a binary that cannot be followed is reported in the
 // node's `problem`. NO_SUCHFILE / INVALID_PROTOBUF when the model itself cannot be read.
-Result<EpContextModelInfo> inspectEpContextModel(const std::string& path);
+KILN_EXPORT Result<EpContextModelInfo> inspectEpContextModel(const std::string& path);
 // The same for a ctx model in memory (`path` of the result empty); ep_cache_context paths resolve against
 // `baseFolder` (empty: only embedded binaries are followed, a file reference is the node's `problem`).
-Result<EpContextModelInfo> inspectEpContextModel(std::span<const std::byte> modelBytes, const std::string& baseFolder = "");
+KILN_EXPORT Result<EpContextModelInfo> inspectEpContextModel(std::span<const std::byte> modelBytes, const std::string& baseFolder = "");
 
-struct MergeInput {
+struct KILN_EXPORT MergeInput {
   std::string ctxModelPath;
   std::string prefix;  // applied to node names, value names, partition names and graph names
 };
 
 // One input of a merge plan: a ctx model as inspectEpContextModel read it, and its prefix.
-struct MergePlanInput {
+struct KILN_EXPORT MergePlanInput {
   std::shared_ptr<const EpContextModelInfo> model;  // never null
   std::string prefix;
 };
 
 // A name of the merged model (prefixed) and the input (index into the plan's inputs) it comes from.
-struct MergePlanName {
+struct KILN_EXPORT MergePlanName {
   std::string name;
   int input = 0;
 };
 
-struct MergePlanValue {
+struct KILN_EXPORT MergePlanValue {
   ValueMetadata value;  // name prefixed
   int input = 0;
 };
 
-struct MergePlanNode {
+struct KILN_EXPORT MergePlanNode {
   std::string name, opType;  // name prefixed
   bool epContext = false;
   std::string partition;  // EPContext nodes: the graph in the binary (prefixed); empty for other nodes
@@ -94,13 +96,13 @@ struct MergePlanNode {
 };
 
 // A connection as asked for ("a_out" feeds "b_in", prefixed names) and why it cannot be made (empty: it can).
-struct MergePlanConnection {
+struct KILN_EXPORT MergePlanConnection {
   std::string from, to;
   std::string problem;
 };
 
 // What mergeEpContextModels would build, and every reason it would refuse, before anything is written.
-struct MergePlan {
+struct KILN_EXPORT MergePlan {
   std::vector<MergePlanValue> inputs, outputs;  // of the merged graph: inputs fed by a connection are not listed
   std::vector<MergePlanNode> nodes;             // every main-graph node of every input (CPU fallback included)
   std::vector<MergePlanName> initializers;      // main-graph initializers that are not graph inputs
@@ -117,14 +119,14 @@ struct MergePlan {
 // The merge of `inputs` (names prefixed per input) with `connections` ("a_out", "b_in": prefixed names): names
 // after prefixing, values, nodes, initializers or graphs two inputs would both define, and connections that name
 // no output or graph input, join one input to itself, feed one input twice or change the element type.
-MergePlan planMerge(const std::vector<MergePlanInput>& inputs,
+KILN_EXPORT MergePlan planMerge(const std::vector<MergePlanInput>& inputs,
                     const std::vector<std::pair<std::string, std::string>>& connections = {});
 
 // planMerge over the ctx models `inputs` name, each read with inspectEpContextModel (its errors, with context).
-Result<MergePlan> planMerge(const std::vector<MergeInput>& inputs,
+KILN_EXPORT Result<MergePlan> planMerge(const std::vector<MergeInput>& inputs,
                             const std::vector<std::pair<std::string, std::string>>& connections = {});
 
-struct MergeResult {
+struct KILN_EXPORT MergeResult {
   std::string outputModelPath, binaryPath;
   int epContextNodes = 0;
   ContextBinaryInfo binary;  // the combined binary as written
@@ -136,7 +138,7 @@ struct MergeResult {
 // weights deduplicated across the inputs; the inputs are never modified. INVALID_ARGUMENT for what planMerge
 // refuses (name conflicts after prefixing, bad connections), a cycle the connections make, or outputs that would
 // overwrite an input, all before anything is written.
-Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, const std::string& outputPath,
+KILN_EXPORT Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, const std::string& outputPath,
                                          const std::vector<std::pair<std::string, std::string>>& connections = {});
 
 }  // namespace kiln

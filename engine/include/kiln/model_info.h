@@ -2,6 +2,8 @@
 // with their declared or inferred types and shapes. Loading it runs shape inference but no compilation.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -13,7 +15,7 @@
 
 namespace kiln {
 
-struct NodeInfo {
+struct KILN_EXPORT NodeInfo {
   std::string name;
   std::string opType;
   std::string domain;
@@ -29,7 +31,7 @@ struct NodeInfo {
   std::vector<std::pair<std::string, std::string>> attributes = {};
 };
 
-struct ModelInfo {
+struct KILN_EXPORT ModelInfo {
   std::string path;
   int64_t irVersion = 0;
   std::map<std::string, int64_t> opsetImports;
@@ -43,6 +45,6 @@ struct ModelInfo {
 };
 
 // Loads `path` (external data included), runs ONNX shape inference and describes the top-level graph.
-Result<ModelInfo> inspectModel(const std::string& path);
+KILN_EXPORT Result<ModelInfo> inspectModel(const std::string& path);
 
 }  // namespace kiln

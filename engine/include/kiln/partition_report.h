@@ -3,6 +3,8 @@
 // One engine structure; `kiln partition` and the studio only render it.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -14,7 +16,7 @@
 namespace kiln {
 
 // A group of nodes of one graph that run together on one execution provider.
-struct ReportedPartition {
+struct KILN_EXPORT ReportedPartition {
   std::string name;               // "vulkan_0" (numbered across the model), or "cpu_0" for a run of CPU-EP nodes
   std::string executionProvider;  // "VulkanExecutionProvider", "CPUExecutionProvider"
   bool compiled = false;          // true: compiled and run as one unit by a non-CPU EP; false: CPU-EP nodes
@@ -28,7 +30,7 @@ struct ReportedPartition {
 };
 
 // Where one node went, and why the EPs preferred over that one declined it.
-struct NodePlacement {
+struct KILN_EXPORT NodePlacement {
   std::string node;                     // label: "'conv1' (Conv)" or "(Conv)"
   std::string opType;
   std::string executionProvider;        // empty when no EP takes the node
@@ -36,19 +38,19 @@ struct NodePlacement {
 };
 
 // A Constant node the optimizer turned into an initializer (not counted as a node of any partition).
-struct FoldedConstant {
+struct KILN_EXPORT FoldedConstant {
   std::string node;    // label of the Constant node
   std::string output;  // the initializer it became
 };
 
-struct GraphPartitionReport {
+struct KILN_EXPORT GraphPartitionReport {
   std::string path;  // "main", "main/If_3.then_branch", "main/loop.body/If_0.else_branch"
   std::vector<ReportedPartition> partitions;  // in execution order
   std::vector<NodePlacement> nodes;           // every node of the optimized graph, in topological order
   std::vector<FoldedConstant> foldedConstants;
 };
 
-struct PartitionReport {
+struct KILN_EXPORT PartitionReport {
   std::vector<std::string> executionProviders;  // the EPs the session could use, in preference order
   std::string optimizationLevel;                // kiln.graph_optimization_level: none, basic or all
   int64_t nodesFolded = 0;   // nodes evaluated once at load by constant folding (Constant nodes not included)
@@ -57,19 +59,19 @@ struct PartitionReport {
 };
 
 // Number of nodes placed on each execution provider, over every graph (folded constants excluded).
-std::map<std::string, int64_t> nodesPerExecutionProvider(const PartitionReport& report);
+KILN_EXPORT std::map<std::string, int64_t> nodesPerExecutionProvider(const PartitionReport& report);
 // Number of partitions over every graph: compiled partitions plus runs of CPU-EP nodes.
-int64_t partitionCount(const PartitionReport& report);
+KILN_EXPORT int64_t partitionCount(const PartitionReport& report);
 // Number of compiled (non-CPU) partitions over every graph.
-int64_t compiledPartitionCount(const PartitionReport& report);
+KILN_EXPORT int64_t compiledPartitionCount(const PartitionReport& report);
 // Number of Constant nodes folded into initializers over every graph.
-int64_t foldedConstantCount(const PartitionReport& report);
+KILN_EXPORT int64_t foldedConstantCount(const PartitionReport& report);
 
 // Loads, optimizes and partitions the model at `modelPath` as Session::create would, without compiling or running
 // anything, and returns the report. For a compiled (EPContext) model nothing is optimized or placed: each EPContext
 // node, in every graph, is one compiled partition naming its binary, the other nodes run on the CPU EP (the report
 // Session::create gives; the binaries are read and checked against the model, no device is needed). Fails as Session::create would (NOT_IMPLEMENTED for a node no EP takes, FAIL
 // when session.disable_cpu_ep_fallback=1 and nodes would fall back to the CPU EP, ...).
-Result<PartitionReport> analyzePartitions(const std::string& modelPath, const SessionOptions& options = {});
+KILN_EXPORT Result<PartitionReport> analyzePartitions(const std::string& modelPath, const SessionOptions& options = {});
 
 }  // namespace kiln

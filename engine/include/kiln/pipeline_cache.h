@@ -2,6 +2,8 @@
 // kiln.vulkan.pipeline_cache_path is set; `kiln` (and later kiln-studio) set it to defaultPipelineCachePath.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstdint>
 #include <string>
 
@@ -10,14 +12,14 @@
 namespace kiln {
 
 // XXH64 of the model file's bytes, as 16 lower-case hex digits. NO_SUCHFILE when it cannot be read.
-Result<std::string> modelContentHash(const std::string& modelPath);
+KILN_EXPORT Result<std::string> modelContentHash(const std::string& modelPath);
 
 // `$XDG_CACHE_HOME/kiln/<modelContentHash>.vkcache`, with `$HOME/.cache` when XDG_CACHE_HOME is unset, empty or
 // relative (the XDG rule). NO_SUCHFILE when the model cannot be read; FAIL when neither variable gives a folder.
-Result<std::string> defaultPipelineCachePath(const std::string& modelPath);
+KILN_EXPORT Result<std::string> defaultPipelineCachePath(const std::string& modelPath);
 
 // What a pipeline cache file records, and whether the current device would use it.
-struct PipelineCacheFileInfo {
+struct KILN_EXPORT PipelineCacheFileInfo {
   std::string path;
   uint64_t fileSize = 0;
   uint32_t formatVersion = 0;
@@ -36,9 +38,9 @@ struct PipelineCacheFileInfo {
 // Reads the header of the pipeline cache file at `path` and checks the whole file against the Vulkan device
 // `deviceSelector` picks (index or name substring; empty: the one a compile would pick). NO_SUCHFILE when missing;
 // INVALID_GRAPH when it is not a pipeline cache file at all (a damaged one is reported, not an error).
-Result<PipelineCacheFileInfo> inspectPipelineCacheFile(const std::string& path, const std::string& deviceSelector = "");
+KILN_EXPORT Result<PipelineCacheFileInfo> inspectPipelineCacheFile(const std::string& path, const std::string& deviceSelector = "");
 
 // "context_binary" or "pipeline_cache" from the file's magic; NO_SUCHFILE when missing, INVALID_GRAPH otherwise.
-Result<std::string> kilnFileKind(const std::string& path);
+KILN_EXPORT Result<std::string> kilnFileKind(const std::string& path);
 
 }  // namespace kiln

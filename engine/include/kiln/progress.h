@@ -1,6 +1,8 @@
 // Progress reporting and cooperative cancellation for long engine work (session creation, compile, conformance).
 #pragma once
 
+#include "kiln/export.h"
+
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -10,7 +12,7 @@ namespace kiln {
 
 // One progress event: `stage` names the step ("load", "partition", "compile partition 2/5", ...);
 // `done`/`total` count units of that stage (total 0 = unknown).
-struct ProgressEvent {
+struct KILN_EXPORT ProgressEvent {
   std::string stage;
   int64_t done = 0;
   int64_t total = 0;
@@ -18,7 +20,7 @@ struct ProgressEvent {
 
 // Shared by the caller and the engine: the caller may cancel from any thread; the engine checks between steps
 // and returns CANCELLED.
-class CancellationToken {
+class KILN_EXPORT CancellationToken {
  public:
   // Marks the work as cancelled (any thread); the engine notices at its next check.
   void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
@@ -32,7 +34,7 @@ class CancellationToken {
 };
 
 // What SessionOptions carries: an optional callback (called on the engine's thread) and an optional token.
-struct ProgressSink {
+struct KILN_EXPORT ProgressSink {
   std::function<void(const ProgressEvent&)> onProgress;
   std::shared_ptr<CancellationToken> cancellation;
 

@@ -2,6 +2,8 @@
 // another thread, pick the outputs a run returns, and tag the run's log lines.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,7 +12,7 @@
 
 namespace kiln {
 
-class RunOptions {
+class KILN_EXPORT RunOptions {
  public:
   // Options with no tag, every output, and a terminate flag of their own (not set).
   RunOptions();

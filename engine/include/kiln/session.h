@@ -1,6 +1,8 @@
 // Session: a loaded, partitioned and compiled model that runs inferences.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -20,13 +22,13 @@
 namespace kiln {
 
 // One line of the partition report (partitionReport() has the details).
-struct PartitionSummary {
+struct KILN_EXPORT PartitionSummary {
   std::string name;
   std::string executionProvider;
   int64_t nodeCount = 0;
 };
 
-class Session {
+class KILN_EXPORT Session {
  public:
   // Releases the session's partitions and its hold on shared devices, thread pools and binaries (environment.h).
   virtual ~Session() = default;

@@ -1,6 +1,8 @@
 // SessionOptions: config entries (ONNX Runtime's keys plus Kiln's own under "kiln."), progress and cancellation.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -16,11 +18,11 @@ namespace kiln {
 enum class GraphOptimizationLevel { NONE, BASIC, ALL };
 
 // "none", "basic" or "all": the spelling in config entries and JSON.
-const char* graphOptimizationLevelName(GraphOptimizationLevel level);
+KILN_EXPORT const char* graphOptimizationLevelName(GraphOptimizationLevel level);
 // Parses a spelling of graphOptimizationLevelName; INVALID_ARGUMENT naming kiln.graph_optimization_level otherwise.
-Result<GraphOptimizationLevel> parseGraphOptimizationLevel(const std::string& text);
+KILN_EXPORT Result<GraphOptimizationLevel> parseGraphOptimizationLevel(const std::string& text);
 
-class SessionOptions {
+class KILN_EXPORT SessionOptions {
  public:
   // Sets a config entry. An unknown "kiln.*" key is INVALID_ARGUMENT; an unknown "session.*"/"ep.*" key is
   // accepted with a warning naming the nearest known key.
@@ -50,6 +52,6 @@ class SessionOptions {
 };
 
 // Every config key Kiln knows, ONNX Runtime's and its own (sorted).
-const std::map<std::string, std::string>& knownConfigKeys();
+KILN_EXPORT const std::map<std::string, std::string>& knownConfigKeys();
 
 }  // namespace kiln

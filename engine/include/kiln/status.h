@@ -1,6 +1,8 @@
 // Status and Result<T>: how every Kiln API call reports success or failure. No exceptions cross the API.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,7 +29,7 @@ enum class StatusCode : int {
 };
 
 // The code's name as spelled in the enum, e.g. "INVALID_GRAPH" ("UNKNOWN" for a value outside it).
-const char* statusCodeName(StatusCode code);
+KILN_EXPORT const char* statusCodeName(StatusCode code);
 
 class [[nodiscard]] Status {
  public:
@@ -45,9 +47,9 @@ class [[nodiscard]] Status {
   // The message ("" for OK).
   const std::string& message() const { return message_; }
   // "INVALID_GRAPH: <message>", or "OK".
-  std::string toString() const;
+  KILN_EXPORT std::string toString() const;
   // Prepends context to the message ("while loading x.onnx: ..."); OK stays OK.
-  Status withContext(std::string_view context) const;
+  KILN_EXPORT Status withContext(std::string_view context) const;
 
  private:
   StatusCode code_ = StatusCode::OK;
@@ -56,9 +58,9 @@ class [[nodiscard]] Status {
 
 namespace detail {
 // Reports value() called on an error Result (with its Status) on stderr and aborts the process.
-[[noreturn]] void abortOnErrorResultValue(const Status& status);
+[[noreturn]] KILN_EXPORT void abortOnErrorResultValue(const Status& status);
 // The Status a Result built from an OK Status holds instead: FAIL, naming the misuse.
-Status okStatusWithoutValue();
+KILN_EXPORT Status okStatusWithoutValue();
 }  // namespace detail
 
 // A value or the Status that explains why there is none. Never throws.

@@ -1,6 +1,8 @@
 // Tensor: a dense n-dimensional array with shared, zero-initialized storage (copies share; clone() copies).
 #pragma once
 
+#include "kiln/export.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -33,12 +35,12 @@ enum class DataType : int32_t {
 };
 
 // Bytes per element (0 for STRING and UNDEFINED).
-size_t dataTypeSize(DataType type);
+KILN_EXPORT size_t dataTypeSize(DataType type);
 // Lower-case ONNX name: "float", "int64", "float16", ...
-const char* dataTypeName(DataType type);
+KILN_EXPORT const char* dataTypeName(DataType type);
 
 // IEEE binary16 and bfloat16 storage types; arithmetic goes through float.
-struct Float16 {
+struct KILN_EXPORT Float16 {
   uint16_t bits = 0;
   Float16() = default;
   // Rounds `value` to the nearest binary16 (overflow gives infinity).
@@ -46,7 +48,7 @@ struct Float16 {
   // The exact float value.
   operator float() const;  // NOLINT(implicit)
 };
-struct BFloat16 {
+struct KILN_EXPORT BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
   // Rounds `value` to the nearest bfloat16.
@@ -58,11 +60,11 @@ struct BFloat16 {
 using Shape = std::vector<int64_t>;
 
 // Number of elements of a shape (1 for a scalar).
-int64_t shapeSize(const Shape& shape);
+KILN_EXPORT int64_t shapeSize(const Shape& shape);
 // "1x3x640x640" ("scalar" for rank 0).
-std::string shapeToString(const Shape& shape);
+KILN_EXPORT std::string shapeToString(const Shape& shape);
 
-class Tensor {
+class KILN_EXPORT Tensor {
  public:
   Tensor() = default;
   // Zero-filled tensor (empty strings for STRING).

@@ -1,6 +1,8 @@
 // The timing breakdown and work counters of a session: one structure, read by the CLI, the studio and the bench.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstdint>
 #include <functional>
 #include <string_view>
@@ -8,7 +10,7 @@
 namespace kiln {
 
 // Milliseconds per stage; forEachTiming gives each field's key (its name, e.g. "glslang_ms") as the CLI and JSON print it.
-struct SessionTimings {
+struct KILN_EXPORT SessionTimings {
   double load_ms = 0;
   double shape_inference_ms = 0;
   double optimize_ms = 0;
@@ -27,7 +29,7 @@ struct SessionTimings {
 };
 
 // Work done during session creation: proof that a cached load skipped the work.
-struct WorkCounters {
+struct KILN_EXPORT WorkCounters {
   int64_t glslang_compiles = 0;
   int64_t optimizer_passes_run = 0;
   int64_t weights_prepacked = 0;
@@ -39,8 +41,8 @@ struct WorkCounters {
 };
 
 // Visits every timing as (key, value), in the order of the fields above.
-void forEachTiming(const SessionTimings& timings, const std::function<void(std::string_view, double)>& visit);
+KILN_EXPORT void forEachTiming(const SessionTimings& timings, const std::function<void(std::string_view, double)>& visit);
 // Visits every counter as (key, value), in the order of the fields above.
-void forEachCounter(const WorkCounters& counters, const std::function<void(std::string_view, int64_t)>& visit);
+KILN_EXPORT void forEachCounter(const WorkCounters& counters, const std::function<void(std::string_view, int64_t)>& visit);
 
 }  // namespace kiln

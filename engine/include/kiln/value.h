@@ -2,6 +2,8 @@
 // a tensor or a sequence). Tensors stay the unit of data; a Value only groups them. Copies share storage.
 #pragma once
 
+#include "kiln/export.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,9 +17,9 @@ namespace kiln {
 enum class ValueKind { TENSOR, SEQUENCE, OPTIONAL, MAP, UNKNOWN };
 
 // "tensor", "sequence", "optional", "map", "unknown".
-const char* valueKindName(ValueKind kind);
+KILN_EXPORT const char* valueKindName(ValueKind kind);
 
-class Value {
+class KILN_EXPORT Value {
  public:
   // An undefined value (defined() is false): an omitted input or a value not computed yet.
   Value() = default;

@@ -2,6 +2,8 @@
 // take and return (NamedTensor, NamedValue).
 #pragma once
 
+#include "kiln/export.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,7 +14,7 @@
 namespace kiln {
 
 // One dimension of a declared shape: a fixed size, or a symbolic name (dim_param), or unknown.
-struct Dimension {
+struct KILN_EXPORT Dimension {
   int64_t value = -1;   // >= 0 when fixed
   std::string param;    // dim_param when symbolic
   // True when the dimension has a fixed size (value).
@@ -20,7 +22,7 @@ struct Dimension {
 };
 
 // A graph input or output as the model declares it.
-struct ValueMetadata {
+struct KILN_EXPORT ValueMetadata {
   std::string name;
   ValueKind kind = ValueKind::TENSOR;  // a sequence or optional is fed and returned through runValues()
   DataType dtype = DataType::UNDEFINED;  // element type (of the tensor, or of the sequence's tensors)
@@ -29,13 +31,13 @@ struct ValueMetadata {
 };
 
 // A tensor with the graph input or output name it is fed as or returned as.
-struct NamedTensor {
+struct KILN_EXPORT NamedTensor {
   std::string name;
   Tensor tensor;
 };
 
 // A graph input or output of any kind: tensor, sequence or optional (kiln/value.h).
-struct NamedValue {
+struct KILN_EXPORT NamedValue {
   std::string name;
   Value value;
 };

@@ -1,9 +1,11 @@
 // Kiln's version, as built.
 #pragma once
 
+#include "kiln/export.h"
+
 namespace kiln {
 
 // "0.1.0"
-const char* engineVersion();
+KILN_EXPORT const char* engineVersion();
 
 }  // namespace kiln
