@@ -6,18 +6,20 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/provider_names.h"
 #include "kiln/session_options.h"
 #include "kiln/status.h"
 
 namespace kiln::app {
 
 // The short names kiln.execution_providers takes, and the names sessions report (PartitionReport, partitions()).
-inline constexpr const char* kCpuProvider = "cpu";
-inline constexpr const char* kVulkanProvider = "vulkan";
-inline constexpr const char* kCpuProviderName = "CPUExecutionProvider";
-inline constexpr const char* kVulkanProviderName = "VulkanExecutionProvider";
+// (the engine's, kiln/provider_names.h, under the names the faces use).
+inline constexpr const char* kCpuProvider = kCpuProviderShortName;
+inline constexpr const char* kVulkanProvider = kVulkanProviderShortName;
+inline constexpr const char* kCpuProviderName = kCpuExecutionProvider;
+inline constexpr const char* kVulkanProviderName = kVulkanExecutionProvider;
 // The order tools use when they want the GPU with the CPU as fallback (the studio's graph view, kiln bench).
-inline constexpr const char* kGpuFirstProviders = "vulkan,cpu";
+inline constexpr const char* kGpuFirstProviders = kDefaultExecutionProviders;
 
 // "NAME=VALUE" split at the first '='; INVALID_ARGUMENT naming the option `what` otherwise.
 Result<std::pair<std::string, std::string>> splitAssignment(const std::string& text, const char* what);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <sstream>
 
+#include "kiln/config_keys.h"
+#include "kiln/provider_names.h"
+
 namespace kiln {
 namespace {
 
@@ -16,12 +19,12 @@ std::string trimmed(const std::string& text) {
 
 Result<std::vector<std::string>> configuredProviderNames(const SessionOptions& options) {
   std::vector<std::string> names;
-  std::stringstream stream(options.configEntryOr("kiln.execution_providers", "vulkan,cpu"));
+  std::stringstream stream(options.configEntryOr(config::kExecutionProviders, kDefaultExecutionProviders));
   std::string name;
   while (std::getline(stream, name, ',')) {
     name = trimmed(name);
     if (name.empty() || std::find(names.begin(), names.end(), name) != names.end()) continue;
-    if (name != "cpu" && name != "vulkan") {
+    if (name != kCpuProviderShortName && name != kVulkanProviderShortName) {
       return Status(StatusCode::INVALID_ARGUMENT, "unknown execution provider '" + name +
                                                       "' in kiln.execution_providers (known: vulkan, cpu)");
     }

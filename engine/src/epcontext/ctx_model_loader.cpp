@@ -11,6 +11,7 @@
 #include "onnx/path_rules.h"
 #include "partition/graph_partitioner.h"
 #include "kiln/config_keys.h"
+#include "kiln/provider_names.h"
 #include "util/config_value.h"
 #include "util/stopwatch.h"
 
@@ -21,8 +22,8 @@ namespace {
 Result<std::vector<std::string>> sessionProviderNames(const SessionOptions& options) {
   KILN_ASSIGN_OR_RETURN(const std::vector<std::string> configured, configuredProviderNames(options));
   std::vector<std::string> names;
-  for (const auto& entry : configured) names.push_back(entry == "vulkan" ? kVulkanSource : "CPUExecutionProvider");
-  if (std::find(names.begin(), names.end(), "CPUExecutionProvider") == names.end()) names.push_back("CPUExecutionProvider");
+  for (const auto& entry : configured) names.push_back(entry == kVulkanProviderShortName ? kVulkanSource : kCpuExecutionProvider);
+  if (std::find(names.begin(), names.end(), kCpuExecutionProvider) == names.end()) names.push_back(kCpuExecutionProvider);
   return names;
 }
 

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "kiln/provider_names.h"
+
 namespace kiln::epctx {
 
 inline constexpr const char* kOpType = "EPContext";
@@ -23,7 +25,7 @@ inline constexpr const char* kNotes = "notes";                               // 
 inline constexpr const char* kMaxSize = "max_size";                          // INT, default 0 (unused by Vulkan)
 
 // What the Vulkan EP writes in `source`, and the names it claims on load.
-inline constexpr const char* kVulkanSource = "VulkanExecutionProvider";
+inline constexpr const char* kVulkanSource = kVulkanExecutionProvider;
 inline constexpr const char* kVulkanShortSource = "Vulkan";
 bool isVulkanSource(const std::string& source);
 

@@ -19,7 +19,10 @@
 #include "session/partition_kernel.h"
 #include "session/session_pipeline.h"
 #include "util/log.h"
+#include "kiln/config_keys.h"
+#include "kiln/provider_names.h"
 #include "kiln/tensor_size.h"
+#include "util/config_value.h"
 #include "util/stopwatch.h"
 
 namespace kiln {
@@ -369,7 +372,7 @@ Result<onnx_io::LoadedModel> loadSource(const ModelSource& source, const Session
 // What relative ep_cache_context paths resolve against: the model's folder, or for a model from memory the folder
 // of ep.context_file_path (empty when unset: only embedded binaries load).
 std::string contextBaseFolder(const ModelSource& source, const SessionOptions& options) {
-  std::string anchor = source.path.empty() ? options.configEntryOr("ep.context_file_path", "") : source.path;
+  std::string anchor = source.path.empty() ? options.configEntryOr(config::kEpContextFilePath, "") : source.path;
   if (anchor.empty()) return {};
   const auto parent = std::filesystem::path(anchor).parent_path();
   return parent.empty() ? "." : parent.string();
@@ -377,7 +380,7 @@ std::string contextBaseFolder(const ModelSource& source, const SessionOptions& o
 
 // ONNX Runtime's session.disable_model_compile: a model that still needs compiling is refused.
 Status checkCompileAllowed(const PreparedModel& prepared, const SessionOptions& options) {
-  if (options.configEntryOr("session.disable_model_compile", "0") != "1" || prepared.plan.partitions.empty()) {
+  if (configValue(options, config::kDisableModelCompile) != "1" || prepared.plan.partitions.empty()) {
     return Status::ok();
   }
   const PlannedPartition& first = prepared.plan.partitions.front();
@@ -391,10 +394,10 @@ Status checkCompileAllowed(const PreparedModel& prepared, const SessionOptions& 
 // `options` with kiln.execution_providers=vulkan,cpu when it names none and a partition is the Vulkan EP's.
 Result<SessionOptions> withStoredProviders(const SessionOptions& options, const CompiledModel& compiled) {
   SessionOptions explicitOptions = options;
-  if (!options.configEntry("kiln.execution_providers")) {
+  if (!options.configEntry(config::kExecutionProviders)) {
     bool vulkan = false;
     for (const auto& p : compiled.partitions) vulkan |= p.executionProvider == vk::kVulkanExecutionProviderName;
-    if (vulkan) KILN_RETURN_IF_ERROR(explicitOptions.addConfigEntry("kiln.execution_providers", "vulkan,cpu"));
+    if (vulkan) KILN_RETURN_IF_ERROR(explicitOptions.addConfigEntry(config::kExecutionProviders, kDefaultExecutionProviders));
   }
   return explicitOptions;
 }

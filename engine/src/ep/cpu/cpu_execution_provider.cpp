@@ -4,10 +4,11 @@
 
 #include "ep/cpu/graph_executor.h"
 #include "ep/cpu/kernel_registry.h"
+#include "kiln/provider_names.h"
 
 namespace kiln::cpu {
 
-const std::string CpuExecutionProvider::kName = "CPUExecutionProvider";
+const std::string CpuExecutionProvider::kName = kCpuExecutionProvider;
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "device/device_profile.h"
+#include "kiln/provider_names.h"
 #include "ep/vulkan/device_fusions.h"
 #include "ep/vulkan/host_kernel.h"
 #include "ep/vulkan/kernel_registry.h"
@@ -25,7 +26,7 @@
 
 namespace kiln::vk {
 
-const char* const kVulkanExecutionProviderName = "VulkanExecutionProvider";
+const char* const kVulkanExecutionProviderName = kiln::kVulkanExecutionProvider;
 
 namespace {
 
