@@ -50,6 +50,14 @@ std::string readAll(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
+// The names in `folder`, sorted: what a failed write must leave (the old targets, no temp file).
+std::vector<std::string> fileNames(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 // 8 threads share 2 sessions of the tiny_cnn ctx model (4 threads per session) for 1,000 runs in all; every output
 // must equal, bit for bit, the first run's. Runs of one session are serialized by the engine; the two sessions
 // run concurrently on one device.
@@ -161,9 +169,7 @@ TEST(FileFaults, WriteFailingMidFileKeepsOldFileAndLeavesNoTemp) {
   EXPECT_EQ(chunksWritten, 4) << "the failure must come mid-file";
   EXPECT_NE(status.message().find("File too large"), std::string::npos) << status.message();
   EXPECT_EQ(readAll(target), "the previous complete output");
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename().string());
-  EXPECT_EQ(names, std::vector<std::string>{"model.onnx"});
+  EXPECT_EQ(fileNames(dir.path()), std::vector<std::string>{"model.onnx"});
 }
 
 // A writer killed with SIGKILL in the middle of a file (no destructor, no cleanup runs) leaves the old file
@@ -191,9 +197,7 @@ TEST(FileFaults, WriterKilledMidFileLeavesNoTempFile) {
   ASSERT_EQ(::waitpid(child, &wstatus, 0), child);
   ASSERT_TRUE(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL);
   EXPECT_EQ(readAll(target), "old binary");
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename().string());
-  EXPECT_EQ(names, std::vector<std::string>{"m_vulkan.bin"});
+  EXPECT_EQ(fileNames(dir.path()), std::vector<std::string>{"m_vulkan.bin"});
 }
 
 // The same fault inside a multi-file transaction (the compile's ctx model + binary): the first file staged fine,
@@ -226,12 +230,7 @@ TEST(FileFaults, TransactionWithFailingSecondFileChangesNothing) {
   EXPECT_FALSE(status.isOk());
   EXPECT_EQ(readAll(dir.file("a_ctx.onnx")), "old a_ctx.onnx");
   EXPECT_EQ(readAll(dir.file("a_vulkan.bin")), "old a_vulkan.bin");
-  size_t entries = 0;
-  for (const auto& entry : fs::directory_iterator(dir.path())) {
-    (void)entry;
-    ++entries;
-  }
-  EXPECT_EQ(entries, 2u);
+  EXPECT_EQ(fileNames(dir.path()), (std::vector<std::string>{"a_ctx.onnx", "a_vulkan.bin"}));
 }
 
 }  // namespace
