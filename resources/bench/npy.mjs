@@ -7,6 +7,7 @@ import path from 'node:path';
 const kTypes = {
   float32: { descr: '<f4', array: Float32Array },
   float64: { descr: '<f8', array: Float64Array },
+  float16: { descr: '<f2', array: Uint16Array },  // raw IEEE half bits, as onnxruntime-node holds them
   int8: { descr: '|i1', array: Int8Array },
   uint8: { descr: '|u1', array: Uint8Array },
   int16: { descr: '<i2', array: Int16Array },
