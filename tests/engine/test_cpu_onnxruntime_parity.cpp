@@ -1,0 +1,76 @@
+// The CPU EP computes what onnxruntime's CPU EP computes, bit for bit, in the float ops whose last-bit differences a
+// quantized model turns into visible ones: a DynamicQuantizeLinear after them rounds a one-ulp difference into a
+// different uint8 and scale (issue 19). Expected values are onnxruntime-node 1.30's outputs for the same models.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ep/cpu/graph_executor.h"
+#include "model_builder.h"
+#include "onnx/model_loader.h"
+
+namespace kiln {
+namespace {
+
+using testing::ModelBuilder;
+
+// x[i] = ((7 i) mod 13) / 8 - 0.75: exact in float, so the inputs are the same on both sides.
+std::vector<float> sampleInput(size_t count) {
+  std::vector<float> x(count);
+  for (size_t i = 0; i < count; ++i) x[i] = static_cast<float>((i * 7) % 13) / 8.0f - 0.75f;
+  return x;
+}
+
+// Runs one Resize (mode linear, opset 13) of a 1x1xHxW input to `sizes` on the CPU EP.
+std::vector<float> runResize(const std::string& coordinates, int64_t h, int64_t w, std::vector<int64_t> sizes) {
+  ModelBuilder m;
+  m.input("X", {1, 1, h, w});
+  m.initializer("roi", {0}, {});
+  onnx::TensorProto& sizesProto = *m.proto().add_initializer();
+  sizesProto.set_name("sizes");
+  sizesProto.set_data_type(onnx::TensorProto::INT64);
+  sizesProto.add_dims(4);
+  for (int64_t v : sizes) sizesProto.add_int64_data(v);
+  onnx::NodeProto& node = m.node("Resize", {"X", "roi", "", "sizes"}, {"Y"});
+  onnx::AttributeProto* mode = node.add_attribute();
+  mode->set_name("mode"), mode->set_type(onnx::AttributeProto::STRING), mode->set_s("linear");
+  onnx::AttributeProto* coord = node.add_attribute();
+  coord->set_name("coordinate_transformation_mode"), coord->set_type(onnx::AttributeProto::STRING);
+  coord->set_s(coordinates);
+  m.output("Y");
+  auto model = onnx_io::modelFromProto(m.build());
+  EXPECT_TRUE(model.isOk()) << model.status().toString();
+  cpu::ExecutorConfig config;
+  config.opsets = model->opsetImports;
+  auto executor = cpu::GraphExecutor::create(model->graph, config);
+  EXPECT_TRUE(executor.isOk()) << executor.status().toString();
+  const std::vector<Tensor> inputs{Tensor::fromVector<float>({1, 1, h, w}, sampleInput(static_cast<size_t>(h * w)))};
+  auto outputs = (*executor)->run(inputs);
+  EXPECT_TRUE(outputs.isOk()) << outputs.status().toString();
+  const float* y = (*outputs)[0].data<float>();
+  return std::vector<float>(y, y + (*outputs)[0].numel());
+}
+
+// Bilinear Resize was computed in double with separable passes: up to one ulp off onnxruntime's float arithmetic,
+// enough to change the 34th DynamicQuantizeLinear of a quantized U-Net and 1.6% of its mask.
+TEST(CpuOnnxruntimeParity, BilinearResizeHalfPixelMatchesBitForBit) {
+  const std::vector<float> expected{-0x1.8p-1f, -0x1.999998p-2f, 0x1.p-3f, -0x1.4cccd4p-2f, -0x1.4p-1f};
+  EXPECT_EQ(runResize("half_pixel", 1, 3, {1, 1, 1, 5}), expected);
+}
+
+TEST(CpuOnnxruntimeParity, BilinearResizeAlignCornersMatchesBitForBit) {
+  const std::vector<float> expected{-0x1.8p-1f,      -0x1.d55552p-2f, -0x1.555552p-3f, 0x1.p-3f,
+                                    -0x1.000004p-3f, -0x1.7ffffcp-2f, -0x1.4p-1f};
+  EXPECT_EQ(runResize("align_corners", 1, 3, {1, 1, 1, 7}), expected);
+}
+
+TEST(CpuOnnxruntimeParity, BilinearResizePytorchHalfPixelMatchesBitForBit) {
+  const std::vector<float> expected{-0x1.8p-1f,  -0x1.999998p-2f, 0x1.p-3f,        -0x1.4cccd4p-2f, -0x1.4p-1f,
+                                    -0x1.p-2f,   -0x1.ccccccp-3f, -0x1.8p-3f,      -0x1.333332p-3f, -0x1.p-3f,
+                                    0x1.p-2f,    -0x1.9999a8p-5f, -0x1.p-1f,       0x1.999a2p-6f,   0x1.8p-2f};
+  EXPECT_EQ(runResize("pytorch_half_pixel", 2, 3, {1, 1, 3, 5}), expected);
+}
+
+}  // namespace
+}  // namespace kiln
