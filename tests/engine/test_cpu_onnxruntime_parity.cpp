@@ -22,7 +22,27 @@ std::vector<float> sampleInput(size_t count) {
   return x;
 }
 
-// Runs one Resize (mode linear, opset 13) of a 1x1xHxW input to `sizes` on the CPU EP.
+void attrString(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+  onnx::AttributeProto* attr = node.add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::STRING);
+  attr->set_s(value);
+}
+
+// Runs `m` once on the CPU EP and returns its outputs.
+std::vector<Tensor> runOnCpu(const ModelBuilder& m, const std::vector<Tensor>& inputs) {
+  auto model = onnx_io::modelFromProto(m.build());
+  EXPECT_TRUE(model.isOk()) << model.status().toString();
+  cpu::ExecutorConfig config;
+  config.opsets = model->opsetImports;
+  auto executor = cpu::GraphExecutor::create(model->graph, config);
+  EXPECT_TRUE(executor.isOk()) << executor.status().toString();
+  auto outputs = (*executor)->run(inputs);
+  EXPECT_TRUE(outputs.isOk()) << outputs.status().toString();
+  return outputs.isOk() ? std::move(*outputs) : std::vector<Tensor>{};
+}
+
+// Runs one Resize (mode linear, opset 13) of a 1x1xHxW sample input to `sizes` on the CPU EP.
 std::vector<float> runResize(const std::string& coordinates, int64_t h, int64_t w, std::vector<int64_t> sizes) {
   ModelBuilder m;
   m.input("X", {1, 1, h, w});
@@ -33,23 +53,14 @@ std::vector<float> runResize(const std::string& coordinates, int64_t h, int64_t 
   sizesProto.add_dims(4);
   for (int64_t v : sizes) sizesProto.add_int64_data(v);
   onnx::NodeProto& node = m.node("Resize", {"X", "roi", "", "sizes"}, {"Y"});
-  onnx::AttributeProto* mode = node.add_attribute();
-  mode->set_name("mode"), mode->set_type(onnx::AttributeProto::STRING), mode->set_s("linear");
-  onnx::AttributeProto* coord = node.add_attribute();
-  coord->set_name("coordinate_transformation_mode"), coord->set_type(onnx::AttributeProto::STRING);
-  coord->set_s(coordinates);
+  attrString(node, "mode", "linear");
+  attrString(node, "coordinate_transformation_mode", coordinates);
   m.output("Y");
-  auto model = onnx_io::modelFromProto(m.build());
-  EXPECT_TRUE(model.isOk()) << model.status().toString();
-  cpu::ExecutorConfig config;
-  config.opsets = model->opsetImports;
-  auto executor = cpu::GraphExecutor::create(model->graph, config);
-  EXPECT_TRUE(executor.isOk()) << executor.status().toString();
-  const std::vector<Tensor> inputs{Tensor::fromVector<float>({1, 1, h, w}, sampleInput(static_cast<size_t>(h * w)))};
-  auto outputs = (*executor)->run(inputs);
-  EXPECT_TRUE(outputs.isOk()) << outputs.status().toString();
-  const float* y = (*outputs)[0].data<float>();
-  return std::vector<float>(y, y + (*outputs)[0].numel());
+  const auto x = sampleInput(static_cast<size_t>(h * w));
+  const std::vector<Tensor> outputs = runOnCpu(m, {Tensor::fromVector<float>({1, 1, h, w}, x)});
+  if (outputs.empty()) return {};
+  const float* y = outputs[0].data<float>();
+  return std::vector<float>(y, y + outputs[0].numel());
 }
 
 // Bilinear Resize was computed in double with separable passes: up to one ulp off onnxruntime's float arithmetic,
@@ -70,6 +81,22 @@ TEST(CpuOnnxruntimeParity, BilinearResizePytorchHalfPixelMatchesBitForBit) {
                                     -0x1.p-2f,   -0x1.ccccccp-3f, -0x1.8p-3f,      -0x1.333332p-3f, -0x1.p-3f,
                                     0x1.p-2f,    -0x1.9999a8p-5f, -0x1.p-1f,       0x1.999a2p-6f,   0x1.8p-2f};
   EXPECT_EQ(runResize("pytorch_half_pixel", 2, 3, {1, 1, 3, 5}), expected);
+}
+
+// An all-zero input (a dead Relu's output) has an empty range: onnxruntime gives scale 1 where ONNX's formula
+// divides by 0; Kiln gave scale 0. Only the scale output differed, which is what a first-divergence search reads.
+TEST(CpuOnnxruntimeParity, DynamicQuantizeLinearOfZerosHasScaleOne) {
+  ModelBuilder m;
+  m.input("X", {4});
+  m.node("DynamicQuantizeLinear", {"X"}, {"Y", "Y_scale", "Y_zero_point"});
+  m.output("Y", {}, onnx::TensorProto::UINT8);
+  m.output("Y_scale");
+  m.output("Y_zero_point", {}, onnx::TensorProto::UINT8);
+  const std::vector<Tensor> outputs = runOnCpu(m, {Tensor::fromVector<float>({4}, {0.f, 0.f, 0.f, 0.f})});
+  ASSERT_EQ(outputs.size(), 3u);
+  EXPECT_EQ(outputs[1].data<float>()[0], 1.0f);
+  EXPECT_EQ(outputs[2].data<uint8_t>()[0], 0);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(outputs[0].data<uint8_t>()[i], 0) << i;
 }
 
 }  // namespace
