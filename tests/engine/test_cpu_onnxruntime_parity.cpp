@@ -1,6 +1,7 @@
-// The CPU EP computes what onnxruntime's CPU EP computes, bit for bit, in the float ops whose last-bit differences a
-// quantized model turns into visible ones: a DynamicQuantizeLinear after them rounds a one-ulp difference into a
-// different uint8 and scale (issue 19). Expected values are onnxruntime-node 1.30's outputs for the same models.
+// The CPU EP computes what onnxruntime's CPU EP computes, bit for bit, in the float ops whose last-bit
+// differences a quantized model turns into visible ones: a DynamicQuantizeLinear after them rounds a one-ulp
+// difference into a different uint8 and scale (issue 19). Expected values are onnxruntime-node 1.30's outputs
+// for the same models.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -43,7 +44,8 @@ std::vector<Tensor> runOnCpu(const ModelBuilder& m, const std::vector<Tensor>& i
 }
 
 // Runs one Resize (mode linear, opset 13) of a 1x1xHxW sample input to `sizes` on the CPU EP.
-std::vector<float> runResize(const std::string& coordinates, int64_t h, int64_t w, std::vector<int64_t> sizes) {
+std::vector<float> runResize(const std::string& coordinates, int64_t h, int64_t w,
+                             std::vector<int64_t> sizes) {
   ModelBuilder m;
   m.input("X", {1, 1, h, w});
   m.initializer("roi", {0}, {});
@@ -63,8 +65,8 @@ std::vector<float> runResize(const std::string& coordinates, int64_t h, int64_t 
   return std::vector<float>(y, y + outputs[0].numel());
 }
 
-// Bilinear Resize was computed in double with separable passes: up to one ulp off onnxruntime's float arithmetic,
-// enough to change the 34th DynamicQuantizeLinear of a quantized U-Net and 1.6% of its mask.
+// Bilinear Resize was computed in double with separable passes: up to one ulp off onnxruntime's float
+// arithmetic, enough to change the 34th DynamicQuantizeLinear of a quantized U-Net and 1.6% of its mask.
 TEST(CpuOnnxruntimeParity, BilinearResizeHalfPixelMatchesBitForBit) {
   const std::vector<float> expected{-0x1.8p-1f, -0x1.999998p-2f, 0x1.p-3f, -0x1.4cccd4p-2f, -0x1.4p-1f};
   EXPECT_EQ(runResize("half_pixel", 1, 3, {1, 1, 1, 5}), expected);
@@ -77,14 +79,15 @@ TEST(CpuOnnxruntimeParity, BilinearResizeAlignCornersMatchesBitForBit) {
 }
 
 TEST(CpuOnnxruntimeParity, BilinearResizePytorchHalfPixelMatchesBitForBit) {
-  const std::vector<float> expected{-0x1.8p-1f,  -0x1.999998p-2f, 0x1.p-3f,        -0x1.4cccd4p-2f, -0x1.4p-1f,
-                                    -0x1.p-2f,   -0x1.ccccccp-3f, -0x1.8p-3f,      -0x1.333332p-3f, -0x1.p-3f,
-                                    0x1.p-2f,    -0x1.9999a8p-5f, -0x1.p-1f,       0x1.999a2p-6f,   0x1.8p-2f};
+  const std::vector<float> expected{-0x1.8p-1f, -0x1.999998p-2f, 0x1.p-3f,   -0x1.4cccd4p-2f, -0x1.4p-1f,
+                                    -0x1.p-2f,  -0x1.ccccccp-3f, -0x1.8p-3f, -0x1.333332p-3f, -0x1.p-3f,
+                                    0x1.p-2f,   -0x1.9999a8p-5f, -0x1.p-1f,  0x1.999a2p-6f,   0x1.8p-2f};
   EXPECT_EQ(runResize("pytorch_half_pixel", 2, 3, {1, 1, 3, 5}), expected);
 }
 
 // An all-zero input (a dead Relu's output) has an empty range: onnxruntime gives scale 1 where ONNX's formula
-// divides by 0; Kiln gave scale 0. Only the scale output differed, which is what a first-divergence search reads.
+// divides by 0; Kiln gave scale 0. Only the scale output differed, which is what a first-divergence search
+// reads.
 TEST(CpuOnnxruntimeParity, DynamicQuantizeLinearOfZerosHasScaleOne) {
   ModelBuilder m;
   m.input("X", {4});

@@ -9,8 +9,8 @@
 namespace kiln::cpu {
 namespace {
 
-// For each output index along one axis: the two input taps and the coordinate's distance to each; the distance
-// to one tap is the weight of the other.
+// For each output index along one axis: the two input taps and the coordinate's distance to each; the
+// distance to one tap is the weight of the other.
 struct AxisWeights {
   std::vector<int64_t> first, second;
   std::vector<float> toFirst, toSecond;

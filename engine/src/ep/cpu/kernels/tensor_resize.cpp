@@ -1,7 +1,8 @@
 // Resize (opset 10+) and Upsample (7-9): nearest, n-linear and cubic interpolation with every coordinate
 // transformation mode. Interpolation is separable, so it runs as one 1-D pass per resized axis; each pass uses
 // precomputed (input index, weight) taps per output index, which matches ONNX's reference interpolate_nd.
-// Float bilinear resizes of images take resize_bilinear.h instead: onnxruntime's float arithmetic, bit for bit.
+// Float bilinear resizes of images take resize_bilinear.h instead: onnxruntime's float arithmetic, bit for
+// bit.
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -496,8 +497,8 @@ class ResizeKernel final : public Kernel {
                              const std::vector<double>& lengthResized, bool bySizes, Tensor& out) const {
     const auto mode = bilinearCoordinates(attrs_.coord);
     const size_t rank = x.rank();
-    if (attrs_.mode != InterpMode::LINEAR || !mode || x.dtype() != DataType::FLOAT || (rank != 2 && rank != 4) ||
-        keepAspect_ != "stretch") {
+    if (attrs_.mode != InterpMode::LINEAR || !mode || x.dtype() != DataType::FLOAT ||
+        (rank != 2 && rank != 4) || keepAspect_ != "stretch") {
       return false;
     }
     for (size_t d = 0; d + 2 < rank; ++d) {
