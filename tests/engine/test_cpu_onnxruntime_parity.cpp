@@ -30,12 +30,13 @@ void attrString(onnx::NodeProto& node, const std::string& name, const std::strin
   attr->set_s(value);
 }
 
-// Runs `m` once on the CPU EP and returns its outputs.
-std::vector<Tensor> runOnCpu(const ModelBuilder& m, const std::vector<Tensor>& inputs) {
+// Runs `m` once on the CPU EP (`threads` intra-op threads) and returns its outputs.
+std::vector<Tensor> runOnCpu(const ModelBuilder& m, const std::vector<Tensor>& inputs, int threads = 1) {
   auto model = onnx_io::modelFromProto(m.build());
   EXPECT_TRUE(model.isOk()) << model.status().toString();
   cpu::ExecutorConfig config;
   config.opsets = model->opsetImports;
+  config.intraOpThreads = threads;
   auto executor = cpu::GraphExecutor::create(model->graph, config);
   EXPECT_TRUE(executor.isOk()) << executor.status().toString();
   auto outputs = (*executor)->run(inputs);
@@ -100,6 +101,58 @@ TEST(CpuOnnxruntimeParity, DynamicQuantizeLinearOfZerosHasScaleOne) {
   EXPECT_EQ(outputs[1].data<float>()[0], 1.0f);
   EXPECT_EQ(outputs[2].data<uint8_t>()[0], 0);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(outputs[0].data<uint8_t>()[i], 0) << i;
+}
+
+// ConvInteger accumulates exactly in int32, as onnxruntime's does, so splitting it over threads changes
+// nothing: a dilated, padded 3x3 convolution of uint8 operands with zero points against a direct sum.
+TEST(CpuOnnxruntimeParity, ConvIntegerIsExactOnAnyThreadCount) {
+  const int64_t C = 8, M = 16, H = 40, W = 40;
+  std::vector<uint8_t> x(static_cast<size_t>(C * H * W)), w(static_cast<size_t>(M * C * 9));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>((i * 37) % 251);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<uint8_t>((i * 53) % 241);
+  ModelBuilder m;
+  m.input("X", {1, C, H, W}, onnx::TensorProto::UINT8);
+  auto addUint8 = [&](const std::string& name, const std::vector<int64_t>& dims,
+                      const std::vector<uint8_t>& v) {
+    onnx::TensorProto& t = *m.proto().add_initializer();
+    t.set_name(name);
+    t.set_data_type(onnx::TensorProto::UINT8);
+    for (int64_t d : dims) t.add_dims(d);
+    t.set_raw_data(std::string(v.begin(), v.end()));
+  };
+  addUint8("W", {M, C, 3, 3}, w);
+  addUint8("x_zero_point", {}, {3});
+  addUint8("w_zero_point", {}, {120});
+  onnx::NodeProto& conv = m.node("ConvInteger", {"X", "W", "x_zero_point", "w_zero_point"}, {"Y"});
+  testing::attrInts(conv, "pads", {2, 2, 2, 2});
+  testing::attrInts(conv, "dilations", {2, 2});
+  m.output("Y", {}, onnx::TensorProto::INT32);
+  const Tensor input = Tensor::fromVector<uint8_t>({1, C, H, W}, x);
+  const std::vector<Tensor> one = runOnCpu(m, {input}, 1), two = runOnCpu(m, {input}, 2);
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(two.size(), 1u);
+  ASSERT_EQ(one[0].shape(), (Shape{1, M, H, W}));
+  const int32_t* y1 = one[0].data<int32_t>();
+  const int32_t* y2 = two[0].data<int32_t>();
+  for (int64_t i = 0; i < M * H * W; ++i) ASSERT_EQ(y1[i], y2[i]) << i;
+  for (int64_t m0 = 0; m0 < M; m0 += 5) {
+    for (int64_t r = 0; r < H; r += 3) {
+      for (int64_t c = 0; c < W; c += 7) {
+        int64_t sum = 0;
+        for (int64_t ci = 0; ci < C; ++ci) {
+          for (int64_t kh = 0; kh < 3; ++kh) {
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              const int64_t ih = r - 2 + 2 * kh, iw = c - 2 + 2 * kw;
+              if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+              sum += (x[static_cast<size_t>((ci * H + ih) * W + iw)] - 3) *
+                     (w[static_cast<size_t>(((m0 * C + ci) * 3 + kh) * 3 + kw)] - 120);
+            }
+          }
+        }
+        ASSERT_EQ(y1[(m0 * H + r) * W + c], sum) << m0 << "," << r << "," << c;
+      }
+    }
+  }
 }
 
 }  // namespace
