@@ -5,7 +5,8 @@
 # 2 cores); for checking Kiln against onnxruntime by hand:
 #   tests/tools/fetch_isnet_quint8.sh ~/.cache/kiln/models
 #   python3 -c "import numpy as n; n.save('x.npy', n.random.default_rng(1).random((1,3,1024,1024), 'f4') - 0.5)"
-#   node resources/bench/ort_run.mjs ~/.cache/kiln/models/ort ~/.cache/kiln/models/isnet_quint8.onnx ort --input input=x.npy
+#   node resources/bench/ort_run.mjs ~/.cache/kiln/models/ort ~/.cache/kiln/models/isnet_quint8.onnx ort \
+#     --input input=x.npy
 #   kiln run ~/.cache/kiln/models/isnet_quint8.onnx --ep cpu --input input=x.npy --output-dir kiln
 #
 # Usage: fetch_isnet_quint8.sh [CACHE_DIR]   (default ${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models)
