@@ -1,5 +1,5 @@
-// Bilinear Resize in onnxruntime's float arithmetic (resize_bilinear.h). Built without FMA contraction (the
-// engine's baseline x86-64 flags have no FMA): a fused multiply-add would round differently from onnxruntime.
+// Bilinear Resize in onnxruntime's float arithmetic (resize_bilinear.h). Built with -ffp-contract=off
+// (engine/CMakeLists.txt): a fused multiply-add would round differently from onnxruntime.
 #include "ep/cpu/kernels/resize_bilinear.h"
 
 #include <algorithm>
