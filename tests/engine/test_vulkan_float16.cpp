@@ -1,6 +1,8 @@
 // float16 on the Vulkan EP: a small float16 CNN (Casts at the edges) runs in one Vulkan partition with no CPU
 // nodes and matches the float32 twin of the model on the CPU EP within the float16 tolerance (atol 5e-3 *
 // max(1, max|ref|), rtol 1e-2); without 16-bit storage the kernels leave float16 nodes to the CPU EP.
+// kiln.vulkan.fp16=1 compiles the float32 twin with float16 weights and activations: half the weight bytes, only
+// float16 SPIR-V variants (and the edge Casts), the same tolerance.
 // Skips without a Vulkan device unless KILN_REQUIRE_VULKAN=1 (CI).
 #include <gtest/gtest.h>
 
@@ -11,6 +13,8 @@
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/vulkan_device.h"
 #include "gtest_requirements.h"
+#include "kiln/compiler.h"
+#include "kiln/context_binary.h"
 #include "kiln/partition_report.h"
 #include "kiln/session.h"
 #include "model_builder.h"
@@ -137,6 +141,51 @@ TEST(VulkanFloat16, SmallCnnRunsEntirelyOnVulkanAndMatchesFloat32) {
   ASSERT_TRUE(expected.isOk()) << expected.status().toString();
   ASSERT_TRUE(actual.isOk()) << actual.status().toString();
   ASSERT_EQ(actual->size(), 2u);
+  expectWithinFloat16Tolerance((*expected)[0].tensor, (*actual)[0].tensor, "softmax");
+  expectWithinFloat16Tolerance((*expected)[1].tensor, (*actual)[1].tensor, "logits");
+}
+
+// Compiles `model` to a ctx model in `dir` (`name`_ctx.onnx) with the given kiln.vulkan.fp16 value and returns
+// what its binary holds.
+ContextBinaryInfo compileWithFp16(const testing::TempDir& dir, const std::string& model, const std::string& name,
+                                  const char* fp16) {
+  SessionOptions options = testing::vulkanOptions();
+  EXPECT_TRUE(options.addConfigEntry("kiln.vulkan.fp16", fp16).isOk());
+  ModelCompilationOptions compile(options);
+  compile.setInputModelPath(model);
+  compile.setOutputModelPath(dir.file(name + "_ctx.onnx"));
+  auto compiled = compileModel(compile);
+  EXPECT_TRUE(compiled.isOk()) << compiled.status().toString();
+  auto info = inspectContextBinary(dir.file(name + "_vulkan.bin"));
+  EXPECT_TRUE(info.isOk()) << info.status().toString();
+  return info.isOk() ? *info : ContextBinaryInfo{};
+}
+
+TEST(VulkanFloat16, Fp16ConfigStoresAFloat32ModelAsFloat16) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  const std::string single = smallCnn(dir, onnx::TensorProto::FLOAT, "cnn_fp32.onnx");
+  const ContextBinaryInfo plain = compileWithFp16(dir, single, "plain", "0");
+  const ContextBinaryInfo half = compileWithFp16(dir, single, "half", "1");
+  ASSERT_GT(plain.weightBytes, 0u);
+  // Every float weight halves; the int64 shape and Resize's float32 scales stay as they are.
+  EXPECT_LT(static_cast<double>(half.weightBytes), 0.55 * static_cast<double>(plain.weightBytes));
+  for (const auto& key : plain.spirvModules) EXPECT_EQ(key.find("FP16_STORAGE"), std::string::npos) << key;
+  for (const auto& key : half.spirvModules) {
+    // Float16 variants only (FP16_STORAGE, or ELEM16 for copies), besides the Casts at the float32 edges.
+    const bool float16 = key.find("FP16_STORAGE=1") != std::string::npos || key.find("ELEM16=1") != std::string::npos;
+    EXPECT_TRUE(float16 || key.rfind("cast|", 0) == 0) << key;
+  }
+
+  SessionOptions cpuOptions;
+  ASSERT_TRUE(cpuOptions.addConfigEntry("kiln.execution_providers", "cpu").isOk());
+  auto cpu = Session::create(single, cpuOptions);
+  auto vulkan = Session::create(dir.file("half_ctx.onnx"), testing::vulkanOptions());
+  ASSERT_TRUE(cpu.isOk() && vulkan.isOk()) << vulkan.status().toString();
+  EXPECT_EQ(nodesPerExecutionProvider((*vulkan)->partitionReport()).count("CPUExecutionProvider"), 0u);
+  auto expected = (*cpu)->run({{"x", cnnInput()}});
+  auto actual = (*vulkan)->run({{"x", cnnInput()}});
+  ASSERT_TRUE(expected.isOk() && actual.isOk()) << actual.status().toString();
   expectWithinFloat16Tolerance((*expected)[0].tensor, (*actual)[0].tensor, "softmax");
   expectWithinFloat16Tolerance((*expected)[1].tensor, (*actual)[1].tensor, "logits");
 }
