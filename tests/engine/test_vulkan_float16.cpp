@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ep/vulkan/float16_storage.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/vulkan_device.h"
 #include "gtest_requirements.h"
@@ -145,6 +146,93 @@ TEST(VulkanFloat16, SmallCnnRunsEntirelyOnVulkanAndMatchesFloat32) {
   expectWithinFloat16Tolerance((*expected)[1].tensor, (*actual)[1].tensor, "logits");
 }
 
+// The other kernel families in `type`: ConvTranspose, BatchNormalization, InstanceNormalization, Sigmoid, Pad,
+// Transpose, LayerNormalization, ReduceMean, Less + Where, Gather, Clip, GlobalAveragePool, Flatten, Gemm.
+std::string opMix(const testing::TempDir& dir, int32_t type, const std::string& file) {
+  ModelBuilder m(17);
+  m.input("x", {2, 4, 6, 6});
+  testing::attrInt(m.node("Cast", {"x"}, {"xh"}), "to", type);
+  initializer(m, "wt", {4, 3, 2, 2}, weights(48, 0.5f, 7), type);
+  initializer(m, "bn_s", {3}, {1.5f, 0.5f, 1.0f}, type);
+  initializer(m, "bn_b", {3}, {0.1f, -0.2f, 0.3f}, type);
+  initializer(m, "bn_m", {3}, {0.05f, -0.1f, 0.0f}, type);
+  initializer(m, "bn_v", {3}, {2.0f, 0.5f, 1.0f}, type);
+  initializer(m, "in_s", {3}, {1.0f, 2.0f, 0.5f}, type);
+  initializer(m, "in_b", {3}, {0.0f, 0.25f, -0.5f}, type);
+  initializer(m, "pad_value", {}, {0.5f}, type);
+  initializer(m, "ln_g", {3}, {1.0f, 0.75f, 1.25f}, type);
+  initializer(m, "ln_b", {3}, {0.1f, 0.0f, -0.1f}, type);
+  initializer(m, "zero", {}, {0.0f}, type);
+  initializer(m, "two", {}, {2.0f}, type);
+  initializer(m, "low", {}, {-0.5f}, type);
+  initializer(m, "high", {}, {0.5f}, type);
+  initializer(m, "wg", {3, 5}, weights(15, 0.8f, 8), type);
+  initializer(m, "cg", {5}, weights(5, 0.2f, 9), type);
+  auto ints = [&](const std::string& name, const std::vector<int64_t>& values) {
+    onnx::TensorProto& t = *m.proto().add_initializer();
+    t.set_name(name);
+    t.set_data_type(onnx::TensorProto::INT64);
+    t.add_dims(static_cast<int64_t>(values.size()));
+    for (int64_t v : values) t.add_int64_data(v);
+  };
+  ints("pads", {0, 0, 1, 1, 0, 0, 1, 1});
+  ints("indices", {0, 2, 5});
+  testing::attrInts(m.node("ConvTranspose", {"xh", "wt"}, {"ct"}), "strides", {2, 2});
+  m.node("BatchNormalization", {"ct", "bn_s", "bn_b", "bn_m", "bn_v"}, {"bn"});
+  m.node("InstanceNormalization", {"bn", "in_s", "in_b"}, {"in"});
+  m.node("Sigmoid", {"in"}, {"sg"});
+  m.node("Pad", {"sg", "pads", "pad_value"}, {"pd"});
+  testing::attrInts(m.node("Transpose", {"pd"}, {"tr"}), "perm", {0, 2, 3, 1});
+  m.node("LayerNormalization", {"tr", "ln_g", "ln_b"}, {"ln"});
+  testing::attrInts(m.node("ReduceMean", {"ln"}, {"rm"}), "axes", {3});
+  m.node("Less", {"rm", "zero"}, {"lt"});
+  m.node("Where", {"lt", "rm", "two"}, {"wh"});
+  testing::attrInt(m.node("Gather", {"wh", "indices"}, {"ga"}), "axis", 1);
+  m.node("Clip", {"ga", "low", "high"}, {"cl"});
+  m.node("GlobalAveragePool", {"cl"}, {"gp"});
+  m.node("Flatten", {"gp"}, {"fl"});
+  m.node("Gemm", {"fl", "wg", "cg"}, {"gm"});
+  testing::attrInt(m.node("Cast", {"gm"}, {"y"}), "to", onnx::TensorProto::FLOAT);
+  testing::attrInt(m.node("Cast", {"ln"}, {"z"}), "to", onnx::TensorProto::FLOAT);
+  m.output("y", {2, 5});
+  m.output("z", {2, 14, 14, 3});
+  return m.save(dir.file(file));
+}
+
+TEST(VulkanFloat16, OtherKernelFamiliesRunOnVulkanAndMatchFloat32) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  const std::string half = opMix(dir, onnx::TensorProto::FLOAT16, "mix_fp16.onnx");
+  const std::string single = opMix(dir, onnx::TensorProto::FLOAT, "mix_fp32.onnx");
+  SessionOptions cpuOptions;
+  ASSERT_TRUE(cpuOptions.addConfigEntry("kiln.execution_providers", "cpu").isOk());
+  auto cpu = Session::create(single, cpuOptions);
+  ASSERT_TRUE(cpu.isOk()) << cpu.status().toString();
+  SessionOptions options = testing::vulkanOptions();
+  ASSERT_TRUE(options.addConfigEntry("session.disable_cpu_ep_fallback", "1").isOk());
+  auto vulkan = Session::create(half, options);
+  ASSERT_TRUE(vulkan.isOk()) << vulkan.status().toString();
+  EXPECT_EQ(nodesPerExecutionProvider((*vulkan)->partitionReport()).count("CPUExecutionProvider"), 0u);
+  std::vector<float> values(2 * 4 * 6 * 6);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.7f * static_cast<float>(i)) * 1.5f;
+  const Tensor x = Tensor::fromVector<float>({2, 4, 6, 6}, values);
+  auto expected = (*cpu)->run({{"x", x}});
+  auto actual = (*vulkan)->run({{"x", x}});
+  ASSERT_TRUE(expected.isOk()) << expected.status().toString();
+  ASSERT_TRUE(actual.isOk()) << actual.status().toString();
+  expectWithinFloat16Tolerance((*expected)[0].tensor, (*actual)[0].tensor, "gemm");
+  expectWithinFloat16Tolerance((*expected)[1].tensor, (*actual)[1].tensor, "layernorm");
+
+  // The float32 twin with kiln.vulkan.fp16=1 stores the same families as float16.
+  ASSERT_TRUE(options.addConfigEntry("kiln.vulkan.fp16", "1").isOk());
+  auto stored = Session::create(single, options);
+  ASSERT_TRUE(stored.isOk()) << stored.status().toString();
+  auto storedOut = (*stored)->run({{"x", x}});
+  ASSERT_TRUE(storedOut.isOk()) << storedOut.status().toString();
+  expectWithinFloat16Tolerance((*expected)[0].tensor, (*storedOut)[0].tensor, "fp16=1 gemm");
+  expectWithinFloat16Tolerance((*expected)[1].tensor, (*storedOut)[1].tensor, "fp16=1 layernorm");
+}
+
 // Compiles `model` to a ctx model in `dir` (`name`_ctx.onnx) with the given kiln.vulkan.fp16 value and returns
 // what its binary holds.
 ContextBinaryInfo compileWithFp16(const testing::TempDir& dir, const std::string& model, const std::string& name,
@@ -214,6 +302,78 @@ TEST(VulkanFloat16, DeviceWithout16BitStorageLeavesFloat16NodesToTheCpu) {
     EXPECT_TRUE(entry->support(query).supported) << dataTypeName(type);
     device.storageBuffer16Bit = false;
   }
+}
+
+// The kiln.vulkan.fp16 rewrite around a node that stays float32: Casts only at the type boundaries, the partition's
+// input and output keep their names and float32, and an initializer read by both kinds of node is stored twice.
+TEST(VulkanFloat16, StorageRewriteCastsOnlyAtTypeBoundaries) {
+  ir::Graph graph;
+  auto value = [&](const std::string& name) {
+    ir::ValueInfo info;
+    info.name = name;
+    info.dtype = DataType::FLOAT;
+    return info;
+  };
+  graph.inputs = {value("x")};
+  graph.outputs = {value("out")};
+  for (const char* name : {"v1", "v2"}) graph.valueInfo[name] = value(name);
+  graph.initializers["w"] = Tensor::fromVector<float>({1}, {0.5f});
+  auto node = [](const char* op, std::vector<std::string> in, std::string out) {
+    ir::Node n;
+    n.opType = op;
+    n.inputs = std::move(in);
+    n.outputs = {std::move(out)};
+    return n;
+  };
+  graph.nodes = {node("Mul", {"x", "w"}, "v1"), node("Erf", {"v1", "w"}, "v2"), node("Relu", {"v2"}, "out")};
+  const vk::Float16StorageStats stats = vk::storeFloatsAsFloat16(graph, {"out"}, [](const ir::Graph& half) {
+    EXPECT_EQ(half.initializers.at("w").dtype(), DataType::FLOAT16);
+    return std::vector<bool>{true, false, true};  // the middle node's kernel takes no float16
+  });
+  EXPECT_EQ(stats.nodes, 2);
+  EXPECT_EQ(stats.initializers, 1);
+  EXPECT_EQ(stats.casts, 4);
+  std::vector<std::string> steps;
+  for (const auto& n : graph.nodes) {
+    std::string step = n.opType + "(";
+    for (const auto& in : n.inputs) step += in + ",";
+    steps.push_back(step + ")->" + n.outputs[0]);
+  }
+  const std::vector<std::string> expected = {
+      "Cast(x,)->x_kiln_fp16",         "Mul(x_kiln_fp16,w_kiln_fp16,)->v1", "Cast(v1,)->v1_kiln_fp32",
+      "Erf(v1_kiln_fp32,w,)->v2",      "Cast(v2,)->v2_kiln_fp16",          "Relu(v2_kiln_fp16,)->out_kiln_fp16",
+      "Cast(out_kiln_fp16,)->out"};
+  EXPECT_EQ(steps, expected);
+  EXPECT_EQ(graph.findValueInfo("v1")->dtype, DataType::FLOAT16);
+  EXPECT_EQ(graph.findValueInfo("v2")->dtype, DataType::FLOAT);
+  EXPECT_EQ(graph.findValueInfo("out")->dtype, DataType::FLOAT);
+  EXPECT_EQ(graph.findValueInfo("out_kiln_fp16")->dtype, DataType::FLOAT16);
+  EXPECT_EQ(graph.initializers.at("w").dtype(), DataType::FLOAT);
+  EXPECT_EQ(graph.initializers.at("w_kiln_fp16").dtype(), DataType::FLOAT16);
+}
+
+// Constants float16 cannot hold (a finite value above 65504) keep their node float32.
+TEST(VulkanFloat16, StorageRewriteKeepsNodesWithOverflowingConstantsFloat32) {
+  ir::Graph graph;
+  ir::ValueInfo x;
+  x.name = "x";
+  x.dtype = DataType::FLOAT;
+  graph.inputs = {x};
+  x.name = "y";
+  graph.outputs = {x};
+  graph.initializers["big"] = Tensor::fromVector<float>({1}, {1e6f});
+  ir::Node mul;
+  mul.opType = "Mul";
+  mul.inputs = {"x", "big"};
+  mul.outputs = {"y"};
+  graph.nodes = {mul};
+  const vk::Float16StorageStats stats =
+      vk::storeFloatsAsFloat16(graph, {"y"}, [](const ir::Graph&) { return std::vector<bool>{true}; });
+  EXPECT_EQ(stats.nodes, 0);
+  EXPECT_EQ(stats.casts, 0);
+  ASSERT_EQ(graph.nodes.size(), 1u);
+  EXPECT_EQ(graph.nodes[0].inputs, (std::vector<std::string>{"x", "big"}));
+  EXPECT_EQ(graph.initializers.at("big").dtype(), DataType::FLOAT);
 }
 
 }  // namespace

@@ -184,6 +184,7 @@ Float16StorageStats storeFloatsAsFloat16(ir::Graph& graph, const std::vector<std
     } else {
       graph.initializers[name + "_kiln_fp16"] = toFloat16(tensor);
       rewriter.setName(name, DataType::FLOAT16, name + "_kiln_fp16");
+      rewriter.setName(name, DataType::FLOAT, name);
     }
   }
 
