@@ -233,6 +233,51 @@ TEST(VulkanFloat16, OtherKernelFamiliesRunOnVulkanAndMatchFloat32) {
   expectWithinFloat16Tolerance((*expected)[1].tensor, (*storedOut)[1].tensor, "fp16=1 layernorm");
 }
 
+// A bidirectional LSTM with bias and initial states in `type`, all three outputs cast back to float32.
+std::string lstm(const testing::TempDir& dir, int32_t type, const std::string& file) {
+  ModelBuilder m(14);
+  m.input("x", {5, 2, 3});
+  testing::attrInt(m.node("Cast", {"x"}, {"xh"}), "to", type);
+  initializer(m, "w", {2, 16, 3}, weights(96, 0.5f, 10), type);
+  initializer(m, "r", {2, 16, 4}, weights(128, 0.5f, 11), type);
+  initializer(m, "b", {2, 32}, weights(64, 0.2f, 12), type);
+  initializer(m, "h0", {2, 2, 4}, weights(16, 0.3f, 13), type);
+  initializer(m, "c0", {2, 2, 4}, weights(16, 0.3f, 14), type);
+  auto& node = m.node("LSTM", {"xh", "w", "r", "b", "", "h0", "c0"}, {"y", "yh", "yc"});
+  testing::attrInt(node, "hidden_size", 4);
+  node.add_attribute()->set_name("direction");
+  node.mutable_attribute(1)->set_type(onnx::AttributeProto::STRING);
+  node.mutable_attribute(1)->set_s("bidirectional");
+  const char* outputs[3][2] = {{"y", "y32"}, {"yh", "yh32"}, {"yc", "yc32"}};
+  for (const auto& [from, to] : outputs) testing::attrInt(m.node("Cast", {from}, {to}), "to", onnx::TensorProto::FLOAT);
+  m.output("y32", {5, 2, 2, 4});
+  m.output("yh32", {2, 2, 4});
+  m.output("yc32", {2, 2, 4});
+  return m.save(dir.file(file));
+}
+
+TEST(VulkanFloat16, LstmRunsOnVulkanAndMatchesFloat32) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  const std::string half = lstm(dir, onnx::TensorProto::FLOAT16, "lstm_fp16.onnx");
+  const std::string single = lstm(dir, onnx::TensorProto::FLOAT, "lstm_fp32.onnx");
+  SessionOptions cpuOptions;
+  ASSERT_TRUE(cpuOptions.addConfigEntry("kiln.execution_providers", "cpu").isOk());
+  auto cpu = Session::create(single, cpuOptions);
+  SessionOptions options = testing::vulkanOptions();
+  ASSERT_TRUE(options.addConfigEntry("session.disable_cpu_ep_fallback", "1").isOk());
+  auto vulkan = Session::create(half, options);
+  ASSERT_TRUE(cpu.isOk() && vulkan.isOk()) << vulkan.status().toString();
+  std::vector<float> values(30);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::cos(1.3f * static_cast<float>(i));
+  const Tensor x = Tensor::fromVector<float>({5, 2, 3}, values);
+  auto expected = (*cpu)->run({{"x", x}});
+  auto actual = (*vulkan)->run({{"x", x}});
+  ASSERT_TRUE(expected.isOk() && actual.isOk()) << actual.status().toString();
+  const char* names[3] = {"Y", "Y_h", "Y_c"};
+  for (size_t i = 0; i < 3; ++i) expectWithinFloat16Tolerance((*expected)[i].tensor, (*actual)[i].tensor, names[i]);
+}
+
 // Compiles `model` to a ctx model in `dir` (`name`_ctx.onnx) with the given kiln.vulkan.fp16 value and returns
 // what its binary holds.
 ContextBinaryInfo compileWithFp16(const testing::TempDir& dir, const std::string& model, const std::string& name,
