@@ -146,8 +146,12 @@ TEST(VulkanFloat16, SmallCnnRunsEntirelyOnVulkanAndMatchesFloat32) {
   expectWithinFloat16Tolerance((*expected)[1].tensor, (*actual)[1].tensor, "logits");
 }
 
-// The other kernel families in `type`: ConvTranspose, BatchNormalization, InstanceNormalization, Sigmoid, Pad,
-// Transpose, LayerNormalization, ReduceMean, Less + Where, Gather, Clip, GlobalAveragePool, Flatten, Gemm.
+ContextBinaryInfo compileWithFp16(const testing::TempDir& dir, const std::string& model, const std::string& name,
+                                  const char* fp16);
+
+// The other kernel families in `type`: ConvTranspose, BatchNormalization, InstanceNormalization, a fused
+// Mul/Add/Sigmoid chain, Pad, Transpose, LayerNormalization, ReduceMean, Less + Where, Gather, Clip,
+// GlobalAveragePool, Flatten, Gemm.
 std::string opMix(const testing::TempDir& dir, int32_t type, const std::string& file) {
   ModelBuilder m(17);
   m.input("x", {2, 4, 6, 6});
@@ -180,7 +184,9 @@ std::string opMix(const testing::TempDir& dir, int32_t type, const std::string& 
   testing::attrInts(m.node("ConvTranspose", {"xh", "wt"}, {"ct"}), "strides", {2, 2});
   m.node("BatchNormalization", {"ct", "bn_s", "bn_b", "bn_m", "bn_v"}, {"bn"});
   m.node("InstanceNormalization", {"bn", "in_s", "in_b"}, {"in"});
-  m.node("Sigmoid", {"in"}, {"sg"});
+  m.node("Mul", {"in", "two"}, {"in2"});  // Mul -> Add -> Sigmoid: one fused elementwise chain on the device
+  m.node("Add", {"in2", "low"}, {"in3"});
+  m.node("Sigmoid", {"in3"}, {"sg"});
   m.node("Pad", {"sg", "pads", "pad_value"}, {"pd"});
   testing::attrInts(m.node("Transpose", {"pd"}, {"tr"}), "perm", {0, 2, 3, 1});
   m.node("LayerNormalization", {"tr", "ln_g", "ln_b"}, {"ln"});
@@ -222,6 +228,10 @@ TEST(VulkanFloat16, OtherKernelFamiliesRunOnVulkanAndMatchFloat32) {
   ASSERT_TRUE(actual.isOk()) << actual.status().toString();
   expectWithinFloat16Tolerance((*expected)[0].tensor, (*actual)[0].tensor, "gemm");
   expectWithinFloat16Tolerance((*expected)[1].tensor, (*actual)[1].tensor, "layernorm");
+  const ContextBinaryInfo compiled = compileWithFp16(dir, half, "mix", "0");
+  ASSERT_EQ(compiled.graphs.size(), 1u);
+  const auto& ops = compiled.graphs[0].opTypes;
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "kiln.FusedElementwise"), ops.end());
 
   // The float32 twin with kiln.vulkan.fp16=1 stores the same families as float16.
   ASSERT_TRUE(options.addConfigEntry("kiln.vulkan.fp16", "1").isOk());

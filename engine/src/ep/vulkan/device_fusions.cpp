@@ -233,8 +233,10 @@ class ChainBuilder {
  private:
   std::optional<std::string> valueExpression(const std::string& value, State& state, int depth) const {
     if (auto init = graph_.initializers.find(value); init != graph_.initializers.end()) {
-      if (init->second.dtype() == DataType::FLOAT && init->second.numel() == 1) {
-        return glslFloat(init->second.data<float>()[0]);
+      const DataType type = init->second.dtype();
+      if ((type == DataType::FLOAT || type == DataType::FLOAT16) && init->second.numel() == 1) {
+        return glslFloat(type == DataType::FLOAT ? init->second.data<float>()[0]
+                                                 : float(init->second.data<Float16>()[0]));
       }
       return external(value, state);
     }
@@ -266,12 +268,15 @@ class ChainBuilder {
   const std::set<size_t>& unavailable_;
 };
 
-bool isFloatValue(const ir::Graph& graph, const std::string& value) {
+// The float type (float32, or float16: the fused kernel stores either) of a tensor value, else UNDEFINED.
+DataType floatTypeOf(const ir::Graph& graph, const std::string& value) {
+  DataType type = DataType::UNDEFINED;
   if (auto init = graph.initializers.find(value); init != graph.initializers.end()) {
-    return init->second.dtype() == DataType::FLOAT;
+    type = init->second.dtype();
+  } else if (const ir::ValueInfo* info = graph.findValueInfo(value); info && info->kind == ir::ValueKind::TENSOR) {
+    type = info->dtype;
   }
-  const ir::ValueInfo* info = graph.findValueInfo(value);
-  return info && info->kind == ir::ValueKind::TENSOR && info->dtype == DataType::FLOAT;
+  return type == DataType::FLOAT || type == DataType::FLOAT16 ? type : DataType::UNDEFINED;
 }
 
 }  // namespace
@@ -293,11 +298,12 @@ void fuseElementwiseChains(ir::Graph& graph, const std::vector<std::string>& kee
   std::map<size_t, ir::Node> replacements;  // sink index -> fused node
   for (size_t sink = graph.nodes.size(); sink-- > 0;) {
     if (unavailable.count(sink) || graph.nodes[sink].outputs.size() != 1) continue;
-    if (!isFloatValue(graph, graph.nodes[sink].outputs[0])) continue;
+    const DataType type = floatTypeOf(graph, graph.nodes[sink].outputs[0]);
+    if (type == DataType::UNDEFINED) continue;
     ChainBuilder builder(graph, opset, visible, readers, producer, unavailable);
     ChainBuilder::State state;
     auto expression = builder.nodeExpression(sink, state);
-    if (!expression || state.members.empty() || state.external.empty() || !isFloatValue(graph, state.external)) {
+    if (!expression || state.members.empty() || state.external.empty() || floatTypeOf(graph, state.external) != type) {
       continue;
     }
     ir::Node fused;
