@@ -232,6 +232,8 @@ TEST(VulkanFloat16, OtherKernelFamiliesRunOnVulkanAndMatchFloat32) {
   ASSERT_EQ(compiled.graphs.size(), 1u);
   const auto& ops = compiled.graphs[0].opTypes;
   EXPECT_NE(std::find(ops.begin(), ops.end(), "kiln.FusedElementwise"), ops.end());
+  // BatchNormalization folded into the float16 ConvTranspose weights.
+  EXPECT_EQ(std::find(ops.begin(), ops.end(), "BatchNormalization"), ops.end());
 
   // The float32 twin with kiln.vulkan.fp16=1 stores the same families as float16.
   ASSERT_TRUE(options.addConfigEntry("kiln.vulkan.fp16", "1").isOk());

@@ -21,6 +21,10 @@ struct Float16StorageStats {
   int64_t casts = 0;         // Cast nodes added at the float16/float32 boundaries
 };
 
+// `t` (float32) rounded to float16, and `t` (float16) widened to float32: same shape.
+Tensor toFloat16(const Tensor& t);
+Tensor toFloat32(const Tensor& t);
+
 // Answers, for a graph whose float32 values and initializers all became float16, which nodes a float16 kernel
 // claims (true per node, in graph order).
 using Float16Claims = std::function<std::vector<bool>(const ir::Graph& allFloat16)>;
