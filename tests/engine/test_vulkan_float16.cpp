@@ -336,7 +336,7 @@ TEST(VulkanFloat16, Fp16ConfigStoresAFloat32ModelAsFloat16) {
 }
 
 // The documented fallback: a device without storageBuffer16BitAccess claims no float16 node (they run on the
-// CPU EP), while the same node in float32 stays claimed.
+// CPU EP), views included, while the same node in float32 stays claimed.
 TEST(VulkanFloat16, DeviceWithout16BitStorageLeavesFloat16NodesToTheCpu) {
   vk::DeviceInfo device;
   device.storageBuffer16Bit = false;
@@ -344,14 +344,16 @@ TEST(VulkanFloat16, DeviceWithout16BitStorageLeavesFloat16NodesToTheCpu) {
   node.opType = "Relu";
   node.inputs = {"x"};
   node.outputs = {"y"};
-  for (const DataType type : {DataType::FLOAT16, DataType::FLOAT}) {
+  for (const auto& [op, type] : {std::pair{"Relu", DataType::FLOAT16}, std::pair{"Relu", DataType::FLOAT},
+                                  std::pair{"Flatten", DataType::FLOAT16}}) {
+    node.opType = op;
     ir::ValueInfo x, y;
     x.dtype = y.dtype = type;
     vk::SupportQuery query{node, 13, device, {nullptr}, {&x}, {&y}, {false}};
-    const vk::KernelEntry* entry = vk::findKernel("", "Relu", 13);
+    const vk::KernelEntry* entry = vk::findKernel("", op, 13);
     ASSERT_NE(entry, nullptr);
     const NodeSupport support = entry->support(query);
-    EXPECT_EQ(support.supported, type == DataType::FLOAT) << dataTypeName(type) << ": " << support.reason;
+    EXPECT_EQ(support.supported, type == DataType::FLOAT) << op << " " << dataTypeName(type) << ": " << support.reason;
     if (type == DataType::FLOAT16) {
       EXPECT_NE(support.reason.find("storageBuffer16BitAccess"), std::string::npos);
     }
