@@ -23,22 +23,11 @@
 #include "kiln/provider_names.h"
 #include "kiln/tensor_size.h"
 #include "util/config_value.h"
+#include "util/guarded.h"
 #include "util/stopwatch.h"
 
 namespace kiln {
 namespace {
-
-// No exception crosses the API: anything thrown below (allocation failure, a library's throw) becomes a Status.
-template <class F>
-auto guarded(F&& body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::RUNTIME_EXCEPTION, "out of memory");
-  } catch (const std::exception& e) {
-    return Status(StatusCode::RUNTIME_EXCEPTION, std::string("unexpected exception: ") + e.what());
-  }
-}
 
 struct LoadedPartition {
   CompiledPartition compiled;  // as compiled or as read from a context binary
