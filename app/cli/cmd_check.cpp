@@ -15,6 +15,8 @@ struct CheckArgs {
   std::string file;
   std::string device;
   std::string profile;
+  std::string source;
+  std::vector<std::string> configs;
   bool failOnSuboptimal = false;
   CommonFlags flags;
 };
@@ -25,7 +27,10 @@ nlohmann::json toJson(const ModelCompatibility& c) {
           {"file_kind", c.fileKind},
           {"against", c.against},
           {"reasons", c.reasons},
-          {"answered_from", c.fromMetadata ? "metadata" : c.verdict ? "binary" : "model"}};
+          {"answered_from", c.fromMetadata ? "metadata" : c.verdict ? "binary" : "model"},
+          {"compile_record", c.compileRecord.empty() ? nlohmann::json(nullptr)
+                                                     : nlohmann::json::parse(c.compileRecord, nullptr, false)},
+          {"source_checked", c.sourceChecked}};
 }
 
 void printText(const ModelCompatibility& c) {
@@ -34,11 +39,18 @@ void printText(const ModelCompatibility& c) {
   std::printf("\n");
   for (const auto& reason : c.reasons) std::printf("  - %s\n", reason.c_str());
   if (c.fromMetadata) std::printf("  (from the model's ep_compatibility_info: no binary was read)\n");
+  if (!c.sourceChecked.empty()) std::printf("  (source compared: %s)\n", c.sourceChecked.c_str());
 }
 
 int runCheck(const CheckArgs& args) {
   configureLogging(args.flags);
-  auto compatibility = getModelCompatibility(args.file, CompatibilityTarget{args.device, args.profile});
+  CompatibilityQuery query{args.device, args.profile, args.source, nullptr};
+  SessionOptions compileOptions;
+  if (!args.configs.empty()) {
+    if (Status s = applyConfigEntries(args.configs, compileOptions); !s.isOk()) return reportError(s, args.flags);
+    query.compileOptions = &compileOptions;
+  }
+  auto compatibility = getModelCompatibility(args.file, query);
   if (!compatibility.isOk()) return reportError(compatibility.status(), args.flags);
   if (args.flags.json) {
     printJson(toJson(*compatibility));
@@ -59,11 +71,18 @@ void registerCheck(CLI::App& app, Commands& commands) {
   cmd->add_option("file", args->file, "ctx model (<stem>_ctx.onnx), context binary (<stem>_vulkan.bin) or plain model")->required();
   cmd->add_option("--device", args->device, "Vulkan device index or name substring (default: the one compile picks)");
   cmd->add_option("--profile", args->profile, "Judge against this device profile instead of a live device");
+  cmd->add_option("--source", args->source,
+                  "The source model now: a ctx model compiled from other content is stale (default: the source its "
+                  "compile record names, if that file exists)");
+  cmd->add_option("--config", args->configs,
+                  "KEY=VALUE compile option one would use now (repeatable): different result-changing options are stale");
   cmd->add_flag("--fail-on-suboptimal", args->failOnSuboptimal,
                 "Exit 3 for SUPPORTED_PREFER_RECOMPILATION too (only SUPPORTED_OPTIMAL passes)");
   addCommonFlags(*cmd, args->flags);
   cmd->footer("\nStates (onnxruntime's): NOT_APPLICABLE (no Kiln EPContext node), SUPPORTED_OPTIMAL (verdict optimal),\n"
               "SUPPORTED_PREFER_RECOMPILATION (verdict compatible), UNSUPPORTED (verdict unsupported).\n"
+              "A ctx model is stale when its source, its result-changing options or the Kiln version changed:\n"
+              "source changed is UNSUPPORTED, the others at best SUPPORTED_PREFER_RECOMPILATION.\n"
               "Exit: 0 supported or not applicable, 3 unsupported, 1 unreadable file, 2 usage.\n"
               "Examples:\n  kiln check model_vulkan.bin\n  kiln check model_ctx.onnx --profile gpu.json --json");
   cmd->callback([args, &commands] { commands.run = [args] { return runCheck(*args); }; });

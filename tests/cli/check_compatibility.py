@@ -3,7 +3,9 @@
 a fresh ctx model is SUPPORTED_OPTIMAL answered from its ep_compatibility_info (no binary read); the same against a
 profile of this device whose driver_info was edited is SUPPORTED_PREFER_RECOMPILATION (exit 3 with
 --fail-on-suboptimal); a profile lacking a feature is UNSUPPORTED (exit 3); a ctx model whose binary is gone or
-replaced is UNSUPPORTED naming it; an embedded ctx model answers too.
+replaced is UNSUPPORTED naming it; an embedded ctx model answers too. Staleness: the source with one weight
+changed (--source, or edited in place where the compile record points) is UNSUPPORTED "stale: source changed";
+other result-changing options (--config) are SUPPORTED_PREFER_RECOMPILATION "stale: options changed".
 Usage: check_compatibility.py KILN_BINARY SOURCE_DIR
 """
 import json
@@ -98,10 +100,49 @@ def main():
         expect(code == 0 and report.get("compatibility") == "SUPPORTED_PREFER_RECOMPILATION",
                f"embedded ctx model against the edited profile: {report} {err}")
 
+        # Staleness against the compile record: the source is copied beside the ctx model, so the record finds it.
+        stale = tmp / "stale"
+        stale.mkdir()
+        shutil.copy(model, stale / "src.onnx")
+        code, _, err = kiln("compile", str(stale / "src.onnx"), "-o", str(stale / "src_ctx.onnx"), "--quiet")
+        expect(code == 0, f"compile of the copy ({err})")
+        code, report, err = check(str(stale / "src_ctx.onnx"))
+        expect(code == 0 and report.get("compatibility") == "SUPPORTED_OPTIMAL", f"fresh: {report} {err}")
+        expect(report.get("source_checked", "").endswith("src.onnx"), f"the recorded source was compared: {report}")
+        expect(report.get("compile_record", {}).get("source_model") == "src.onnx", f"record names the source: {report}")
+        changed = change_one_weight(stale / "src.onnx", stale / "changed.onnx")
+        code, report, err = check(str(stale / "src_ctx.onnx"), "--source", str(changed))
+        expect(code == 3 and report.get("compatibility") == "UNSUPPORTED", f"--source changed: {code} {report} {err}")
+        expect(any(r.startswith("stale: source changed") for r in report.get("reasons", [])), f"reason: {report}")
+        shutil.copy(changed, stale / "src.onnx")
+        code, report, err = check(str(stale / "src_ctx.onnx"))
+        expect(code == 3 and report.get("compatibility") == "UNSUPPORTED", f"recorded source edited: {code} {report}")
+        code, report, err = check(str(stale / "src_ctx.onnx"), "--source", str(changed), "--config", "kiln.vulkan.fp16=1")
+        expect(any(r.startswith("stale: options changed") for r in report.get("reasons", [])), f"options: {report}")
+        shutil.copy(model, stale / "src.onnx")
+        code, report, err = check(str(stale / "src_ctx.onnx"), "--config", "kiln.vulkan.fp16=1")
+        expect(code == 0 and report.get("compatibility") == "SUPPORTED_PREFER_RECOMPILATION", f"options only: {report}")
+        code, _, _ = kiln("check", str(stale / "src_ctx.onnx"), "--config", "kiln.vulkan.fp16=1", "--fail-on-suboptimal")
+        expect(code == 3, f"options changed with --fail-on-suboptimal exits 3 (got {code})")
+        code, _, err = kiln("check", str(stale / "src_ctx.onnx"), "--source", str(tmp / "absent.onnx"))
+        expect(code == 1 and "absent.onnx" in err, f"a missing --source is an error naming it: {code} {err}")
+
         code, out, err = kiln("check", str(tmp / "nothing.onnx"))
         expect(code == 1 and "kiln: error" in err.lower() or "NO_SUCHFILE" in err, f"missing file: {code} {err}")
     print("check_compatibility: ok" if not failures else f"check_compatibility: {failures} failures")
     return 1 if failures else 0
+
+
+def change_one_weight(source, target):
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(str(source))
+    init = m.graph.initializer[0]
+    array = numpy_helper.to_array(init).copy()
+    array.flat[0] += 1
+    init.CopyFrom(numpy_helper.from_array(array, init.name))
+    onnx.save(m, str(target))
+    return target
 
 
 if __name__ == "__main__":

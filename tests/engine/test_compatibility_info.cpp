@@ -85,3 +85,40 @@ TEST(CompatibilityInfo, NamesWithSeparatorsRoundTripEscaped) {
 
 }  // namespace
 }  // namespace kiln::ctxbin
+
+#include "epcontext/compile_record.h"
+#include "kiln/version.h"
+
+namespace kiln::epctx {
+namespace {
+
+TEST(CompileRecord, RoundTripsAndNamesEachKindOfStaleness) {
+  CompileRecord record{"00000000000000aa", "src.onnx", {{"kiln.vulkan.fp16", "0"}}, engineVersion()};
+  auto decoded = decodeCompileRecord(encodeCompileRecord(record));
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_EQ(decoded->sourceHash, record.sourceHash);
+  EXPECT_EQ(decoded->sourceModel, "src.onnx");
+  EXPECT_EQ(decoded->options, record.options);
+
+  EXPECT_TRUE(stalenessOf(record, std::string("00000000000000aa"), std::nullopt).reasons.empty());
+  const Staleness source = stalenessOf(record, std::string("00000000000000bb"), std::nullopt);
+  EXPECT_TRUE(source.sourceChanged);
+  ASSERT_EQ(source.reasons.size(), 1u);
+  EXPECT_EQ(source.reasons[0].rfind("stale: source changed", 0), 0u);
+  const Staleness options = stalenessOf(record, std::nullopt, std::map<std::string, std::string>{{"kiln.vulkan.fp16", "1"}});
+  EXPECT_FALSE(options.sourceChanged);
+  ASSERT_EQ(options.reasons.size(), 1u);
+  EXPECT_NE(options.reasons[0].find("kiln.vulkan.fp16 is '1', compiled with '0'"), std::string::npos);
+  record.kilnVersion = "0.0.1";
+  EXPECT_EQ(stalenessOf(record, std::nullopt, std::nullopt).reasons.at(0).rfind("stale: Kiln upgraded", 0), 0u);
+}
+
+TEST(CompileRecord, JunkIsNoRecord) {
+  EXPECT_FALSE(decodeCompileRecord("").has_value());
+  EXPECT_FALSE(decodeCompileRecord("{").has_value());
+  EXPECT_FALSE(decodeCompileRecord("[1]").has_value());
+  EXPECT_FALSE(decodeCompileRecord(R"({"source_hash": 3, "kiln_version": "0.1.0"})").has_value());
+}
+
+}  // namespace
+}  // namespace kiln::epctx

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kiln/context_binary.h"
+#include "kiln/session_options.h"
 #include "kiln/status.h"
 
 namespace kiln {
@@ -26,11 +27,15 @@ KILN_EXPORT const char* compiledModelCompatibilityName(CompiledModelCompatibilit
 // The state a Kiln verdict maps to (table above).
 KILN_EXPORT CompiledModelCompatibility compiledModelCompatibilityOf(Compatibility verdict);
 
-// The device a model is judged against: a device profile when `profilePath` is set, else the live Vulkan device
-// `deviceSelector` picks (index or name substring; empty: the one a compile would pick).
-struct KILN_EXPORT CompatibilityTarget {
+// What a model is judged against: a device profile when `profilePath` is set, else the live Vulkan device
+// `deviceSelector` picks (index or name substring; empty: the one a compile would pick); and, for a ctx model that
+// recorded its compile (metadata kiln.compile_record), the source model now (`sourceModelPath`, else the source
+// the record names when that file exists) and the compile options one would use now (`compileOptions`, if set).
+struct KILN_EXPORT CompatibilityQuery {
   std::string deviceSelector;
   std::string profilePath;
+  std::string sourceModelPath;
+  const SessionOptions* compileOptions = nullptr;
 };
 
 struct KILN_EXPORT ModelCompatibility {
@@ -41,6 +46,8 @@ struct KILN_EXPORT ModelCompatibility {
   std::vector<std::string> reasons;      // why not optimal; for NOT_APPLICABLE, why there is nothing to judge
   std::string compatibilityInfo;         // the model's ep_compatibility_info.VulkanExecutionProvider ("" if none)
   bool fromMetadata = false;             // answered from compatibilityInfo alone: no context binary was read
+  std::string compileRecord;             // the ctx model's kiln.compile_record (JSON; "" if none)
+  std::string sourceChecked;             // the source model whose content was compared with the record ("" if none)
 };
 
 // The model's ep_compatibility_info.VulkanExecutionProvider metadata ("" when it has none). NO_SUCHFILE /
@@ -52,11 +59,13 @@ KILN_EXPORT Result<std::string> getCompatibilityInfoFromModel(std::span<const st
 // its compatibility info when that proves `optimal` or `unsupported` (its binary files must still exist), else
 // from its binaries, the worst verdict winning. A node whose binary is missing, escapes the model's folder or does
 // not match the model is UNSUPPORTED with that reason. Errors only when the file cannot be read as any of the
-// three, or the target (device, profile) is unavailable.
-KILN_EXPORT Result<ModelCompatibility> getModelCompatibility(const std::string& path, const CompatibilityTarget& target = {});
+// three, or the target (device, profile) is unavailable. A stale ctx model (compile_record: "stale: source changed",
+// "stale: options changed", "stale: Kiln upgraded" among the reasons) is at best SUPPORTED_PREFER_RECOMPILATION,
+// and UNSUPPORTED when its source changed (it would compute the old model).
+KILN_EXPORT Result<ModelCompatibility> getModelCompatibility(const std::string& path, const CompatibilityQuery& query = {});
 // The same for bytes in memory; a ctx model's file references resolve against `baseFolder` (empty: only embedded
 // binaries can be judged).
 KILN_EXPORT Result<ModelCompatibility> getModelCompatibility(std::span<const std::byte> bytes, const std::string& baseFolder,
-                                                             const CompatibilityTarget& target = {});
+                                                             const CompatibilityQuery& query = {});
 
 }  // namespace kiln

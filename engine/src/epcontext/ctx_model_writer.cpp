@@ -6,6 +6,7 @@
 
 #include "context_binary/compatibility_info.h"
 #include "context_binary/format.h"
+#include "epcontext/compile_record.h"
 #include "epcontext/epcontext_names.h"
 #include "kiln/epcontext.h"
 #include "kiln/version.h"
@@ -176,8 +177,10 @@ Result<ir::Model> epContextModelFor(const CompiledModel& compiled, const EpConte
   model.opsetImports.erase(kFusedPartitionDomain);
   model.opsetImports[kDomain] = kDomainVersion;
   std::erase_if(model.metadata, [](const auto& entry) {
-    return entry.first == kCompatibilityInfoKey || entry.first.rfind(kBinaryHashKeyPrefix, 0) == 0;
+    return entry.first == kCompatibilityInfoKey || entry.first == kCompileRecordKey ||
+           entry.first.rfind(kBinaryHashKeyPrefix, 0) == 0;
   });
+  if (!settings.compileRecord.empty()) model.metadata.emplace_back(kCompileRecordKey, settings.compileRecord);
   KILN_ASSIGN_OR_RETURN(std::string compatibilityInfo, ctxbin::compatibilityInfoFor(binary, target));
   model.metadata.emplace_back(kCompatibilityInfoKey, std::move(compatibilityInfo));
   if (settings.embedMode == 0) {

@@ -10,6 +10,7 @@
 #include "device/device_profile.h"
 #include "ep/vulkan/vulkan_device.h"
 #include "epcontext/binary_admission.h"
+#include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/epcontext_names.h"
 #include "ir/graph_paths.h"
@@ -47,12 +48,12 @@ struct Device {
   std::string against;
 };
 
-Result<Device> targetDevice(const CompatibilityTarget& target) {
-  if (!target.profilePath.empty()) {
-    KILN_ASSIGN_OR_RETURN(vk::DeviceInfo info, vk::readDeviceProfile(target.profilePath));
-    return Device{std::move(info), "profile " + target.profilePath};
+Result<Device> targetDevice(const CompatibilityQuery& query) {
+  if (!query.profilePath.empty()) {
+    KILN_ASSIGN_OR_RETURN(vk::DeviceInfo info, vk::readDeviceProfile(query.profilePath));
+    return Device{std::move(info), "profile " + query.profilePath};
   }
-  KILN_ASSIGN_OR_RETURN(vk::DeviceInfo info, vk::selectDevice(target.deviceSelector, true));
+  KILN_ASSIGN_OR_RETURN(vk::DeviceInfo info, vk::selectDevice(query.deviceSelector, true));
   std::string against = describeDevice(info);
   return Device{std::move(info), std::move(against)};
 }
@@ -153,12 +154,46 @@ Result<CompatibilityVerdict> judgeBinaries(std::span<const std::byte> bytes, con
   return overall;
 }
 
+// Adds the compile record's staleness: source changed -> UNSUPPORTED; options changed or another Kiln -> at best
+// SUPPORTED_PREFER_RECOMPILATION (the Kiln verdict stays what the device says).
+Status applyStaleness(ModelCompatibility& result, const std::string& baseFolder, const CompatibilityQuery& query) {
+  const auto record = epctx::decodeCompileRecord(result.compileRecord);
+  if (!record) {
+    if (!query.sourceModelPath.empty()) {
+      result.reasons.push_back("the ctx model records no compile (compiled by an older Kiln): the source cannot be compared");
+    }
+    return Status::ok();
+  }
+  std::string source = query.sourceModelPath;
+  if (source.empty() && !record->sourceModel.empty() && !baseFolder.empty()) {
+    std::error_code error;
+    const auto recorded = (std::filesystem::path(baseFolder) / record->sourceModel).lexically_normal();
+    if (std::filesystem::is_regular_file(recorded, error)) source = recorded.string();
+  }
+  std::optional<std::string> sourceHash;
+  if (!source.empty()) {
+    KILN_ASSIGN_OR_RETURN(sourceHash, epctx::sourceContentHash(source));
+    result.sourceChecked = source;
+  }
+  std::optional<std::map<std::string, std::string>> options;
+  if (query.compileOptions) options = epctx::resultChangingOptions(*query.compileOptions);
+  const epctx::Staleness staleness = epctx::stalenessOf(*record, sourceHash, options);
+  if (staleness.reasons.empty()) return Status::ok();
+  result.reasons.insert(result.reasons.end(), staleness.reasons.begin(), staleness.reasons.end());
+  if (staleness.sourceChanged) {
+    result.state = CompiledModelCompatibility::UNSUPPORTED;
+  } else if (result.state == CompiledModelCompatibility::SUPPORTED_OPTIMAL) {
+    result.state = CompiledModelCompatibility::SUPPORTED_PREFER_RECOMPILATION;
+  }
+  return Status::ok();
+}
+
 Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const std::string& baseFolder,
-                                      const std::string& origin, const CompatibilityTarget& target) {
+                                      const std::string& origin, const CompatibilityQuery& query) {
   ModelCompatibility result;
   if (ctxbin::readFormatVersion(bytes).isOk()) {  // a context binary: its magic is unmistakable
     result.fileKind = "context_binary";
-    KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(target));
+    KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query));
     KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict,
                           ctxbin::judgeBytes(bytes, origin, device.info, device.against));
     apply(result, verdict);
@@ -176,15 +211,17 @@ Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const st
     return result;
   }
   result.fileKind = "ctx_model";
-  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(target));
+  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query));
   if (auto fromInfo = ctxbin::judgeCompatibilityInfo(result.compatibilityInfo, device.info, device.against);
       fromInfo && referencedBinariesMatch(loaded.model, nodes.kiln, baseFolder)) {
     apply(result, *fromInfo);
     result.fromMetadata = true;
-    return result;
+  } else {
+    KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict, judgeBinaries(bytes, baseFolder, device));
+    apply(result, verdict);
   }
-  KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict, judgeBinaries(bytes, baseFolder, device));
-  apply(result, verdict);
+  result.compileRecord = metadataValue(loaded.model, epctx::kCompileRecordKey);
+  KILN_RETURN_IF_ERROR(applyStaleness(result, baseFolder, query));
   return result;
 }
 
@@ -210,14 +247,14 @@ Result<std::string> getCompatibilityInfoFromModel(const std::string& modelPath) 
 }
 
 Result<ModelCompatibility> getModelCompatibility(std::span<const std::byte> bytes, const std::string& baseFolder,
-                                                 const CompatibilityTarget& target) {
-  return guarded([&] { return judgeModel(bytes, baseFolder, "bytes", target); });
+                                                 const CompatibilityQuery& query) {
+  return guarded([&] { return judgeModel(bytes, baseFolder, "bytes", query); });
 }
 
-Result<ModelCompatibility> getModelCompatibility(const std::string& path, const CompatibilityTarget& target) {
+Result<ModelCompatibility> getModelCompatibility(const std::string& path, const CompatibilityQuery& query) {
   return guarded([&]() -> Result<ModelCompatibility> {
     KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
-    auto result = judgeModel(file->bytes(), folderOf(path), path, target);
+    auto result = judgeModel(file->bytes(), folderOf(path), path, query);
     if (!result.isOk()) return result.status().withContext(path);
     return result;
   });

@@ -9,6 +9,7 @@
 
 #include "ep/cpu/cpu_execution_provider.h"
 #include "ep/cpu/graph_executor.h"
+#include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_loader.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "partition/partition_report_builder.h"
@@ -480,7 +481,12 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
     KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), alreadyLoaded, options));
     KILN_RETURN_IF_ERROR(checkCompileAllowed(prepared, options));
     KILN_ASSIGN_OR_RETURN(out.session, createFromPrepared(std::move(prepared), options, clock));
-    if (generation) KILN_RETURN_IF_ERROR(epctx::generateEpContext(*out.session, *generation, out.originals));
+    if (generation) {
+      const auto ctxFolder = std::filesystem::path(generation->ctxModelPath).parent_path();
+      generation->compileRecord = epctx::encodedCompileRecordFor(source, out.originals, options,
+                                                                 ctxFolder.empty() ? "." : ctxFolder.string());
+      KILN_RETURN_IF_ERROR(epctx::generateEpContext(*out.session, *generation, out.originals));
+    }
     return out;
   });
 }
