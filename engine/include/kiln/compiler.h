@@ -72,6 +72,12 @@ using InitializerLocationFunc = std::function<InitializerLocation(
 // Receives the output model in chunks; a non-OK status stops the compile with that status.
 using OutputWriteFunc = std::function<Status(std::span<const std::byte> chunk)>;
 
+// Receives the context binary instead of a file being written (onnxruntime's experimental
+// SetEpContextDataWriteFunc, a named-buffer callback): `name` is the ep_cache_context the ctx model records (the
+// binary's path relative to the ctx model). The bytes are only valid during the call. A non-OK status (or an
+// exception) fails the compile and nothing is written.
+using ContextDataWriteFunc = std::function<Status(const std::string& name, std::span<const std::byte> bytes)>;
+
 class KILN_EXPORT ModelCompilationOptions {
  public:
   // Starts from `sessionOptions` (config entries such as kiln.vulkan.device, progress and cancellation).
@@ -105,6 +111,9 @@ class KILN_EXPORT ModelCompilationOptions {
   ModelCompilationOptions& setTargetProfile(std::string profilePath);
   // Prefix for EPContext node and partition names (ep.context_node_name_prefix).
   ModelCompilationOptions& setNodeNamePrefix(std::string prefix);
+  // The context binary goes to `write` instead of its file (embed mode 0 only: an embedded binary is in the model).
+  // Load such a model with SessionOptions::setContextDataReadFunction.
+  ModelCompilationOptions& setContextDataWriteFunction(ContextDataWriteFunc write);
 
   // The embed mode setEpContextEmbedMode() set.
   bool embedMode() const { return embed_; }
@@ -132,6 +141,7 @@ class KILN_EXPORT ModelCompilationOptions {
   std::optional<GraphOptimizationLevel> optimizationLevel_;
   std::string targetProfile_;
   std::string prefix_;
+  ContextDataWriteFunc contextDataWrite_;
   int inputsSet_ = 0, outputsSet_ = 0;
 };
 

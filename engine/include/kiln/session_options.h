@@ -3,7 +3,9 @@
 
 #include "kiln/export.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +23,9 @@ enum class GraphOptimizationLevel { NONE, BASIC, ALL };
 KILN_EXPORT const char* graphOptimizationLevelName(GraphOptimizationLevel level);
 // Parses a spelling of graphOptimizationLevelName; INVALID_ARGUMENT naming kiln.graph_optimization_level otherwise.
 KILN_EXPORT Result<GraphOptimizationLevel> parseGraphOptimizationLevel(const std::string& text);
+
+// Returns the bytes of the context binary the ctx model names `name` (its ep_cache_context), or an error.
+using ContextDataReadFunc = std::function<Result<std::vector<std::byte>>(const std::string& name)>;
 
 class KILN_EXPORT SessionOptions {
  public:
@@ -43,12 +48,21 @@ class KILN_EXPORT SessionOptions {
   // The shapes given with setInputShape, by input name.
   const std::map<std::string, std::vector<int64_t>>& inputShapes() const { return inputShapes_; }
 
+  // Supplies the bytes of the context binaries a ctx model names (embed mode 0) instead of reading files
+  // (onnxruntime's experimental SetEpContextDataReadFunc): called with each ep_cache_context as written, once per
+  // name; decrypt or fetch them from a store. Its error (or an exception) fails creation with that message; the
+  // bytes are checked as a file's would be (format, hashes, the content id the model recorded). Unset: files.
+  SessionOptions& setContextDataReadFunction(ContextDataReadFunc read);
+  // The function setContextDataReadFunction set (empty when unset).
+  const ContextDataReadFunc& contextDataReadFunction() const { return contextDataRead_; }
+
   // Progress callback and cancellation token used during session creation and runs.
   ProgressSink progress;
 
  private:
   std::map<std::string, std::string> entries_;
   std::map<std::string, std::vector<int64_t>> inputShapes_;
+  ContextDataReadFunc contextDataRead_;
 };
 
 // Every config key Kiln knows, ONNX Runtime's and its own (sorted).

@@ -126,6 +126,7 @@ class Binder {
       return loaded.get();
     }
     const std::string what = "ep_cache_context of EPContext node " + nodeName(node);
+    if (options_.contextDataReadFunction()) return binaryFromReadFunction(context->s, what);
     if (baseFolder_.empty()) {
       return Status(StatusCode::INVALID_GRAPH, what + " names the file '" + context->s +
                                                    "', but the model was loaded from memory: set ep.context_file_path "
@@ -149,6 +150,37 @@ class Binder {
     binaries_[key] = loaded.value();
     references_.emplace(key, context->s);  // the first spelling of a path is the one reported
     return loaded.value().get();
+  }
+
+  // The bytes of the binary `reference` from SessionOptions::setContextDataReadFunction, checked as a file's are.
+  Result<const LoadedBinary*> binaryFromReadFunction(const std::string& reference,
+                                                     const std::string& what) {
+    const std::string key = "read function:" + reference;
+    if (auto it = binaries_.find(key); it != binaries_.end()) return it->second.get();
+    Stopwatch clock;
+    Result<std::vector<std::byte>> bytes = Status(StatusCode::FAIL, "");
+    try {  // the caller's code: an exception must not cross the API
+      bytes = options_.contextDataReadFunction()(reference);
+    } catch (const std::exception& e) {
+      bytes = Status(StatusCode::FAIL, std::string("it threw: ") + e.what());
+    } catch (...) {
+      bytes = Status(StatusCode::FAIL, "it threw");
+    }
+    if (!bytes.isOk()) {
+      return Status(StatusCode::INVALID_GRAPH, "the context-data read function gave no bytes for '" + reference + "' (" +
+                                                   what + "): " + bytes.status().message());
+    }
+    auto loaded = std::make_shared<LoadedBinary>();
+    auto binary = ctxbin::ContextBinary::fromBytes(std::move(bytes).value(), "'" + reference + "' from the read function");
+    if (!binary.isOk()) return Status(StatusCode::INVALID_GRAPH, binary.status().message());
+    loaded->binary = std::move(binary).value();
+    KILN_ASSIGN_OR_RETURN(loaded->partitions, loaded->binary->partitions());
+    timings_.binary_read_ms += clock.elapsedMs();
+    KILN_RETURN_IF_ERROR(checkRecordedId(*loaded->binary, reference));
+    if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded->binary, options_, timings_, keepAlive_).status());
+    binaries_[key] = loaded;
+    references_.emplace(key, reference);
+    return loaded.get();
   }
 
   // metadata_props record each binary's content id when the model was written: a binary replaced since (another

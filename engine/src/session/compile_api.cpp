@@ -41,6 +41,11 @@ ModelCompilationOptions& ModelCompilationOptions::setOutputModelBuffer(std::vect
   ++outputsSet_;
   return *this;
 }
+ModelCompilationOptions& ModelCompilationOptions::setContextDataWriteFunction(ContextDataWriteFunc write) {
+  contextDataWrite_ = std::move(write);
+  return *this;
+}
+
 ModelCompilationOptions& ModelCompilationOptions::setOutputModelWriteFunc(OutputWriteFunc write) {
   outputWrite_ = std::move(write);
   ++outputsSet_;
@@ -215,6 +220,27 @@ struct CompileRequest {
     return layout;
   }
 
+  // True when the context binary goes to the context-data write function instead of a file.
+  bool binaryGoesToWriteFunction() const { return static_cast<bool>(options.contextDataWrite_); }
+
+  // The context binary goes to its file (staged) or, when set, to the context-data write function under the name
+  // the ctx model records for it (before any file is committed: a failing callback leaves nothing behind).
+  Status emitBinary(FileTransaction& files, const std::string& path, const epctx::EncodedBinary& binary,
+                    CompileResult& result) const {
+    if (!options.contextDataWrite_) {
+      result.binaryPath = path;
+      return files.stage(path, binary.bytes);
+    }
+    KILN_ASSIGN_OR_RETURN(const std::string name, epctx::relativeInside(path, modelFolder, "context binary"));
+    try {  // the caller's code: an exception must not cross the API
+      return options.contextDataWrite_(name, binary.bytes).withContext("context-data write function for '" + name + "'");
+    } catch (const std::exception& e) {
+      return Status(StatusCode::FAIL, "the context-data write function threw for '" + name + "': " + e.what());
+    } catch (...) {
+      return Status(StatusCode::FAIL, "the context-data write function threw for '" + name + "'");
+    }
+  }
+
   // The model goes to its file (staged), the caller's buffer or the write function.
   Status emitModel(FileTransaction& files, const epctx::ModelFiles& model, CompileResult& result) const {
     for (const auto& [path, bytes] : model.dataFiles) {
@@ -282,10 +308,7 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
     epctx::applyNodeNamePrefix(compiled, request.prefix());
     KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(compiled.partitions));
     KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(compiled, layout, binary));
-    if (!options.embedMode()) {
-      KILN_RETURN_IF_ERROR(files.stage(request.binaryPath, binary.bytes));
-      result.binaryPath = request.binaryPath;
-    }
+    if (!options.embedMode()) KILN_RETURN_IF_ERROR(request.emitBinary(files, request.binaryPath, binary, result));
     result.epContextNodes = model.epContextNodes;
     if (request.session.progress.cancelled()) return Status(StatusCode::CANCELLED, "compile cancelled");
     KILN_RETURN_IF_ERROR(request.emitModel(files, model, result));
@@ -375,7 +398,10 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
     results.push_back(std::move(member.result));
   }
   for (const auto& [path, bytes] : dataFiles) KILN_RETURN_IF_ERROR(files.stage(path, bytes));
-  KILN_RETURN_IF_ERROR(files.stage(binaryPath, binary.bytes));
+  KILN_RETURN_IF_ERROR(members.front().request.emitBinary(files, binaryPath, binary, results.front()));
+  if (members.front().request.binaryGoesToWriteFunction()) {
+    for (auto& result : results) result.binaryPath.clear();  // no file: the write function has the bytes
+  }
   const std::vector<std::string> written = files.targets();
   KILN_RETURN_IF_ERROR(files.commit());
   for (auto& result : results) result.filesWritten = written;

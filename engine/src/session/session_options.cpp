@@ -83,6 +83,11 @@ Status SessionOptions::addConfigEntry(const std::string& key, const std::string&
   return Status::ok();
 }
 
+SessionOptions& SessionOptions::setContextDataReadFunction(ContextDataReadFunc read) {
+  contextDataRead_ = std::move(read);
+  return *this;
+}
+
 void SessionOptions::setInputShape(const std::string& name, std::vector<int64_t> dims) {
   inputShapes_[name] = std::move(dims);
 }
