@@ -1,0 +1,180 @@
+// bisectModels (kiln/compare.h): intermediate values exposed as graph outputs a chunk at a time, both sides run on
+// each variant, and the first node in topological order with a diverging output named.
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "compare/exposed_model.h"
+#include "kiln/compare.h"
+#include "onnx/model_writer.h"
+#include "onnx/tensor_proto.h"
+
+namespace kiln {
+namespace {
+
+using compare::SourceModel;
+
+// A node whose outputs bisect exposes, with those outputs.
+struct Candidate {
+  int nodeIndex = 0;
+  std::vector<std::string> values;
+};
+
+int64_t countSubgraphNodes(const onnx::GraphProto& graph) {
+  int64_t count = 0;
+  for (const auto& node : graph.node()) {
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.has_g()) count += attribute.g().node_size() + countSubgraphNodes(attribute.g());
+      for (const auto& g : attribute.graphs()) count += g.node_size() + countSubgraphNodes(g);
+    }
+  }
+  return count;
+}
+
+// The nodes of `source` in topological order with their tensor outputs the reference model also has.
+std::vector<Candidate> candidates(const SourceModel& source, const SourceModel& reference, int64_t& skipped) {
+  std::set<std::string> referenceValues;
+  for (const auto& node : reference.proto.graph().node()) {
+    for (const auto& out : node.output()) referenceValues.insert(out);
+  }
+  std::vector<Candidate> list;
+  for (int index : source.topologicalOrder) {
+    const auto& node = source.proto.graph().node(index);
+    if (node.op_type() == "Constant" && node.domain().empty()) continue;
+    Candidate candidate{index, {}};
+    for (const auto& out : node.output()) {
+      if (out.empty()) continue;
+      if (!source.types.count(out) || !referenceValues.count(out)) {
+        ++skipped;
+        continue;
+      }
+      candidate.values.push_back(out);
+    }
+    if (!candidate.values.empty()) list.push_back(std::move(candidate));
+  }
+  return list;
+}
+
+// `side` run on a variant of `model` whose outputs are `values`, written to `path`.
+Result<std::vector<NamedTensor>> runExposed(const CompareSide& side, const SourceModel& model,
+                                            const std::vector<std::string>& values, const std::string& path,
+                                            const std::vector<NamedTensor>& inputs) {
+  KILN_RETURN_IF_ERROR(onnx_io::saveModelFile(compare::withOutputs(model, values), path));
+  CompareSide exposed = side;
+  exposed.modelPath = path;
+  auto result = runSide(exposed, inputs);
+  if (!result.isOk()) return result.status().withContext("running " + side.label + " with intermediate values exposed");
+  return result;
+}
+
+Tensor findTensor(const std::vector<NamedTensor>& list, const std::string& name) {
+  for (const auto& t : list) {
+    if (t.name == name) return t.tensor;
+  }
+  return {};
+}
+
+Tensor initializer(const SourceModel& model, const std::string& name) {
+  for (const auto& init : model.proto.graph().initializer()) {
+    if (init.name() != name) continue;
+    auto tensor = onnx_io::tensorFromProto(init);
+    return tensor.isOk() ? *tensor : Tensor();
+  }
+  return {};
+}
+
+// The node's inputs and outputs as compared: computed values from `compared`, graph inputs against themselves,
+// initializers of both models against each other.
+NodeDivergence describeNode(const SourceModel& source, const SourceModel& reference, int nodeIndex,
+                            const std::map<std::string, TensorComparison>& compared,
+                            const std::vector<NamedTensor>& inputs, const Tolerance& tolerance) {
+  const auto& node = source.proto.graph().node(nodeIndex);
+  NodeDivergence divergence{compare::nodeName(node), node.op_type(), {}, {}};
+  for (const auto& name : node.input()) {
+    if (name.empty()) continue;
+    if (auto it = compared.find(name); it != compared.end()) {
+      divergence.inputs.push_back(it->second);
+    } else if (Tensor given = findTensor(inputs, name); given.defined()) {
+      divergence.inputs.push_back(compareTensors(name, given, given, tolerance));
+    } else if (Tensor weight = initializer(source, name); weight.defined()) {
+      divergence.inputs.push_back(compareTensors(name, weight, initializer(reference, name), tolerance));
+    } else {
+      TensorComparison unknown;
+      unknown.name = name;
+      unknown.missing = true;
+      divergence.inputs.push_back(unknown);
+    }
+  }
+  for (const auto& name : node.output()) {
+    if (auto it = compared.find(name); it != compared.end()) divergence.outputs.push_back(it->second);
+  }
+  return divergence;
+}
+
+}  // namespace
+
+Result<BisectResult> bisectModels(const CompareSide& side, const CompareSide& reference,
+                                  const std::vector<NamedTensor>& inputs, const Tolerance& tolerance,
+                                  const BisectOptions& options) {
+  KILN_ASSIGN_OR_RETURN(SourceModel source, compare::loadSourceModel(side.modelPath, inputs));
+  std::error_code ignored;
+  const bool sameModel = side.modelPath == reference.modelPath ||
+                         std::filesystem::equivalent(side.modelPath, reference.modelPath, ignored);
+  SourceModel referenceModel;
+  if (!sameModel) {
+    KILN_ASSIGN_OR_RETURN(referenceModel, compare::loadSourceModel(reference.modelPath, inputs));
+  }
+  const SourceModel& referenceSource = sameModel ? source : referenceModel;
+  BisectResult result;
+  result.nodesInSubgraphs = countSubgraphNodes(source.proto.graph());
+  const std::vector<Candidate> list = candidates(source, referenceSource, result.valuesSkipped);
+  if (list.empty()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "bisect found no intermediate value both models compute");
+  }
+  compare::TempFolder temp;
+  KILN_RETURN_IF_ERROR(temp.create());
+  const std::string sidePath = temp.path() + "/side.onnx", referencePath = temp.path() + "/reference.onnx";
+  std::map<std::string, TensorComparison> compared;
+  std::optional<int> firstDiverging;
+  for (size_t next = 0; next < list.size() && !(firstDiverging && options.stopAtFirstDivergence);) {
+    if (options.progress.cancelled()) return Status(StatusCode::CANCELLED, "bisect cancelled");
+    options.progress.report("bisect", static_cast<int64_t>(next), static_cast<int64_t>(list.size()));
+    // One chunk: whole nodes, until the value count or the estimated bytes would pass their bounds.
+    std::vector<std::string> values;
+    std::vector<size_t> members;
+    int64_t bytes = 0;
+    while (next < list.size()) {
+      int64_t nodeBytes = 0;
+      for (const auto& v : list[next].values) nodeBytes += std::max<int64_t>(0, source.types.at(v).bytes);
+      const bool full = static_cast<int64_t>(values.size() + list[next].values.size()) > options.maxValuesPerChunk ||
+                        bytes + nodeBytes > options.maxChunkBytes;
+      if (full && !values.empty()) break;
+      values.insert(values.end(), list[next].values.begin(), list[next].values.end());
+      members.push_back(next);
+      bytes += nodeBytes;
+      ++next;
+    }
+    ++result.chunks;
+    std::vector<NamedTensor> sideValues, referenceValues;
+    KILN_ASSIGN_OR_RETURN(sideValues, runExposed(side, source, values, sidePath, inputs));
+    KILN_ASSIGN_OR_RETURN(referenceValues, runExposed(reference, referenceSource, values, referencePath, inputs));
+    for (size_t member : members) {
+      bool diverged = false;
+      for (const auto& v : list[member].values) {
+        TensorComparison c = compareTensors(v, findTensor(sideValues, v), findTensor(referenceValues, v), tolerance);
+        diverged = diverged || !c.passed();
+        result.values.push_back(c);
+        result.valueNodes.push_back(compare::nodeName(source.proto.graph().node(list[member].nodeIndex)));
+        compared.emplace(v, std::move(c));
+      }
+      if (diverged && !firstDiverging) firstDiverging = list[member].nodeIndex;
+    }
+  }
+  options.progress.report("bisect", static_cast<int64_t>(list.size()), static_cast<int64_t>(list.size()));
+  if (firstDiverging) {
+    result.firstDivergence = describeNode(source, referenceSource, *firstDiverging, compared, inputs, tolerance);
+  }
+  return result;
+}
+
+}  // namespace kiln

@@ -1,0 +1,115 @@
+#include "compare/exposed_model.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "kiln/tensor.h"
+#include "onnx/model_loader.h"
+#include "onnx/tensor_proto.h"
+
+namespace kiln::compare {
+namespace {
+
+void recordType(const onnx::ValueInfoProto& info, std::map<std::string, ValueType>& types) {
+  if (!info.type().has_tensor_type() || info.type().tensor_type().elem_type() == 0) return;
+  const auto& tensorType = info.type().tensor_type();
+  ValueType type{tensorType.elem_type(), -1};
+  const size_t elementSize = dataTypeSize(onnx_io::dataTypeFromOnnx(type.elemType));
+  if (tensorType.has_shape() && elementSize > 0) {
+    int64_t count = 1;
+    for (const auto& dim : tensorType.shape().dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() < 0) {
+        count = -1;
+        break;
+      }
+      count *= dim.dim_value();
+    }
+    if (count >= 0) type.bytes = count * static_cast<int64_t>(elementSize);
+  }
+  auto [it, added] = types.emplace(info.name(), type);
+  if (!added && it->second.bytes < 0) it->second = type;  // a later, fuller record wins over a type-only one
+}
+
+}  // namespace
+
+Result<SourceModel> loadSourceModel(const std::string& path, const std::vector<NamedTensor>& inputs) {
+  onnx_io::LoadOptions options;
+  options.runShapeInference = false;
+  KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path, options));
+  SourceModel source;
+  source.proto = std::move(loaded.proto);
+  std::map<std::string, int> producer;
+  for (int i = 0; i < source.proto.graph().node_size(); ++i) {
+    for (const auto& out : source.proto.graph().node(i).output()) {
+      if (!out.empty()) producer.emplace(out, i);
+    }
+  }
+  for (const auto& node : loaded.model.graph->nodes) {
+    for (const auto& out : node.outputs) {
+      if (out.empty()) continue;
+      if (auto it = producer.find(out); it != producer.end()) source.topologicalOrder.push_back(it->second);
+      break;
+    }
+  }
+  // Shape inference on a copy whose inputs have the actual shapes: sizes for chunking, types for the outputs.
+  onnx::ModelProto sized = source.proto;
+  for (auto& input : *sized.mutable_graph()->mutable_input()) {
+    for (const auto& given : inputs) {
+      if (given.name != input.name() || !input.type().has_tensor_type()) continue;
+      auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+      shape->clear_dim();
+      for (int64_t d : given.tensor.shape()) shape->add_dim()->set_dim_value(d);
+    }
+  }
+  onnx_io::inferShapes(sized);
+  for (const auto& info : sized.graph().input()) recordType(info, source.types);
+  for (const auto& info : sized.graph().output()) recordType(info, source.types);
+  for (const auto& info : sized.graph().value_info()) recordType(info, source.types);
+  for (const auto& info : source.proto.graph().value_info()) recordType(info, source.types);
+  for (const auto& init : source.proto.graph().initializer()) {
+    int64_t count = 1;
+    for (int64_t d : init.dims()) count *= d;
+    source.types.emplace(init.name(),
+                         ValueType{init.data_type(), count * static_cast<int64_t>(dataTypeSize(
+                                                                 onnx_io::dataTypeFromOnnx(init.data_type())))});
+  }
+  return source;
+}
+
+onnx::ModelProto withOutputs(const SourceModel& source, const std::vector<std::string>& outputs) {
+  onnx::ModelProto model = source.proto;
+  auto* graph = model.mutable_graph();
+  graph->clear_output();
+  for (const auto& name : outputs) {
+    auto* info = graph->add_output();
+    info->set_name(name);
+    if (auto it = source.types.find(name); it != source.types.end()) {
+      info->mutable_type()->mutable_tensor_type()->set_elem_type(it->second.elemType);
+    }
+  }
+  return model;
+}
+
+std::string nodeName(const onnx::NodeProto& node) {
+  if (!node.name().empty()) return node.name();
+  return node.output_size() > 0 ? node.output(0) : node.op_type();
+}
+
+TempFolder::~TempFolder() {
+  if (path_.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+Status TempFolder::create() {
+  std::error_code error;
+  std::string pattern = (std::filesystem::temp_directory_path(error) / "kiln-compare-XXXXXX").string();
+  if (error) pattern = "/tmp/kiln-compare-XXXXXX";
+  if (!mkdtemp(pattern.data())) {
+    return Status(StatusCode::FAIL, "cannot create a temporary folder like '" + pattern + "'");
+  }
+  path_ = pattern;
+  return Status::ok();
+}
+
+}  // namespace kiln::compare
