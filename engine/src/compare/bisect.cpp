@@ -74,17 +74,16 @@ Tensor findTensor(const std::vector<NamedTensor>& list, const std::string& name)
   return {};
 }
 
-Tensor initializer(const SourceModel& model, const std::string& name) {
-  for (const auto& init : model.proto.graph().initializer()) {
-    if (init.name() != name) continue;
-    auto tensor = onnx_io::tensorFromProto(init);
-    return tensor.isOk() ? *tensor : Tensor();
-  }
-  return {};
+// An initializer's or Constant node's tensor (undefined when `name` is neither).
+Tensor weight(const SourceModel& model, const std::string& name) {
+  const onnx::TensorProto* proto = compare::findWeight(model.proto.graph(), name);
+  if (!proto) return {};
+  auto tensor = onnx_io::tensorFromProto(*proto);
+  return tensor.isOk() ? *tensor : Tensor();
 }
 
 // The node's inputs and outputs as compared: computed values from `compared`, graph inputs against themselves,
-// initializers of both models against each other.
+// weights (initializers, Constant nodes) of both models against each other.
 NodeDivergence describeNode(const SourceModel& source, const SourceModel& reference, int nodeIndex,
                             const std::map<std::string, TensorComparison>& compared,
                             const std::vector<NamedTensor>& inputs, const Tolerance& tolerance) {
@@ -96,8 +95,8 @@ NodeDivergence describeNode(const SourceModel& source, const SourceModel& refere
       divergence.inputs.push_back(it->second);
     } else if (Tensor given = findTensor(inputs, name); given.defined()) {
       divergence.inputs.push_back(compareTensors(name, given, given, tolerance));
-    } else if (Tensor weight = initializer(source, name); weight.defined()) {
-      divergence.inputs.push_back(compareTensors(name, weight, initializer(reference, name), tolerance));
+    } else if (Tensor w = weight(source, name); w.defined()) {
+      divergence.inputs.push_back(compareTensors(name, w, weight(reference, name), tolerance));
     } else {
       TensorComparison unknown;
       unknown.name = name;

@@ -90,6 +90,21 @@ onnx::ModelProto withOutputs(const SourceModel& source, const std::vector<std::s
   return model;
 }
 
+const onnx::TensorProto* findWeight(const onnx::GraphProto& graph, const std::string& name) {
+  for (const auto& init : graph.initializer()) {
+    if (init.name() == name) return &init;
+  }
+  for (const auto& node : graph.node()) {
+    if (node.op_type() != "Constant" || !node.domain().empty() || node.output_size() != 1 || node.output(0) != name) {
+      continue;
+    }
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
+    }
+  }
+  return nullptr;
+}
+
 std::string nodeName(const onnx::NodeProto& node) {
   if (!node.name().empty()) return node.name();
   return node.output_size() > 0 ? node.output(0) : node.op_type();

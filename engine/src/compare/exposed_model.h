@@ -33,6 +33,10 @@ Result<SourceModel> loadSourceModel(const std::string& path, const std::vector<N
 // A copy of `source` whose graph outputs are exactly `outputs` (each typed from `types`).
 onnx::ModelProto withOutputs(const SourceModel& source, const std::vector<std::string>& outputs);
 
+// The weight named `name`: an initializer, or the tensor of the Constant node (value attribute) producing it,
+// renamed to `name`; nullptr when it is neither.
+const onnx::TensorProto* findWeight(const onnx::GraphProto& graph, const std::string& name);
+
 // The name a report gives a node: its own, or its first output's when it has none.
 std::string nodeName(const onnx::NodeProto& node);
 

@@ -1,5 +1,7 @@
 // writeReproducer (kiln/compare.h): one node as a model of its own, with the inputs the reference side feeds it.
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "compare/exposed_model.h"
@@ -58,13 +60,19 @@ Result<Reproducer> writeReproducer(const CompareSide& reference, const std::stri
   const onnx::NodeProto* found = findNode(source.proto.graph(), nodeName);
   if (!found) return Status(StatusCode::INVALID_ARGUMENT, "the model has no node named '" + nodeName + "'");
   const onnx::NodeProto node = *found;
-  std::set<std::string> initializers, graphInputs;
-  for (const auto& init : source.proto.graph().initializer()) initializers.insert(init.name());
+  // Weights (initializers and Constant nodes' tensors) become the one-node model's initializers.
+  std::map<std::string, const onnx::TensorProto*> weights;
+  for (const auto& name : node.input()) {
+    if (const onnx::TensorProto* w = name.empty() ? nullptr : compare::findWeight(source.proto.graph(), name)) {
+      weights.emplace(name, w);
+    }
+  }
+  std::set<std::string> graphInputs;
   for (const auto& in : inputs) graphInputs.insert(in.name);
   // Computed inputs (and the node's outputs) come from one reference run with them exposed.
   std::vector<std::string> runtimeInputs, exposed;
   for (const auto& name : node.input()) {
-    if (name.empty() || initializers.count(name) ||
+    if (name.empty() || weights.count(name) ||
         std::find(runtimeInputs.begin(), runtimeInputs.end(), name) != runtimeInputs.end()) {
       continue;
     }
@@ -96,10 +104,10 @@ Result<Reproducer> writeReproducer(const CompareSide& reference, const std::stri
   auto* graph = model.mutable_graph();
   graph->set_name("reproducer");
   *graph->add_node() = node;
-  for (const auto& init : source.proto.graph().initializer()) {
-    if (std::find(node.input().begin(), node.input().end(), init.name()) != node.input().end()) {
-      *graph->add_initializer() = init;
-    }
+  for (const auto& [name, w] : weights) {
+    auto* init = graph->add_initializer();
+    *init = *w;
+    init->set_name(name);
   }
   Reproducer written;
   written.modelPath = (fs::path(dir) / "model.onnx").string();
