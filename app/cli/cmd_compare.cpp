@@ -88,6 +88,11 @@ std::string reproducerNote(const CompareArgs& args, const Reproducer& written) {
 int compareCommand(const CompareArgs& args) {
   configureLogging(args.flags);
   if (args.reproducer.size() && !args.bisect) return reportError(usage("--reproducer needs --bisect"), args.flags);
+  std::error_code error;
+  if (!args.reproducer.empty() && std::filesystem::exists(args.reproducer, error) &&
+      !(std::filesystem::is_directory(args.reproducer, error) && std::filesystem::is_empty(args.reproducer, error))) {
+    return reportError(usage("--reproducer '" + args.reproducer + "' is not a new or empty folder"), args.flags);
+  }
   if (args.atol < 0 || args.rtol < 0) return reportError(usage("--atol and --rtol must be >= 0"), args.flags);
   auto side = kilnSide(args, args.model, args.ep, args.configs);
   if (!side.isOk()) return reportError(side.status(), args.flags);

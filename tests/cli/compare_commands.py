@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""kiln compare end to end: Vulkan against CPU (tiny_cnn and, when cached, PP-OCRv4 det) passes with every JSON
+field; --atol 0 --rtol 0 --bisect names a node whose inputs agree and outputs do not, and its --reproducer shows
+the divergence again through kiln compare and runs with kiln run; a model with one weight changed (made here with
+python onnx) fails and bisect names the node that reads the weight; --against onnxruntime when onnxruntime-node is
+cached; a missing onnxruntime-node and bad usage exit 2.
+
+Usage: compare_commands.py KILN_BINARY SOURCE_DIR MODEL_CACHE   (exit 77: skipped, no Vulkan device and
+KILN_REQUIRE_VULKAN unset)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+failures = 0
+FIELDS = ["max_abs_error", "max_rel_error", "mean_abs_error", "cosine_similarity", "fraction_beyond_tolerance",
+          "worst", "nan_mismatches", "inf_mismatches", "shape_mismatch", "dtype_mismatch"]
+
+
+def expect(condition, what):
+    global failures
+    if not condition:
+        failures += 1
+        print(f"FAIL: {what}")
+
+
+def kiln(*args, cwd=None):
+    result = subprocess.run([KILN, *map(str, args)], capture_output=True, text=True, timeout=300, cwd=cwd)
+    return result.returncode, result.stdout, result.stderr
+
+
+def compare_json(*args, cwd=None):
+    code, out, err = kiln("compare", *args, "--json", "-q", cwd=cwd)
+    try:
+        return code, json.loads(out), err
+    except json.JSONDecodeError:
+        return code, {}, err + out
+
+
+def vulkan_available():
+    result = subprocess.run([KILN, "devices", "--json"], capture_output=True, text=True, timeout=120)
+    return result.returncode == 0 and json.loads(result.stdout)["devices"]
+
+
+def vulkan_against_cpu(model, *extra):
+    code, report, err = compare_json(model, "--ep", "vulkan", "--against-ep", "cpu", *extra)
+    expect(code == 0, f"{Path(model).name}: Vulkan against CPU passes at the default tolerance ({code}: {err})")
+    expect(report.get("passed") is True and report.get("outputs"), f"{Path(model).name}: passed and outputs listed")
+    for output in report.get("outputs", []):
+        missing = [f for f in FIELDS if f not in output]
+        expect(not missing, f"{Path(model).name}: output {output.get('name')} has every field (missing {missing})")
+        expect(output["worst"] and {"index", "value", "reference"} <= set(output["worst"]), "worst has its fields")
+
+
+def bisect_vulkan_cpu(tmp, model):
+    repro = tmp / "repro"
+    code, report, err = compare_json(model, "--ep", "vulkan", "--against-ep", "cpu", "--atol", 0, "--rtol", 0,
+                                     "--bisect", "--bisect-chunk", 4, "--reproducer", repro)
+    divergence = report.get("first_divergence")
+    expect(code == 1 and divergence, f"zero tolerance: exit 1 and a first divergence ({code}: {err})")
+    if not divergence:
+        return
+    nodes = {n.name or n.output[0] for n in onnx.load(model).graph.node}
+    expect(divergence["node"] in nodes, f"first_divergence.node {divergence['node']} is a node of the model")
+    expect(all(i["passed"] for i in divergence["inputs"]), "the node's inputs agree")
+    expect(any(not o["passed"] for o in divergence["outputs"]), "the node's outputs do not")
+    expect(report["bisect"]["chunks"] >= 1, "bisect reports its chunks")
+    # The reproducer: kiln run runs it, and the same comparison on it diverges again.
+    readme = (repro / "README.txt").read_text()
+    expect("kiln run model.onnx" in readme and "kiln compare model.onnx" in readme, "README says how to run it")
+    model_inputs = [i.name for i in onnx.load(repro / "model.onnx").graph.input]
+    inputs = [f"{name}=input_{k}.npy" for k, name in enumerate(model_inputs)]
+    run_args = [a for i in inputs for a in ("--input", i)]
+    code, out, err = kiln("run", "model.onnx", *run_args, "--output-dir", "out", cwd=repro)
+    expect(code == 0 and list((repro / "out").glob("*.npy")), f"kiln run runs the reproducer ({code}: {err})")
+    code, again, err = compare_json("model.onnx", *run_args, "--ep", "vulkan", "--against-ep", "cpu", "--atol", 0,
+                                    "--rtol", 0, cwd=repro)
+    expect(code == 1 and not again.get("passed", True), f"the reproducer shows the divergence ({code}: {err})")
+    code, _, err = kiln("compare", model, "--ep", "vulkan", "--against-ep", "cpu", "--atol", 0, "--rtol", 0, "--bisect",
+                        "--reproducer", repro)
+    expect(code == 2 and "empty folder" in err, f"a reproducer folder that is not empty is refused ({code}: {err})")
+
+
+def changed_weight(tmp, model):
+    proto = onnx.load(model)
+    by_name = {i.name: i for i in proto.graph.initializer}
+    reader = next(n for n in proto.graph.node if n.op_type == "Conv" and n.input[1] in by_name and
+                  any(n.input[1] in m.input for m in proto.graph.node if m is not n) is False)
+    weight = numpy_helper.to_array(by_name[reader.input[1]]).copy()
+    weight.flat[0] += 0.5
+    by_name[reader.input[1]].CopyFrom(numpy_helper.from_array(weight, reader.input[1]))
+    changed = tmp / "changed.onnx"
+    onnx.save(proto, changed)
+    code, report, err = compare_json(model, "--ep", "cpu", "--against", changed, "--bisect")
+    expect(code == 1 and report.get("passed") is False, f"a changed weight fails ({code}: {err})")
+    divergence = report.get("first_divergence") or {}
+    expect(divergence.get("node") == (reader.name or reader.output[0]),
+           f"bisect names the node reading the changed weight: {divergence.get('node')} vs {reader.name}")
+    weights = [i for i in divergence.get("inputs", []) if i["name"] == reader.input[1]]
+    expect(weights and not weights[0]["passed"], "the changed weight is reported as differing")
+
+
+def onnxruntime(tmp, model, cache):
+    ort_dir = Path(cache) / "ort"
+    code, _, err = kiln("compare", model, "--against", "onnxruntime", "--onnxruntime-node", tmp / "no-ort")
+    expect(code == 2 and "onnxruntime-node" in err, f"missing onnxruntime-node: exit 2 with a message ({code}: {err})")
+    if not (ort_dir / "node_modules" / "onnxruntime-node").is_dir():
+        print(f"SKIP: --against onnxruntime (no onnxruntime-node under {ort_dir})")
+        return
+    code, report, err = compare_json(model, "--ep", "cpu", "--against", "onnxruntime", "--onnxruntime-node", ort_dir)
+    expect(code == 0 and report.get("reference") == "onnxruntime", f"CPU against onnxruntime passes ({code}: {err})")
+
+
+def usage_errors(tmp, model):
+    np.save(tmp / "x.npy", np.zeros((1, 3, 32, 32), np.float32))
+    for args in ([model], [model, "--against-ep", "gpu"], [model, "--against-ep", "cpu", "--atol", "-1"],
+                 [model, "--against-ep", "cpu", "--reproducer", "x"], [model, "--against", "onnxruntime",
+                 "--against-ep", "cpu"], [model, "--against-ep", "cpu", "--bogus"],
+                 [model, "--against-ep", "cpu", "--input", f"nope={tmp / 'x.npy'}"],
+                 [model, "--against-ep", "cpu", "--input-dir", tmp / "no-such-folder"]):
+        code, _, err = kiln("compare", *args)
+        expect(code == 2 and err.strip(), f"kiln compare {' '.join(map(str, args[1:]))}: exit 2 ({code})")
+
+
+def main():
+    global KILN
+    KILN, source, cache = os.path.abspath(sys.argv[1]), Path(sys.argv[2]).resolve(), sys.argv[3]
+    model = str(source / "resources/models/tiny_cnn.onnx")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        usage_errors(tmp, model)
+        changed_weight(tmp, model)
+        onnxruntime(tmp, model, cache)
+        if not vulkan_available():
+            if os.environ.get("KILN_REQUIRE_VULKAN") == "1":
+                expect(False, "no Vulkan device and KILN_REQUIRE_VULKAN=1")
+            else:
+                print("SKIP: Vulkan against CPU needs a Vulkan device (lavapipe will do)")
+                return 77 if failures == 0 else 1
+        vulkan_against_cpu(model)
+        real = Path(cache) / "ch_PP-OCRv4_det_infer.onnx"
+        if real.exists():
+            vulkan_against_cpu(str(real), "--shape", "x=1x3x256x256")
+        else:
+            print(f"SKIP: {real} is not cached (tests/tools/fetch_models.sh)")
+        bisect_vulkan_cpu(tmp, model)
+    print(f"{failures} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
