@@ -145,7 +145,7 @@ int compareCommand(const CompareArgs& args) {
     report["first_divergence"] = bisect->firstDivergence ? app::nodeDivergenceToJson(*bisect->firstDivergence)
                                                          : nlohmann::json(nullptr);
     report["bisect"] = {{"chunks", bisect->chunks},
-                        {"values_compared", bisect->values.size()},
+                        {"values_compared", bisect->valuesCompared},
                         {"values_skipped", bisect->valuesSkipped},
                         {"nodes_in_subgraphs_not_exposed", bisect->nodesInSubgraphs}};
     if (bisect->firstDivergence && !args.reproducer.empty()) {
@@ -171,7 +171,7 @@ int compareCommand(const CompareArgs& args) {
     printComparisonTable(comparison->outputs);
     if (bisect) {
       printFirstDivergence(bisect->firstDivergence);
-      std::printf("bisect: %zu values compared in %lld chunks", bisect->values.size(),
+      std::printf("bisect: %lld values compared in %lld chunks", static_cast<long long>(bisect->valuesCompared),
                   static_cast<long long>(bisect->chunks));
       if (bisect->nodesInSubgraphs) {
         std::printf(", %lld nodes inside If/Loop/Scan bodies not exposed", static_cast<long long>(bisect->nodesInSubgraphs));

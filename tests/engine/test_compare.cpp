@@ -158,7 +158,10 @@ TEST(CompareModels, SameModelPassesAndAChangedWeightIsFoundByBisect) {
   auto agree = bisectModels(cpuSide(a), cpuSide(a), inputs);
   ASSERT_TRUE(agree.isOk()) << agree.status().toString();
   EXPECT_FALSE(agree->firstDivergence.has_value());
-  EXPECT_EQ(agree->values.size(), 3u);
+  EXPECT_EQ(agree->valuesCompared, 3);
+  ASSERT_EQ(agree->nodes.size(), 3u);
+  EXPECT_EQ(agree->nodes[1].node, "relu");
+  EXPECT_EQ(agree->nodes[1].opType, "Relu");
 }
 
 TEST(CompareModels, ReproducerHoldsTheNodeAndItsInputs) {

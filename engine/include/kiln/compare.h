@@ -97,6 +97,15 @@ struct KILN_EXPORT NodeDivergence {
   std::vector<TensorComparison> outputs;
 };
 
+// A node's outputs as compared by bisect.
+struct KILN_EXPORT NodeComparison {
+  std::string node;  // as NodeDivergence::node
+  std::string opType;
+  std::vector<TensorComparison> outputs;
+  // True when every output passed.
+  bool passed() const;
+};
+
 struct KILN_EXPORT BisectOptions {
   int64_t maxValuesPerChunk = 64;            // intermediate values exposed per pair of runs
   int64_t maxChunkBytes = int64_t{1} << 30;  // their estimated size per side (from shape inference)
@@ -108,10 +117,9 @@ struct KILN_EXPORT BisectResult {
   // The first node, in topological order, whose outputs diverge while its computed inputs agree; none when no
   // compared value diverges.
   std::optional<NodeDivergence> firstDivergence;
-  // Every value compared, in topological order of the nodes producing them.
-  std::vector<TensorComparison> values;
-  // Node of each entry of `values` (same order).
-  std::vector<std::string> valueNodes;
+  // Every node whose outputs were compared, in topological order.
+  std::vector<NodeComparison> nodes;
+  int64_t valuesCompared = 0;
   int64_t chunks = 0;
   int64_t nodesInSubgraphs = 0;  // nodes inside If/Loop/Scan bodies: their values are not exposed
   int64_t valuesSkipped = 0;     // node outputs of unknown or non-tensor type, or absent from the other model

@@ -158,15 +158,16 @@ Result<BisectResult> bisectModels(const CompareSide& side, const CompareSide& re
     KILN_ASSIGN_OR_RETURN(sideValues, runExposed(side, source, values, sidePath, inputs));
     KILN_ASSIGN_OR_RETURN(referenceValues, runExposed(reference, referenceSource, values, referencePath, inputs));
     for (size_t member : members) {
-      bool diverged = false;
+      const auto& node = source.proto.graph().node(list[member].nodeIndex);
+      NodeComparison nodeComparison{compare::nodeName(node), node.op_type(), {}};
       for (const auto& v : list[member].values) {
         TensorComparison c = compareTensors(v, findTensor(sideValues, v), findTensor(referenceValues, v), tolerance);
-        diverged = diverged || !c.passed();
-        result.values.push_back(c);
-        result.valueNodes.push_back(compare::nodeName(source.proto.graph().node(list[member].nodeIndex)));
+        nodeComparison.outputs.push_back(c);
         compared.emplace(v, std::move(c));
+        ++result.valuesCompared;
       }
-      if (diverged && !firstDiverging) firstDiverging = list[member].nodeIndex;
+      if (!nodeComparison.passed() && !firstDiverging) firstDiverging = list[member].nodeIndex;
+      result.nodes.push_back(std::move(nodeComparison));
     }
   }
   options.progress.report("bisect", static_cast<int64_t>(list.size()), static_cast<int64_t>(list.size()));

@@ -126,4 +126,11 @@ bool ModelComparison::passed() const {
   return true;
 }
 
+bool NodeComparison::passed() const {
+  for (const auto& output : outputs) {
+    if (!output.passed()) return false;
+  }
+  return true;
+}
+
 }  // namespace kiln
