@@ -218,7 +218,7 @@ void registerCompare(CLI::App& app, Commands& commands) {
   cmd->add_flag("--bisect", args->bisect, "Find the first node whose outputs diverge while its inputs agree");
   cmd->add_option("--bisect-chunk", args->chunkValues, "Intermediate values exposed per pair of runs (default 64)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--bisect-chunk-mib", args->chunkMiB, "Their estimated size per side in MiB (default 1024)")
+  cmd->add_option("--bisect-chunk-mib", args->chunkMiB, "Their estimated size per side in MiB (default 512)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--reproducer", args->reproducer,
                   "With --bisect: write the diverging node as DIR/model.onnx with its inputs (DIR new or empty)");

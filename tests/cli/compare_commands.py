@@ -20,12 +20,14 @@ import onnx
 from onnx import numpy_helper
 
 failures = 0
+checks = 0
 FIELDS = ["max_abs_error", "max_rel_error", "mean_abs_error", "cosine_similarity", "fraction_beyond_tolerance",
           "worst", "nan_mismatches", "inf_mismatches", "shape_mismatch", "dtype_mismatch"]
 
 
 def expect(condition, what):
-    global failures
+    global failures, checks
+    checks += 1
     if not condition:
         failures += 1
         print(f"FAIL: {what}")
@@ -86,6 +88,21 @@ def bisect_vulkan_cpu(tmp, model):
     code, _, err = kiln("compare", model, "--ep", "vulkan", "--against-ep", "cpu", "--atol", 0, "--rtol", 0, "--bisect",
                         "--reproducer", repro)
     expect(code == 2 and "empty folder" in err, f"a reproducer folder that is not empty is refused ({code}: {err})")
+
+
+def silero_bodies(tmp, model):
+    """Silero VAD computes everything inside If branches: bisect must look into them."""
+    np.save(tmp / "input.npy", np.random.default_rng(0).random((1, 512), dtype=np.float32) - 0.5)
+    np.save(tmp / "sr.npy", np.array(16000, np.int64))
+    np.save(tmp / "state.npy", np.zeros((2, 1, 128), np.float32))
+    inputs = [a for n in ("input", "sr", "state") for a in ("--input", f"{n}={tmp / (n + '.npy')}")]
+    vulkan_against_cpu(model, *inputs)
+    code, report, err = compare_json(model, *inputs, "--ep", "vulkan", "--against-ep", "cpu", "--atol", 0, "--rtol", 0,
+                                     "--bisect")
+    divergence = report.get("first_divergence") or {}
+    expect(code == 1 and divergence.get("node", "").startswith("If_0_then_branch"),
+           f"silero: bisect names a node inside the 16 kHz branch ({code}: {divergence.get('node')} {err})")
+    expect(all(i["passed"] for i in divergence.get("inputs", [])), "silero: the body node's inputs agree")
 
 
 def changed_weight(tmp, model):
@@ -151,7 +168,10 @@ def main():
         else:
             print(f"SKIP: {real} is not cached (tests/tools/fetch_models.sh)")
         bisect_vulkan_cpu(tmp, model)
-    print(f"{failures} failures")
+        silero = Path(cache) / "silero_vad_v5.onnx"
+        if silero.exists():
+            silero_bodies(tmp, str(silero))
+    print(f"{checks} checks, {failures} failures")
     return 1 if failures else 0
 
 

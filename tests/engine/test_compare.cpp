@@ -200,5 +200,49 @@ TEST(CompareModels, ExternalRunnerSide) {
   EXPECT_TRUE(c->passed());
 }
 
+// If(c): then x + 1 -> then_add -> * scale -> then_mul; else -Neg(x); then Relu. `scale` is in the then branch.
+std::string ifModel(const std::string& path, float scale) {
+  testing::GraphBuilder thenBranch("then");
+  thenBranch.output("t2", {1, 4});
+  thenBranch.initializer("one", {1}, {1});
+  thenBranch.initializer("scale", {1}, {scale});
+  thenBranch.node("Add", {"x", "one"}, {"t1"}, "then_add");
+  thenBranch.node("Mul", {"t1", "scale"}, {"t2"}, "then_mul");
+  testing::GraphBuilder elseBranch("else");
+  elseBranch.output("e1", {1, 4});
+  elseBranch.node("Neg", {"x"}, {"e1"}, "else_neg");
+  testing::ModelBuilder m;
+  m.input("x", {1, 4}).input("c", {}, onnx::TensorProto::BOOL).output("z", {1, 4});
+  auto& branch = m.node("If", {"c"}, {"y"}, "branch");
+  testing::attrGraph(branch, "then_branch", thenBranch.proto());
+  testing::attrGraph(branch, "else_branch", elseBranch.proto());
+  m.node("Relu", {"y"}, {"z"}, "relu");
+  return m.save(path);
+}
+
+TEST(CompareModels, BisectLooksInsideIfBodies) {
+  testing::TempDir dir;
+  const std::string a = ifModel(dir.file("a.onnx"), 2), b = ifModel(dir.file("b.onnx"), 3);
+  const std::vector<NamedTensor> inputs = {{"x", floats({1, 2, -3, 4}, {1, 4})},
+                                           {"c", Tensor::fromVector<bool>({}, {true})}};
+  BisectOptions options;
+  options.maxValuesPerChunk = 1;
+  auto bisect = bisectModels(cpuSide(a), cpuSide(b), inputs, {}, options);
+  ASSERT_TRUE(bisect.isOk()) << bisect.status().toString();
+  ASSERT_TRUE(bisect->firstDivergence.has_value());
+  EXPECT_EQ(bisect->firstDivergence->node, "then_mul");
+  EXPECT_EQ(bisect->nodesInSubgraphs, 0);
+  ASSERT_GE(bisect->nodes.size(), 2u);
+  EXPECT_EQ(bisect->nodes[0].node, "then_add");
+  EXPECT_TRUE(bisect->nodes[0].passed());
+  // The branch not taken yields nothing on either side: its values agree (both empty).
+  auto agree = bisectModels(cpuSide(a), cpuSide(a), {inputs[0], {"c", Tensor::fromVector<bool>({}, {false})}});
+  ASSERT_TRUE(agree.isOk()) << agree.status().toString();
+  EXPECT_FALSE(agree->firstDivergence.has_value());
+  // A reproducer of a body node is refused with a reason.
+  EXPECT_EQ(writeReproducer(cpuSide(a), "then_mul", inputs, dir.file("repro")).status().code(),
+            StatusCode::NOT_IMPLEMENTED);
+}
+
 }  // namespace
 }  // namespace kiln

@@ -108,7 +108,7 @@ struct KILN_EXPORT NodeComparison {
 
 struct KILN_EXPORT BisectOptions {
   int64_t maxValuesPerChunk = 64;            // intermediate values exposed per pair of runs
-  int64_t maxChunkBytes = int64_t{1} << 30;  // their estimated size per side (from shape inference)
+  int64_t maxChunkBytes = int64_t{512} << 20;  // their estimated size per side (from shape inference)
   bool stopAtFirstDivergence = true;         // false: compare every value (for per-node data)
   ProgressSink progress;                     // "bisect" steps (chunks) and cancellation
 };

@@ -16,7 +16,7 @@ using compare::SourceModel;
 
 // A node whose outputs bisect exposes, with those outputs.
 struct Candidate {
-  int nodeIndex = 0;
+  const onnx::NodeProto* node = nullptr;
   std::vector<std::string> values;
 };
 
@@ -31,26 +31,41 @@ int64_t countSubgraphNodes(const onnx::GraphProto& graph) {
   return count;
 }
 
-// The nodes of `source` in topological order with their tensor outputs the reference model also has.
+// `node`'s typed outputs the reference model also computes, as a candidate (none when it has none).
+void addCandidate(const onnx::NodeProto& node, const SourceModel& source, const std::set<std::string>& referenceValues,
+                  std::vector<Candidate>& list, int64_t& skipped) {
+  if (node.op_type() == "Constant" && node.domain().empty()) return;
+  Candidate candidate{&node, {}};
+  for (const auto& out : node.output()) {
+    if (out.empty()) continue;
+    if (!source.types.count(out) || !referenceValues.count(out)) {
+      ++skipped;
+      continue;
+    }
+    candidate.values.push_back(out);
+  }
+  if (!candidate.values.empty()) list.push_back(std::move(candidate));
+}
+
+// The nodes of `source` in topological order (the nodes of an exposable If/Loop body just before their owner) with
+// their tensor outputs the reference model also has.
 std::vector<Candidate> candidates(const SourceModel& source, const SourceModel& reference, int64_t& skipped) {
   std::set<std::string> referenceValues;
   for (const auto& node : reference.proto.graph().node()) {
     for (const auto& out : node.output()) referenceValues.insert(out);
   }
+  for (const auto& [name, where] : reference.bodyValues) referenceValues.insert(name);
   std::vector<Candidate> list;
   for (int index : source.topologicalOrder) {
     const auto& node = source.proto.graph().node(index);
-    if (node.op_type() == "Constant" && node.domain().empty()) continue;
-    Candidate candidate{index, {}};
-    for (const auto& out : node.output()) {
-      if (out.empty()) continue;
-      if (!source.types.count(out) || !referenceValues.count(out)) {
-        ++skipped;
-        continue;
+    for (const auto& attribute : node.attribute()) {
+      if (!attribute.has_g()) continue;
+      for (const auto& bodyNode : attribute.g().node()) {
+        const bool exposable = bodyNode.output_size() > 0 && source.bodyValues.count(bodyNode.output(0));
+        if (exposable) addCandidate(bodyNode, source, referenceValues, list, skipped);
       }
-      candidate.values.push_back(out);
     }
-    if (!candidate.values.empty()) list.push_back(std::move(candidate));
+    addCandidate(node, source, referenceValues, list, skipped);
   }
   return list;
 }
@@ -59,11 +74,17 @@ std::vector<Candidate> candidates(const SourceModel& source, const SourceModel& 
 Result<std::vector<NamedTensor>> runExposed(const CompareSide& side, const SourceModel& model,
                                             const std::vector<std::string>& values, const std::string& path,
                                             const std::vector<NamedTensor>& inputs) {
-  KILN_RETURN_IF_ERROR(onnx_io::saveModelFile(compare::withOutputs(model, values), path));
+  const compare::ExposedModel variant = compare::withOutputs(model, values);
+  KILN_RETURN_IF_ERROR(onnx_io::saveModelFile(variant.proto, path));
   CompareSide exposed = side;
   exposed.modelPath = path;
   auto result = runSide(exposed, inputs);
   if (!result.isOk()) return result.status().withContext("running " + side.label + " with intermediate values exposed");
+  for (auto& output : *result) {  // body values come back under their If/Loop output's name
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (output.name == variant.outputNames[i]) output.name = values[i];
+    }
+  }
   return result;
 }
 
@@ -84,10 +105,9 @@ Tensor weight(const SourceModel& model, const std::string& name) {
 
 // The node's inputs and outputs as compared: computed values from `compared`, graph inputs against themselves,
 // weights (initializers, Constant nodes) of both models against each other.
-NodeDivergence describeNode(const SourceModel& source, const SourceModel& reference, int nodeIndex,
+NodeDivergence describeNode(const SourceModel& source, const SourceModel& reference, const onnx::NodeProto& node,
                             const std::map<std::string, TensorComparison>& compared,
                             const std::vector<NamedTensor>& inputs, const Tolerance& tolerance) {
-  const auto& node = source.proto.graph().node(nodeIndex);
   NodeDivergence divergence{compare::nodeName(node), node.op_type(), {}, {}};
   for (const auto& name : node.input()) {
     if (name.empty()) continue;
@@ -125,7 +145,7 @@ Result<BisectResult> bisectModels(const CompareSide& side, const CompareSide& re
   }
   const SourceModel& referenceSource = sameModel ? source : referenceModel;
   BisectResult result;
-  result.nodesInSubgraphs = countSubgraphNodes(source.proto.graph());
+  result.nodesInSubgraphs = countSubgraphNodes(source.proto.graph()) - source.bodyNodesExposable;
   const std::vector<Candidate> list = candidates(source, referenceSource, result.valuesSkipped);
   if (list.empty()) {
     return Status(StatusCode::INVALID_ARGUMENT, "bisect found no intermediate value both models compute");
@@ -134,7 +154,7 @@ Result<BisectResult> bisectModels(const CompareSide& side, const CompareSide& re
   KILN_RETURN_IF_ERROR(temp.create());
   const std::string sidePath = temp.path() + "/side.onnx", referencePath = temp.path() + "/reference.onnx";
   std::map<std::string, TensorComparison> compared;
-  std::optional<int> firstDiverging;
+  const onnx::NodeProto* firstDiverging = nullptr;
   for (size_t next = 0; next < list.size() && !(firstDiverging && options.stopAtFirstDivergence);) {
     if (options.progress.cancelled()) return Status(StatusCode::CANCELLED, "bisect cancelled");
     options.progress.report("bisect", static_cast<int64_t>(next), static_cast<int64_t>(list.size()));
@@ -158,7 +178,7 @@ Result<BisectResult> bisectModels(const CompareSide& side, const CompareSide& re
     KILN_ASSIGN_OR_RETURN(sideValues, runExposed(side, source, values, sidePath, inputs));
     KILN_ASSIGN_OR_RETURN(referenceValues, runExposed(reference, referenceSource, values, referencePath, inputs));
     for (size_t member : members) {
-      const auto& node = source.proto.graph().node(list[member].nodeIndex);
+      const auto& node = *list[member].node;
       NodeComparison nodeComparison{compare::nodeName(node), node.op_type(), {}};
       for (const auto& v : list[member].values) {
         TensorComparison c = compareTensors(v, findTensor(sideValues, v), findTensor(referenceValues, v), tolerance);
@@ -166,7 +186,7 @@ Result<BisectResult> bisectModels(const CompareSide& side, const CompareSide& re
         compared.emplace(v, std::move(c));
         ++result.valuesCompared;
       }
-      if (!nodeComparison.passed() && !firstDiverging) firstDiverging = list[member].nodeIndex;
+      if (!nodeComparison.passed() && !firstDiverging) firstDiverging = list[member].node;
       result.nodes.push_back(std::move(nodeComparison));
     }
   }

@@ -30,6 +30,64 @@ void recordType(const onnx::ValueInfoProto& info, std::map<std::string, ValueTyp
   if (!added && it->second.bytes < 0) it->second = type;  // a later, fuller record wins over a type-only one
 }
 
+// The If/Loop bodies of top-level node `index` whose values can be exposed: the node must list one output per body
+// output (Loop: besides the condition), so an appended output lines up with the node's.
+std::vector<const onnx::AttributeProto*> exposableBodies(const onnx::NodeProto& node) {
+  std::vector<const onnx::AttributeProto*> bodies;
+  if (!node.domain().empty() || (node.op_type() != "If" && node.op_type() != "Loop")) return bodies;
+  for (const auto& attribute : node.attribute()) {
+    if (!attribute.has_g()) continue;
+    const int expected = node.output_size() + (node.op_type() == "Loop" ? 1 : 0);
+    if (attribute.g().output_size() != expected) return {};
+    bodies.push_back(&attribute);
+  }
+  return bodies;
+}
+
+// Records the types of the values of top-level If/Loop bodies (from the shape-inferred copy) and which are exposable.
+void recordBodyValues(const onnx::GraphProto& sized, SourceModel& source) {
+  for (int i = 0; i < sized.node_size(); ++i) {
+    for (const onnx::AttributeProto* attribute : exposableBodies(sized.node(i))) {
+      const onnx::GraphProto& body = attribute->g();
+      for (const auto& info : body.value_info()) recordType(info, source.types);
+      for (const auto& info : body.output()) recordType(info, source.types);
+      source.bodyNodesExposable += body.node_size();
+      for (const auto& node : body.node()) {
+        for (const auto& out : node.output()) {
+          if (!out.empty() && source.types.count(out)) source.bodyValues[out] = BodyValue{i, attribute->name()};
+        }
+      }
+    }
+  }
+}
+
+// Adds `value` (computed in body `owner.attribute`) as a last output of `owner` named `outer`.
+void exposeBodyValue(onnx::NodeProto& owner, const BodyValue& where, const std::string& value, int32_t elemType,
+                     const std::string& outer) {
+  for (auto& attribute : *owner.mutable_attribute()) {
+    if (!attribute.has_g()) continue;
+    onnx::GraphProto* body = attribute.mutable_g();
+    onnx::ValueInfoProto* out = body->add_output();
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(elemType);
+    if (attribute.name() == where.attribute) {
+      out->set_name(value);
+      continue;
+    }
+    // The other branch of an If: an empty tensor of the same element type.
+    const std::string absent = outer + "/absent_in_" + attribute.name();
+    onnx::NodeProto* constant = body->add_node();
+    constant->set_op_type("Constant");
+    constant->add_output(absent);
+    onnx::AttributeProto* tensor = constant->add_attribute();
+    tensor->set_name("value");
+    tensor->set_type(onnx::AttributeProto::TENSOR);
+    tensor->mutable_t()->set_data_type(elemType);
+    tensor->mutable_t()->add_dims(0);
+    out->set_name(absent);
+  }
+  owner.add_output(outer);
+}
+
 }  // namespace
 
 Result<SourceModel> loadSourceModel(const std::string& path, const std::vector<NamedTensor>& inputs) {
@@ -66,6 +124,7 @@ Result<SourceModel> loadSourceModel(const std::string& path, const std::vector<N
   for (const auto& info : sized.graph().output()) recordType(info, source.types);
   for (const auto& info : sized.graph().value_info()) recordType(info, source.types);
   for (const auto& info : source.proto.graph().value_info()) recordType(info, source.types);
+  recordBodyValues(sized.graph(), source);
   for (const auto& init : source.proto.graph().initializer()) {
     int64_t count = 1;
     for (int64_t d : init.dims()) count *= d;
@@ -76,18 +135,24 @@ Result<SourceModel> loadSourceModel(const std::string& path, const std::vector<N
   return source;
 }
 
-onnx::ModelProto withOutputs(const SourceModel& source, const std::vector<std::string>& outputs) {
-  onnx::ModelProto model = source.proto;
-  auto* graph = model.mutable_graph();
+ExposedModel withOutputs(const SourceModel& source, const std::vector<std::string>& values) {
+  ExposedModel exposed{source.proto, {}};
+  auto* graph = exposed.proto.mutable_graph();
   graph->clear_output();
-  for (const auto& name : outputs) {
+  for (const auto& value : values) {
+    const auto type = source.types.find(value);
+    const int32_t elemType = type != source.types.end() ? type->second.elemType : 0;
+    std::string name = value;
+    if (auto body = source.bodyValues.find(value); body != source.bodyValues.end()) {
+      name = "kiln_exposed/" + value;
+      exposeBodyValue(*graph->mutable_node(body->second.ownerNode), body->second, value, elemType, name);
+    }
     auto* info = graph->add_output();
     info->set_name(name);
-    if (auto it = source.types.find(name); it != source.types.end()) {
-      info->mutable_type()->mutable_tensor_type()->set_elem_type(it->second.elemType);
-    }
+    if (elemType != 0) info->mutable_type()->mutable_tensor_type()->set_elem_type(elemType);
+    exposed.outputNames.push_back(name);
   }
-  return model;
+  return exposed;
 }
 
 const onnx::TensorProto* findWeight(const onnx::GraphProto& graph, const std::string& name) {
@@ -95,11 +160,14 @@ const onnx::TensorProto* findWeight(const onnx::GraphProto& graph, const std::st
     if (init.name() == name) return &init;
   }
   for (const auto& node : graph.node()) {
-    if (node.op_type() != "Constant" || !node.domain().empty() || node.output_size() != 1 || node.output(0) != name) {
-      continue;
+    if (node.op_type() == "Constant" && node.domain().empty() && node.output_size() == 1 && node.output(0) == name) {
+      for (const auto& attribute : node.attribute()) {
+        if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
+      }
     }
-    for (const auto& attribute : node.attribute()) {
-      if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
+    for (const auto& attribute : node.attribute()) {  // a body node's weights live in its body
+      if (!attribute.has_g()) continue;
+      if (const onnx::TensorProto* found = findWeight(attribute.g(), name)) return found;
     }
   }
   return nullptr;

@@ -20,21 +20,37 @@ struct ValueType {
   int64_t bytes = -1;
 };
 
+// A value computed inside an If or Loop body of a top-level node: exposed through an extra output of that node
+// (If: the other branch yields an empty tensor; Loop: a scan output, the value of every iteration stacked).
+struct BodyValue {
+  int ownerNode = 0;      // index in proto.graph().node()
+  std::string attribute;  // then_branch, else_branch or body
+};
+
 // A model parsed with external data inlined, and the types of its values for `inputs`.
 struct SourceModel {
   onnx::ModelProto proto;
   std::map<std::string, ValueType> types;  // tensor values only (node outputs, graph inputs, initializers)
   std::vector<int> topologicalOrder;       // indices of proto.graph().node(), producers first
+  std::map<std::string, BodyValue> bodyValues;  // typed outputs of the nodes of top-level If/Loop bodies
+  int64_t bodyNodesExposable = 0;               // nodes of those bodies (deeper bodies are not exposed)
+};
+
+// A variant of a model whose graph outputs carry chosen values.
+struct ExposedModel {
+  onnx::ModelProto proto;
+  std::vector<std::string> outputNames;  // the graph output carrying each requested value (same order)
 };
 
 // Loads `path` and infers every value's type and size with the graph inputs fixed to the shapes of `inputs`.
 Result<SourceModel> loadSourceModel(const std::string& path, const std::vector<NamedTensor>& inputs);
 
-// A copy of `source` whose graph outputs are exactly `outputs` (each typed from `types`).
-onnx::ModelProto withOutputs(const SourceModel& source, const std::vector<std::string>& outputs);
+// A copy of `source` whose graph outputs are exactly `values` (each typed from `types`); body values through extra
+// outputs of their If/Loop node, named "kiln_exposed/<value>".
+ExposedModel withOutputs(const SourceModel& source, const std::vector<std::string>& values);
 
-// The weight named `name`: an initializer, or the tensor of the Constant node (value attribute) producing it,
-// renamed to `name`; nullptr when it is neither.
+// The weight named `name`: an initializer, or the tensor of the Constant node (value attribute) producing it, in
+// `graph` or its bodies; nullptr when it is neither.
 const onnx::TensorProto* findWeight(const onnx::GraphProto& graph, const std::string& name);
 
 // The name a report gives a node: its own, or its first output's when it has none.

@@ -58,7 +58,18 @@ Result<Reproducer> writeReproducer(const CompareSide& reference, const std::stri
   KILN_RETURN_IF_ERROR(checkEmptyFolder(dir));
   KILN_ASSIGN_OR_RETURN(compare::SourceModel source, compare::loadSourceModel(reference.modelPath, inputs));
   const onnx::NodeProto* found = findNode(source.proto.graph(), nodeName);
-  if (!found) return Status(StatusCode::INVALID_ARGUMENT, "the model has no node named '" + nodeName + "'");
+  if (!found) {
+    for (const auto& owner : source.proto.graph().node()) {
+      for (const auto& attribute : owner.attribute()) {
+        if (attribute.has_g() && findNode(attribute.g(), nodeName)) {
+          return Status(StatusCode::NOT_IMPLEMENTED, "node '" + nodeName + "' is inside the " + attribute.name() +
+                                                         " of '" + compare::nodeName(owner) +
+                                                         "': reproducers are written for top-level nodes only");
+        }
+      }
+    }
+    return Status(StatusCode::INVALID_ARGUMENT, "the model has no node named '" + nodeName + "'");
+  }
   const onnx::NodeProto node = *found;
   // Weights (initializers and Constant nodes' tensors) become the one-node model's initializers.
   std::map<std::string, const onnx::TensorProto*> weights;
@@ -85,7 +96,7 @@ Result<Reproducer> writeReproducer(const CompareSide& reference, const std::stri
   compare::TempFolder temp;
   KILN_RETURN_IF_ERROR(temp.create());
   const std::string exposedPath = temp.path() + "/exposed.onnx";
-  KILN_RETURN_IF_ERROR(onnx_io::saveModelFile(compare::withOutputs(source, exposed), exposedPath));
+  KILN_RETURN_IF_ERROR(onnx_io::saveModelFile(compare::withOutputs(source, exposed).proto, exposedPath));
   CompareSide side = reference;
   side.modelPath = exposedPath;
   KILN_ASSIGN_OR_RETURN(std::vector<NamedTensor> values, runSide(side, inputs));
