@@ -244,5 +244,40 @@ TEST(CompareModels, BisectLooksInsideIfBodies) {
             StatusCode::NOT_IMPLEMENTED);
 }
 
+// Loop 3 times: v += w (loop_add, in the body), then Relu. `w` is the body's weight.
+std::string loopModel(const std::string& path, float w) {
+  testing::GraphBuilder body("body");
+  body.input("i", {}, onnx::TensorProto::INT64).input("cond_in", {}, onnx::TensorProto::BOOL).input("v_in", {1, 4});
+  body.output("cond_out", {}, onnx::TensorProto::BOOL).output("v_out", {1, 4});
+  body.initializer("w", {1}, {w});
+  body.node("Identity", {"cond_in"}, {"cond_out"}, "loop_cond");
+  body.node("Add", {"v_in", "w"}, {"v_out"}, "loop_add");
+  testing::ModelBuilder m;
+  m.input("x", {1, 4}).output("z", {1, 4});
+  auto& trips = m.node("Constant", {}, {"trips"}, "trips");
+  onnx::TensorProto three;
+  three.set_data_type(onnx::TensorProto::INT64);
+  three.add_int64_data(3);
+  testing::attrTensor(trips, "value", three);
+  auto& loop = m.node("Loop", {"trips", ""}, {"v"}, "loop");
+  loop.add_input("x");
+  testing::attrGraph(loop, "body", body.proto());
+  m.node("Relu", {"v"}, {"z"}, "relu");
+  return m.save(path);
+}
+
+TEST(CompareModels, BisectLooksInsideLoopBodies) {
+  testing::TempDir dir;
+  const std::string a = loopModel(dir.file("a.onnx"), 1), b = loopModel(dir.file("b.onnx"), 2);
+  const std::vector<NamedTensor> inputs = {{"x", floats({1, 2, -3, 4}, {1, 4})}};
+  ASSERT_TRUE(compareModels(cpuSide(a), cpuSide(a), inputs).isOk());
+  auto bisect = bisectModels(cpuSide(a), cpuSide(b), inputs);
+  ASSERT_TRUE(bisect.isOk()) << bisect.status().toString();
+  ASSERT_TRUE(bisect->firstDivergence.has_value());
+  EXPECT_EQ(bisect->firstDivergence->node, "loop_add");
+  ASSERT_EQ(bisect->firstDivergence->outputs.size(), 1u);
+  EXPECT_EQ(bisect->firstDivergence->outputs[0].shape, (Shape{3, 1, 4}));  // every iteration, stacked
+}
+
 }  // namespace
 }  // namespace kiln
