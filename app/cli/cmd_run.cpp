@@ -14,6 +14,7 @@
 #include "kiln/value.h"
 #include "kiln/tensor_io.h"
 #include "model_inputs.h"
+#include "node_data.h"
 #include "progress_display.h"
 
 namespace kiln::cli {
@@ -23,6 +24,7 @@ struct RunArgs {
   std::string model;
   std::vector<std::string> inputs, shapes, configs;
   std::string outputDir;
+  std::string profilePath;  // --profile FILE: node-data JSON of the last run's per-node times
   std::string ep = "auto";
   int runs = 1;
   unsigned seed = 0;
@@ -104,9 +106,14 @@ int runModel(RunArgs& args) {
   for (const auto& in : inputs) valueInputs.push_back({in.name, Value(in.tensor)});
   std::vector<double> runMs;
   Result<std::vector<NamedValue>> outputs = std::vector<NamedValue>{};
-  for (int r = 0; r < std::max(1, args.runs); ++r) {
+  const int runs = std::max(1, args.runs);
+  for (int r = 0; r < runs; ++r) {
+    // Only the last run is profiled: the others stay free of its clock reads, and with --runs 2 or more the
+    // profile leaves out first-run costs.
+    RunOptions runOptions;
+    runOptions.setProfiling(!args.profilePath.empty() && r == runs - 1);
     const auto start = std::chrono::steady_clock::now();
-    outputs = (*session)->runValues(valueInputs);
+    outputs = (*session)->runValues(valueInputs, runOptions);
     runMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (!outputs.isOk()) return reportError(outputs.status(), args.flags);
   }
@@ -171,6 +178,17 @@ int runModel(RunArgs& args) {
   report["counters"] = countersToJson((*session)->counters());
   report["run_ms"] = {{"runs", runMs.size()}, {"min", sorted.front()}, {"median", sorted[sorted.size() / 2]},
                       {"max", sorted.back()}};
+  std::vector<NodeTiming> slowest;
+  if (!args.profilePath.empty()) {
+    const RunProfile profile = (*session)->lastRunProfile();
+    if (Status s = app::writeNodeData(args.profilePath, app::nodeDataFromProfile(profile, args.model)); !s.isOk()) {
+      return reportError(s, args.flags);
+    }
+    report["profile"] = {{"file", args.profilePath}, {"nodes", profile.nodes.size()}, {"run_ms", profile.runMs}};
+    slowest = profile.nodes;
+    std::sort(slowest.begin(), slowest.end(), [](const NodeTiming& a, const NodeTiming& b) { return a.totalMs > b.totalMs; });
+    slowest.resize(std::min<size_t>(slowest.size(), 10));
+  }
 
   if (args.flags.json) {
     printJson(report);
@@ -202,6 +220,15 @@ int runModel(RunArgs& args) {
   });
   std::printf("\nrun (ms): %zu runs, min %.3f, median %.3f, max %.3f\n", runMs.size(), sorted.front(),
               sorted[sorted.size() / 2], sorted.back());
+  if (!args.profilePath.empty()) {
+    std::printf("slowest nodes of the profiled run (all %zu in %s):\n", report["profile"]["nodes"].get<size_t>(),
+                args.profilePath.c_str());
+    for (const auto& timing : slowest) {
+      std::printf("  %10.3f ms  %-20s %s%s\n", timing.totalMs, timing.opType.c_str(), timing.node.c_str(),
+                  timing.covers.empty() ? "" : (" (" + std::to_string(timing.covers.size()) + " nodes on " +
+                                                 timing.executionProvider + ")").c_str());
+    }
+  }
   return kExitOk;
 }
 
@@ -214,12 +241,15 @@ void registerRun(CLI::App& app, Commands& commands) {
       "\nExamples:\n"
       "  kiln run model.onnx\n"
       "  kiln run det.onnx --shape x=1x3x640x640 --runs 10 --json\n"
-      "  kiln run vad.onnx --input input=audio.npy --input state=state.pb --output-dir out/");
+      "  kiln run vad.onnx --input input=audio.npy --input state=state.pb --output-dir out/\n"
+      "  kiln run det.onnx --shape x=1x3x640x640 --runs 3 --profile det_times.json");
   run->add_option("model", args->model, "ONNX model file")->required();
   run->add_option("--input", args->inputs, "NAME=FILE input (.npy or .pb TensorProto); others are random");
   run->add_option("--shape", args->shapes, "NAME=1x3x640x640 shape for a random input with free dimensions");
   run->add_option("--config", args->configs, "KEY=VALUE session config entry (repeatable)");
   run->add_option("--output-dir", args->outputDir, "Write each output as DIR/<output name>.npy");
+  run->add_option("--profile", args->profilePath,
+                  "Time every node of the last run and write them to FILE as node-data JSON (app/README.md)");
   run->add_option("--ep", args->ep, "Execution providers in preference order, e.g. vulkan or vulkan,cpu (default: the session's choice)");
   run->add_option("--runs", args->runs, "Number of inferences to time")->check(CLI::PositiveNumber);
   run->add_option("--seed", args->seed, "Seed for random inputs");

@@ -1,5 +1,5 @@
 // RunOptions: per-run control of Session::run / runValues, after ONNX Runtime's RunOptions: terminate one run from
-// another thread, pick the outputs a run returns, and tag the run's log lines.
+// another thread, pick the outputs a run returns, tag the run's log lines, and time it node by node.
 #pragma once
 
 #include "kiln/export.h"
@@ -41,10 +41,17 @@ class KILN_EXPORT RunOptions {
   // The requested output names (empty: all outputs).
   const std::vector<std::string>& outputNames() const { return outputNames_; }
 
+  // Times every node of runs with these options (a few clock reads per node); Session::lastRunProfile() then
+  // holds the last such run's profile. Off by default.
+  RunOptions& setProfiling(bool enabled);
+  // True when runs with these options record a RunProfile.
+  bool profiling() const { return profiling_; }
+
  private:
   std::shared_ptr<CancellationToken> terminate_;
   std::string tag_;
   std::vector<std::string> outputNames_;
+  bool profiling_ = false;
 };
 
 }  // namespace kiln

@@ -12,6 +12,7 @@
 
 #include "kiln/partition_report.h"
 #include "kiln/run_options.h"
+#include "kiln/run_profile.h"
 #include "kiln/session_options.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
@@ -69,6 +70,9 @@ class KILN_EXPORT Session {
   virtual const std::vector<PartitionSummary>& partitions() const = 0;
   // How the nodes were assigned to execution providers, why EPs declined nodes, and the folded Constant nodes.
   virtual const PartitionReport& partitionReport() const = 0;
+  // The node-by-node profile of the last run made with RunOptions::setProfiling(true) that succeeded (empty before
+  // any); a copy, safe to take while another run goes on.
+  virtual RunProfile lastRunProfile() const = 0;
 };
 
 }  // namespace kiln

@@ -36,4 +36,14 @@ void forEachBody(const Node& node, size_t index, const std::string& parentPath, 
   }
 }
 
+// The path of `body`, one of `node`'s subgraphs (node at `index` in the graph at `parentPath`); empty when `body`
+// is none of them.
+inline std::string bodyPath(const Node& node, size_t index, const std::string& parentPath, const Graph& body) {
+  std::string found;
+  forEachBody(node, index, parentPath, [&](const Graph& candidate, const std::string& path) {
+    if (&candidate == &body) found = path;
+  });
+  return found;
+}
+
 }  // namespace kiln::ir

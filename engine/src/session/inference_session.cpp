@@ -53,6 +53,10 @@ class InferenceSession final : public Session {
   const WorkCounters& counters() const override { return counters_; }
   const std::vector<PartitionSummary>& partitions() const override { return summaries_; }
   const PartitionReport& partitionReport() const override { return report_; }
+  RunProfile lastRunProfile() const override {
+    std::lock_guard<std::mutex> lock(profileMutex_);
+    return lastProfile_;
+  }
   using Session::run;
   using Session::runValues;
   Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs, const RunOptions& options) override {
@@ -77,6 +81,7 @@ class InferenceSession final : public Session {
   Result<std::vector<NamedTensor>> runTensors(const std::vector<NamedTensor>& inputs, const RunOptions& options);
   Result<std::vector<NamedValue>> runUnguarded(const std::vector<NamedValue>& inputs, const RunOptions& options);
   Result<std::vector<size_t>> selectOutputs(const RunOptions& options) const;
+  RunProfile makeRunProfile(std::vector<cpu::NodeProfiler::Entry> entries, double runMs) const;
 
   // Declaration order is destruction order reversed: the executor (whose kernels call the partitions) goes first,
   // then the partitions, then the EPs (and their devices).
@@ -98,6 +103,9 @@ class InferenceSession final : public Session {
   // cancelled during or after creation never cancels a run.
   ProgressSink progress_;
   bool firstRunDone_ = false;
+  cpu::NodeProfiler profiler_;  // used under runMutex_; active only during a run whose RunOptions ask for it
+  mutable std::mutex profileMutex_;
+  RunProfile lastProfile_;
 };
 
 // Session::partitions(): one line per partition of `report`, in its order.
@@ -225,6 +233,7 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
   config.opsets = model_.opsetImports;
   config.intraOpThreads = threads;
   config.progress = &progress_;
+  config.profiler = &profiler_;
   config.externalKernel = [this](const cpu::KernelInfo& info) { return fusedKernel(info); };
   Stopwatch kernelClock;
   KILN_ASSIGN_OR_RETURN(executor_, cpu::GraphExecutor::create(model_.graph, config));
@@ -338,8 +347,16 @@ Result<std::vector<NamedValue>> InferenceSession::runUnguarded(const std::vector
   if (!tag.empty()) log::debug("run '{}': started", tag);
   Stopwatch clock;
   progress_.cancellation = options.cancellationToken();
+  if (options.profiling()) profiler_.start();
   auto ran = executor_->runValues(bound);
   progress_.cancellation.reset();
+  if (profiler_.active()) {
+    RunProfile profile = makeRunProfile(profiler_.finish(), clock.elapsedMs());
+    if (ran.isOk()) {
+      std::lock_guard<std::mutex> profileLock(profileMutex_);
+      lastProfile_ = std::move(profile);
+    }
+  }
   if (!ran.isOk()) {
     if (!tag.empty()) log::debug("run '{}': {}", tag, ran.status().toString());
     return tag.empty() ? ran.status() : ran.status().withContext("run '" + tag + "'");
@@ -354,6 +371,37 @@ Result<std::vector<NamedValue>> InferenceSession::runUnguarded(const std::vector
     firstRunDone_ = true;
   }
   return outputs;
+}
+
+// The model nodes of the compiled partition `name` as the partition report lists them.
+std::vector<std::string> coveredNodes(const PartitionReport& report, const std::string& name) {
+  for (const auto& graph : report.graphs) {
+    for (const auto& partition : graph.partitions) {
+      if (partition.compiled && partition.name == name) return partition.nodes;
+    }
+  }
+  return {};
+}
+
+// Names each profiled node's EP; a fused partition node also lists the model nodes its compiled partition runs.
+RunProfile InferenceSession::makeRunProfile(std::vector<cpu::NodeProfiler::Entry> entries, double runMs) const {
+  RunProfile profile;
+  profile.runMs = runMs;
+  for (const auto& entry : entries) {
+    const ir::Node& node = *entry.node;
+    NodeTiming timing{node.name.empty() ? node.label() : node.name, node.opType, entry.graphPath,
+                      kCpuExecutionProvider, entry.totalMs, entry.calls, {}, {}};
+    if (entry.fusedInto) timing.fusedInto = entry.fusedInto->name.empty() ? entry.fusedInto->label() : entry.fusedInto->name;
+    const int64_t index = node.opType == kFusedPartitionOpType && node.domain == kFusedPartitionDomain
+                              ? node.attrInt(kFusedPartitionAttribute, -1) : -1;
+    if (index >= 0 && static_cast<size_t>(index) < partitions_.size()) {
+      const CompiledPartition& compiled = partitions_[static_cast<size_t>(index)].compiled;
+      timing.executionProvider = compiled.executionProvider;
+      timing.covers = coveredNodes(report_, compiled.name);
+    }
+    profile.nodes.push_back(std::move(timing));
+  }
+  return profile;
 }
 
 Result<std::unique_ptr<Session>> createFromPrepared(PreparedModel prepared, const SessionOptions& options,

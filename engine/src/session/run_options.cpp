@@ -25,4 +25,9 @@ RunOptions& RunOptions::setOutputNames(std::vector<std::string> names) {
   return *this;
 }
 
+RunOptions& RunOptions::setProfiling(bool enabled) {
+  profiling_ = enabled;
+  return *this;
+}
+
 }  // namespace kiln

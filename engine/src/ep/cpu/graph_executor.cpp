@@ -1,10 +1,12 @@
 #include "ep/cpu/graph_executor.h"
 
 #include <array>
+#include <chrono>
 #include <optional>
 #include <unordered_set>
 
 #include "ep/cpu/kernel_registry.h"
+#include "ir/graph_paths.h"
 #include "util/log.h"
 
 namespace kiln::cpu {
@@ -46,6 +48,8 @@ Result<std::unique_ptr<GraphExecutor>> GraphExecutor::create(std::shared_ptr<con
 
 Status GraphExecutor::build(const ExecutorConfig& config) {
   progress_ = config.progress;
+  profiler_ = config.profiler;
+  graphPath_ = config.graphPath;
   const ir::Graph& g = *graph_;
   std::unordered_set<std::string> defined;
   for (const auto& [name, tensor] : g.initializers) {
@@ -89,10 +93,13 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
     }
     // Subgraph bodies read outer names through this executor; make sure those names have slots.
     for (const auto& name : g.implicitInputs(node)) resolve(name);
-    info.createSubgraphExecutor = [this, config](const ir::Graph& body) -> Result<std::unique_ptr<SubgraphExecutor>> {
+    const size_t index = static_cast<size_t>(&node - g.nodes.data());
+    info.createSubgraphExecutor = [this, config, &node, index](const ir::Graph& body) -> Result<std::unique_ptr<SubgraphExecutor>> {
       // The body is owned by the node's attribute, which lives as long as graph_; alias it without copying.
       std::shared_ptr<const ir::Graph> alias(graph_, &body);
-      KILN_ASSIGN_OR_RETURN(auto child, GraphExecutor::create(alias, config, this));
+      ExecutorConfig bodyConfig = config;
+      bodyConfig.graphPath = ir::bodyPath(node, index, graphPath_, body);
+      KILN_ASSIGN_OR_RETURN(auto child, GraphExecutor::create(alias, bodyConfig, this));
       return std::unique_ptr<SubgraphExecutor>(new BodyExecutor(std::move(child)));
     };
     if (config.externalKernel) {
@@ -242,7 +249,9 @@ Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> input
   for (size_t s = 0; s < steps_.size(); ++s) {
     Step& step = steps_[s];
     if (progress_ && progress_->cancelled()) return Status(StatusCode::CANCELLED, "run cancelled");
+    const bool timed = profiler_ && profiler_->active();
     if (step.fusedInto >= 0 && chainApplied_[static_cast<size_t>(step.fusedInto)]) {
+      if (timed) profiler_->recordFused(graphPath_, *step.node, *steps_[static_cast<size_t>(step.fusedInto)].node);
       for (int slot : step.release) frame_[static_cast<size_t>(slot)] = Tensor();
       for (int slot : step.release) values_[static_cast<size_t>(slot)] = Value();
       continue;
@@ -269,7 +278,12 @@ Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> input
     }
     KernelContext ctx(inputPtrs, outputs, bufferPool_.get(), binding ? &*binding : nullptr);
     ctx.bindValues(valueInputPtrs, &valueOutputs);
+    const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status status = step.kernel->compute(ctx);
+    if (timed) {
+      profiler_->record(graphPath_, *step.node,
+                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+    }
     // Kernel messages start with the op type, so the context names the node only ("node 'conv1': Conv: ...").
     if (!status.isOk()) {
       return status.withContext(step.node->name.empty() ? "node " + step.node->label() : "node '" + step.node->name + "'");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ep/cpu/kernel.h"
+#include "ep/cpu/node_profiler.h"
 #include "ir/graph.h"
 #include "kiln/progress.h"
 
@@ -37,6 +38,8 @@ struct ExecutorConfig {
   std::shared_ptr<ThreadPool> threadPool;
   std::shared_ptr<BufferPool> bufferPool;
   const ProgressSink* progress = nullptr;  // checked for cancellation between nodes
+  NodeProfiler* profiler = nullptr;        // when set and active, every node's kernel is timed into it
+  std::string graphPath = "main";          // this graph's path for the profiler (ir/graph_paths.h)
   // Consulted before the CPU kernel registry for every node, also in subgraph bodies (children inherit the
   // config): returns a kernel for nodes it owns (the session's KilnPartition nodes), a null pointer otherwise.
   std::function<Result<std::unique_ptr<Kernel>>(const KernelInfo&)> externalKernel;
@@ -94,6 +97,8 @@ class GraphExecutor final : public ValueScope {
   std::vector<char> chainApplied_;
   size_t fusedNodes_ = 0;  // per step: its epilogue ran in this run
   const ProgressSink* progress_ = nullptr;
+  NodeProfiler* profiler_ = nullptr;
+  std::string graphPath_;
   std::shared_ptr<ThreadPool> threadPool_;
   std::shared_ptr<BufferPool> bufferPool_;
   bool running_ = false;

@@ -360,7 +360,9 @@ class ConvKernel : public Kernel {
 class ConvIntegerKernel : public Kernel {
  public:
   explicit ConvIntegerKernel(const KernelInfo& info)
-      : attrs_(ops::WindowAttributes::read(info.node)), group_(info.node.attrInt("group", 1)) {}
+      : attrs_(ops::WindowAttributes::read(info.node)),
+        group_(info.node.attrInt("group", 1)),
+        pool_(info.threadPool) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -370,13 +372,14 @@ class ConvIntegerKernel : public Kernel {
     KILN_ASSIGN_OR_RETURN(std::vector<int32_t> xi, widenConvOperand(*x, ctx.input(2), 1));
     KILN_ASSIGN_OR_RETURN(std::vector<int32_t> wi, widenConvOperand(*w, ctx.input(3), s.M));
     Tensor& y = ctx.allocateOutput(0, DataType::INT32, s.outShape);
-    convolveInt32(xi.data(), wi.data(), nullptr, y.data<int32_t>(), s, group_);
+    convolveInt32(xi.data(), wi.data(), nullptr, y.data<int32_t>(), s, group_, pool_);
     return Status::ok();
   }
 
  private:
   ops::WindowAttributes attrs_;
   int64_t group_;
+  ThreadPool* pool_;
 };
 
 }  // namespace
@@ -407,8 +410,8 @@ Result<std::vector<int32_t>> widenConvOperand(const Tensor& t, const Tensor* zer
 }
 
 void convolveInt32(const int32_t* x, const int32_t* w, const int32_t* bias, int32_t* y, const ConvShapes& s,
-                   int64_t group) {
-  runConv<int32_t>(x, w, bias, y, s.N, s.C, s.M, group, s.geometry, nullptr);
+                   int64_t group, ThreadPool* pool) {
+  runConv<int32_t>(x, w, bias, y, s.N, s.C, s.M, group, s.geometry, pool);
 }
 
 void registerConvKernels(KernelRegistry& registry) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ep/cpu/thread_pool.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
 #include "ops/window_geometry.h"
@@ -28,8 +29,8 @@ Result<ConvShapes> resolveConvShapes(const ops::WindowAttributes& attrs, int64_t
 Result<std::vector<int32_t>> widenConvOperand(const Tensor& t, const Tensor* zeroPoint, int64_t slices);
 
 // y = conv(x, w) + bias (bias may be null) on int32 operands of the sizes in `s`; y has s.outShape's
-// elements.
+// elements. Split over `pool`'s threads (null: inline); exact, so the result does not depend on them.
 void convolveInt32(const int32_t* x, const int32_t* w, const int32_t* bias, int32_t* y, const ConvShapes& s,
-                   int64_t group);
+                   int64_t group, ThreadPool* pool);
 
 }  // namespace kiln::cpu

@@ -87,6 +87,7 @@ class QLinearConvKernel final : public Kernel {
       : label_(info.node.opType),
         attrs_(ops::WindowAttributes::read(info.node)),
         group_(info.node.attrInt("group", 1)),
+        pool_(info.threadPool),
         constantW_(
             widenConstant(info, 3, 5, [](const Tensor& w, const Tensor* zp) -> Result<std::vector<int32_t>> {
               if (w.rank() == 0) return invalidArgument("w must be [M, C/group, kernel...]");
@@ -118,7 +119,8 @@ class QLinearConvKernel final : public Kernel {
     const int32_t* wd = constantW_ ? constantW_->data() : wi.value().data();
 
     std::vector<int32_t> acc(static_cast<size_t>(shapeSize(s.outShape)));
-    convolveInt32(xi.value().data(), wd, bias ? bias->data<int32_t>() : nullptr, acc.data(), s, group_);
+    convolveInt32(xi.value().data(), wd, bias ? bias->data<int32_t>() : nullptr, acc.data(), s, group_,
+                  pool_);
     std::vector<float> multiplier(static_cast<size_t>(s.M));
     for (int64_t m = 0; m < s.M; ++m) multiplier[m] = xScale[0] * at(wScale, m) / yScale[0];
     Tensor& y = ctx.allocateOutput(0, outType, s.outShape);
@@ -137,6 +139,7 @@ class QLinearConvKernel final : public Kernel {
   std::string label_;
   ops::WindowAttributes attrs_;
   int64_t group_;
+  ThreadPool* pool_;
   std::optional<std::vector<int32_t>> constantW_;  // w - w_zero_point when both are constant
 };
 

@@ -8,8 +8,8 @@
 //  - Opset 10 takes per-tensor parameters only; opset 13 adds per-axis ones: a 1-D scale (and zero point) of
 //    x.shape[axis] values. A one-element 1-D scale counts as per-tensor at every opset.
 //  - DynamicQuantizeLinear (uint8): the range [min(0, min(x)), max(0, max(x))] always holds 0, scale =
-//    (max - min) / 255 and zero point = saturate(round(0 - min / scale)); all-zero input gives scale 0, zero
-//    point 0 and y = 0.
+//    (max - min) / 255 and zero point = saturate(round(0 - min / scale)); all-zero input gives scale 1
+//    (onnxruntime's choice; ONNX's formula divides by 0 there), zero point 0 and y = 0.
 #include <string>
 #include <vector>
 
@@ -187,13 +187,14 @@ class DynamicQuantizeLinearKernel final : public Kernel {
       if (xd[i] > hi) hi = xd[i];
     }
     constexpr float kQMin = 0.0f, kQMax = 255.0f;
-    const float scale = (hi - lo) / (kQMax - kQMin);
+    // An empty range (every element 0 or NaN) takes scale 1, as onnxruntime does.
+    const float scale = hi == lo ? 1.0f : (hi - lo) / (kQMax - kQMin);
     const int32_t zeroPoint = scale == 0.0f ? 0 : saturateQuantize<uint8_t>(kQMin - lo / scale, 0);
     Tensor& y = ctx.allocateOutput(0, DataType::UINT8, x->shape());
     ctx.allocateOutput(1, DataType::FLOAT, {}).data<float>()[0] = scale;
     ctx.allocateOutput(2, DataType::UINT8, {}).data<uint8_t>()[0] = static_cast<uint8_t>(zeroPoint);
     uint8_t* yd = y.data<uint8_t>();
-    if (scale == 0.0f) return Status::ok();  // every element is 0 (or NaN): y stays at the zero point 0
+    if (scale == 0.0f) return Status::ok();  // a range so small that its scale underflows: y stays 0
     for (int64_t i = 0; i < n; ++i) yd[i] = saturateQuantize<uint8_t>(xd[i] / scale, zeroPoint);
     return Status::ok();
   }

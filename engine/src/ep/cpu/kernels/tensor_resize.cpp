@@ -1,15 +1,19 @@
 // Resize (opset 10+) and Upsample (7-9): nearest, n-linear and cubic interpolation with every coordinate
 // transformation mode. Interpolation is separable, so it runs as one 1-D pass per resized axis; each pass uses
 // precomputed (input index, weight) taps per output index, which matches ONNX's reference interpolate_nd.
+// Float bilinear resizes of images take resize_bilinear.h instead: onnxruntime's float arithmetic, bit for
+// bit.
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/data_movement.h"
+#include "ep/cpu/kernels/resize_bilinear.h"
 
 namespace kiln::cpu {
 
@@ -343,12 +347,23 @@ Result<ResizeAttributes> parseAttributes(const ir::Node& node, bool legacy) {
   return attrs;
 }
 
+// The coordinate mode of the onnxruntime-exact bilinear path (resize_bilinear.h), or none where it has none.
+std::optional<BilinearCoordinates> bilinearCoordinates(CoordMode mode) {
+  switch (mode) {
+    case CoordMode::HALF_PIXEL: return BilinearCoordinates::kHalfPixel;
+    case CoordMode::PYTORCH_HALF_PIXEL: return BilinearCoordinates::kPytorchHalfPixel;
+    case CoordMode::ALIGN_CORNERS: return BilinearCoordinates::kAlignCorners;
+    case CoordMode::ASYMMETRIC: return BilinearCoordinates::kAsymmetric;
+    default: return std::nullopt;
+  }
+}
+
 // Upsample (7-9) and Resize (10+). Inputs by version: Upsample-7 X (scales attribute); Upsample-9 and
 // Resize-10 X, scales; Resize-11+ X, roi, scales, sizes.
 class ResizeKernel final : public Kernel {
  public:
   ResizeKernel(const KernelInfo& info, bool upsample)
-      : label_(info.node.label()), opset_(info.opset), upsample_(upsample) {
+      : label_(info.node.label()), opset_(info.opset), upsample_(upsample), pool_(info.threadPool) {
     attrScales_ = info.node.attrFloats("scales");
     axes_ = info.node.attrInts("axes");
     keepAspect_ = info.node.attrString("keep_aspect_ratio_policy", "stretch");
@@ -448,6 +463,7 @@ class ResizeKernel final : public Kernel {
     }
     Tensor& out = ctx.allocateUninitializedOutput(0, x.dtype(), outShape);  // every element is written below
     if (out.numel() == 0) return Status::ok();
+    if (resizeLikeOnnxruntime(x, outShape, scale, lengthResized, !sizesIn.empty(), out)) return Status::ok();
     if (attrs_.mode == InterpMode::NEAREST) {
       Tensor fill(x.dtype(), {1});
       if (attrs_.extrapolation != 0 && x.dtype() != DataType::STRING) {
@@ -473,9 +489,40 @@ class ResizeKernel final : public Kernel {
   }
 
  private:
+  // Float bilinear resizes of the last two axes of a 2-D or 4-D tensor run in onnxruntime's arithmetic
+  // (resize_bilinear.h) where the coordinate mode has it and "length resized" is the output length (for
+  // align_corners and pytorch_half_pixel, scales whose product with the input length is not whole keep the
+  // generic path: ONNX's reference uses the unfloored length there). Returns false where it does not apply.
+  bool resizeLikeOnnxruntime(const Tensor& x, const Shape& outShape, const std::vector<double>& scale,
+                             const std::vector<double>& lengthResized, bool bySizes, Tensor& out) const {
+    const auto mode = bilinearCoordinates(attrs_.coord);
+    const size_t rank = x.rank();
+    if (attrs_.mode != InterpMode::LINEAR || !mode || x.dtype() != DataType::FLOAT ||
+        (rank != 2 && rank != 4) || keepAspect_ != "stretch") {
+      return false;
+    }
+    for (size_t d = 0; d + 2 < rank; ++d) {
+      if (outShape[d] != x.dim(d) || scale[d] != 1.0) return false;
+    }
+    const bool usesLength =
+        *mode == BilinearCoordinates::kAlignCorners || *mode == BilinearCoordinates::kPytorchHalfPixel;
+    BilinearAxis axes[2];
+    for (size_t k = 0; k < 2; ++k) {
+      const size_t d = rank - 2 + k;
+      if (x.dim(d) == 0 || (usesLength && lengthResized[d] != static_cast<double>(outShape[d]))) return false;
+      axes[k].inLength = x.dim(d);
+      axes[k].outLength = outShape[d];
+      axes[k].scale = bySizes ? static_cast<float>(outShape[d]) / static_cast<float>(x.dim(d))
+                              : static_cast<float>(scale[d]);
+    }
+    resizeBilinearFloat(x, *mode, axes[0], axes[1], out, pool_);
+    return true;
+  }
+
   std::string label_;
   int64_t opset_;
   bool upsample_;
+  ThreadPool* pool_;
   std::vector<float> attrScales_;
   std::vector<int64_t> axes_;
   std::string keepAspect_;

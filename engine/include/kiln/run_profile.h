@@ -1,0 +1,29 @@
+// RunProfile: where one inference spent its time, node by node (RunOptions::setProfiling, Session::lastRunProfile).
+// A compiled partition (Vulkan) runs as one unit, so it is timed as one entry that names the nodes it covers.
+#pragma once
+
+#include "kiln/export.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct KILN_EXPORT NodeTiming {
+  std::string node;               // node name as the session's graph has it (the partition name for a compiled one)
+  std::string opType;             // "Conv", or "KilnPartition" for a compiled partition
+  std::string graph;              // "main", or a body path such as "main/If_3.then_branch" (ir graph paths)
+  std::string executionProvider;  // "CPUExecutionProvider", "VulkanExecutionProvider"
+  double totalMs = 0;             // wall time of the node's kernel, summed over calls (0 when fused into another)
+  int64_t calls = 0;              // times the node ran in the run (Loop bodies run many times; 0 when skipped)
+  std::string fusedInto;          // non-empty: ran inside this node's kernel (elementwise epilogue), time counted there
+  std::vector<std::string> covers;  // a compiled partition: labels of the model nodes it runs, in order
+};
+
+struct KILN_EXPORT RunProfile {
+  double runMs = 0;                // the whole run, binding inputs and collecting outputs included
+  std::vector<NodeTiming> nodes;   // in first-execution order (a body's nodes follow the node that ran them)
+};
+
+}  // namespace kiln
