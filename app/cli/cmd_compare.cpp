@@ -10,6 +10,7 @@
 #include "kiln/compare.h"
 #include "kiln/model_info.h"
 #include "model_inputs.h"
+#include "node_data.h"
 #include "onnxruntime_node.h"
 #include "progress_display.h"
 #include "shape_syntax.h"
@@ -20,7 +21,7 @@ namespace {
 constexpr const char* kOnnxRuntime = "onnxruntime";
 
 struct CompareArgs {
-  std::string model, inputDir, ep, againstEp, against, onnxRuntimeDir, reproducer;
+  std::string model, inputDir, ep, againstEp, against, onnxRuntimeDir, reproducer, nodeData;
   std::vector<std::string> inputs, shapes, configs, againstConfigs;
   double atol = Tolerance{}.atol, rtol = Tolerance{}.rtol;
   unsigned seed = 0;
@@ -93,6 +94,12 @@ int compareCommand(const CompareArgs& args) {
       !(std::filesystem::is_directory(args.reproducer, error) && std::filesystem::is_empty(args.reproducer, error))) {
     return reportError(usage("--reproducer '" + args.reproducer + "' is not a new or empty folder"), args.flags);
   }
+  if (!args.nodeData.empty()) {
+    const auto folder = std::filesystem::path(args.nodeData).parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder, error)) {
+      return reportError(usage("--node-data '" + args.nodeData + "': no folder '" + folder.string() + "'"), args.flags);
+    }
+  }
   if (args.atol < 0 || args.rtol < 0) return reportError(usage("--atol and --rtol must be >= 0"), args.flags);
   auto side = kilnSide(args, args.model, args.ep, args.configs);
   if (!side.isOk()) return reportError(side.status(), args.flags);
@@ -131,8 +138,9 @@ int compareCommand(const CompareArgs& args) {
   for (const auto& c : comparison->outputs) report["outputs"].push_back(app::tensorComparisonToJson(c));
 
   std::optional<BisectResult> bisect;
-  if (args.bisect) {
+  if (args.bisect || !args.nodeData.empty()) {
     BisectOptions options;
+    options.stopAtFirstDivergence = args.nodeData.empty();  // per-node data needs every node
     options.maxValuesPerChunk = args.chunkValues;
     options.maxChunkBytes = args.chunkMiB << 20;
     ProgressDisplay progress(!args.flags.quiet);
@@ -148,6 +156,11 @@ int compareCommand(const CompareArgs& args) {
                         {"values_compared", bisect->valuesCompared},
                         {"values_skipped", bisect->valuesSkipped},
                         {"nodes_in_subgraphs_not_exposed", bisect->nodesInSubgraphs}};
+    if (!args.nodeData.empty()) {
+      const app::NodeData data = app::compareNodeData(*bisect, args.model, tolerance, side->label, reference->label);
+      if (Status s = app::writeNodeData(args.nodeData, data); !s.isOk()) return reportError(s, args.flags);
+      report["node_data"] = {{"file", args.nodeData}, {"nodes", data.nodes.size()}};
+    }
     if (bisect->firstDivergence && !args.reproducer.empty()) {
       auto written = writeReproducer(*reference, bisect->firstDivergence->node, *inputs, args.reproducer);
       if (!written.isOk()) return reportError(written.status().withContext("--reproducer"), args.flags);
@@ -178,6 +191,7 @@ int compareCommand(const CompareArgs& args) {
       }
       std::printf("\n");
       if (report.contains("reproducer")) std::printf("reproducer: %s\n", args.reproducer.c_str());
+      if (report.contains("node_data")) std::printf("node data: %s\n", args.nodeData.c_str());
     }
     std::printf("%s\n", passed ? "PASS" : "FAIL");
   }
@@ -198,7 +212,8 @@ void registerCompare(CLI::App& app, Commands& commands) {
       "  kiln compare det.onnx --ep vulkan --against-ep cpu --shape x=1x3x640x640\n"
       "  kiln compare det_ctx.onnx --against det.onnx --input x=image.npy --json\n"
       "  kiln compare det.onnx --ep cpu --against onnxruntime --input-dir inputs/\n"
-      "  kiln compare det.onnx --ep vulkan --against-ep cpu --atol 0 --rtol 0 --bisect --reproducer repro/");
+      "  kiln compare det.onnx --ep vulkan --against-ep cpu --atol 0 --rtol 0 --bisect --reproducer repro/\n"
+      "  kiln compare det.onnx --ep cpu --against onnxruntime --node-data det_errors.json");
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--input", args->inputs, "NAME=FILE input (.npy or .pb TensorProto); others are random");
   cmd->add_option("--input-dir", args->inputDir, "Folder holding <input name>.npy files");
@@ -222,6 +237,9 @@ void registerCompare(CLI::App& app, Commands& commands) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--reproducer", args->reproducer,
                   "With --bisect: write the diverging node as DIR/model.onnx with its inputs (DIR new or empty)");
+  cmd->add_option("--node-data", args->nodeData,
+                  "Write every node's error as per-node data JSON (kiln-node-data, kind compare) to FILE; compares "
+                  "every intermediate value as --bisect does, without stopping at the first divergence");
   addCommonFlags(*cmd, args->flags);
   cmd->callback([&commands, args] { commands.run = [args] { return compareCommand(*args); }; });
 }

@@ -122,6 +122,22 @@ def changed_weight(tmp, model):
            f"bisect names the node reading the changed weight: {divergence.get('node')} vs {reader.name}")
     weights = [i for i in divergence.get("inputs", []) if i["name"] == reader.input[1]]
     expect(weights and not weights[0]["passed"], "the changed weight is reported as differing")
+    # --node-data: every node's error, in the per-node data format.
+    node_data = tmp / "errors.json"
+    code, report, err = compare_json(model, "--ep", "cpu", "--against", changed, "--node-data", node_data)
+    expect(code == 1 and node_data.exists(), f"--node-data writes its file ({code}: {err})")
+    if node_data.exists():
+        data = json.loads(node_data.read_text())
+        expect(data["format"] == "kiln-node-data" and data["kind"] == "compare", "node data format and kind")
+        entries = {e["node"]: e for e in data["nodes"]}
+        computing = [n.name for n in proto.graph.node if n.op_type != "Constant"]
+        expect(set(entries) == set(computing), f"one entry per node: {sorted(entries)}")
+        first = [name for name, e in entries.items() if e.get("first_divergence")]
+        expect(first == [reader.name], f"the changed node is marked first_divergence: {first}")
+        expect(all("max_abs_error" in e["metrics"] and "cosine_similarity" in e["metrics"] for e in entries.values()),
+               "every entry has its error metrics")
+    code, _, err = kiln("compare", model, "--against-ep", "cpu", "--node-data", tmp / "no-such-folder" / "x.json")
+    expect(code == 2 and "no-such-folder" in err, f"--node-data in a missing folder: exit 2 ({code}: {err})")
 
 
 def onnxruntime(tmp, model, cache):

@@ -234,6 +234,7 @@ TEST(CompareModels, BisectLooksInsideIfBodies) {
   EXPECT_EQ(bisect->nodesInSubgraphs, 0);
   ASSERT_GE(bisect->nodes.size(), 2u);
   EXPECT_EQ(bisect->nodes[0].node, "then_add");
+  EXPECT_EQ(bisect->nodes[0].graph, "main/branch.then_branch");
   EXPECT_TRUE(bisect->nodes[0].passed());
   // The branch not taken yields nothing on either side: its values agree (both empty).
   auto agree = bisectModels(cpuSide(a), cpuSide(a), {inputs[0], {"c", Tensor::fromVector<bool>({}, {false})}});

@@ -101,6 +101,7 @@ struct KILN_EXPORT NodeDivergence {
 struct KILN_EXPORT NodeComparison {
   std::string node;  // as NodeDivergence::node
   std::string opType;
+  std::string graph = "main";  // "main", or "main/<If or Loop node>.<then_branch, else_branch or body>"
   std::vector<TensorComparison> outputs;
   // True when every output passed.
   bool passed() const;

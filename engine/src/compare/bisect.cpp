@@ -18,6 +18,7 @@ using compare::SourceModel;
 struct Candidate {
   const onnx::NodeProto* node = nullptr;
   std::vector<std::string> values;
+  std::string graph = "main";  // the node's graph path
 };
 
 int64_t countSubgraphNodes(const onnx::GraphProto& graph) {
@@ -32,10 +33,10 @@ int64_t countSubgraphNodes(const onnx::GraphProto& graph) {
 }
 
 // `node`'s typed outputs the reference model also computes, as a candidate (none when it has none).
-void addCandidate(const onnx::NodeProto& node, const SourceModel& source, const std::set<std::string>& referenceValues,
-                  std::vector<Candidate>& list, int64_t& skipped) {
+void addCandidate(const onnx::NodeProto& node, const std::string& graph, const SourceModel& source,
+                  const std::set<std::string>& referenceValues, std::vector<Candidate>& list, int64_t& skipped) {
   if (node.op_type() == "Constant" && node.domain().empty()) return;
-  Candidate candidate{&node, {}};
+  Candidate candidate{&node, {}, graph};
   for (const auto& out : node.output()) {
     if (out.empty()) continue;
     if (!source.types.count(out) || !referenceValues.count(out)) {
@@ -62,10 +63,11 @@ std::vector<Candidate> candidates(const SourceModel& source, const SourceModel& 
       if (!attribute.has_g()) continue;
       for (const auto& bodyNode : attribute.g().node()) {
         const bool exposable = bodyNode.output_size() > 0 && source.bodyValues.count(bodyNode.output(0));
-        if (exposable) addCandidate(bodyNode, source, referenceValues, list, skipped);
+        const std::string graph = "main/" + compare::nodeName(node) + "." + attribute.name();
+        if (exposable) addCandidate(bodyNode, graph, source, referenceValues, list, skipped);
       }
     }
-    addCandidate(node, source, referenceValues, list, skipped);
+    addCandidate(node, "main", source, referenceValues, list, skipped);
   }
   return list;
 }
@@ -179,7 +181,7 @@ Result<BisectResult> bisectModels(const CompareSide& side, const CompareSide& re
     KILN_ASSIGN_OR_RETURN(referenceValues, runExposed(reference, referenceSource, values, referencePath, inputs));
     for (size_t member : members) {
       const auto& node = *list[member].node;
-      NodeComparison nodeComparison{compare::nodeName(node), node.op_type(), {}};
+      NodeComparison nodeComparison{compare::nodeName(node), node.op_type(), list[member].graph, {}};
       for (const auto& v : list[member].values) {
         TensorComparison c = compareTensors(v, findTensor(sideValues, v), findTensor(referenceValues, v), tolerance);
         nodeComparison.outputs.push_back(c);
