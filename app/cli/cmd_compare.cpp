@@ -149,7 +149,7 @@ int compareCommand(const CompareArgs& args) {
     progress.finish();
     if (!found.isOk()) return reportError(found.status().withContext("--bisect"), args.flags);
     bisect = std::move(*found);
-    passed = passed && !bisect->firstDivergence;
+    if (args.bisect) passed = passed && !bisect->firstDivergence;  // --node-data alone judges the outputs only
     report["first_divergence"] = bisect->firstDivergence ? app::nodeDivergenceToJson(*bisect->firstDivergence)
                                                          : nlohmann::json(nullptr);
     report["bisect"] = {{"chunks", bisect->chunks},
@@ -205,7 +205,8 @@ void registerCompare(CLI::App& app, Commands& commands) {
   CLI::App* cmd = app.add_subcommand("compare", "Run a model under two configurations and compare every output");
   cmd->footer(
       "\nExit 0 when every element of every output passes |x - ref| <= atol + rtol * |ref| (and, with --bisect, no\n"
-      "intermediate value diverges), 1 otherwise, 2 for usage (or a missing onnxruntime-node).\n"
+      "intermediate value diverges; --node-data alone judges the outputs only), 1 otherwise, 2 for usage (or a\n"
+      "missing onnxruntime-node).\n"
       "The reference side uses --ep's providers unless --against-ep is given; --config entries apply to the first\n"
       "side only.\n"
       "\nExamples:\n"
