@@ -72,6 +72,10 @@ Result<CompareSide> referenceSide(const CompareArgs& args) {
 
 // The line README.txt of a reproducer ends with: the compare command that shows the divergence on it.
 std::string reproducerNote(const CompareArgs& args, const Reproducer& written) {
+  if (!args.against.empty() && args.against != kOnnxRuntime) {
+    return "The node is " + args.against + "'s; " + args.model + " computes it differently: compare a run of the "
+           "same node of " + args.model + " on these inputs with expected_K.npy";
+  }
   std::string line = "Compare it: kiln compare model.onnx";
   for (size_t k = 0; k < written.inputNames.size(); ++k) {
     line += " --input '" + written.inputNames[k] + "=" + std::filesystem::path(written.inputFiles[k]).filename().string() + "'";
