@@ -141,6 +141,28 @@ def changed_weight(tmp, model):
     expect(code == 2 and "no-such-folder" in err, f"--node-data in a missing folder: exit 2 ({code}: {err})")
 
 
+def if_body_model(tmp):
+    """If(c): then (x + 1) * 2, else -x; then Relu. Returns the model path and its --input arguments."""
+    h, T = onnx.helper, onnx.TensorProto
+    then = h.make_graph([h.make_node("Add", ["x", "one"], ["t1"], name="then_add"),
+                         h.make_node("Mul", ["t1", "two"], ["t2"], name="then_mul")], "then", [],
+                        [h.make_tensor_value_info("t2", T.FLOAT, [1, 4])],
+                        [numpy_helper.from_array(np.array([1], np.float32), "one"),
+                         numpy_helper.from_array(np.array([2], np.float32), "two")])
+    other = h.make_graph([h.make_node("Neg", ["x"], ["e1"], name="else_neg")], "else", [],
+                         [h.make_tensor_value_info("e1", T.FLOAT, [1, 4])])
+    graph = h.make_graph([h.make_node("If", ["c"], ["y"], name="branch", then_branch=then, else_branch=other),
+                          h.make_node("Relu", ["y"], ["z"], name="relu")], "main",
+                         [h.make_tensor_value_info("x", T.FLOAT, [1, 4]), h.make_tensor_value_info("c", T.BOOL, [])],
+                         [h.make_tensor_value_info("z", T.FLOAT, [1, 4])])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, tmp / "if.onnx")
+    np.save(tmp / "if_x.npy", np.array([[1, 2, -3, 4]], np.float32))
+    np.save(tmp / "if_c.npy", np.array(True))
+    return tmp / "if.onnx", ["--input", f"x={tmp / 'if_x.npy'}", "--input", f"c={tmp / 'if_c.npy'}"]
+
+
 def onnxruntime(tmp, model, cache):
     ort_dir = Path(cache) / "ort"
     code, _, err = kiln("compare", model, "--against", "onnxruntime", "--onnxruntime-node", tmp / "no-ort")
@@ -150,6 +172,13 @@ def onnxruntime(tmp, model, cache):
         return
     code, report, err = compare_json(model, "--ep", "cpu", "--against", "onnxruntime", "--onnxruntime-node", ort_dir)
     expect(code == 0 and report.get("reference") == "onnxruntime", f"CPU against onnxruntime passes ({code}: {err})")
+    # Values inside an If body, one of them the branch's own output, exposed on onnxruntime too: exact agreement.
+    if_model, inputs = if_body_model(tmp)
+    code, report, err = compare_json(if_model, *inputs, "--ep", "cpu", "--against", "onnxruntime", "--onnxruntime-node",
+                                     ort_dir, "--atol", 0, "--rtol", 0, "--node-data", tmp / "if_nodes.json")
+    nodes = json.loads((tmp / "if_nodes.json").read_text())["nodes"] if (tmp / "if_nodes.json").exists() else []
+    expect(code == 0 and len(nodes) == 5 and all(n["passed"] for n in nodes),
+           f"If body values agree with onnxruntime: {[(n['node'], n['passed']) for n in nodes]} ({code}: {err})")
 
 
 def usage_errors(tmp, model):

@@ -70,7 +70,17 @@ void exposeBodyValue(onnx::NodeProto& owner, const BodyValue& where, const std::
     onnx::ValueInfoProto* out = body->add_output();
     out->mutable_type()->mutable_tensor_type()->set_elem_type(elemType);
     if (attribute.name() == where.attribute) {
-      out->set_name(value);
+      // A value the body already returns goes out through a copy: onnxruntime mishandles a subgraph that lists
+      // one value as two outputs (both read as zeros).
+      bool returned = false;
+      for (int k = 0; k + 1 < body->output_size(); ++k) returned = returned || body->output(k).name() == value;
+      out->set_name(returned ? outer + "/copy" : value);
+      if (returned) {
+        onnx::NodeProto* copy = body->add_node();
+        copy->set_op_type("Identity");
+        copy->add_input(value);
+        copy->add_output(out->name());
+      }
       continue;
     }
     // The other branch of an If: an empty tensor of the same element type.
