@@ -245,6 +245,53 @@ TEST(CompareModels, BisectLooksInsideIfBodies) {
             StatusCode::NOT_IMPLEMENTED);
 }
 
+// If(c) inside If(c): the inner then branch multiplies x by `scale` (inner_mul).
+std::string nestedIfModel(const std::string& path, float scale) {
+  testing::GraphBuilder innerThen("inner_then");
+  innerThen.output("m1", {1, 4});
+  innerThen.initializer("scale", {1}, {scale});
+  innerThen.node("Mul", {"x", "scale"}, {"m1"}, "inner_mul");
+  testing::GraphBuilder innerElse("inner_else");
+  innerElse.output("m2", {1, 4});
+  innerElse.node("Identity", {"x"}, {"m2"}, "inner_identity");
+  testing::GraphBuilder outerThen("outer_then");
+  outerThen.output("o1", {1, 4});
+  auto& inner = outerThen.node("If", {"c"}, {"o1"}, "inner_if");
+  testing::attrGraph(inner, "then_branch", innerThen.proto());
+  testing::attrGraph(inner, "else_branch", innerElse.proto());
+  testing::GraphBuilder outerElse("outer_else");
+  outerElse.output("o2", {1, 4});
+  outerElse.node("Neg", {"x"}, {"o2"}, "outer_neg");
+  testing::ModelBuilder m;
+  m.input("x", {1, 4}).input("c", {}, onnx::TensorProto::BOOL).output("z", {1, 4});
+  auto& outer = m.node("If", {"c"}, {"y"}, "outer_if");
+  testing::attrGraph(outer, "then_branch", outerThen.proto());
+  testing::attrGraph(outer, "else_branch", outerElse.proto());
+  m.node("Relu", {"y"}, {"z"}, "relu");
+  return m.save(path);
+}
+
+TEST(CompareModels, BisectLooksInsideNestedBodies) {
+  testing::TempDir dir;
+  const std::string a = nestedIfModel(dir.file("a.onnx"), 2), b = nestedIfModel(dir.file("b.onnx"), 3);
+  const std::vector<NamedTensor> inputs = {{"x", floats({1, 2, -3, 4}, {1, 4})},
+                                           {"c", Tensor::fromVector<bool>({}, {true})}};
+  auto bisect = bisectModels(cpuSide(a), cpuSide(b), inputs);
+  ASSERT_TRUE(bisect.isOk()) << bisect.status().toString();
+  ASSERT_TRUE(bisect->firstDivergence.has_value());
+  EXPECT_EQ(bisect->firstDivergence->node, "inner_mul");
+  EXPECT_EQ(bisect->nodesInSubgraphs, 0);
+  ASSERT_FALSE(bisect->nodes.empty());
+  EXPECT_EQ(bisect->nodes[0].node, "inner_mul");
+  EXPECT_EQ(bisect->nodes[0].graph, "main/outer_if.then_branch/inner_if.then_branch");
+  ASSERT_EQ(bisect->nodes[0].outputs.size(), 1u);
+  EXPECT_EQ(bisect->nodes[0].outputs[0].shape, (Shape{1, 4}));
+  auto agree = bisectModels(cpuSide(a), cpuSide(a), inputs);
+  ASSERT_TRUE(agree.isOk()) << agree.status().toString();
+  EXPECT_FALSE(agree->firstDivergence.has_value());
+  EXPECT_EQ(agree->valuesCompared, 6);  // m1, m2, o1, o2, y, z
+}
+
 // Loop 3 times: v += w (loop_add, in the body), then Relu. `w` is the body's weight.
 std::string loopModel(const std::string& path, float w) {
   testing::GraphBuilder body("body");

@@ -1,5 +1,6 @@
 // bisectModels (kiln/compare.h): intermediate values exposed as graph outputs a chunk at a time, both sides run on
 // each variant, and the first node in topological order with a diverging output named.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -48,8 +49,30 @@ void addCandidate(const onnx::NodeProto& node, const std::string& graph, const S
   if (!candidate.values.empty()) list.push_back(std::move(candidate));
 }
 
-// The nodes of `source` in topological order (the nodes of an exposable If/Loop body just before their owner) with
-// their tensor outputs the reference model also has.
+// The nodes of `graph` (path `graphPath`) in order, each exposable body's nodes (recursively) just before their
+// owner, with their tensor outputs the reference model also has.
+void addCandidates(const onnx::GraphProto& graph, const std::vector<int>& order, const std::string& graphPath,
+                   const SourceModel& source, const std::set<std::string>& referenceValues,
+                   std::vector<Candidate>& list, int64_t& skipped) {
+  for (int index : order) {
+    const auto& node = graph.node(index);
+    for (const auto& attribute : node.attribute()) {
+      if (!attribute.has_g()) continue;
+      const onnx::GraphProto& body = attribute.g();
+      const bool exposable = std::any_of(body.node().begin(), body.node().end(), [&](const onnx::NodeProto& n) {
+        return n.output_size() > 0 && source.bodyValues.count(n.output(0));
+      });
+      if (!exposable) continue;
+      std::vector<int> bodyOrder(static_cast<size_t>(body.node_size()));
+      for (int i = 0; i < body.node_size(); ++i) bodyOrder[static_cast<size_t>(i)] = i;
+      addCandidates(body, bodyOrder, graphPath + "/" + compare::nodeName(node) + "." + attribute.name(), source,
+                    referenceValues, list, skipped);
+    }
+    addCandidate(node, graphPath, source, referenceValues, list, skipped);
+  }
+}
+
+// The candidates of the whole model, in topological order.
 std::vector<Candidate> candidates(const SourceModel& source, const SourceModel& reference, int64_t& skipped) {
   std::set<std::string> referenceValues;
   for (const auto& node : reference.proto.graph().node()) {
@@ -57,18 +80,7 @@ std::vector<Candidate> candidates(const SourceModel& source, const SourceModel& 
   }
   for (const auto& [name, where] : reference.bodyValues) referenceValues.insert(name);
   std::vector<Candidate> list;
-  for (int index : source.topologicalOrder) {
-    const auto& node = source.proto.graph().node(index);
-    for (const auto& attribute : node.attribute()) {
-      if (!attribute.has_g()) continue;
-      for (const auto& bodyNode : attribute.g().node()) {
-        const bool exposable = bodyNode.output_size() > 0 && source.bodyValues.count(bodyNode.output(0));
-        const std::string graph = "main/" + compare::nodeName(node) + "." + attribute.name();
-        if (exposable) addCandidate(bodyNode, graph, source, referenceValues, list, skipped);
-      }
-    }
-    addCandidate(node, "main", source, referenceValues, list, skipped);
-  }
+  addCandidates(source.proto.graph(), source.topologicalOrder, "main", source, referenceValues, list, skipped);
   return list;
 }
 

@@ -44,32 +44,36 @@ std::vector<const onnx::AttributeProto*> exposableBodies(const onnx::NodeProto& 
   return bodies;
 }
 
-// Records the types of the values of top-level If/Loop bodies (from the shape-inferred copy) and which are exposable.
-void recordBodyValues(const onnx::GraphProto& sized, SourceModel& source) {
+// Records the types of the values of the exposable bodies of `graph`'s nodes (`sized`: its shape-inferred copy),
+// recursively; `path` leads to `graph`.
+void recordBodyValues(const onnx::GraphProto& sized, const BodyValue& path, SourceModel& source) {
   for (int i = 0; i < sized.node_size(); ++i) {
     for (const onnx::AttributeProto* attribute : exposableBodies(sized.node(i))) {
       const onnx::GraphProto& body = attribute->g();
       for (const auto& info : body.value_info()) recordType(info, source.types);
       for (const auto& info : body.output()) recordType(info, source.types);
+      BodyValue inner = path;
+      inner.push_back(BodyStep{i, attribute->name()});
       source.bodyNodesExposable += body.node_size();
       for (const auto& node : body.node()) {
         for (const auto& out : node.output()) {
-          if (!out.empty() && source.types.count(out)) source.bodyValues[out] = BodyValue{i, attribute->name()};
+          if (!out.empty() && source.types.count(out)) source.bodyValues[out] = inner;
         }
       }
+      recordBodyValues(body, inner, source);
     }
   }
 }
 
-// Adds `value` (computed in body `owner.attribute`) as a last output of `owner` named `outer`.
-void exposeBodyValue(onnx::NodeProto& owner, const BodyValue& where, const std::string& value, int32_t elemType,
-                     const std::string& outer) {
+// Adds `value` (computed in body `owner.<attributeName>`) as a last output of `owner` named `outer`.
+void exposeBodyValue(onnx::NodeProto& owner, const std::string& attributeName, const std::string& value,
+                     int32_t elemType, const std::string& outer) {
   for (auto& attribute : *owner.mutable_attribute()) {
     if (!attribute.has_g()) continue;
     onnx::GraphProto* body = attribute.mutable_g();
     onnx::ValueInfoProto* out = body->add_output();
     out->mutable_type()->mutable_tensor_type()->set_elem_type(elemType);
-    if (attribute.name() == where.attribute) {
+    if (attribute.name() == attributeName) {
       // A value the body already returns goes out through a copy: onnxruntime mishandles a subgraph that lists
       // one value as two outputs (both read as zeros).
       bool returned = false;
@@ -134,7 +138,7 @@ Result<SourceModel> loadSourceModel(const std::string& path, const std::vector<N
   for (const auto& info : sized.graph().output()) recordType(info, source.types);
   for (const auto& info : sized.graph().value_info()) recordType(info, source.types);
   for (const auto& info : source.proto.graph().value_info()) recordType(info, source.types);
-  recordBodyValues(sized.graph(), source);
+  recordBodyValues(sized.graph(), {}, source);
   for (const auto& init : source.proto.graph().initializer()) {
     int64_t count = 1;
     for (int64_t d : init.dims()) count *= d;
@@ -154,8 +158,20 @@ ExposedModel withOutputs(const SourceModel& source, const std::vector<std::strin
     const int32_t elemType = type != source.types.end() ? type->second.elemType : 0;
     std::string name = value;
     if (auto body = source.bodyValues.find(value); body != source.bodyValues.end()) {
-      name = "kiln_exposed/" + value;
-      exposeBodyValue(*graph->mutable_node(body->second.ownerNode), body->second, value, elemType, name);
+      // The owners along the path, outermost first; the value climbs out from the innermost.
+      std::vector<onnx::NodeProto*> owners;
+      onnx::GraphProto* scope = graph;
+      for (const BodyStep& step : body->second) {
+        owners.push_back(scope->mutable_node(step.node));
+        for (auto& attribute : *owners.back()->mutable_attribute()) {
+          if (attribute.name() == step.attribute) scope = attribute.mutable_g();
+        }
+      }
+      for (size_t depth = owners.size(); depth-- > 0;) {
+        const std::string outer = "kiln_exposed" + std::to_string(depth) + "/" + value;
+        exposeBodyValue(*owners[depth], body->second[depth].attribute, name, elemType, outer);
+        name = outer;
+      }
     }
     auto* info = graph->add_output();
     info->set_name(name);

@@ -20,20 +20,22 @@ struct ValueType {
   int64_t bytes = -1;
 };
 
-// A value computed inside an If or Loop body of a top-level node: exposed through an extra output of that node
-// (If: the other branch yields an empty tensor; Loop: a scan output, the value of every iteration stacked).
-struct BodyValue {
-  int ownerNode = 0;      // index in proto.graph().node()
+// Where a value computed inside an If or Loop body lives: the chain of (node index, body attribute) from the main
+// graph down to its body. It is exposed through an extra output of each node of the chain, innermost first (If: the
+// other branch yields an empty tensor; Loop: a scan output, the value of every iteration stacked).
+struct BodyStep {
+  int node = 0;           // index in the enclosing graph's node list
   std::string attribute;  // then_branch, else_branch or body
 };
+using BodyValue = std::vector<BodyStep>;
 
 // A model parsed with external data inlined, and the types of its values for `inputs`.
 struct SourceModel {
   onnx::ModelProto proto;
   std::map<std::string, ValueType> types;  // tensor values only (node outputs, graph inputs, initializers)
   std::vector<int> topologicalOrder;       // indices of proto.graph().node(), producers first
-  std::map<std::string, BodyValue> bodyValues;  // typed outputs of the nodes of top-level If/Loop bodies
-  int64_t bodyNodesExposable = 0;               // nodes of those bodies (deeper bodies are not exposed)
+  std::map<std::string, BodyValue> bodyValues;  // typed outputs of the nodes of If/Loop bodies, at any depth
+  int64_t bodyNodesExposable = 0;               // nodes of those bodies (Scan bodies, for one, are not exposed)
 };
 
 // A variant of a model whose graph outputs carry chosen values.
@@ -46,7 +48,7 @@ struct ExposedModel {
 Result<SourceModel> loadSourceModel(const std::string& path, const std::vector<NamedTensor>& inputs);
 
 // A copy of `source` whose graph outputs are exactly `values` (each typed from `types`); body values through extra
-// outputs of their If/Loop node, named "kiln_exposed/<value>".
+// outputs of their If/Loop nodes, named "kiln_exposed<depth>/<value>".
 ExposedModel withOutputs(const SourceModel& source, const std::vector<std::string>& values);
 
 // The weight named `name`: an initializer, or the tensor of the Constant node (value attribute) producing it, in
