@@ -191,7 +191,7 @@ int compareCommand(const CompareArgs& args) {
       std::printf("bisect: %lld values compared in %lld chunks", static_cast<long long>(bisect->valuesCompared),
                   static_cast<long long>(bisect->chunks));
       if (bisect->nodesInSubgraphs) {
-        std::printf(", %lld nodes inside If/Loop/Scan bodies not exposed", static_cast<long long>(bisect->nodesInSubgraphs));
+        std::printf(", %lld nodes inside bodies not exposed (Scan)", static_cast<long long>(bisect->nodesInSubgraphs));
       }
       std::printf("\n");
       if (report.contains("reproducer")) std::printf("reproducer: %s\n", args.reproducer.c_str());

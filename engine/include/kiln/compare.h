@@ -122,7 +122,7 @@ struct KILN_EXPORT BisectResult {
   std::vector<NodeComparison> nodes;
   int64_t valuesCompared = 0;
   int64_t chunks = 0;
-  int64_t nodesInSubgraphs = 0;  // nodes inside If/Loop/Scan bodies: their values are not exposed
+  int64_t nodesInSubgraphs = 0;  // nodes of bodies whose values cannot be exposed (Scan bodies, odd node outputs)
   int64_t valuesSkipped = 0;     // node outputs of unknown or non-tensor type, or absent from the other model
 };
 
