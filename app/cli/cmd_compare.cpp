@@ -90,21 +90,67 @@ std::string reproducerNote(const CompareArgs& args, const Reproducer& written) {
   return line + tolerance;
 }
 
-int compareCommand(const CompareArgs& args) {
-  configureLogging(args.flags);
-  if (args.reproducer.size() && !args.bisect) return reportError(usage("--reproducer needs --bisect"), args.flags);
+// Usage errors found before any run (a long bisect must not end in one).
+Status checkArguments(const CompareArgs& args) {
+  if (!args.reproducer.empty() && !args.bisect) return usage("--reproducer needs --bisect");
   std::error_code error;
   if (!args.reproducer.empty() && std::filesystem::exists(args.reproducer, error) &&
       !(std::filesystem::is_directory(args.reproducer, error) && std::filesystem::is_empty(args.reproducer, error))) {
-    return reportError(usage("--reproducer '" + args.reproducer + "' is not a new or empty folder"), args.flags);
+    return usage("--reproducer '" + args.reproducer + "' is not a new or empty folder");
   }
   if (!args.nodeData.empty()) {
     const auto folder = std::filesystem::path(args.nodeData).parent_path();
     if (!folder.empty() && !std::filesystem::is_directory(folder, error)) {
-      return reportError(usage("--node-data '" + args.nodeData + "': no folder '" + folder.string() + "'"), args.flags);
+      return usage("--node-data '" + args.nodeData + "': no folder '" + folder.string() + "'");
     }
   }
-  if (args.atol < 0 || args.rtol < 0) return reportError(usage("--atol and --rtol must be >= 0"), args.flags);
+  if (args.atol < 0 || args.rtol < 0) return usage("--atol and --rtol must be >= 0");
+  return Status::ok();
+}
+
+// --bisect, --node-data and --reproducer: intermediate values compared, what they found added to `report`.
+Result<BisectResult> scanIntermediates(const CompareArgs& args, const CompareSide& side, const CompareSide& reference,
+                                       const std::vector<NamedTensor>& inputs, const Tolerance& tolerance,
+                                       nlohmann::json& report) {
+  BisectOptions options;
+  options.stopAtFirstDivergence = args.nodeData.empty();  // per-node data needs every node
+  options.maxValuesPerChunk = args.chunkValues;
+  options.maxChunkBytes = args.chunkMiB << 20;
+  ProgressDisplay progress(!args.flags.quiet);
+  options.progress.onProgress = progress.callback();
+  auto found = bisectModels(side, reference, inputs, tolerance, options);
+  progress.finish();
+  if (!found.isOk()) return found.status().withContext("--bisect");
+  const BisectResult& bisect = *found;
+  report["first_divergence"] =
+      bisect.firstDivergence ? app::nodeDivergenceToJson(*bisect.firstDivergence) : nlohmann::json(nullptr);
+  report["bisect"] = {{"chunks", bisect.chunks},
+                      {"values_compared", bisect.valuesCompared},
+                      {"values_skipped", bisect.valuesSkipped},
+                      {"nodes_in_subgraphs_not_exposed", bisect.nodesInSubgraphs}};
+  if (!args.nodeData.empty()) {
+    const app::NodeData data = app::compareNodeData(bisect, args.model, tolerance, side.label, reference.label);
+    KILN_RETURN_IF_ERROR(app::writeNodeData(args.nodeData, data));
+    report["node_data"] = {{"file", args.nodeData}, {"nodes", data.nodes.size()}};
+  }
+  if (bisect.firstDivergence && !args.reproducer.empty()) {
+    auto written = writeReproducer(reference, bisect.firstDivergence->node, inputs, args.reproducer);
+    if (!written.isOk()) return written.status().withContext("--reproducer");
+    // README.txt's last line: how to show the divergence on the reproducer itself.
+    const std::string note = reproducerNote(args, *written) + "\n";
+    if (FILE* readme = std::fopen(written->readmePath.c_str(), "a")) {
+      std::fputs(note.c_str(), readme);
+      std::fclose(readme);
+    }
+    report["reproducer"] = {{"dir", args.reproducer}, {"model", written->modelPath}, {"readme", written->readmePath},
+                            {"inputs", written->inputFiles}, {"expected_outputs", written->expectedOutputFiles}};
+  }
+  return found;
+}
+
+int compareCommand(const CompareArgs& args) {
+  configureLogging(args.flags);
+  if (Status s = checkArguments(args); !s.isOk()) return reportError(s, args.flags);
   auto side = kilnSide(args, args.model, args.ep, args.configs);
   if (!side.isOk()) return reportError(side.status(), args.flags);
   auto reference = referenceSide(args);
@@ -143,40 +189,10 @@ int compareCommand(const CompareArgs& args) {
 
   std::optional<BisectResult> bisect;
   if (args.bisect || !args.nodeData.empty()) {
-    BisectOptions options;
-    options.stopAtFirstDivergence = args.nodeData.empty();  // per-node data needs every node
-    options.maxValuesPerChunk = args.chunkValues;
-    options.maxChunkBytes = args.chunkMiB << 20;
-    ProgressDisplay progress(!args.flags.quiet);
-    options.progress.onProgress = progress.callback();
-    auto found = bisectModels(*side, *reference, *inputs, tolerance, options);
-    progress.finish();
-    if (!found.isOk()) return reportError(found.status().withContext("--bisect"), args.flags);
-    bisect = std::move(*found);
+    auto scanned = scanIntermediates(args, *side, *reference, *inputs, tolerance, report);
+    if (!scanned.isOk()) return reportError(scanned.status(), args.flags);
+    bisect = std::move(*scanned);
     if (args.bisect) passed = passed && !bisect->firstDivergence;  // --node-data alone judges the outputs only
-    report["first_divergence"] = bisect->firstDivergence ? app::nodeDivergenceToJson(*bisect->firstDivergence)
-                                                         : nlohmann::json(nullptr);
-    report["bisect"] = {{"chunks", bisect->chunks},
-                        {"values_compared", bisect->valuesCompared},
-                        {"values_skipped", bisect->valuesSkipped},
-                        {"nodes_in_subgraphs_not_exposed", bisect->nodesInSubgraphs}};
-    if (!args.nodeData.empty()) {
-      const app::NodeData data = app::compareNodeData(*bisect, args.model, tolerance, side->label, reference->label);
-      if (Status s = app::writeNodeData(args.nodeData, data); !s.isOk()) return reportError(s, args.flags);
-      report["node_data"] = {{"file", args.nodeData}, {"nodes", data.nodes.size()}};
-    }
-    if (bisect->firstDivergence && !args.reproducer.empty()) {
-      auto written = writeReproducer(*reference, bisect->firstDivergence->node, *inputs, args.reproducer);
-      if (!written.isOk()) return reportError(written.status().withContext("--reproducer"), args.flags);
-      // README.txt's last line: how to show the divergence on the reproducer itself.
-      const std::string note = reproducerNote(args, *written) + "\n";
-      if (FILE* readme = std::fopen(written->readmePath.c_str(), "a")) {
-        std::fputs(note.c_str(), readme);
-        std::fclose(readme);
-      }
-      report["reproducer"] = {{"dir", args.reproducer}, {"model", written->modelPath}, {"readme", written->readmePath},
-                              {"inputs", written->inputFiles}, {"expected_outputs", written->expectedOutputFiles}};
-    }
   }
   report["passed"] = passed;
 
