@@ -85,6 +85,13 @@ def bisect_vulkan_cpu(tmp, model):
     code, again, err = compare_json("model.onnx", *run_args, "--ep", "vulkan", "--against-ep", "cpu", "--atol", 0,
                                     "--rtol", 0, cwd=repro)
     expect(code == 1 and not again.get("passed", True), f"the reproducer shows the divergence ({code}: {err})")
+    # A compiled (ctx) model matches its source; bisect says why it cannot look inside it.
+    code, _, err = kiln("compile", model, "-o", tmp / "ctx" / "tiny_ctx.onnx", "-q")
+    expect(code == 0, f"kiln compile ({code}: {err})")
+    code, report, err = compare_json(tmp / "ctx" / "tiny_ctx.onnx", "--ep", "vulkan", "--against", model)
+    expect(code == 0 and report.get("passed"), f"the ctx model matches its source ({code}: {err})")
+    code, _, err = kiln("compare", tmp / "ctx" / "tiny_ctx.onnx", "--ep", "vulkan", "--against", model, "--bisect")
+    expect(code == 1 and "EPContext" in err, f"bisect of a ctx model explains itself ({code}: {err})")
     code, _, err = kiln("compare", model, "--ep", "vulkan", "--against-ep", "cpu", "--atol", 0, "--rtol", 0, "--bisect",
                         "--reproducer", repro)
     expect(code == 2 and "empty folder" in err, f"a reproducer folder that is not empty is refused ({code}: {err})")

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "compare/exposed_model.h"
+#include "epcontext/epcontext_names.h"
 #include "kiln/compare.h"
 #include "onnx/model_writer.h"
 #include "onnx/tensor_proto.h"
@@ -84,6 +85,14 @@ std::vector<Candidate> candidates(const SourceModel& source, const SourceModel& 
   return list;
 }
 
+// True when `graph` holds an EPContext node (a compiled model: its values live in a context binary).
+bool hasEpContextNode(const onnx::GraphProto& graph) {
+  for (const auto& node : graph.node()) {
+    if (node.op_type() == epctx::kOpType && node.domain() == epctx::kDomain) return true;
+  }
+  return false;
+}
+
 // `side` run on a variant of `model` whose outputs are `values`, written to `path`.
 Result<std::vector<NamedTensor>> runExposed(const CompareSide& side, const SourceModel& model,
                                             const std::vector<std::string>& values, const std::string& path,
@@ -158,6 +167,15 @@ Result<BisectResult> bisectModels(const CompareSide& side, const CompareSide& re
     KILN_ASSIGN_OR_RETURN(referenceModel, compare::loadSourceModel(reference.modelPath, inputs));
   }
   const SourceModel& referenceSource = sameModel ? source : referenceModel;
+  for (const CompareSide* which : {&side, &reference}) {
+    const SourceModel& model = which == &side ? source : referenceSource;
+    if (hasEpContextNode(model.proto.graph())) {
+      return Status(StatusCode::NOT_IMPLEMENTED,
+                    "'" + which->modelPath + "' is a compiled (EPContext) model: its intermediate values live in the "
+                    "context binary, so bisect cannot expose them; compare it without --bisect, and bisect its source "
+                    "model under the same execution providers");
+    }
+  }
   BisectResult result;
   result.nodesInSubgraphs = countSubgraphNodes(source.proto.graph()) - source.bodyNodesExposable;
   const std::vector<Candidate> list = candidates(source, referenceSource, result.valuesSkipped);
