@@ -16,6 +16,7 @@
 #include "cli_output.h"
 #include "commands.h"
 #include "kiln/device.h"
+#include "onnxruntime_node.h"
 #include "progress_display.h"
 
 namespace kiln::cli {
@@ -243,28 +244,19 @@ class BenchRunner {
     return p;
   }
 
-  // onnxruntime-node, if node and the package are there: ORT_DIR from --onnxruntime-node, $KILN_ONNXRUNTIME_NODE,
-  // or the model cache tests/tools/fetch_models.sh fills.
+  // onnxruntime-node, if node and the package are there (app/common/onnxruntime_node.h finds them).
   bool prepareOnnxRuntime() {
-    std::string dir = args_.onnxRuntimeDir;
-    if (dir.empty() && std::getenv("KILN_ONNXRUNTIME_NODE")) dir = std::getenv("KILN_ONNXRUNTIME_NODE");
-    if (dir.empty() && std::getenv("HOME")) {
-      const char* cache = std::getenv("KILN_CACHE_DIR");
-      dir = (cache ? fs::path(cache) : fs::path(std::getenv("HOME")) / ".cache" / "kiln") / "models" / "ort";
+    auto runtime = app::findOnnxRuntimeNode(args_.onnxRuntimeDir, "bench/ort_bench.mjs");
+    if (!runtime.isOk()) {
+      if (!args_.flags.quiet) {
+        std::fprintf(stderr, "kiln: warning: --compare-onnxruntime skipped: %s\n", runtime.status().message().c_str());
+      }
+      return false;
     }
-    ortDir_ = dir;
-    nodePath_ = findOnPath("node");
-    ortScript_ = findResource("bench/ort_bench.mjs");
-    std::string missing;
-    if (nodePath_.empty()) missing = "node is not on PATH";
-    else if (ortScript_.empty()) missing = "share/kiln/bench/ort_bench.mjs is not installed (or set KILN_DATA_DIR)";
-    else if (!fs::is_directory(fs::path(dir) / "node_modules" / "onnxruntime-node")) {
-      missing = "no onnxruntime-node under " + dir + " (--onnxruntime-node DIR)";
-    }
-    if (!missing.empty() && !args_.flags.quiet) {
-      std::fprintf(stderr, "kiln: warning: --compare-onnxruntime skipped: %s\n", missing.c_str());
-    }
-    return missing.empty();
+    nodePath_ = runtime->node;
+    ortScript_ = runtime->script;
+    ortDir_ = runtime->ortDir;
+    return true;
   }
 
   Plan ortPlan() {
@@ -276,25 +268,6 @@ class BenchRunner {
     p.argv.insert(p.argv.end(), {"--runs", std::to_string(std::max(1, args_.inferences)), "--warmup", "0",
                                  "--threads", "2"});
     return p;
-  }
-
-  static std::string findOnPath(const std::string& program) {
-    const char* path = std::getenv("PATH");
-    std::stringstream stream(path ? path : "");
-    for (std::string folder; std::getline(stream, folder, ':');) {
-      const fs::path candidate = fs::path(folder.empty() ? "." : folder) / program;
-      if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    }
-    return {};
-  }
-
-  // A file under $KILN_DATA_DIR when set (the tests point it at the source tree's resources/), else under share/kiln
-  // beside the installed executable (<prefix>/bin/kiln -> <prefix>/share/kiln).
-  static std::string findResource(const std::string& relative) {
-    const char* dataDir = std::getenv("KILN_DATA_DIR");
-    const fs::path base = dataDir && *dataDir ? fs::path(dataDir)
-                                              : fs::path(selfExecutable()).parent_path().parent_path() / "share" / "kiln";
-    return fs::is_regular_file(base / relative) ? (base / relative).string() : std::string();
   }
 
   fs::path freshDriverCache() { return work_ / "driver" / ("fresh-" + std::to_string(freshCount_++)); }

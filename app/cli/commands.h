@@ -23,6 +23,8 @@ void registerMerge(CLI::App& app, Commands& commands);
 void registerBench(CLI::App& app, Commands& commands);
 void registerBenchWorker(CLI::App& app, Commands& commands);
 void registerBatch(CLI::App& app, Commands& commands);
+// kiln compare: two configurations of a model, every output compared; --bisect, --reproducer.
+void registerCompare(CLI::App& app, Commands& commands);
 // Hidden: kiln help-man and kiln help-completion, the man pages and shell completion from these definitions.
 // Register last: they walk the subcommands registered before them.
 void registerHelpDocs(CLI::App& app, Commands& commands);

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   kiln::cli::registerMerge(app, commands);
   kiln::cli::registerBench(app, commands);
   kiln::cli::registerBatch(app, commands);
+  kiln::cli::registerCompare(app, commands);
   kiln::cli::registerHelpDocs(app, commands);
   try {
     app.parse(argc, argv);

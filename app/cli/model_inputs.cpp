@@ -1,5 +1,6 @@
 #include "model_inputs.h"
 
+#include <filesystem>
 #include <random>
 
 #include "cli_output.h"
@@ -35,7 +36,25 @@ Tensor randomTensor(DataType type, const Shape& shape, std::mt19937& rng) {
 
 Result<std::vector<NamedTensor>> prepareInputs(const Session& session, const std::vector<std::string>& inputArgs,
                                                unsigned seed) {
+  return prepareInputs(session.inputs(), inputArgs, {}, "", seed);
+}
+
+Result<std::vector<NamedTensor>> prepareInputs(const std::vector<ValueMetadata>& declared,
+                                               const std::vector<std::string>& inputArgs,
+                                               const std::map<std::string, Shape>& shapes, const std::string& inputDir,
+                                               unsigned seed) {
   std::map<std::string, Tensor> given;
+  if (!inputDir.empty()) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(inputDir, error)) {
+      return Status(StatusCode::INVALID_ARGUMENT, "--input-dir '" + inputDir + "' is not a folder");
+    }
+    for (const auto& meta : declared) {
+      const auto file = std::filesystem::path(inputDir) / (meta.name + ".npy");
+      if (!std::filesystem::is_regular_file(file, error)) continue;
+      KILN_ASSIGN_OR_RETURN(given[meta.name], readNpyFile(file.string()));
+    }
+  }
   for (const auto& entry : inputArgs) {
     KILN_ASSIGN_OR_RETURN(auto kv, splitAssignment(entry, "--input"));
     KILN_ASSIGN_OR_RETURN(Tensor tensor, readTensorFile(kv.second));
@@ -43,7 +62,7 @@ Result<std::vector<NamedTensor>> prepareInputs(const Session& session, const std
   }
   std::mt19937 rng(seed);
   std::vector<NamedTensor> inputs;
-  for (const auto& meta : session.inputs()) {
+  for (const auto& meta : declared) {
     if (auto it = given.find(meta.name); it != given.end()) {
       inputs.push_back({meta.name, it->second});
       given.erase(it);
@@ -51,6 +70,7 @@ Result<std::vector<NamedTensor>> prepareInputs(const Session& session, const std
     }
     Shape shape;
     for (const auto& d : meta.shape) shape.push_back(d.isFixed() ? d.value : 1);
+    if (auto fixed = shapes.find(meta.name); fixed != shapes.end()) shape = fixed->second;
     // Checked before allocating: a --shape (or a declared shape) of terabytes is an error, not an abort.
     KILN_RETURN_IF_ERROR(checkedTensorBytes(meta.dtype, shape, kDefaultMaxTensorBytes, "input '" + meta.name + "'").status());
     inputs.push_back({meta.name, randomTensor(meta.dtype, shape, rng)});

@@ -12,5 +12,12 @@ namespace kiln::cli {
 
 Result<std::vector<NamedTensor>> prepareInputs(const Session& session, const std::vector<std::string>& inputArgs,
                                                unsigned seed);
+// The same for `declared` inputs (kiln::inspectModel's, no session needed): `shapes` fix the dimensions of random
+// inputs (--shape), and `inputDir`, when not empty, gives DIR/<input name>.npy for each input found there
+// (--input entries win).
+Result<std::vector<NamedTensor>> prepareInputs(const std::vector<ValueMetadata>& declared,
+                                               const std::vector<std::string>& inputArgs,
+                                               const std::map<std::string, Shape>& shapes, const std::string& inputDir,
+                                               unsigned seed);
 
 }  // namespace kiln::cli
