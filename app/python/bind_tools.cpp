@@ -1,0 +1,101 @@
+// Kiln's own tools as plain Python data (dicts and lists): inspect, check, merge, devices, config keys.
+// kiln/_tools.py shapes them into kiln.inspect / kiln.check / kiln.merge / kiln.devices.
+#include <pybind11/stl.h>
+
+#include <span>
+#include <string>
+
+#include "bindings.h"
+#include "kiln/config_keys.h"
+#include "kiln/context_binary.h"
+#include "kiln/device.h"
+#include "kiln/epcontext.h"
+#include "kiln/model_info.h"
+#include "kiln/provider_names.h"
+#include "kiln/version.h"
+#include "python_data.h"
+#include "status_error.h"
+
+namespace py = pybind11;
+
+namespace kiln::python {
+namespace {
+
+std::span<const std::byte> spanOf(const py::bytes& bytes) {
+  char* data = nullptr;
+  Py_ssize_t size = 0;
+  PyBytes_AsStringAndSize(bytes.ptr(), &data, &size);
+  return {reinterpret_cast<const std::byte*>(data), static_cast<size_t>(size)};
+}
+
+py::dict inspectModel(const std::string& path) { return toPython(valueOrThrow(kiln::inspectModel(path))); }
+
+py::dict inspectCtxModel(const py::object& model, const std::string& baseFolder) {
+  if (py::isinstance<py::bytes>(model)) {
+    return toPython(valueOrThrow(inspectEpContextModel(spanOf(model), baseFolder)));
+  }
+  return toPython(valueOrThrow(inspectEpContextModel(py::str(model).cast<std::string>())));
+}
+
+py::dict inspectBinary(const py::object& binary, const std::string& origin) {
+  if (py::isinstance<py::bytes>(binary)) return toPython(valueOrThrow(inspectContextBinary(spanOf(binary), origin)));
+  return toPython(valueOrThrow(inspectContextBinary(py::str(binary).cast<std::string>())));
+}
+
+// The verdict of a binary (path or bytes) against a profile file when given, else a live device.
+py::dict checkBinary(const py::object& binary, const std::string& origin, const std::string& device,
+                     const std::string& profile) {
+  if (py::isinstance<py::bytes>(binary)) {
+    const auto bytes = spanOf(binary);
+    return toPython(valueOrThrow(profile.empty() ? checkContextBinary(bytes, origin, device)
+                                                 : checkContextBinaryAgainstProfile(bytes, origin, profile)));
+  }
+  const std::string path = py::str(binary).cast<std::string>();
+  return toPython(valueOrThrow(profile.empty() ? checkContextBinary(path, device)
+                                               : checkContextBinaryAgainstProfile(path, profile)));
+}
+
+py::dict merge(const std::vector<std::pair<std::string, std::string>>& inputs, const std::string& outputPath,
+               const std::vector<std::pair<std::string, std::string>>& connections) {
+  std::vector<MergeInput> mergeInputs;
+  for (const auto& [path, prefix] : inputs) mergeInputs.push_back({path, prefix});
+  Result<MergeResult> result = Status(StatusCode::FAIL, "not merged");
+  {
+    py::gil_scoped_release release;
+    result = mergeEpContextModels(mergeInputs, outputPath, connections);
+  }
+  return toPython(valueOrThrow(std::move(result)));
+}
+
+py::list devices() {
+  py::list result;
+  for (const VulkanDeviceDescription& device : valueOrThrow(listVulkanDevices())) result.append(toPython(device));
+  return result;
+}
+
+py::dict knownKeys() {
+  py::dict result;
+  for (const config::KeyInfo& key : config::knownKeys()) {
+    result[py::str(key.key)] = py::make_tuple(key.defaultValue, key.meaning);
+  }
+  return result;
+}
+
+}  // namespace
+
+void bindTools(py::module_& module) {
+  module.def("inspect_model", &inspectModel, py::arg("path"));
+  module.def("inspect_ctx_model", &inspectCtxModel, py::arg("model"), py::arg("base_folder") = "");
+  module.def("inspect_binary", &inspectBinary, py::arg("binary"), py::arg("origin") = "<bytes>");
+  module.def("check_binary", &checkBinary, py::arg("binary"), py::arg("origin") = "<bytes>", py::arg("device") = "",
+             py::arg("profile") = "");
+  module.def("merge", &merge, py::arg("inputs"), py::arg("output_path"), py::arg("connections"));
+  module.def("devices", &devices);
+  module.def("device_profile", [](uint32_t index) { return valueOrThrow(vulkanDeviceProfile(index)); });
+  module.def("known_config_keys", &knownKeys);
+  module.def("engine_version", [] { return std::string(engineVersion()); });
+  module.attr("CPU_EXECUTION_PROVIDER") = kCpuExecutionProvider;
+  module.attr("VULKAN_EXECUTION_PROVIDER") = kVulkanExecutionProvider;
+}
+
+}  // namespace kiln::python
