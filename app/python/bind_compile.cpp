@@ -34,13 +34,16 @@ ModelCompilationOptions compilationOptions(const CompileRequestArgs& args) {
   options.setEpContextEmbedMode(args.embed);
   options.setFlags(static_cast<CompileFlags>(args.flags));
   if (args.externalInitializersFile) {
-    options.setOutputModelExternalInitializersFile(*args.externalInitializersFile, args.externalInitializersThreshold);
+    options.setOutputModelExternalInitializersFile(*args.externalInitializersFile,
+                                                   args.externalInitializersThreshold);
   }
-  if (args.optimizationLevel) options.setGraphOptimizationLevel(valueOrThrow(parseGraphOptimizationLevel(*args.optimizationLevel)));
+  if (args.optimizationLevel)
+    options.setGraphOptimizationLevel(valueOrThrow(parseGraphOptimizationLevel(*args.optimizationLevel)));
   if (args.targetProfile) options.setTargetProfile(*args.targetProfile);
   if (args.nodeNamePrefix) options.setNodeNamePrefix(*args.nodeNamePrefix);
   if (args.binaryDirectory || args.binaryModelName) {
-    options.setEpContextBinaryInformation(args.binaryDirectory.value_or("."), args.binaryModelName.value_or("model.onnx"));
+    options.setEpContextBinaryInformation(args.binaryDirectory.value_or("."),
+                                          args.binaryModelName.value_or("model.onnx"));
   }
   return options;
 }
@@ -48,7 +51,8 @@ ModelCompilationOptions compilationOptions(const CompileRequestArgs& args) {
 py::dict resultToPython(const CompileResult& result) {
   py::dict timings, counters;
   forEachTiming(result.timings, [&](std::string_view key, double value) { timings[py::str(key)] = value; });
-  forEachCounter(result.counters, [&](std::string_view key, int64_t value) { counters[py::str(key)] = value; });
+  forEachCounter(result.counters,
+                 [&](std::string_view key, int64_t value) { counters[py::str(key)] = value; });
   py::dict out;
   out["output_model_path"] = result.outputModelPath;
   out["binary_path"] = result.binaryPath;
@@ -60,9 +64,11 @@ py::dict resultToPython(const CompileResult& result) {
   return out;
 }
 
-// Compiles `model` (path or bytes) to `outputPath`, or to bytes when it is None: (result dict, bytes or None).
-py::tuple compile(const py::object& model, const std::optional<std::string>& outputPath, const CompileRequestArgs& args,
-                  py::object progressCallback, std::shared_ptr<CancellationToken> token) {
+// Compiles `model` (path or bytes) to `outputPath`, or to bytes when it is None: (result dict, bytes or
+// None).
+py::tuple compile(const py::object& model, const std::optional<std::string>& outputPath,
+                  const CompileRequestArgs& args, py::object progressCallback,
+                  std::shared_ptr<CancellationToken> token) {
   ModelCompilationOptions options = compilationOptions(args);
   if (!token) token = std::make_shared<CancellationToken>();
   auto progress = std::make_shared<PythonProgress>(std::move(progressCallback), token);

@@ -1,4 +1,5 @@
-// _kiln.Session and _kiln.RunOptions: the native half of kiln.InferenceSession (kiln/_session.py is the other).
+// _kiln.Session and _kiln.RunOptions: the native half of kiln.InferenceSession (kiln/_session.py is the
+// other).
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -37,7 +38,8 @@ std::span<const std::byte> bytesView(const py::bytes& bytes) {
   return {reinterpret_cast<const std::byte*>(data), static_cast<size_t>(size)};
 }
 
-std::unique_ptr<SessionHandle> createSession(const py::object& model, const std::map<std::string, std::string>& config,
+std::unique_ptr<SessionHandle> createSession(const py::object& model,
+                                             const std::map<std::string, std::string>& config,
                                              const std::map<std::string, std::vector<int64_t>>& inputShapes,
                                              py::object progressCallback,
                                              std::shared_ptr<CancellationToken> token) {
@@ -93,14 +95,17 @@ py::list run(SessionHandle& handle, const py::dict& feeds, const std::vector<std
     inputs.clear();
   }
   py::list result;
-  for (const NamedValue& output : valueOrThrow(std::move(outputs))) result.append(valueToPython(output.value));
+  for (const NamedValue& output : valueOrThrow(std::move(outputs)))
+    result.append(valueToPython(output.value));
   return result;
 }
 
 py::dict timingsToPython(const Session& session) {
   py::dict timings, counters;
-  forEachTiming(session.timings(), [&](std::string_view key, double value) { timings[py::str(key)] = value; });
-  forEachCounter(session.counters(), [&](std::string_view key, int64_t value) { counters[py::str(key)] = value; });
+  forEachTiming(session.timings(),
+                [&](std::string_view key, double value) { timings[py::str(key)] = value; });
+  forEachCounter(session.counters(),
+                 [&](std::string_view key, int64_t value) { counters[py::str(key)] = value; });
   py::dict result;
   result["timings"] = timings;
   result["counters"] = counters;
@@ -152,7 +157,9 @@ SessionOptions sessionOptionsFrom(const std::map<std::string, std::string>& conf
 void bindSession(py::module_& module) {
   module.def(
       "check_config_entry",
-      [](const std::string& key, const std::string& value) { throwIfError(SessionOptions().addConfigEntry(key, value)); },
+      [](const std::string& key, const std::string& value) {
+        throwIfError(SessionOptions().addConfigEntry(key, value));
+      },
       py::arg("key"), py::arg("value"));
   py::class_<CancellationToken, std::shared_ptr<CancellationToken>>(module, "CancellationToken")
       .def(py::init<>())
@@ -162,11 +169,13 @@ void bindSession(py::module_& module) {
 
   py::class_<RunOptions>(module, "RunOptions")
       .def(py::init<>())
-      .def("copy", [](const RunOptions& options) { return RunOptions(options); })  // shares the terminate flag
+      .def("copy",
+           [](const RunOptions& options) { return RunOptions(options); })  // shares the terminate flag
       .def("set_terminate", &RunOptions::setTerminate)
       .def("unset_terminate", &RunOptions::unsetTerminate)
       .def_property_readonly("terminate_requested", &RunOptions::terminateRequested)
-      .def_property("tag", &RunOptions::tag, [](RunOptions& options, std::string tag) { options.setTag(std::move(tag)); })
+      .def_property("tag", &RunOptions::tag,
+                    [](RunOptions& options, std::string tag) { options.setTag(std::move(tag)); })
       .def_property("profiling", &RunOptions::profiling,
                     [](RunOptions& options, bool enabled) { options.setProfiling(enabled); });
 
@@ -178,7 +187,8 @@ void bindSession(py::module_& module) {
       .def("run", &run, py::arg("feeds"), py::arg("output_names"), py::arg("run_options") = nullptr)
       .def("timings", [](const SessionHandle& h) { return timingsToPython(*h.session); })
       .def("partitions", [](const SessionHandle& h) { return partitionsToPython(*h.session); })
-      .def("last_run_profile", [](const SessionHandle& h) { return profileToPython(h.session->lastRunProfile()); });
+      .def("last_run_profile",
+           [](const SessionHandle& h) { return profileToPython(h.session->lastRunProfile()); });
 }
 
 }  // namespace kiln::python

@@ -38,7 +38,8 @@ py::dict inspectCtxModel(const py::object& model, const std::string& baseFolder)
 }
 
 py::dict inspectBinary(const py::object& binary, const std::string& origin) {
-  if (py::isinstance<py::bytes>(binary)) return toPython(valueOrThrow(inspectContextBinary(spanOf(binary), origin)));
+  if (py::isinstance<py::bytes>(binary))
+    return toPython(valueOrThrow(inspectContextBinary(spanOf(binary), origin)));
   return toPython(valueOrThrow(inspectContextBinary(py::str(binary).cast<std::string>())));
 }
 
@@ -69,7 +70,8 @@ py::dict merge(const std::vector<std::pair<std::string, std::string>>& inputs, c
 
 py::list devices() {
   py::list result;
-  for (const VulkanDeviceDescription& device : valueOrThrow(listVulkanDevices())) result.append(toPython(device));
+  for (const VulkanDeviceDescription& device : valueOrThrow(listVulkanDevices()))
+    result.append(toPython(device));
   return result;
 }
 
@@ -87,8 +89,8 @@ void bindTools(py::module_& module) {
   module.def("inspect_model", &inspectModel, py::arg("path"));
   module.def("inspect_ctx_model", &inspectCtxModel, py::arg("model"), py::arg("base_folder") = "");
   module.def("inspect_binary", &inspectBinary, py::arg("binary"), py::arg("origin") = "<bytes>");
-  module.def("check_binary", &checkBinary, py::arg("binary"), py::arg("origin") = "<bytes>", py::arg("device") = "",
-             py::arg("profile") = "");
+  module.def("check_binary", &checkBinary, py::arg("binary"), py::arg("origin") = "<bytes>",
+             py::arg("device") = "", py::arg("profile") = "");
   module.def("merge", &merge, py::arg("inputs"), py::arg("output_path"), py::arg("connections"));
   module.def("devices", &devices);
   module.def("device_profile", [](uint32_t index) { return valueOrThrow(vulkanDeviceProfile(index)); });

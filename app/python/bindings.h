@@ -1,11 +1,11 @@
 // The parts of the _kiln extension module, one function per area (module.cpp calls them in order).
 #pragma once
 
+#include <pybind11/pybind11.h>
+
 #include <map>
 #include <string>
 #include <vector>
-
-#include <pybind11/pybind11.h>
 
 #include "kiln/session_options.h"
 

@@ -2,12 +2,12 @@
 // calling thread watches for Ctrl+C, and forward the engine's progress events to a Python callable.
 #pragma once
 
+#include <pybind11/pybind11.h>
+
 #include <chrono>
 #include <future>
 #include <memory>
 #include <optional>
-
-#include <pybind11/pybind11.h>
 
 #include "kiln/progress.h"
 
@@ -20,7 +20,8 @@ class PythonProgress {
   // `callback`: None, or called as callback(stage: str, done: int, total: int); returning False cancels.
   PythonProgress(pybind11::object callback, std::shared_ptr<CancellationToken> token);
   ~PythonProgress();
-  // A sink for SessionOptions::progress that calls the callback (taking the GIL) and cancels on its exception.
+  // A sink for SessionOptions::progress that calls the callback (taking the GIL) and cancels on its
+  // exception.
   ProgressSink sink();
   // Re-raises the callback's exception, if it raised one. Needs the GIL.
   void rethrow();
@@ -32,9 +33,9 @@ class PythonProgress {
   std::optional<pybind11::error_already_set> error_;
 };
 
-// Runs `work` on a worker thread with the GIL released; Ctrl+C (SIGINT) in the meantime cancels `token`, waits for
-// `work` to return and raises KeyboardInterrupt. Call with the GIL held, from any thread (only the main thread sees
-// signals). Returns what `work` returns.
+// Runs `work` on a worker thread with the GIL released; Ctrl+C (SIGINT) in the meantime cancels `token`,
+// waits for `work` to return and raises KeyboardInterrupt. Call with the GIL held, from any thread (only the
+// main thread sees signals). Returns what `work` returns.
 template <class Work>
 auto callInterruptibly(const std::shared_ptr<CancellationToken>& token, Work work) -> decltype(work()) {
   auto done = std::async(std::launch::async, std::move(work));

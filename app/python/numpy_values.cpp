@@ -18,19 +18,18 @@ struct TypePair {
   int itemsize;
 };
 constexpr TypePair kTypes[] = {
-    {DataType::FLOAT, 'f', 4},   {DataType::DOUBLE, 'f', 8}, {DataType::FLOAT16, 'f', 2}, {DataType::INT8, 'i', 1},
-    {DataType::INT16, 'i', 2},   {DataType::INT32, 'i', 4},  {DataType::INT64, 'i', 8},   {DataType::UINT8, 'u', 1},
-    {DataType::UINT16, 'u', 2},  {DataType::UINT32, 'u', 4}, {DataType::UINT64, 'u', 8}, {DataType::BOOL, 'b', 1},
+    {DataType::FLOAT, 'f', 4},  {DataType::DOUBLE, 'f', 8}, {DataType::FLOAT16, 'f', 2},
+    {DataType::INT8, 'i', 1},   {DataType::INT16, 'i', 2},  {DataType::INT32, 'i', 4},
+    {DataType::INT64, 'i', 8},  {DataType::UINT8, 'u', 1},  {DataType::UINT16, 'u', 2},
+    {DataType::UINT32, 'u', 4}, {DataType::UINT64, 'u', 8}, {DataType::BOOL, 'b', 1},
 };
 
 Status unsupportedType(const std::string& name, const std::string& what) {
-  return Status(StatusCode::INVALID_ARGUMENT, "input '" + name + "': NumPy arrays of " + what +
-                                                  " have no ONNX tensor type Kiln runs");
+  return Status(StatusCode::INVALID_ARGUMENT,
+                "input '" + name + "': NumPy arrays of " + what + " have no ONNX tensor type Kiln runs");
 }
 
-Shape shapeOf(const py::array& array) {
-  return Shape(array.shape(), array.shape() + array.ndim());
-}
+Shape shapeOf(const py::array& array) { return Shape(array.shape(), array.shape() + array.ndim()); }
 
 Tensor stringTensor(const py::array& array) {
   std::vector<std::string> values;
@@ -46,7 +45,8 @@ Tensor stringTensor(const py::array& array) {
   return Tensor::fromStrings(shapeOf(array), std::move(values));
 }
 
-// Owns a reference to the array whose memory a wrapped tensor uses; dropped with the GIL held, from any thread.
+// Owns a reference to the array whose memory a wrapped tensor uses; dropped with the GIL held, from any
+// thread.
 std::shared_ptr<std::byte> borrowArrayMemory(const py::array& array) {
   PyObject* owner = array.ptr();
   Py_INCREF(owner);
@@ -71,11 +71,14 @@ DataType dataTypeOfNumpy(const py::dtype& dtype) {
 Tensor tensorFromPython(const py::handle& object, const std::string& name) {
   py::array array = py::module_::import("numpy").attr("asarray")(object);
   const DataType type = dataTypeOfNumpy(array.dtype());
-  if (type == DataType::UNDEFINED) throwIfError(unsupportedType(name, py::str(array.dtype()).cast<std::string>()));
+  if (type == DataType::UNDEFINED)
+    throwIfError(unsupportedType(name, py::str(array.dtype()).cast<std::string>()));
   if (type == DataType::STRING) return stringTensor(array);
-  const bool aligned = reinterpret_cast<uintptr_t>(array.data()) % static_cast<uintptr_t>(array.itemsize()) == 0;
+  const bool aligned =
+      reinterpret_cast<uintptr_t>(array.data()) % static_cast<uintptr_t>(array.itemsize()) == 0;
   if (!(array.flags() & py::array::c_style) || !aligned || !array.dtype().attr("isnative").cast<bool>()) {
-    array = py::module_::import("numpy").attr("ascontiguousarray")(array, array.dtype().attr("newbyteorder")("="));
+    array = py::module_::import("numpy").attr("ascontiguousarray")(array,
+                                                                   array.dtype().attr("newbyteorder")("="));
   }
   if (array.size() == 0) return Tensor(type, shapeOf(array));
   return Tensor::wrap(type, shapeOf(array), borrowArrayMemory(array));
@@ -83,7 +86,8 @@ Tensor tensorFromPython(const py::handle& object, const std::string& name) {
 
 Value valueFromPython(const py::handle& object, const ValueMetadata& meta) {
   if (meta.kind == ValueKind::OPTIONAL && object.is_none()) return Value::none();
-  if (meta.kind == ValueKind::SEQUENCE || (meta.kind == ValueKind::OPTIONAL && py::isinstance<py::list>(object))) {
+  if (meta.kind == ValueKind::SEQUENCE ||
+      (meta.kind == ValueKind::OPTIONAL && py::isinstance<py::list>(object))) {
     std::vector<Tensor> tensors;
     for (const py::handle item : object) tensors.push_back(tensorFromPython(item, meta.name));
     Value sequence = Value::sequence(meta.dtype, std::move(tensors));
@@ -107,8 +111,9 @@ py::object tensorToPython(const Tensor& tensor) {
   }
   if (format == "b1") format = "bool";
   if (format.empty()) {
-    throwIfError(Status(StatusCode::NOT_IMPLEMENTED,
-                        std::string("outputs of type ") + dataTypeName(tensor.dtype()) + " have no NumPy type"));
+    throwIfError(
+        Status(StatusCode::NOT_IMPLEMENTED,
+               std::string("outputs of type ") + dataTypeName(tensor.dtype()) + " have no NumPy type"));
   }
   py::dtype dtype = py::dtype(format);
   if (tensor.numel() == 0 || !tensor.rawData()) return py::array(dtype, shape);

@@ -1,10 +1,11 @@
-// NumPy arrays <-> Kiln values: what feeds a run and what a run returns. Inputs are wrapped without a copy when the
-// array is C-contiguous, aligned and of a fixed-size type; outputs are NumPy arrays over the engine's own storage.
+// NumPy arrays <-> Kiln values: what feeds a run and what a run returns. Inputs are wrapped without a copy
+// when the array is C-contiguous, aligned and of a fixed-size type; outputs are NumPy arrays over the
+// engine's own storage.
 #pragma once
 
 #include <pybind11/numpy.h>
-#include <pybind11/stl.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include "kiln/tensor.h"
 #include "kiln/value.h"
@@ -12,15 +13,16 @@
 
 namespace kiln::python {
 
-// The Kiln element type of a NumPy dtype (UNDEFINED when Kiln has none); unicode, bytes and object arrays are STRING.
+// The Kiln element type of a NumPy dtype (UNDEFINED when Kiln has none); unicode, bytes and object arrays are
+// STRING.
 DataType dataTypeOfNumpy(const pybind11::dtype& dtype);
 
-// A tensor over `object` (anything numpy.asarray accepts). Needs the GIL. INVALID_ARGUMENT (as StatusError) for an
-// element type Kiln has no tensor type for, naming `name`.
+// A tensor over `object` (anything numpy.asarray accepts). Needs the GIL. INVALID_ARGUMENT (as StatusError)
+// for an element type Kiln has no tensor type for, naming `name`.
 Tensor tensorFromPython(const pybind11::handle& object, const std::string& name);
 
-// The run input `object` fed as `meta` declares it: a tensor, a list of arrays for a sequence, None for an empty
-// optional. Needs the GIL.
+// The run input `object` fed as `meta` declares it: a tensor, a list of arrays for a sequence, None for an
+// empty optional. Needs the GIL.
 Value valueFromPython(const pybind11::handle& object, const ValueMetadata& meta);
 
 // A NumPy array sharing the tensor's storage (strings: an object array of str). Needs the GIL.

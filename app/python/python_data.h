@@ -10,7 +10,8 @@
 
 namespace kiln::python {
 
-// A declared input or output: name, kind, dtype (ONNX enum value), has_shape, shape (int, str or None per dim).
+// A declared input or output: name, kind, dtype (ONNX enum value), has_shape, shape (int, str or None per
+// dim).
 pybind11::dict toPython(const ValueMetadata& value);
 // Each of these: every field of the structure, nested structures as dicts, vectors as lists.
 pybind11::dict toPython(const ModelInfo& info);

@@ -18,8 +18,8 @@ void registerStatusErrors() {
       // kiln._errors.error_for(code, name, message) builds the exception instance of the right class.
       py::object errors = py::module_::import("kiln._errors");
       const Status& status = error.status();
-      py::object instance = errors.attr("error_for")(static_cast<int>(status.code()), statusCodeName(status.code()),
-                                                     status.message());
+      py::object instance = errors.attr("error_for")(static_cast<int>(status.code()),
+                                                     statusCodeName(status.code()), status.message());
       PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(instance.ptr())), instance.ptr());
     }
   });

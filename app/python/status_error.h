@@ -1,4 +1,5 @@
-// Kiln Status -> Python exception: a failed engine call raises the kiln.KilnError subclass named after its code.
+// Kiln Status -> Python exception: a failed engine call raises the kiln.KilnError subclass named after its
+// code.
 #pragma once
 
 #include <stdexcept>
@@ -7,8 +8,8 @@
 
 namespace kiln::python {
 
-// Thrown by binding code for a non-OK Status; the translator registered by registerStatusErrors() turns it into
-// the kiln._errors class for the code (kiln.InvalidArgument, kiln.NoSuchFile, ...).
+// Thrown by binding code for a non-OK Status; the translator registered by registerStatusErrors() turns it
+// into the kiln._errors class for the code (kiln.InvalidArgument, kiln.NoSuchFile, ...).
 class StatusError : public std::runtime_error {
  public:
   // Wraps a non-OK `status`.

@@ -178,3 +178,17 @@ def test_session_options_warn_only_for_onnxruntime_keys():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         kiln.SessionOptions().add_session_config_entry("session.disable_cpu_ep_fallback", "0")
+
+
+def test_type_stubs_cover_the_public_api():
+    import ast
+    import pathlib
+    stub = ast.parse((pathlib.Path(kiln.__file__).parent / "__init__.pyi").read_text())
+    declared = {node.name for node in stub.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+    declared |= {t.id for node in stub.body if isinstance(node, ast.AnnAssign) for t in [node.target]}
+    assert set(kiln.__all__) <= declared, set(kiln.__all__) - declared
+    classes = {node.name: node for node in stub.body if isinstance(node, ast.ClassDef)}
+    for name in ("InferenceSession", "SessionOptions", "ModelCompiler"):
+        methods = {f.name for f in classes[name].body if isinstance(f, ast.FunctionDef)}
+        public = {m for m in vars(getattr(kiln, name)) if not m.startswith("_") and callable(getattr(kiln, name).__dict__[m])}
+        assert public <= methods, (name, public - methods)
