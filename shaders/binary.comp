@@ -3,10 +3,11 @@
 // collapsed dimensions laid on the dispatch grid (dims and strides innermost FIRST in this variant).
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer InputA { float a[]; };
-layout(std430, binding = 1) readonly buffer InputB { float b[]; };
-layout(std430, binding = 2) writeonly buffer Output { float c[]; };
+layout(std430, binding = 0) readonly buffer InputA { SFLOAT a[]; };
+layout(std430, binding = 1) readonly buffer InputB { SFLOAT b[]; };
+layout(std430, binding = 2) writeonly buffer Output { SFLOAT c[]; };
 layout(push_constant) uniform Params {
   uint count;
   uint rowStride;
@@ -26,8 +27,8 @@ void main() {
   uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y, z = gl_GlobalInvocationID.z;
   if (x >= p.dims[0]) return;
   uint i = x + p.dims[0] * (y + p.dims[1] * z);
-  c[i] = apply(a[x * p.stridesA[0] + y * p.stridesA[1] + z * p.stridesA[2]],
-               b[x * p.stridesB[0] + y * p.stridesB[1] + z * p.stridesB[2]]);
+  c[i] = SFLOAT(apply(float(a[x * p.stridesA[0] + y * p.stridesA[1] + z * p.stridesA[2]]),
+                      float(b[x * p.stridesB[0] + y * p.stridesB[1] + z * p.stridesB[2]])));
 #else
   uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
   if (i >= p.count) return;
@@ -40,8 +41,8 @@ void main() {
     ia += coord * p.stridesA[d];
     ib += coord * p.stridesB[d];
   }
-  c[i] = apply(a[ia], b[ib]);
+  c[i] = SFLOAT(apply(float(a[ia]), float(b[ib])));
 #elif BROADCAST == 0
-  c[i] = apply(a[i], b[i]);
+  c[i] = SFLOAT(apply(float(a[i]), float(b[i])));
 #endif
 }

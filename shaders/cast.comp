@@ -1,16 +1,24 @@
-// Cast between float32 (type 0), int32 (1) and int64 (2), SRC_TYPE to DST_TYPE (see
-// engine/src/ep/vulkan/kernels/cast.cpp). int64 moves as (low, high) word pairs, so no shaderInt64 is needed.
+// Cast between float32 (type 0), int32 (1), int64 (2) and float16 (3), SRC_TYPE to DST_TYPE (see
+// engine/src/ep/vulkan/kernels/cast.cpp). int64 moves as (low, high) word pairs, so no shaderInt64 is needed;
+// float16 needs only 16-bit storage (values convert through float32).
 // Float to integer follows numpy on x86 as the CPU EP does: truncate, NaN gives 0, saturate to int64, then
 // keep the low 32 bits for int32. int64 to float rounds to nearest even.
 #version 450
+#if SRC_TYPE == 3 || DST_TYPE == 3
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 layout(local_size_x = LOCAL_SIZE_X) in;
 #if SRC_TYPE == 2
 layout(std430, binding = 0) readonly buffer Input { uvec2 src[]; };
+#elif SRC_TYPE == 3
+layout(std430, binding = 0) readonly buffer Input { float16_t src[]; };
 #else
 layout(std430, binding = 0) readonly buffer Input { uint src[]; };
 #endif
 #if DST_TYPE == 2
 layout(std430, binding = 1) writeonly buffer Output { uvec2 dst[]; };
+#elif DST_TYPE == 3
+layout(std430, binding = 1) writeonly buffer Output { float16_t dst[]; };
 #else
 layout(std430, binding = 1) writeonly buffer Output { uint dst[]; };
 #endif
@@ -64,9 +72,17 @@ float int64ToFloat(uvec2 v) {
 void main() {
   uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
   if (i >= p.count) return;
+#if SRC_TYPE == 0 || SRC_TYPE == 3
 #if SRC_TYPE == 0
   float f = uintBitsToFloat(src[i]);
-#if DST_TYPE == 1
+#else
+  float f = float(src[i]);
+#endif
+#if DST_TYPE == 0
+  dst[i] = floatBitsToUint(f);
+#elif DST_TYPE == 3
+  dst[i] = float16_t(f);
+#elif DST_TYPE == 1
   dst[i] = floatToInt64(f).x;
 #else
   dst[i] = floatToInt64(f);
@@ -75,12 +91,16 @@ void main() {
   int x = int(src[i]);
 #if DST_TYPE == 0
   dst[i] = floatBitsToUint(float(x));
+#elif DST_TYPE == 3
+  dst[i] = float16_t(float(x));
 #else
   dst[i] = uvec2(uint(x), x < 0 ? 0xFFFFFFFFu : 0u);
 #endif
 #else
 #if DST_TYPE == 0
   dst[i] = floatBitsToUint(int64ToFloat(src[i]));
+#elif DST_TYPE == 3
+  dst[i] = float16_t(int64ToFloat(src[i]));
 #else
   dst[i] = src[i].x;
 #endif

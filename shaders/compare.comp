@@ -2,6 +2,8 @@
 // INPUT_BOOL 0: float32 inputs (Equal, Less, Greater, LessOrEqual, GreaterOrEqual); 1: bool inputs (And, Or,
 // Xor, Equal on bools). UNARY 1: out = OP(a) with a single input (Not). GRID as binary.comp's BROADCAST 2.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 layout(local_size_x = LOCAL_SIZE_X) in;
@@ -9,8 +11,8 @@ layout(local_size_x = LOCAL_SIZE_X) in;
 #define VALUE uint8_t
 #define READ(v) ((v) != uint8_t(0))
 #else
-#define VALUE float
-#define READ(v) (v)
+#define VALUE SFLOAT
+#define READ(v) float(v)
 #endif
 layout(std430, binding = 0) readonly buffer InputA { VALUE a[]; };
 #if UNARY

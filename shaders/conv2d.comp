@@ -8,15 +8,17 @@
 // activation (0 none, 1 relu, 2 clip(alpha, beta), 3 hardsigmoid(alpha, beta), 4 hardswish, 5 sigmoid,
 // 6 leakyrelu(alpha)).
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Input { float x[]; };
+layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
 #if DEPTHWISE
-layout(std430, binding = 1) readonly buffer Weights { float w[]; };
+layout(std430, binding = 1) readonly buffer Weights { SFLOAT w[]; };
 #else
-layout(std430, binding = 1) readonly buffer Weights { vec4 w[]; };
+layout(std430, binding = 1) readonly buffer Weights { SVEC4 w[]; };
 #endif
-layout(std430, binding = 2) readonly buffer Bias { float bias[]; };  // per output channel (unread without hasBias)
-layout(std430, binding = 3) writeonly buffer Output { float y[]; };
+layout(std430, binding = 2) readonly buffer Bias { SFLOAT bias[]; };  // per output channel (unread without hasBias)
+layout(std430, binding = 3) writeonly buffer Output { SFLOAT y[]; };
 layout(push_constant) uniform Params {
   uint inC;   // input channels per group
   uint inH, inW, outH, outW;
@@ -72,18 +74,18 @@ void main() {
   uint k = g * p.kH * p.kW;  // one output channel per group
   for (uint kh = 0; kh < p.kH; ++kh) {
     for (uint kw = 0; kw < p.kW; ++kw, ++k) {
-      const float wv = w[k];
+      const float wv = float(w[k]);
       for (uint j = 0; j < PIX; ++j) {
         const int ih = ih0[j] + int(kh * p.dH), iw = iw0[j] + int(kw * p.dW);
         const bool inside = ih >= 0 && ih < int(p.inH) && iw >= 0 && iw < int(p.inW);
-        const float v = x[inside ? xBase + uint(ih) * p.inW + uint(iw) : 0u];
+        const float v = float(x[inside ? xBase + uint(ih) * p.inW + uint(iw) : 0u]);
         acc[j] += inside ? v * wv : 0.0;
       }
     }
   }
-  const float b = p.hasBias != 0u ? bias[g] : 0.0;
+  const float b = p.hasBias != 0u ? float(bias[g]) : 0.0;
   for (uint j = 0; j < PIX; ++j) {
-    if (qFirst + j < P) y[ng * P + q[j]] = activate(acc[j] + b);
+    if (qFirst + j < P) y[ng * P + q[j]] = SFLOAT(activate(acc[j] + b));
   }
 #else
   const uint KK = p.inC * p.kH * p.kW;
@@ -98,9 +100,9 @@ void main() {
     const uint xc = xBase + c * HW;
 #if POINTWISE
     float v[PIX];
-    for (uint j = 0; j < PIX; ++j) v[j] = x[xc + q[j]];
+    for (uint j = 0; j < PIX; ++j) v[j] = float(x[xc + q[j]]);
     for (uint b = 0; b < CB; ++b) {
-      const vec4 wv = w[kBase[b] + k];
+      const vec4 wv = vec4(w[kBase[b] + k]);
       for (uint j = 0; j < PIX; ++j) acc[b][j] += v[j] * wv;
     }
     ++k;
@@ -111,11 +113,11 @@ void main() {
         for (uint j = 0; j < PIX; ++j) {
           const int ih = ih0[j] + int(kh * p.dH), iw = iw0[j] + int(kw * p.dW);
           const bool inside = ih >= 0 && ih < int(p.inH) && iw >= 0 && iw < int(p.inW);
-          const float value = x[inside ? xc + uint(ih) * p.inW + uint(iw) : 0u];
+          const float value = float(x[inside ? xc + uint(ih) * p.inW + uint(iw) : 0u]);
           v[j] = inside ? value : 0.0;
         }
         for (uint b = 0; b < CB; ++b) {
-          const vec4 wv = w[kBase[b] + k];
+          const vec4 wv = vec4(w[kBase[b] + k]);
           for (uint j = 0; j < PIX; ++j) acc[b][j] += v[j] * wv;
         }
       }
@@ -128,10 +130,10 @@ void main() {
     for (uint i = 0; i < 4u; ++i) {
       const uint m = mb * 4u + i;
       if (m >= p.outC) break;
-      const float bv = p.hasBias != 0u ? bias[g * p.outC + m] : 0.0;
+      const float bv = p.hasBias != 0u ? float(bias[g * p.outC + m]) : 0.0;
       const uint row = (ng * p.outC + m) * P;
       for (uint j = 0; j < PIX; ++j) {
-        if (qFirst + j < P) y[row + q[j]] = activate(acc[b][j][i] + bv);
+        if (qFirst + j < P) y[row + q[j]] = SFLOAT(activate(acc[b][j][i] + bv));
       }
     }
   }

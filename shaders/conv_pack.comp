@@ -3,9 +3,11 @@
 // The source is Conv's W [M, Cg, k...] or, with TRANSPOSED 1, ConvTranspose's W [C, Mg, k...]. Constant weights
 // are packed the same way on the host at load (kernels/conv.cpp).
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Source { float w[]; };
-layout(std430, binding = 1) writeonly buffer Packed { float packed[]; };
+layout(std430, binding = 0) readonly buffer Source { SFLOAT w[]; };
+layout(std430, binding = 1) writeonly buffer Packed { SFLOAT packed[]; };
 layout(push_constant) uniform Params {
   uint count;  // packed elements
   uint rowStride;
@@ -23,7 +25,7 @@ void main() {
   const uint m = rest % p.mBlocks * 4u + i % 4u;
   const uint g = rest / p.mBlocks;
   if (m >= p.Mg) {
-    packed[i] = 0.0;
+    packed[i] = SFLOAT(0.0);
     return;
   }
 #if TRANSPOSED

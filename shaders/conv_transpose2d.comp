@@ -3,11 +3,13 @@
 // channels (vec4 weights prepacked as [group][channel block][c][kh][kw][4], see kernels/conv.cpp) for PIX pixels
 // of one row spaced sW apart, which share their taps, so each weight read feeds PIX pixels.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, binding = 1) readonly buffer Weights { vec4 w[]; };
-layout(std430, binding = 2) readonly buffer Bias { float bias[]; };  // per output channel (unread without hasBias)
-layout(std430, binding = 3) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
+layout(std430, binding = 1) readonly buffer Weights { SVEC4 w[]; };
+layout(std430, binding = 2) readonly buffer Bias { SFLOAT bias[]; };  // per output channel (unread without hasBias)
+layout(std430, binding = 3) writeonly buffer Output { SFLOAT y[]; };
 layout(push_constant) uniform Params {
   uint inC;  // input channels per group
   uint inH, inW, outH, outW;
@@ -53,11 +55,11 @@ void main() {
       uint xi = xBase + ih * p.inW;
       uint wi = wBase + kh * p.kW + kw;
       for (uint c = 0; c < p.inC; ++c, xi += HW, wi += KK) {
-        const vec4 wv = w[wi];
+        const vec4 wv = vec4(w[wi]);
         for (uint j = 0; j < PIX; ++j) {
           const int iw = iw0 + int(j);
           const bool inside = iw >= 0 && iw < int(p.inW);
-          const float v = x[inside ? xi + uint(iw) : 0u];
+          const float v = float(x[inside ? xi + uint(iw) : 0u]);
           acc[j] += inside ? v * wv : vec4(0.0);
         }
       }
@@ -67,11 +69,11 @@ void main() {
   for (uint i4 = 0; i4 < 4u; ++i4) {
     const uint m = mb * 4u + i4;
     if (m >= p.outC) break;
-    const float b = p.hasBias != 0u ? bias[g * p.outC + m] : 0.0;
+    const float b = p.hasBias != 0u ? float(bias[g * p.outC + m]) : 0.0;
     const uint row = (ng * p.outC + m) * P + outRow * p.outW;
     for (uint j = 0; j < PIX; ++j) {
       const uint col = ow0 + j * p.sW;
-      if (col < p.outW) y[row + col] = acc[j][i4] + b;
+      if (col < p.outW) y[row + col] = SFLOAT(acc[j][i4] + b);
     }
   }
 }

@@ -3,9 +3,10 @@
 // the chain; constant operands are baked in as literals).
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
+layout(std430, binding = 1) writeonly buffer Output { SFLOAT y[]; };
 layout(push_constant) uniform Params {
   uint count;
   uint rowStride;
@@ -18,6 +19,6 @@ FUNCTIONS
 void main() {
   uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
   if (i >= p.count) return;
-  float v = x[i];
-  y[i] = EXPRESSION;
+  float v = float(x[i]);
+  y[i] = SFLOAT(EXPRESSION);
 }

@@ -3,11 +3,13 @@
 // stride of 0 repeats an operand). Each invocation computes a 4 x 4 tile of y; consecutive invocations take
 // consecutive column tiles, so their B loads are adjacent. HAS_C adds beta * C with broadcast strides.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer InputA { float a[]; };
-layout(std430, binding = 1) readonly buffer InputB { float b[]; };
-layout(std430, binding = 2) readonly buffer InputC { float c[]; };  // a dummy binding without HAS_C
-layout(std430, binding = 3) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer InputA { SFLOAT a[]; };
+layout(std430, binding = 1) readonly buffer InputB { SFLOAT b[]; };
+layout(std430, binding = 2) readonly buffer InputC { SFLOAT c[]; };  // a dummy binding without HAS_C
+layout(std430, binding = 3) writeonly buffer Output { SFLOAT y[]; };
 layout(push_constant) uniform Params {
   uint M, N, K;
   uint aRow, aCol, bRow, bCol;  // element strides of A's rows/columns (M, K) and B's (K, N)
@@ -42,8 +44,9 @@ void main() {
   vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
   for (uint k = 0; k < p.K; ++k) {
     const uint ak = k * p.aCol, bk = k * p.bRow;
-    const vec4 bv = vec4(b[bIndex[0] + bk], b[bIndex[1] + bk], b[bIndex[2] + bk], b[bIndex[3] + bk]);
-    for (uint t = 0; t < 4u; ++t) acc[t] += a[aIndex[t] + ak] * bv;
+    const vec4 bv = vec4(float(b[bIndex[0] + bk]), float(b[bIndex[1] + bk]), float(b[bIndex[2] + bk]),
+                         float(b[bIndex[3] + bk]));
+    for (uint t = 0; t < 4u; ++t) acc[t] += float(a[aIndex[t] + ak]) * bv;
   }
   const uint yBase = batch * p.M * p.N;
   for (uint t = 0; t < 4u; ++t) {
@@ -54,9 +57,9 @@ void main() {
       if (j >= p.N) break;
       float v = p.alpha * acc[t][u];
 #if HAS_C
-      v += p.beta * c[i * p.cRow + j * p.cCol];
+      v += p.beta * float(c[i * p.cRow + j * p.cCol]);
 #endif
-      y[yBase + i * p.N + j] = v;
+      y[yBase + i * p.N + j] = SFLOAT(v);
     }
   }
 }

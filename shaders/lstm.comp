@@ -3,17 +3,20 @@
 // pre-activations x_t W[d]^T + h_prev R[d]^T + Wb + Rb for unit j, then the cell update. x_t and h_prev are
 // staged through shared memory in tiles, so each weight row streams once. h_prev is the previous step's row
 // of Y (or initial_h), the cell state is updated in place in Yc. See
-// engine/src/ep/vulkan/kernels/recurrent.cpp.
+// engine/src/ep/vulkan/kernels/recurrent.cpp. The inputs may be float16 storage (storage.glsl); Y and Yc, which
+// carry the state between steps, stay float32 (the kernel casts them to float16 outputs at the end).
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
 // Shapes for layout 0; layout 1 swaps the batch to the front: X [N, S, I], Y [N, S, D, H], states [N, D, H].
-layout(std430, binding = 0) readonly buffer InputX { float X[]; };     // [S, N, I]
-layout(std430, binding = 1) readonly buffer InputW { float W[]; };     // [D, 4H, I]
-layout(std430, binding = 2) readonly buffer InputR { float R[]; };     // [D, 4H, H]
-layout(std430, binding = 3) readonly buffer InputB { float B[]; };     // [D, 8H]
-layout(std430, binding = 4) readonly buffer InputP { float P[]; };     // [D, 3H]
-layout(std430, binding = 5) readonly buffer InitH { float initH[]; };  // [D, N, H]
-layout(std430, binding = 6) readonly buffer InitC { float initC[]; };  // [D, N, H]
+layout(std430, binding = 0) readonly buffer InputX { SFLOAT X[]; };     // [S, N, I]
+layout(std430, binding = 1) readonly buffer InputW { SFLOAT W[]; };     // [D, 4H, I]
+layout(std430, binding = 2) readonly buffer InputR { SFLOAT R[]; };     // [D, 4H, H]
+layout(std430, binding = 3) readonly buffer InputB { SFLOAT B[]; };     // [D, 8H]
+layout(std430, binding = 4) readonly buffer InputP { SFLOAT P[]; };     // [D, 3H]
+layout(std430, binding = 5) readonly buffer InitH { SFLOAT initH[]; };  // [D, N, H]
+layout(std430, binding = 6) readonly buffer InitC { SFLOAT initC[]; };  // [D, N, H]
 layout(std430, binding = 7) buffer OutputY { float Y[]; };             // [S, D, N, H]
 layout(std430, binding = 8) buffer OutputC { float Yc[]; };            // [D, N, H]
 layout(push_constant) uniform Params {
@@ -44,19 +47,19 @@ void main() {
   uint H = p.H, G = 4u * p.H;
   float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
   if (inRange && (p.flags & 1u) != 0u) {
-    for (uint g = 0u; g < 4u; ++g) acc[g] = B[d * 2u * G + g * H + j] + B[d * 2u * G + G + g * H + j];
+    for (uint g = 0u; g < 4u; ++g) acc[g] = float(B[d * 2u * G + g * H + j]) + float(B[d * 2u * G + G + g * H + j]);
   }
   // Input term.
   uint xBase = xRow(t, b);
   for (uint k0 = 0u; k0 < p.I; k0 += LOCAL_SIZE_X) {
-    tile[lane] = k0 + lane < p.I ? X[xBase + k0 + lane] : 0.0;
+    tile[lane] = k0 + lane < p.I ? float(X[xBase + k0 + lane]) : 0.0;
     barrier();
     uint n = min(uint(LOCAL_SIZE_X), p.I - k0);
     if (inRange) {
       for (uint g = 0u; g < 4u; ++g) {
         uint w = (d * G + g * H + j) * p.I + k0;
         float sum = 0.0;
-        for (uint k = 0u; k < n; ++k) sum += tile[k] * W[w + k];
+        for (uint k = 0u; k < n; ++k) sum += tile[k] * float(W[w + k]);
         acc[g] += sum;
       }
     }
@@ -69,7 +72,7 @@ void main() {
     uint hBase = first ? stateRow(d, b) : yRow(tPrev, d, b);
     for (uint k0 = 0u; k0 < H; k0 += LOCAL_SIZE_X) {
       float v = 0.0;
-      if (k0 + lane < H) v = first ? initH[hBase + k0 + lane] : Y[hBase + k0 + lane];
+      if (k0 + lane < H) v = first ? float(initH[hBase + k0 + lane]) : Y[hBase + k0 + lane];
       tile[lane] = v;
       barrier();
       uint n = min(uint(LOCAL_SIZE_X), H - k0);
@@ -77,7 +80,7 @@ void main() {
         for (uint g = 0u; g < 4u; ++g) {
           uint r = (d * G + g * H + j) * H + k0;
           float sum = 0.0;
-          for (uint k = 0u; k < n; ++k) sum += tile[k] * R[r + k];
+          for (uint k = 0u; k < n; ++k) sum += tile[k] * float(R[r + k]);
           acc[g] += sum;
         }
       }
@@ -86,15 +89,15 @@ void main() {
   }
   if (!inRange) return;
   uint state = stateRow(d, b) + j;
-  float cPrev = first ? ((p.flags & 8u) != 0u ? initC[state] : 0.0) : Yc[state];
+  float cPrev = first ? ((p.flags & 8u) != 0u ? float(initC[state]) : 0.0) : Yc[state];
   float gi = acc[0], go = acc[1], gf = acc[2], gc = acc[3];
   bool peep = (p.flags & 2u) != 0u;
   if (peep) {
-    gi += P[d * 3u * H + j] * cPrev;
-    gf += P[d * 3u * H + 2u * H + j] * cPrev;
+    gi += float(P[d * 3u * H + j]) * cPrev;
+    gf += float(P[d * 3u * H + 2u * H + j]) * cPrev;
   }
   float c = sigmoid(gf) * cPrev + sigmoid(gi) * tanhSafe(gc);
-  if (peep) go += P[d * 3u * H + H + j] * c;
+  if (peep) go += float(P[d * 3u * H + H + j]) * c;
   Yc[state] = c;
   Y[yRow(t, d, b) + j] = sigmoid(go) * tanhSafe(c);
 }

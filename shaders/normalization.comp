@@ -7,22 +7,24 @@
 //     row % channels; INSTANCE 0 (LayerNormalization): scale/B per element, index i % scaleCount (they
 //     broadcast over a trailing part of the row). HAS_BIAS, STATS (write Mean and InvStdDev per row).
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #if HAS_SUBGROUP_ARITHMETIC
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 #endif
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Input { float x[]; };
+layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
 
 #if BATCH_NORM
 #if PACKED
 layout(std430, binding = 1) readonly buffer Folded { float ab[]; };
-layout(std430, binding = 2) writeonly buffer Output { float y[]; };
+layout(std430, binding = 2) writeonly buffer Output { SFLOAT y[]; };
 #else
-layout(std430, binding = 1) readonly buffer Scale { float scale[]; };
-layout(std430, binding = 2) readonly buffer Bias { float bias[]; };
-layout(std430, binding = 3) readonly buffer Mean { float mean[]; };
-layout(std430, binding = 4) readonly buffer Var { float var[]; };
-layout(std430, binding = 5) writeonly buffer Output { float y[]; };
+layout(std430, binding = 1) readonly buffer Scale { SFLOAT scale[]; };
+layout(std430, binding = 2) readonly buffer Bias { SFLOAT bias[]; };
+layout(std430, binding = 3) readonly buffer Mean { SFLOAT mean[]; };
+layout(std430, binding = 4) readonly buffer Var { SFLOAT var[]; };
+layout(std430, binding = 5) writeonly buffer Output { SFLOAT y[]; };
 #endif
 layout(push_constant) uniform Params {
   uint count;
@@ -37,18 +39,18 @@ void main() {
   if (i >= p.count) return;
   uint c = (i / p.spatial) % p.channels;
 #if PACKED
-  y[i] = x[i] * ab[c] + ab[p.channels + c];
+  y[i] = SFLOAT(float(x[i]) * ab[c] + ab[p.channels + c]);
 #else
-  float a = scale[c] / sqrt(var[c] + p.epsilon);
-  y[i] = x[i] * a + (bias[c] - mean[c] * a);
+  float a = float(scale[c]) / sqrt(float(var[c]) + p.epsilon);
+  y[i] = SFLOAT(float(x[i]) * a + (float(bias[c]) - float(mean[c]) * a));
 #endif
 }
 
 #else  // mean/variance normalization of rows
 
-layout(std430, binding = 1) readonly buffer Scale { float scale[]; };
-layout(std430, binding = 2) readonly buffer Bias { float bias[]; };  // bound to Scale when HAS_BIAS is 0
-layout(std430, binding = 3) writeonly buffer Output { float y[]; };
+layout(std430, binding = 1) readonly buffer Scale { SFLOAT scale[]; };
+layout(std430, binding = 2) readonly buffer Bias { SFLOAT bias[]; };  // bound to Scale when HAS_BIAS is 0
+layout(std430, binding = 3) writeonly buffer Output { SFLOAT y[]; };
 #if STATS
 layout(std430, binding = 4) writeonly buffer MeanOut { float meanOut[]; };
 layout(std430, binding = 5) writeonly buffer InvStdOut { float invStdOut[]; };
@@ -98,11 +100,11 @@ float rowSum(float v) {
 void normalizeRow(uint row, uint first, uint step) {
   uint base = row * p.rowLength;
   float sum = 0.0;
-  for (uint i = first; i < p.rowLength; i += step) sum += x[base + i];
+  for (uint i = first; i < p.rowLength; i += step) sum += float(x[base + i]);
   float mean = rowSum(sum) / float(p.rowLength);
   float sq = 0.0;
   for (uint i = first; i < p.rowLength; i += step) {
-    float d = x[base + i] - mean;
+    float d = float(x[base + i]) - mean;
     sq += d * d;
   }
   float invStd = 1.0 / sqrt(rowSum(sq) / float(p.rowLength) + p.epsilon);
@@ -114,16 +116,16 @@ void normalizeRow(uint row, uint first, uint step) {
 #endif
 #if INSTANCE
   uint c = row % p.channels;
-  float a = scale[c] * invStd;
-  float b = bias[c] - mean * a;
-  for (uint i = first; i < p.rowLength; i += step) y[base + i] = x[base + i] * a + b;
+  float a = float(scale[c]) * invStd;
+  float b = float(bias[c]) - mean * a;
+  for (uint i = first; i < p.rowLength; i += step) y[base + i] = SFLOAT(float(x[base + i]) * a + b);
 #else
   for (uint i = first; i < p.rowLength; i += step) {
-    float v = (x[base + i] - mean) * invStd * scale[i % p.scaleCount];
+    float v = (float(x[base + i]) - mean) * invStd * float(scale[i % p.scaleCount]);
 #if HAS_BIAS
-    v += bias[i % p.biasCount];
+    v += float(bias[i % p.biasCount]);
 #endif
-    y[base + i] = v;
+    y[base + i] = SFLOAT(v);
   }
 #endif
 }

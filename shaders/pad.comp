@@ -1,16 +1,24 @@
 // Pad: out[c] = in[map(c)] or the constant. Per axis the kept input range is [0, keptDims) after cropping
 // (negative pads are folded into srcOffset by engine/src/ep/vulkan/kernels/pad.cpp); i = c - before indexes
 // it and the MODE define picks what lies outside: 0 constant, 1 reflect (no edge repeat), 2 edge, 3 wrap. Raw
-// words, so float32 and int32 data share the shader.
+// words, so float32 and int32 data share the shader (16-bit elements with ELEM16: float16).
 #version 450
+#if ELEM16  // 16-bit elements (float16): WORDS is ignored
+#extension GL_EXT_shader_16bit_storage : require
+#endif
+#if ELEM16
+#define ELEM uint16_t
+#else
+#define ELEM uint
+#endif
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Input { uint src[]; };
-layout(std430, binding = 1) writeonly buffer Output { uint dst[]; };
+layout(std430, binding = 0) readonly buffer Input { ELEM src[]; };
+layout(std430, binding = 1) writeonly buffer Output { ELEM dst[]; };
 layout(push_constant) uniform Params {
   uint count;
   uint rowStride;
   uint rank;
-  uint value;     // constant mode: the pad value's bits
+  uint value;     // constant mode: the pad value's bits (the low 16 with ELEM16)
   int srcOffset;  // where the kept region starts
   uint dims[6];   // output shape
   int kept[6];    // kept input extent per axis
@@ -70,7 +78,7 @@ void main() {
       return;
     }
     int sk = rowBase < 0 ? -1 : source(int(c) - p.before[last], p.kept[last]);
-    dst[i] = sk < 0 ? p.value : src[rowBase + sk * p.strides[last]];
+    dst[i] = sk < 0 ? ELEM(p.value) : src[rowBase + sk * p.strides[last]];
     ++c;
   }
 }

@@ -3,9 +3,11 @@
 // inside the input, and count_include_pad divides by the taps inside the padded input. GLOBAL 1: one workgroup
 // per (n, c) plane reduces it with a shared-memory tree (GlobalAveragePool / GlobalMaxPool).
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
+layout(std430, binding = 1) writeonly buffer Output { SFLOAT y[]; };
 
 #if GLOBAL
 layout(push_constant) uniform Params {
@@ -22,10 +24,10 @@ void main() {
   const uint base = plane * p.planeSize;
 #if AVERAGE
   float acc = 0.0;
-  for (uint i = gl_LocalInvocationID.x; i < p.planeSize; i += LOCAL_SIZE_X) acc += x[base + i];
+  for (uint i = gl_LocalInvocationID.x; i < p.planeSize; i += LOCAL_SIZE_X) acc += float(x[base + i]);
 #else
   float acc = -1.0 / 0.0;
-  for (uint i = gl_LocalInvocationID.x; i < p.planeSize; i += LOCAL_SIZE_X) acc = max(acc, x[base + i]);
+  for (uint i = gl_LocalInvocationID.x; i < p.planeSize; i += LOCAL_SIZE_X) acc = max(acc, float(x[base + i]));
 #endif
   partial[gl_LocalInvocationID.x] = acc;
   barrier();
@@ -41,9 +43,9 @@ void main() {
   }
   if (gl_LocalInvocationID.x == 0) {
 #if AVERAGE
-    y[plane] = p.planeSize > 0 ? partial[0] / float(p.planeSize) : 0.0;
+    y[plane] = SFLOAT(p.planeSize > 0 ? partial[0] / float(p.planeSize) : 0.0);
 #else
-    y[plane] = partial[0];
+    y[plane] = SFLOAT(partial[0]);
 #endif
   }
 }
@@ -86,7 +88,7 @@ void main() {
   for (int kh = loH; kh < hiH; ++kh) {
     const uint row = base + uint(startH + kh * int(p.dH)) * p.inW;
     for (int kw = loW; kw < hiW; ++kw) {
-      const float v = x[row + uint(startW + kw * int(p.dW))];
+      const float v = float(x[row + uint(startW + kw * int(p.dW))]);
 #if AVERAGE
       acc += v;
 #else
@@ -98,6 +100,6 @@ void main() {
   const int n = p.countIncludePad != 0 ? padHCount * padWCount : (hiH - loH) * (hiW - loW);
   acc = n > 0 ? acc / float(n) : 0.0;
 #endif
-  y[i] = acc;
+  y[i] = SFLOAT(acc);
 }
 #endif

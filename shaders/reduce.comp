@@ -7,13 +7,15 @@
 // workgroup per output, its invocations striding over the elements (few long reductions); 2 (needs subgroup
 // arithmetic): one subgroup per output, no barriers (many medium reductions).
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #if HAS_SUBGROUP_ARITHMETIC
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 #extension GL_KHR_shader_subgroup_vote : enable
 #endif
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
+layout(std430, binding = 1) writeonly buffer Output { SFLOAT y[]; };
 layout(push_constant) uniform Params {
   uint outCount;
   uint reduceCount;  // reduced elements per output
@@ -126,13 +128,13 @@ float reduceOne(uint o, uint first, uint step) {
   float shift = 0.0;
 #if LOG_SUM_EXP
   float m = -kInf;
-  for (uint r = first; r < p.reduceCount; r += step) m = max(m, x[base + reducedOffset(r)]);
+  for (uint r = first; r < p.reduceCount; r += step) m = max(m, float(x[base + reducedOffset(r)]));
   m = across(m, KIND_MAX);
   shift = (isinf(m) || isnan(m)) ? 0.0 : m;
 #endif
   float a = INIT;
   for (uint r = first; r < p.reduceCount; r += step) {
-    float v = x[base + reducedOffset(r)];
+    float v = float(x[base + reducedOffset(r)]);
     a = ACCUMULATE(a, v);
   }
   a = across(a, KIND);
@@ -145,17 +147,17 @@ void main() {
 #if MODE == 1
   if (group >= p.outCount) return;  // the whole workgroup leaves together
   float result = reduceOne(group, gl_LocalInvocationID.x, LOCAL_SIZE_X);
-  if (gl_LocalInvocationID.x == 0) y[group] = result;
+  if (gl_LocalInvocationID.x == 0) y[group] = SFLOAT(result);
 #elif MODE == 2
   // Each subgroup takes outputs of this workgroup's block in turn (robust to any actual subgroup size).
   uint begin = group * p.outputsPerGroup, end = min(begin + p.outputsPerGroup, p.outCount);
   for (uint o = begin + gl_SubgroupID; o < end; o += gl_NumSubgroups) {
     float result = reduceOne(o, gl_SubgroupInvocationID, gl_SubgroupSize);
-    if (subgroupElect()) y[o] = result;
+    if (subgroupElect()) y[o] = SFLOAT(result);
   }
 #else
   uint o = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
   if (o >= p.outCount) return;
-  y[o] = reduceOne(o, 0, 1);
+  y[o] = SFLOAT(reduceOne(o, 0, 1));
 #endif
 }

@@ -5,9 +5,11 @@
 // 1 round_prefer_ceil, 2 floor, 3 ceil, 4 legacy: floor when upsampling, ceil when downsampling); LINEAR 1
 // interpolates n-linearly over the axes whose coordinate is not an integer.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
+layout(std430, binding = 1) writeonly buffer Output { SFLOAT y[]; };
 layout(push_constant) uniform Params {
   uint count;
   uint rowStride;
@@ -145,11 +147,11 @@ void main() {
     float acc = 0.0;
     for (uint corner = 0; corner < 8u; ++corner) {
       if (rowWeight[corner] == 0.0) continue;
-      const float a = x[rowBase[corner] + uint(l)];
-      const float b = f != 0.0 ? x[rowBase[corner] + uint(h)] : 0.0;
+      const float a = float(x[rowBase[corner] + uint(l)]);
+      const float b = f != 0.0 ? float(x[rowBase[corner] + uint(h)]) : 0.0;
       acc += rowWeight[corner] * ((1.0 - f) * a + f * b);
     }
-    y[yRow + col] = acc;
+    y[yRow + col] = SFLOAT(acc);
   }
 #else
   uint index = 0;

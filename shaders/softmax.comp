@@ -4,12 +4,14 @@
 // with inner == 1, MODE 1: one workgroup per row (few long rows), MODE 2 (needs subgroup arithmetic): one
 // subgroup per row, no barriers (many medium rows). LOG: LogSoftmax.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #if HAS_SUBGROUP_ARITHMETIC
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 #endif
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
+layout(std430, binding = 1) writeonly buffer Output { SFLOAT y[]; };
 layout(push_constant) uniform Params {
   uint columns;    // outer * inner
   uint n;          // length of the normalized axis
@@ -61,17 +63,17 @@ void normalizeOne(uint column, uint first, uint step) {
   uint outer = column / p.inner;
   uint base = outer * p.n * p.inner + (column - outer * p.inner);
   float m = -kInf;
-  for (uint k = first; k < p.n; k += step) m = max(m, x[base + k * p.inner]);
+  for (uint k = first; k < p.n; k += step) m = max(m, float(x[base + k * p.inner]));
   m = across(m, true);
   float sum = 0.0;
-  for (uint k = first; k < p.n; k += step) sum += exp(x[base + k * p.inner] - m);
+  for (uint k = first; k < p.n; k += step) sum += exp(float(x[base + k * p.inner]) - m);
   sum = across(sum, false);
 #if LOG
   float shift = m + log(sum);
-  for (uint k = first; k < p.n; k += step) y[base + k * p.inner] = x[base + k * p.inner] - shift;
+  for (uint k = first; k < p.n; k += step) y[base + k * p.inner] = SFLOAT(float(x[base + k * p.inner]) - shift);
 #else
   float scale = 1.0 / sum;
-  for (uint k = first; k < p.n; k += step) y[base + k * p.inner] = exp(x[base + k * p.inner] - m) * scale;
+  for (uint k = first; k < p.n; k += step) y[base + k * p.inner] = SFLOAT(exp(float(x[base + k * p.inner]) - m) * scale);
 #endif
 }
 

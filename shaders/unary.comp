@@ -2,9 +2,10 @@
 // the op's float attributes in p.alpha / p.beta / p.gamma.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
-layout(std430, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
+layout(std430, binding = 1) writeonly buffer Output { SFLOAT y[]; };
 layout(push_constant) uniform Params {
   uint count;
   uint rowStride;  // invocations per row of workgroups (2D dispatch for large tensors)
@@ -18,7 +19,7 @@ layout(push_constant) uniform Params {
 void main() {
   uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
   if (i >= p.count) return;
-  float v = x[i];
+  float v = float(x[i]);
   float alpha = p.alpha, beta = p.beta, gamma = p.gamma;
-  y[i] = OP(v);
+  y[i] = SFLOAT(OP(v));
 }

@@ -1,10 +1,12 @@
 // out = cond ? x : y with broadcasting; cond is bool (one byte per element, read from 32-bit words).
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
 layout(std430, binding = 0) readonly buffer Cond { uint cond[]; };
-layout(std430, binding = 1) readonly buffer InputX { float x[]; };
-layout(std430, binding = 2) readonly buffer InputY { float y[]; };
-layout(std430, binding = 3) writeonly buffer Output { float o[]; };
+layout(std430, binding = 1) readonly buffer InputX { SFLOAT x[]; };
+layout(std430, binding = 2) readonly buffer InputY { SFLOAT y[]; };
+layout(std430, binding = 3) writeonly buffer Output { SFLOAT o[]; };
 layout(push_constant) uniform Params {
   uint count;
   uint rowStride;

@@ -28,7 +28,8 @@ DEVICE_KEYS = {"name", "vendor_id", "device_id", "driver_id", "driver_version", 
                "api_version", "pipeline_cache_uuid", "device_local_bytes"}
 # Anywhere: content hashes and byte layouts change with every shader edit or differ per device.
 MASKED_KEYS = {"hash", "pipeline_cache_uuid", "file_size", "offset", "size", "hardware_architecture", "binary_bytes",
-               "stages_ms"}  # kiln bench lists only the stages that took time
+               "stages_ms",  # kiln bench lists only the stages that took time
+               "source_model", "source_checked", "kiln.compile_record"}  # paths relative to where {tmp} is
 TEXT_MASKS = [
     (r"\b\d+(\.\d+)? ms\b", "<ms> ms"),
     (r"xxh3 [0-9a-f]{16}", "xxh3 <hash>"),

@@ -52,11 +52,8 @@ Result<std::optional<CompatibilityVerdict>> judgeFormatVersion(std::span<const s
       against});
 }
 
-CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& device, const std::string& against) {
-  const Header& h = binary.header();
-  CompatibilityVerdict verdict{Compatibility::OPTIMAL, {}, against};
-  std::vector<std::string> unsupported, suboptimal;
-
+std::vector<std::string> unsupportedReasons(const Header& h, const vk::DeviceInfo& device) {
+  std::vector<std::string> unsupported;
   const uint32_t engine = packVersion(engineVersion());
   if (engine < h.readableMin || engine > h.readableMax) {
     unsupported.push_back("engine " + std::string(engineVersion()) + " is outside the versions this binary declares "
@@ -82,6 +79,13 @@ CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& de
     unsupported.push_back(std::to_string(h.requiredPushConstantBytes) + " bytes of push constants exceed the device's " +
                           std::to_string(device.maxPushConstantsSize));
   }
+  return unsupported;
+}
+
+CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& device, const std::string& against) {
+  const Header& h = binary.header();
+  CompatibilityVerdict verdict{Compatibility::OPTIMAL, {}, against};
+  std::vector<std::string> unsupported = unsupportedReasons(h, device), suboptimal;
   if (!unsupported.empty()) {
     verdict.compatibility = Compatibility::UNSUPPORTED;
     verdict.reasons = std::move(unsupported);

@@ -8,6 +8,9 @@
 
 namespace kiln::ctxbin {
 
+// Why a binary with header `h` cannot run on `device` at all (engine version outside its readable range, missing
+// features, limits): empty when it can.
+std::vector<std::string> unsupportedReasons(const Header& h, const vk::DeviceInfo& device);
 // Judges `binary` against `device`. `againstProfile`: the device is a profile, not a live device.
 CompatibilityVerdict judge(const ContextBinary& binary, const vk::DeviceInfo& device, const std::string& against);
 // `unsupported` when the file at `path` is a context binary of another format major version (read from its first

@@ -76,13 +76,9 @@ Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerd
   return std::make_pair(std::move(binary).value(), std::move(verdict));
 }
 
-namespace {
-
 std::string describeDevice(const vk::DeviceInfo& device) {
   return "device " + std::to_string(device.index) + " (" + device.name + ", " + device.driverInfo + ")";
 }
-
-}  // namespace
 
 // kiln/context_binary.h: the live device is the one a compile would pick (lavapipe included).
 Result<CompatibilityVerdict> checkContextBinary(const std::string& path, const std::string& deviceSelector) {

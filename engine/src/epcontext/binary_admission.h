@@ -35,4 +35,7 @@ Result<std::pair<std::shared_ptr<const ctxbin::ContextBinary>, CompatibilityVerd
     const std::string& path, const SessionOptions& options, SessionTimings& timings,
     std::vector<std::shared_ptr<const void>>& keepAlive);
 
+// "device 0 (llvmpipe (LLVM 15.0.6, 256 bits), Mesa 22.3.6)": how verdicts name a live device.
+std::string describeDevice(const vk::DeviceInfo& device);
+
 }  // namespace kiln

@@ -4,7 +4,9 @@
 
 #include <set>
 
+#include "context_binary/compatibility_info.h"
 #include "context_binary/format.h"
+#include "epcontext/compile_record.h"
 #include "epcontext/epcontext_names.h"
 #include "kiln/epcontext.h"
 #include "kiln/version.h"
@@ -67,12 +69,6 @@ void dropUnreadInitializers(ir::Graph& graph) {
 
 std::string hardwareArchitecture(const vk::DeviceInfo& target) {
   return target.driverInfo.empty() ? target.name : target.name + "; " + target.driverInfo;
-}
-
-std::string compatibilityInfo(const vk::DeviceInfo& target) {
-  return std::string("kiln;version=") + engineVersion() + ";binary_format=" + std::to_string(ctxbin::kFormatMajor) +
-         "." + std::to_string(ctxbin::kFormatMinor) + ";device=" + target.name +
-         ";driver=" + target.driverInfo + ";pipeline_cache_uuid=" + target.pipelineCacheUuidHex();
 }
 
 std::string notesFor(const CompiledPartition& partition) {
@@ -181,9 +177,12 @@ Result<ir::Model> epContextModelFor(const CompiledModel& compiled, const EpConte
   model.opsetImports.erase(kFusedPartitionDomain);
   model.opsetImports[kDomain] = kDomainVersion;
   std::erase_if(model.metadata, [](const auto& entry) {
-    return entry.first == kCompatibilityInfoKey || entry.first.rfind(kBinaryHashKeyPrefix, 0) == 0;
+    return entry.first == kCompatibilityInfoKey || entry.first == kCompileRecordKey ||
+           entry.first.rfind(kBinaryHashKeyPrefix, 0) == 0;
   });
-  model.metadata.emplace_back(kCompatibilityInfoKey, compatibilityInfo(target));
+  if (!settings.compileRecord.empty()) model.metadata.emplace_back(kCompileRecordKey, settings.compileRecord);
+  KILN_ASSIGN_OR_RETURN(std::string compatibilityInfo, ctxbin::compatibilityInfoFor(binary, target));
+  model.metadata.emplace_back(kCompatibilityInfoKey, std::move(compatibilityInfo));
   if (settings.embedMode == 0) {
     model.metadata.emplace_back(kBinaryHashKeyPrefix + settings.binaryReference,
                                 ctxbin::contentIdHex(ctxbin::contentIdOf(binary)));

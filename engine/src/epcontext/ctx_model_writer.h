@@ -18,6 +18,7 @@ struct EpContextSettings {
   int embedMode = 0;
   std::string binaryReference;      // embed mode 0: ep_cache_context, the binary's path relative to the ctx model
   std::string sourceModelFilename;  // onnx_model_filename
+  std::string compileRecord;        // metadata kiln.compile_record (compile_record.h); "" writes none
 };
 
 // The ctx model of `compiled`: EPContext nodes in place of the fused nodes (graph inputs and outputs in their

@@ -139,6 +139,7 @@ Result<ModelFiles> serializeCtxModel(const CompiledModel& compiled, const Output
   EpContextSettings settings;
   settings.embedMode = layout.embedMode;
   settings.sourceModelFilename = layout.sourceModelFilename;
+  settings.compileRecord = layout.compileRecord;
   if (layout.embedMode == 0) {
     KILN_ASSIGN_OR_RETURN(settings.binaryReference, relativeInside(layout.binaryPath, layout.modelFolder, "context binary"));
   }

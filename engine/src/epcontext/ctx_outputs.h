@@ -26,6 +26,7 @@ struct OutputLayout {
   std::string modelFolder;          // the ctx model's folder: every relative reference resolves against it
   std::string binaryPath;           // embed mode 0: where the binary is written (inside modelFolder)
   std::string sourceModelFilename;  // onnx_model_filename
+  std::string compileRecord;        // metadata kiln.compile_record (compile_record.h); "" writes none
   // Initializers that stay in the model: to this file (relative to modelFolder) when at least `externalThreshold`
   // bytes; or where `locationFunc` says; else embedded.
   std::string externalInitializersFile;

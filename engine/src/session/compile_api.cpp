@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 
+#include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/ctx_outputs.h"
 #include "kiln/compiler.h"
@@ -267,7 +268,9 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
   if (request.session.progress.cancelled()) return Status(StatusCode::CANCELLED, "compile cancelled");
   reportWrite(request.session, 0);
   FileTransaction files;
-  const epctx::OutputLayout layout = request.layout(&compiling.originals);
+  epctx::OutputLayout layout = request.layout(&compiling.originals);
+  layout.compileRecord = epctx::encodedCompileRecordFor(request.source, compiling.originals, request.session,
+                                                        request.modelFolder);
   if (compiled.partitions.empty()) {
     if (hasFlag(options.flags(), CompileFlags::ERROR_IF_NO_NODES_COMPILED)) {
       return Status(StatusCode::FAIL, "Unable to compile any nodes. Check that the session EPs support compilation "
@@ -358,6 +361,8 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
   std::map<std::string, std::vector<std::byte>> dataFiles;  // the members' external initializers share one file
   for (auto& member : members) {
     epctx::OutputLayout layout = member.request.layout(&member.compiling.originals);
+    layout.compileRecord = epctx::encodedCompileRecordFor(member.request.source, member.compiling.originals,
+                                                          member.request.session, member.request.modelFolder);
     layout.binaryPath = binaryPath;
     layout.groupDataFiles = &dataFiles;
     std::map<std::string, size_t> before;

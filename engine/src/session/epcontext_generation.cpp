@@ -32,6 +32,7 @@ OutputLayout layoutFor(const GenerationRequest& request, const std::string& bina
       request.sourceModelPath.empty() ? "" : fs::path(request.sourceModelPath).filename().string();
   layout.externalInitializersFile = request.externalInitializersFile;
   layout.externalThreshold = 0;  // ONNX Runtime: every remaining initializer goes to that file
+  layout.compileRecord = request.compileRecord;
   layout.originals = &originals;
   return layout;
 }

@@ -17,6 +17,7 @@ struct GenerationRequest {
   std::string ctxModelPath;
   std::string binaryPath;
   std::string sourceModelPath;  // empty for a model from memory
+  std::string compileRecord;    // what the compile depended on (epcontext/compile_record.h), set by the session
   int embedMode = 0;
   std::string prefix;
   std::string externalInitializersFile;  // ep.context_model_external_initializers_file_name

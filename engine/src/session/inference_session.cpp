@@ -9,6 +9,7 @@
 
 #include "ep/cpu/cpu_execution_provider.h"
 #include "ep/cpu/graph_executor.h"
+#include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_loader.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "partition/partition_report_builder.h"
@@ -23,22 +24,11 @@
 #include "kiln/provider_names.h"
 #include "kiln/tensor_size.h"
 #include "util/config_value.h"
+#include "util/guarded.h"
 #include "util/stopwatch.h"
 
 namespace kiln {
 namespace {
-
-// No exception crosses the API: anything thrown below (allocation failure, a library's throw) becomes a Status.
-template <class F>
-auto guarded(F&& body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::RUNTIME_EXCEPTION, "out of memory");
-  } catch (const std::exception& e) {
-    return Status(StatusCode::RUNTIME_EXCEPTION, std::string("unexpected exception: ") + e.what());
-  }
-}
 
 struct LoadedPartition {
   CompiledPartition compiled;  // as compiled or as read from a context binary
@@ -491,7 +481,12 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
     KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), alreadyLoaded, options));
     KILN_RETURN_IF_ERROR(checkCompileAllowed(prepared, options));
     KILN_ASSIGN_OR_RETURN(out.session, createFromPrepared(std::move(prepared), options, clock));
-    if (generation) KILN_RETURN_IF_ERROR(epctx::generateEpContext(*out.session, *generation, out.originals));
+    if (generation) {
+      const auto ctxFolder = std::filesystem::path(generation->ctxModelPath).parent_path();
+      generation->compileRecord = epctx::encodedCompileRecordFor(source, out.originals, options,
+                                                                 ctxFolder.empty() ? "." : ctxFolder.string());
+      KILN_RETURN_IF_ERROR(epctx::generateEpContext(*out.session, *generation, out.originals));
+    }
     return out;
   });
 }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "ep/vulkan/float16_storage.h"
 #include "ep/vulkan/kernels/elementwise.h"
 #include "ep/vulkan/vk_kernel.h"
 
@@ -35,22 +36,32 @@ int soleReader(const ir::Graph& graph, const std::string& value) {
   return found;
 }
 
-const Tensor* floatInitializer(const ir::Graph& graph, const std::string& name) {
+// A float32 or float16 initializer as float32 (float16 widened), or nullopt.
+std::optional<Tensor> floatInitializer(const ir::Graph& graph, const std::string& name) {
   auto it = graph.initializers.find(name);
-  return it != graph.initializers.end() && it->second.dtype() == DataType::FLOAT ? &it->second : nullptr;
+  if (it == graph.initializers.end()) return std::nullopt;
+  if (it->second.dtype() == DataType::FLOAT) return it->second;
+  if (it->second.dtype() == DataType::FLOAT16) return toFloat32(it->second);
+  return std::nullopt;
 }
 
-// Folds bn (y = (x - mean) / sqrt(var + eps) * scale + b) into conv's weights and bias.
+// Folds bn (y = (x - mean) / sqrt(var + eps) * scale + b) into conv's weights and bias, in float32; float16 weights
+// are widened first and the folded ones stored as float16 again.
 bool foldBatchNorm(ir::Graph& graph, ir::Node& conv, const ir::Node& bn) {
   if (bn.inputs.size() < 5 || bn.outputs.size() != 1 || bn.attrInt("training_mode", 0) != 0) return false;
-  const Tensor* w = conv.inputs.size() > 1 ? floatInitializer(graph, conv.inputs[1]) : nullptr;
-  const Tensor* scale = floatInitializer(graph, bn.inputs[1]);
-  const Tensor* shift = floatInitializer(graph, bn.inputs[2]);
-  const Tensor* mean = floatInitializer(graph, bn.inputs[3]);
-  const Tensor* var = floatInitializer(graph, bn.inputs[4]);
+  if (conv.inputs.size() < 2 || !graph.isInitializer(conv.inputs[1])) return false;
+  const DataType storage = graph.initializers.at(conv.inputs[1]).dtype();
+  const std::optional<Tensor> w = floatInitializer(graph, conv.inputs[1]);
+  const std::optional<Tensor> scale = floatInitializer(graph, bn.inputs[1]);
+  const std::optional<Tensor> shift = floatInitializer(graph, bn.inputs[2]);
+  const std::optional<Tensor> mean = floatInitializer(graph, bn.inputs[3]);
+  const std::optional<Tensor> var = floatInitializer(graph, bn.inputs[4]);
   if (!w || !scale || !shift || !mean || !var || w->rank() < 3) return false;
-  const Tensor* bias = conv.inputs.size() > 2 && !conv.inputs[2].empty() ? floatInitializer(graph, conv.inputs[2]) : nullptr;
-  if (conv.inputs.size() > 2 && !conv.inputs[2].empty() && !bias) return false;
+  std::optional<Tensor> bias;
+  if (conv.inputs.size() > 2 && !conv.inputs[2].empty()) {
+    bias = floatInitializer(graph, conv.inputs[2]);
+    if (!bias) return false;
+  }
   // Output channels: dim 0 for Conv; group * dim 1 for ConvTranspose.
   const bool transpose = conv.opType == "ConvTranspose";
   const int64_t group = conv.attrInt("group", 1);
@@ -88,8 +99,8 @@ bool foldBatchNorm(ir::Graph& graph, ir::Node& conv, const ir::Node& bn) {
   }
   const std::string wName = conv.inputs[1] + "/bn_folded:" + bn.outputs[0];
   const std::string bName = bn.outputs[0] + "/bn_folded_bias";
-  graph.initializers[wName] = std::move(newW);
-  graph.initializers[bName] = std::move(newB);
+  graph.initializers[wName] = storage == DataType::FLOAT16 ? toFloat16(newW) : std::move(newW);
+  graph.initializers[bName] = storage == DataType::FLOAT16 ? toFloat16(newB) : std::move(newB);
   conv.inputs.resize(3);
   conv.inputs[1] = wName;
   conv.inputs[2] = bName;
@@ -119,7 +130,7 @@ bool activationAttributes(const ir::Node& act, const ir::Graph& graph, std::stri
     }
     for (size_t i = 1; i < act.inputs.size() && i < 3; ++i) {
       if (act.inputs[i].empty()) continue;
-      const Tensor* bound = floatInitializer(graph, act.inputs[i]);
+      const std::optional<Tensor> bound = floatInitializer(graph, act.inputs[i]);
       if (!bound || bound->numel() != 1) return false;
       (i == 1 ? low : high) = bound->data<float>()[0];
     }
@@ -233,8 +244,10 @@ class ChainBuilder {
  private:
   std::optional<std::string> valueExpression(const std::string& value, State& state, int depth) const {
     if (auto init = graph_.initializers.find(value); init != graph_.initializers.end()) {
-      if (init->second.dtype() == DataType::FLOAT && init->second.numel() == 1) {
-        return glslFloat(init->second.data<float>()[0]);
+      const DataType type = init->second.dtype();
+      if ((type == DataType::FLOAT || type == DataType::FLOAT16) && init->second.numel() == 1) {
+        return glslFloat(type == DataType::FLOAT ? init->second.data<float>()[0]
+                                                 : float(init->second.data<Float16>()[0]));
       }
       return external(value, state);
     }
@@ -266,12 +279,15 @@ class ChainBuilder {
   const std::set<size_t>& unavailable_;
 };
 
-bool isFloatValue(const ir::Graph& graph, const std::string& value) {
+// The float type (float32, or float16: the fused kernel stores either) of a tensor value, else UNDEFINED.
+DataType floatTypeOf(const ir::Graph& graph, const std::string& value) {
+  DataType type = DataType::UNDEFINED;
   if (auto init = graph.initializers.find(value); init != graph.initializers.end()) {
-    return init->second.dtype() == DataType::FLOAT;
+    type = init->second.dtype();
+  } else if (const ir::ValueInfo* info = graph.findValueInfo(value); info && info->kind == ir::ValueKind::TENSOR) {
+    type = info->dtype;
   }
-  const ir::ValueInfo* info = graph.findValueInfo(value);
-  return info && info->kind == ir::ValueKind::TENSOR && info->dtype == DataType::FLOAT;
+  return type == DataType::FLOAT || type == DataType::FLOAT16 ? type : DataType::UNDEFINED;
 }
 
 }  // namespace
@@ -293,11 +309,12 @@ void fuseElementwiseChains(ir::Graph& graph, const std::vector<std::string>& kee
   std::map<size_t, ir::Node> replacements;  // sink index -> fused node
   for (size_t sink = graph.nodes.size(); sink-- > 0;) {
     if (unavailable.count(sink) || graph.nodes[sink].outputs.size() != 1) continue;
-    if (!isFloatValue(graph, graph.nodes[sink].outputs[0])) continue;
+    const DataType type = floatTypeOf(graph, graph.nodes[sink].outputs[0]);
+    if (type == DataType::UNDEFINED) continue;
     ChainBuilder builder(graph, opset, visible, readers, producer, unavailable);
     ChainBuilder::State state;
     auto expression = builder.nodeExpression(sink, state);
-    if (!expression || state.members.empty() || state.external.empty() || !isFloatValue(graph, state.external)) {
+    if (!expression || state.members.empty() || state.external.empty() || floatTypeOf(graph, state.external) != type) {
       continue;
     }
     ir::Node fused;

@@ -22,7 +22,7 @@ struct FusionStats {
 // conditions. `keep` lists values that must stay visible (the partition's outputs).
 FusionStats applyDeviceFusions(ir::Graph& graph, const std::vector<std::string>& keep, bool fuseActivations);
 
-// Replaces chains of float elementwise ops that read one tensor (plus scalar constants) by one FusedElementwise
+// Replaces chains of float32 or float16 elementwise ops that read one tensor (plus scalar constants) by one FusedElementwise
 // node (domain "kiln"): x+3 → Clip(0,6) → ·x → /6 (HardSwish as exported) becomes one dispatch. Values in `keep`
 // and values read by more than one node stay materialized; only nodes with onDevice[i] take part (host shape
 // arithmetic must keep producing host values). `opset` is the model's ai.onnx opset.

@@ -65,4 +65,32 @@ NodeSupport requireFloat32(const SupportQuery& query, std::initializer_list<size
   return supported();
 }
 
+NodeSupport requireFloat(const SupportQuery& query, std::initializer_list<size_t> inputs) {
+  DataType type = DataType::UNDEFINED;
+  for (size_t i : inputs) {
+    if (query.hasInput(i)) {
+      type = query.inputType(i);
+      break;
+    }
+  }
+  if (type == DataType::UNDEFINED && !query.node.outputs.empty()) type = query.outputType(0);
+  if (type != DataType::FLOAT16) return requireFloat32(query, inputs);
+  if (!query.device.storageBuffer16Bit) {
+    return unsupported("float16 needs storageBuffer16BitAccess, which the device lacks (the node runs on the CPU EP)");
+  }
+  for (size_t i : inputs) {
+    if (query.hasInput(i) && query.inputType(i) != DataType::FLOAT16) {
+      return unsupported("input " + std::to_string(i) + " is " + dataTypeName(query.inputType(i)) +
+                         " beside float16 inputs");
+    }
+  }
+  for (size_t i = 0; i < query.node.outputs.size(); ++i) {
+    const DataType out = query.node.outputs[i].empty() ? DataType::UNDEFINED : query.outputType(i);
+    if (out != DataType::FLOAT16 && out != DataType::UNDEFINED) {
+      return unsupported("output " + std::to_string(i) + " is " + dataTypeName(out) + " (the kernel writes float16)");
+    }
+  }
+  return supported();
+}
+
 }  // namespace kiln::vk

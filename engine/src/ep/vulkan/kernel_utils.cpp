@@ -135,10 +135,23 @@ Result<std::vector<float>> hostFloats(const VkTensor* value, const std::string& 
     std::copy(t.data<float>(), t.data<float>() + out.size(), out.begin());
   } else if (t.dtype() == DataType::DOUBLE) {
     std::copy(t.data<double>(), t.data<double>() + out.size(), out.begin());
+  } else if (t.dtype() == DataType::FLOAT16) {
+    std::copy(t.data<Float16>(), t.data<Float16>() + out.size(), out.begin());
   } else {
     return Status(StatusCode::INVALID_ARGUMENT, what + " must be float, got " + dataTypeName(t.dtype()));
   }
   return out;
+}
+
+bool deviceStoresFloat16(const DeviceInfo& device) { return device.storageBuffer16Bit; }
+
+ShaderVariant storedAs(ShaderVariant variant, DataType type) {
+  if (type == DataType::FLOAT16) variant.define("FP16_STORAGE", 1);
+  return variant;
+}
+
+DataType floatStorage(const KernelCreateInfo& info, size_t i) {
+  return info.inputType(i) == DataType::FLOAT16 ? DataType::FLOAT16 : DataType::FLOAT;
 }
 
 NodeSupport requireHostInput(const SupportQuery& query, size_t i, const char* what) {

@@ -46,6 +46,16 @@ struct BroadcastShaders {
 Status recordBroadcast(RecordContext& ctx, const BroadcastShaders& shaders, const std::vector<const VkTensor*>& inputs,
                        const VkTensor& out, uint32_t localSize);
 
+// Float tensors in shaders (shaders/storage.glsl): float32, or float16 where the device has 16-bit storage
+// (storageBuffer16BitAccess); arithmetic is float32 either way. Without the feature the kernels do not claim float16
+// nodes, so they stay with the CPU EP.
+bool deviceStoresFloat16(const DeviceInfo& device);
+// `variant` with float tensors stored as `type`: defines FP16_STORAGE for float16, nothing for float32 (so float32
+// variant keys are unchanged).
+ShaderVariant storedAs(ShaderVariant variant, DataType type);
+// The storage type of a kernel's float tensors: input `i`'s type when it is float16, else float32.
+DataType floatStorage(const KernelCreateInfo& info, size_t i = 0);
+
 // Contiguous element strides of `shape`.
 std::vector<int64_t> contiguousStrides(const Shape& shape);
 

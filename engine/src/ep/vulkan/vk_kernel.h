@@ -201,5 +201,8 @@ inline NodeSupport supported() { return {true, {}}; }
 inline NodeSupport unsupported(std::string reason) { return {false, std::move(reason)}; }
 // Float32 everywhere (every present input and output typed float32), else a reason naming the first other type.
 NodeSupport requireFloat32(const SupportQuery& query, std::initializer_list<size_t> inputs = {0});
+// One float type everywhere: the listed inputs and every output typed float32, or all float16 where the device has
+// 16-bit storage (kernels that read and write float16 through shaders/storage.glsl); else a reason.
+NodeSupport requireFloat(const SupportQuery& query, std::initializer_list<size_t> inputs = {0});
 
 }  // namespace kiln::vk

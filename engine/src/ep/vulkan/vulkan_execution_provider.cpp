@@ -14,6 +14,7 @@
 #include "device/device_profile.h"
 #include "kiln/provider_names.h"
 #include "ep/vulkan/device_fusions.h"
+#include "ep/vulkan/float16_storage.h"
 #include "ep/vulkan/host_kernel.h"
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/partition_executable.h"
@@ -174,12 +175,14 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   // `target`: what kernels are chosen and SPIR-V compiled for: the live device, or a device profile
   // (kiln.vulkan.target_profile). `device`: the live device that loads and runs partitions. `cacheFile`: the
   // pipeline cache file (kiln.vulkan.pipeline_cache_path), else null. `host`: evaluates HOST nodes.
+  // `fp16`: kiln.vulkan.fp16 (float32 partitions store their tensors as float16, see float16_storage.h).
   VulkanExecutionProvider(DeviceInfo target, bool targetIsProfile,
                           std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile, bool autotune,
-                          std::shared_ptr<PipelineCacheFile> cacheFile, std::shared_ptr<const HostEvaluator> host)
+                          bool fp16, std::shared_ptr<PipelineCacheFile> cacheFile,
+                          std::shared_ptr<const HostEvaluator> host)
       : target_(std::move(target)), targetIsProfile_(targetIsProfile), targetProfile_(deviceProfileJson(target_)),
-        deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune), cacheFile_(std::move(cacheFile)),
-        host_(std::move(host)) {}
+        deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune), fp16_(fp16),
+        cacheFile_(std::move(cacheFile)), host_(std::move(host)) {}
 
   // A session whose creation failed after adding SPIR-V still leaves it for the next one.
   ~VulkanExecutionProvider() override { saveCacheFile(); }
@@ -217,6 +220,19 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       fuseElementwiseChains(*sub, spec.outputs, context.model.opsetVersion(""), onDevice, fusions);
       log::debug("{}: {} BatchNormalization folded, {} elementwise chains ({} nodes) fused", spec.name,
                  fusions.batchNormsFolded, fusions.elementwiseChains, fusions.elementwiseNodesFused);
+      all.resize(sub->nodes.size());
+      for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    }
+    if (fp16_) {
+      const Float16StorageStats stored = storeFloatsAsFloat16(*sub, spec.outputs, [&](const ir::Graph& half) {
+        std::vector<bool> claimed;
+        for (const auto& placement : placeNodes(half, context.model, target_, *host_)) {
+          claimed.push_back(placement.placement == Placement::DEVICE);
+        }
+        return claimed;
+      });
+      log::debug("{}: kiln.vulkan.fp16: {} nodes and {} initializers store float16, {} casts added", spec.name,
+                 stored.nodes, stored.initializers, stored.casts);
       all.resize(sub->nodes.size());
       for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     }
@@ -454,6 +470,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   bool deviceTimeReported_ = false;
   bool profile_ = false;
   bool autotune_ = false;
+  bool fp16_ = false;
   std::mutex pendingMutex_;
   std::map<std::string, std::shared_ptr<KernelSet>> pending_;
   std::shared_ptr<PipelineCacheFile> cacheFile_;  // kiln.vulkan.pipeline_cache_path, else null
@@ -498,13 +515,14 @@ Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const V
   // It records the live device's environment, so a cross-compile for a profile does not use it.
   const std::string& cachePath = config.pipelineCachePath;
   if (!cachePath.empty() && !target && picked.isOk()) cacheFile = PipelineCacheFile::open(cachePath, picked.value());
-  // An accepted key whose feature has not landed: say so instead of ignoring it silently.
-  if (config.fp16) {
-    log::warn("kiln.vulkan.fp16=1 is not implemented yet; tensors stay float32");
+  // Without 16-bit storage no kernel claims float16, so kiln.vulkan.fp16=1 leaves every tensor float32.
+  const DeviceInfo& fp16Target = target ? *target : picked.value();
+  if (config.fp16 && !fp16Target.storageBuffer16Bit) {
+    log::warn("kiln.vulkan.fp16=1: {} lacks storageBuffer16BitAccess; tensors stay float32", fp16Target.name);
   }
   return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(
-      target ? *target : picked.value(), target.has_value(), std::move(device), profile, autotune, std::move(cacheFile),
-      std::move(host)));
+      target ? *target : picked.value(), target.has_value(), std::move(device), profile, autotune, config.fp16,
+      std::move(cacheFile), std::move(host)));
 }
 
 }  // namespace kiln::vk

@@ -20,7 +20,7 @@ struct VulkanEpConfig {
   std::string pipelineCachePath;  // kiln.vulkan.pipeline_cache_path; "" = off
   bool profile = false;           // kiln.vulkan.profile
   bool autotune = false;          // kiln.vulkan.autotune
-  bool fp16 = false;              // kiln.vulkan.fp16 (not implemented: warns)
+  bool fp16 = false;              // kiln.vulkan.fp16: float32 partitions store tensors as float16
 };
 
 // Creates the Vulkan EP for a session. Device selection: `config.device` (index or name substring) picks one;

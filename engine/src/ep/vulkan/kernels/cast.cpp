@@ -1,5 +1,6 @@
-// Vulkan kernels: Cast and CastLike between float32, int32 and int64, shaders/cast.comp. Same-type casts are
-// a buffer copy. Other types (float16, double, bool, strings, ...) stay with the CPU EP.
+// Vulkan kernels: Cast and CastLike between float32, int32, int64 and float16 (where the device has 16-bit
+// storage), shaders/cast.comp. Same-type casts are a buffer copy. Other types (double, bool, strings, ...) stay
+// with the CPU EP.
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
 
@@ -11,6 +12,8 @@ constexpr uint32_t kLocal = 64;
 // The shader's type code, or -1.
 int typeCode(DataType type) {
   switch (type) {
+    case DataType::FLOAT16:
+      return 3;
     case DataType::FLOAT:
       return 0;
     case DataType::INT32:
@@ -64,7 +67,10 @@ NodeSupport castSupport(const SupportQuery& q) {
   const DataType from = q.inputType(0), to = targetOf(q);
   if (typeCode(from) < 0 || typeCode(to) < 0) {
     return unsupported(std::string("cast from ") + dataTypeName(from) + " to " + dataTypeName(to) +
-                       " (the Vulkan Cast converts float32, int32 and int64)");
+                       " (the Vulkan Cast converts float32, float16, int32 and int64)");
+  }
+  if ((from == DataType::FLOAT16 || to == DataType::FLOAT16) && !deviceStoresFloat16(q.device)) {
+    return unsupported("cast to or from float16 needs storageBuffer16BitAccess, which the device lacks");
   }
   return supported();
 }

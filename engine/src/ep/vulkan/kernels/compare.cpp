@@ -1,4 +1,4 @@
-// Vulkan kernels: comparisons of float32 tensors and logic on bool tensors, writing bool (one byte per element,
+// Vulkan kernels: comparisons of float32 (or float16) tensors and logic on bool tensors, writing bool (one byte per element,
 // through 8-bit storage). Variants of shaders/compare.comp; broadcasting as the binary ops.
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
@@ -30,14 +30,14 @@ const CompareOp kCompareOps[] = {
 
 class CompareKernel final : public VkKernel {
  public:
-  CompareKernel(const CompareOp& op, bool boolInputs) : unary_(op.unary) {
+  CompareKernel(const CompareOp& op, bool boolInputs, DataType storage) : unary_(op.unary) {
     for (int grid = 0; grid < 2; ++grid) {
       ShaderVariant variant{"compare", {}, op.unary ? 2u : 3u, kLocal};
       variant.define(op.unary ? "OP(x)" : "OP(x, y)", std::string("(") + op.expression + ")")
           .define("INPUT_BOOL", boolInputs ? 1 : 0)
           .define("UNARY", op.unary ? 1 : 0)
           .define("GRID", grid);
-      (grid ? shaders_.grid : shaders_.general) = useShader(variant);
+      (grid ? shaders_.grid : shaders_.general) = useShader(storedAs(variant, storage));
     }
   }
 
@@ -69,11 +69,12 @@ NodeSupport checkCompare(const SupportQuery& q, const CompareOp& op) {
   const size_t inputs = op.unary ? 1 : 2;
   for (size_t i = 0; i < inputs; ++i) {
     const DataType type = q.inputType(i);
-    const bool ok = op.boolInputs ? type == DataType::BOOL : type == DataType::FLOAT;
+    const bool half = type == DataType::FLOAT16 && deviceStoresFloat16(q.device) && q.inputType(0) == type;
+    const bool ok = op.boolInputs ? type == DataType::BOOL : type == DataType::FLOAT || half;
     if (!ok) {
       return unsupported("input " + std::to_string(i) + " is " +
                          (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
-                         (op.boolInputs ? " (the Vulkan kernel takes bool)" : " (the Vulkan kernel takes float32)"));
+                         (op.boolInputs ? " (the Vulkan kernel takes bool)" : " (the Vulkan kernel takes float32 or float16)"));
     }
     NodeSupport rank = requireRankAtMost(q, i);
     if (!rank.supported) return rank;
@@ -86,8 +87,9 @@ NodeSupport checkCompare(const SupportQuery& q, const CompareOp& op) {
 void registerCompareKernels(std::vector<KernelEntry>& out) {
   for (const CompareOp& op : kCompareOps) {
     out.push_back({op.opType, op.since, 1 << 30, [&op](const SupportQuery& q) { return checkCompare(q, op); },
-                   [&op](const KernelCreateInfo&) -> Result<std::unique_ptr<VkKernel>> {
-                     return std::unique_ptr<VkKernel>(new CompareKernel(op, op.boolInputs));
+                   [&op](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+                     const DataType storage = op.boolInputs ? DataType::FLOAT : floatStorage(info);
+                     return std::unique_ptr<VkKernel>(new CompareKernel(op, op.boolInputs, storage));
                    }});
   }
 }

@@ -1,4 +1,5 @@
-// Vulkan kernels: Conv and ConvTranspose over 1 or 2 spatial dims (1-D as height 1), float32. Weights are
+// Vulkan kernels: Conv and ConvTranspose over 1 or 2 spatial dims (1-D as height 1), float32 or float16 storage
+// (X, W, B and Y of one type; packed weights keep W's type, accumulation is float32). Weights are
 // packed into blocks of 4 output channels so the shaders read one vec4 per tap (shaders/conv2d.comp,
 // shaders/conv_transpose2d.comp): constant W at creation, any other W on the device each run
 // (shaders/conv_pack.comp). Conv can fuse a following activation: the graph optimizer sets the node attributes
@@ -42,14 +43,15 @@ std::optional<Activation> readActivation(const ir::Node& node) {
 
 // Weights [rows, perRow, K] (Conv: [M, Cg, K] with rows = M; ConvTranspose: [C, Mg, K]) repacked as
 // [group][mBlock][c][K][4] with zero-padded output channels. `transposed` selects the ConvTranspose layout.
-Tensor packWeights(const Tensor& w, int64_t group, bool transposed) {
+template <class T>
+Tensor packWeightsAs(const Tensor& w, int64_t group, bool transposed) {
   const int64_t K = shapeSize(Shape(w.shape().begin() + 2, w.shape().end()));
   const int64_t Mg = transposed ? w.dim(1) : w.dim(0) / group;
   const int64_t Cg = transposed ? w.dim(0) / group : w.dim(1);
   const int64_t mBlocks = (Mg + kBlock - 1) / kBlock;
-  Tensor packed(DataType::FLOAT, {group * mBlocks * Cg * K * kBlock});
-  float* out = packed.data<float>();
-  const float* in = w.data<float>();
+  Tensor packed(w.dtype(), {group * mBlocks * Cg * K * kBlock});  // zero-filled: the padding channels
+  T* out = packed.data<T>();
+  const T* in = w.data<T>();
   for (int64_t g = 0; g < group; ++g) {
     for (int64_t m = 0; m < Mg; ++m) {
       for (int64_t c = 0; c < Cg; ++c) {
@@ -61,6 +63,11 @@ Tensor packWeights(const Tensor& w, int64_t group, bool transposed) {
     }
   }
   return packed;
+}
+
+Tensor packWeights(const Tensor& w, int64_t group, bool transposed) {
+  return w.dtype() == DataType::FLOAT16 ? packWeightsAs<Float16>(w, group, transposed)
+                                        : packWeightsAs<float>(w, group, transposed);
 }
 
 // W when it is a constant (an initializer), else nullptr.
@@ -102,7 +109,8 @@ class ConvWeights {
     const int64_t K = shapeSize(Shape(ws.begin() + 2, ws.end()));
     const int64_t Mg = transposed_ ? ws[1] : ws[0] / group_, Cg = transposed_ ? ws[0] / group_ : ws[1];
     const int64_t mBlocks = (Mg + kBlock - 1) / kBlock, count = group_ * mBlocks * Cg * K * kBlock;
-    KILN_ASSIGN_OR_RETURN(BufferRange packed, ctx.scratch(static_cast<uint64_t>(std::max<int64_t>(count, 1)) * 4));
+    KILN_ASSIGN_OR_RETURN(BufferRange packed,
+                          ctx.scratch(static_cast<uint64_t>(std::max<int64_t>(count, 1)) * dataTypeSize(w->dtype)));
     uint32_t rowStride = 0;
     const auto groups = linearGroups(static_cast<uint64_t>(count), kLocal, &rowStride);
     PushConstants push;
@@ -138,10 +146,10 @@ Status checkDispatch(uint64_t x, uint64_t z) {
   return Status::ok();
 }
 
-ShaderVariant packVariant(bool transposed) {
+ShaderVariant packVariant(bool transposed, DataType storage) {
   ShaderVariant variant{"conv_pack", {}, 2, kLocal};
   variant.define("TRANSPOSED", transposed ? 1 : 0);
-  return variant;
+  return storedAs(variant, storage);
 }
 
 class ConvKernel final : public VkKernel {
@@ -150,7 +158,7 @@ class ConvKernel final : public VkKernel {
       : attrs_(ops::WindowAttributes::read(info.node)),
         group_(info.node.attrInt("group", 1)),
         act_(act),
-        weights_(info, false, constantW(info) ? 0 : useShader(packVariant(false)),
+        weights_(info, false, constantW(info) ? 0 : useShader(packVariant(false, floatStorage(info))),
                  [this, &info](std::function<Tensor()> produce) { return addConstant(info, produce); },
                  [this](size_t i) { absorbInput(i); }) {
     // Depthwise and pointwise fast paths are chosen when W's shape is known now; the general variant runs
@@ -163,7 +171,7 @@ class ConvKernel final : public VkKernel {
     if (attrs_.autoPad == "NOTSET") {
       for (int64_t pad : attrs_.pads) pointwise = pointwise && pad == 0;
     }
-    ShaderVariant variant{"conv2d", {}, 4, kLocal};
+    ShaderVariant variant = storedAs(ShaderVariant{"conv2d", {}, 4, kLocal}, floatStorage(info));
     variant.define("DEPTHWISE", depthwise ? 1 : 0).define("POINTWISE", pointwise && !depthwise ? 1 : 0);
     variant.define("ACTIVATION", act.code);
     // Register tile (see conv2d.comp): GPUs 1 pixel x up to 4 channel blocks; llvmpipe 8 pixels x up to 2
@@ -216,7 +224,7 @@ class ConvKernel final : public VkKernel {
     KILN_ASSIGN_OR_RETURN(ops::WindowGeometry g, ops::resolveForwardWindow(attrs_, spatial, kernel));
     Shape ys = {xs[0], M};
     ys.insert(ys.end(), g.out.begin(), g.out.end());
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, ys));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, ys));
     const auto in = hw(g.in, 1), out = hw(g.out, 1), k = hw(g.kernel, 1), s = hw(g.strides, 1),
                d = hw(g.dilations, 1), pad = hw(g.padBegin, 0);
     const int64_t Mg = M / group_, mBlocks = (Mg + kBlock - 1) / kBlock;
@@ -259,12 +267,12 @@ class ConvTransposeKernel final : public VkKernel {
         group_(info.node.attrInt("group", 1)),
         outputPadding_(info.node.attrInts("output_padding")),
         outputShape_(info.node.attrInts("output_shape")),
-        weights_(info, true, constantW(info) ? 0 : useShader(packVariant(true)),
+        weights_(info, true, constantW(info) ? 0 : useShader(packVariant(true, floatStorage(info))),
                  [this, &info](std::function<Tensor()> produce) { return addConstant(info, produce); },
                  [this](size_t i) { absorbInput(i); }) {
     // Pixels per invocation (sharing taps and weights, see conv_transpose2d.comp): 8 on llvmpipe as for Conv.
     pix_ = info.device.isCpu() ? 8 : 1;
-    ShaderVariant variant{"conv_transpose2d", {}, 4, kLocal};
+    ShaderVariant variant = storedAs(ShaderVariant{"conv_transpose2d", {}, 4, kLocal}, floatStorage(info));
     variant.define("PIX", std::to_string(pix_) + "u");
     shader_ = useShader(variant);
   }
@@ -281,7 +289,7 @@ class ConvTransposeKernel final : public VkKernel {
     KILN_ASSIGN_OR_RETURN(ops::WindowGeometry g, resolveGeometry(xs, std::vector<int64_t>(ws.begin() + 2, ws.end())));
     Shape ys = {xs[0], Mg * group_};
     ys.insert(ys.end(), g.in.begin(), g.in.end());
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, ys));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, ys));
     if (y->elementCount() == 0) return Status::ok();
     // The geometry's `out` is the input grid and `in` the output image (see ops::WindowGeometry).
     const auto grid = hw(g.out, 1), image = hw(g.in, 1), k = hw(g.kernel, 1), s = hw(g.strides, 1),
@@ -317,19 +325,20 @@ class ConvTransposeKernel final : public VkKernel {
   uint32_t shader_ = 0;
 };
 
-// Shared support rules: float32, 1-D/2-D (rank 3 or 4 known from W or X), a known auto_pad and activation.
+// Shared support rules: float32 (or float16 storage: X, W, B and Y all float16), 1-D/2-D (rank 3 or 4 known from W or X), a known auto_pad and activation.
 // W and B may be constants (packed at load) or device values (W repacked each run).
 NodeSupport checkConvLike(const SupportQuery& q, bool transposed) {
-  NodeSupport s = requireFloat32(q, {0});
+  NodeSupport s = requireFloat(q, {0});
   if (!s.supported) return s;
   if (!q.hasInput(1)) return unsupported("W (input 1) is missing");
+  const DataType want = q.inputType(0) == DataType::FLOAT16 ? DataType::FLOAT16 : DataType::FLOAT;
   // Initializers may come without a ValueInfo: their type is the constant's.
   for (size_t i = 1; i < 3; ++i) {
     const Tensor* c = i < q.constantInputs.size() ? q.constantInputs[i] : nullptr;
     const DataType type = c ? c->dtype() : q.inputType(i);
-    if (q.hasInput(i) && type != DataType::FLOAT) {
-      return unsupported("input " + std::to_string(i) + " is " + dataTypeName(type) +
-                         " (the Vulkan kernel takes float32)");
+    if (q.hasInput(i) && type != want) {
+      return unsupported("input " + std::to_string(i) + " is " + dataTypeName(type) + " (the Vulkan kernel takes " +
+                         dataTypeName(want) + " here, as X)");
     }
   }
   const Tensor* w = q.constantInputs.size() > 1 ? q.constantInputs[1] : nullptr;

@@ -19,9 +19,10 @@ namespace {
 constexpr uint32_t kLocal = 64;
 constexpr uint32_t kChunk = 8;  // output elements per invocation (see copy_strided.comp)
 
-// 32-bit words per element for the element types the copy moves (0: not handled).
+// 32-bit words per element for the element types the copy moves (0: not handled); float16 moves as 16-bit
+// halves (ELEM16, needs 16-bit storage).
 uint32_t wordsOf(DataType type) {
-  if (type == DataType::FLOAT || type == DataType::INT32) return 1;
+  if (type == DataType::FLOAT || type == DataType::INT32 || type == DataType::FLOAT16) return 1;
   if (type == DataType::INT64) return 2;
   return 0;
 }
@@ -88,6 +89,7 @@ ShaderVariant copyVariant(DataType type, bool tile) {
   variant.define("WORDS", static_cast<int64_t>(std::max<uint32_t>(wordsOf(type), 1)))
       .define("TILE", tile ? 1 : 0);
   variant.define("CHUNK", static_cast<int64_t>(kChunk));
+  if (type == DataType::FLOAT16) variant.define("ELEM16", 1);
   return variant;
 }
 
@@ -266,8 +268,10 @@ SupportCheck copySupport(std::vector<size_t> hostInputs, size_t maxRank = kMaxRa
     if (wordsOf(type) == 0) {
       return unsupported("data is " +
                          (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
-                         " (the Vulkan copy takes float32, int32 or int64)");
+                         " (the Vulkan copy takes float32, float16, int32 or int64)");
     }
+    if (type == DataType::FLOAT16 && !deviceStoresFloat16(q.device))
+      return unsupported("float16 needs storageBuffer16BitAccess, which the device lacks");
     if (q.outputType(0) != DataType::UNDEFINED && q.outputType(0) != type)
       return unsupported("output type differs from the input's");
     NodeSupport s = requireRankAtMost(q, 0, maxRank);

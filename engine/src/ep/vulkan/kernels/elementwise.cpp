@@ -69,7 +69,7 @@ class UnaryKernel final : public VkKernel {
   UnaryKernel(const KernelCreateInfo& info, const UnaryOp& op) : op_(op), opset_(info.opset) {
     ShaderVariant variant{"unary", {}, 2, kLocal};
     variant.define("OP(v)", std::string("(") + op.expression + ")");
-    shader_ = useShader(variant);
+    shader_ = useShader(storedAs(variant, floatStorage(info)));
     alpha_ = op.alphaAttr ? info.node.attrFloat(op.alphaAttr, op.alpha) : op.alpha;
     beta_ = op.betaAttr ? info.node.attrFloat(op.betaAttr, op.beta) : op.beta;
     gamma_ = op.gammaAttr ? info.node.attrFloat(op.gammaAttr, op.gamma) : op.gamma;
@@ -94,7 +94,7 @@ class UnaryKernel final : public VkKernel {
         if (!high.empty()) beta = high[0];
       }
     }
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, x->shape));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, x->shape));
     uint32_t rowStride = 0;
     const auto groups = linearGroups(static_cast<uint64_t>(x->elementCount()), kLocal, &rowStride);
     PushConstants push;
@@ -130,23 +130,22 @@ class BinaryKernel final : public VkKernel {
     for (int broadcast = 0; broadcast < 3; ++broadcast) {
       ShaderVariant variant{"binary", {}, 3, kLocal};
       variant.define("OP(x, y)", expression).define("BROADCAST", broadcast);
-      const uint32_t index = useShader(variant);
+      const uint32_t index = useShader(storedAs(variant, floatStorage(info)));
       (broadcast == 0 ? shaders_.direct : broadcast == 1 ? shaders_.general : shaders_.grid) = index;
     }
     if (mean_) {
       ShaderVariant scale{"unary", {}, 2, kLocal};
       scale.define("OP(v)", "(v * alpha)");
-      scale_ = useShader(scale);
+      scale_ = useShader(storedAs(scale, floatStorage(info)));
     }
-    (void)info;
   }
 
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* first, ctx.deviceInput(0));
     if (ctx.inputCount() == 1) {
       // Variadic op of one input: a copy (Mean of one input is the input).
-      KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, DataType::FLOAT, first->shape));
-      return ctx.copy(first->range(), out->range(), static_cast<uint64_t>(first->elementCount()) * 4);
+      KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, first->dtype, first->shape));
+      return ctx.copy(first->range(), out->range(), static_cast<uint64_t>(first->elementCount()) * dataTypeSize(first->dtype));
     }
     Shape shape = first->shape;
     for (size_t i = 1; i < ctx.inputCount(); ++i) {
@@ -159,7 +158,7 @@ class BinaryKernel final : public VkKernel {
       }
       shape = *merged;
     }
-    KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, DataType::FLOAT, shape));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, first->dtype, shape));
     const VkTensor* accumulated = first;
     for (size_t i = 1; i < ctx.inputCount(); ++i) {
       KILN_ASSIGN_OR_RETURN(const VkTensor* next, ctx.deviceInput(i));
@@ -186,7 +185,9 @@ class BinaryKernel final : public VkKernel {
 
 class WhereKernel final : public VkKernel {
  public:
-  explicit WhereKernel(const KernelCreateInfo&) { shaders_.general = useShader(ShaderVariant{"where", {}, 4, kLocal}); }
+  explicit WhereKernel(const KernelCreateInfo& info) {
+    shaders_.general = useShader(storedAs(ShaderVariant{"where", {}, 4, kLocal}, floatStorage(info, 1)));
+  }
 
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* cond, ctx.deviceInput(0));
@@ -195,7 +196,7 @@ class WhereKernel final : public VkKernel {
     auto shape = broadcastShapes(cond->shape, x->shape);
     if (shape.isOk()) shape = broadcastShapes(*shape, y->shape);
     if (!shape.isOk()) return Status(StatusCode::INVALID_ARGUMENT, "Where inputs do not broadcast");
-    KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, DataType::FLOAT, *shape));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, x->dtype, *shape));
     return recordBroadcast(ctx, shaders_, {cond, x, y}, *out, kLocal);
   }
 
@@ -203,18 +204,22 @@ class WhereKernel final : public VkKernel {
   BroadcastShaders shaders_;
 };
 
+// Every input and output of one float type (float32, or float16 with 16-bit storage), ranks <= kMaxRank.
 NodeSupport checkFloatOp(const SupportQuery& q) {
-  std::vector<size_t> all;
   NodeSupport support = supported();
   for (size_t i = 0; i < q.node.inputs.size() && support.supported; ++i) {
     if (!q.hasInput(i)) continue;
-    if (q.inputType(i) != DataType::FLOAT) {
-      support = unsupported("input " + std::to_string(i) + " is " + dataTypeName(q.inputType(i)) +
-                            " (the Vulkan kernel takes float32)");
+    const DataType type = q.inputType(i);
+    if (type != DataType::FLOAT && type != DataType::FLOAT16) {
+      support = unsupported("input " + std::to_string(i) + " is " + dataTypeName(type) +
+                            " (the Vulkan kernel takes float32 or float16)");
     }
     if (support.supported) support = requireRankAtMost(q, i);
   }
-  if (support.supported) support = requireFloat32(q, {});
+  if (support.supported) support = requireFloat(q, {0});
+  for (size_t i = 1; i < q.node.inputs.size() && support.supported; ++i) {
+    if (q.hasInput(i) && q.inputType(i) != q.inputType(0)) support = unsupported("inputs differ in type");
+  }
   return support;
 }
 
@@ -244,10 +249,11 @@ std::optional<FusableOp> fusableElementwise(const ir::Node& node, int64_t opset,
       for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
         if (node.inputs[i].empty()) continue;
         auto bound = graph.initializers.find(node.inputs[i]);
-        if (bound == graph.initializers.end() || bound->second.dtype() != DataType::FLOAT || bound->second.numel() != 1) {
-          return std::nullopt;
-        }
-        (i == 1 ? alpha : beta) = bound->second.data<float>()[0];
+        if (bound == graph.initializers.end() || bound->second.numel() != 1) return std::nullopt;
+        const DataType type = bound->second.dtype();
+        if (type != DataType::FLOAT && type != DataType::FLOAT16) return std::nullopt;
+        (i == 1 ? alpha : beta) =
+            type == DataType::FLOAT ? bound->second.data<float>()[0] : float(bound->second.data<Float16>()[0]);
       }
     } else if (node.inputs.size() != 1) {
       return std::nullopt;
@@ -270,7 +276,7 @@ void registerElementwiseKernels(std::vector<KernelEntry>& out) {
     const bool clip = std::string(op.opType) == "Clip";
     out.push_back({op.opType, op.since, 1 << 30,
                    [clip](const SupportQuery& q) {
-                     NodeSupport s = requireFloat32(q, {0});
+                     NodeSupport s = requireFloat(q, {0});
                      if (s.supported && clip) s = requireHostInput(q, 1, "Clip's min");
                      if (s.supported && clip) s = requireHostInput(q, 2, "Clip's max");
                      return s;
@@ -288,7 +294,7 @@ void registerElementwiseKernels(std::vector<KernelEntry>& out) {
   out.push_back({"Where", 9, 1 << 30,
                  [](const SupportQuery& q) {
                    if (q.inputType(0) != DataType::BOOL) return unsupported("condition is not bool");
-                   NodeSupport s = requireFloat32(q, {1, 2});
+                   NodeSupport s = requireFloat(q, {1, 2});
                    for (size_t i = 0; i < 3 && s.supported; ++i) s = requireRankAtMost(q, i);
                    return s;
                  },

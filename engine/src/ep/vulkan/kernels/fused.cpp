@@ -14,12 +14,12 @@ class FusedElementwiseKernel final : public VkKernel {
     ShaderVariant variant{"fused", {}, 2, kLocal};
     variant.define("FUNCTIONS", info.node.attrString("kiln_functions", ""))
         .define("EXPRESSION", info.node.attrString("kiln_expression", "v"));
-    shader_ = useShader(variant);
+    shader_ = useShader(storedAs(variant, floatStorage(info)));
   }
 
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* x, ctx.deviceInput(0));
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, x->shape));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, x->shape));
     uint32_t rowStride = 0;
     const auto groups = linearGroups(static_cast<uint64_t>(x->elementCount()), kLocal, &rowStride);
     PushConstants push;
@@ -35,7 +35,7 @@ class FusedElementwiseKernel final : public VkKernel {
 }  // namespace
 
 void registerFusedKernels(std::vector<KernelEntry>& out) {
-  out.emplace_back("FusedElementwise", 1, 1 << 30, [](const SupportQuery&) { return supported(); },
+  out.emplace_back("FusedElementwise", 1, 1 << 30, [](const SupportQuery& q) { return requireFloat(q, {0}); },
                    [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
                      return std::unique_ptr<VkKernel>(new FusedElementwiseKernel(info));
                    },

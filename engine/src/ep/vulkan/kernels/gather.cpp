@@ -1,4 +1,4 @@
-// Vulkan kernels: Gather and GatherElements for float32/int32/int64 data with int32/int64 indices on the host
+// Vulkan kernels: Gather and GatherElements for float32/float16/int32/int64 data with int32/int64 indices on the host
 // or the device, shaders/gather.comp. Gather views data as [outer, axisSize, inner]; the output is
 // [outer, indexCount, inner] reshaped to data[:axis] + indices.shape + data[axis+1:].
 #include <functional>
@@ -11,8 +11,9 @@ namespace {
 
 constexpr uint32_t kLocal = 64;
 
+// 32-bit words per element (0: not handled); float16 moves as 16-bit halves (ELEM16).
 uint32_t wordsOf(DataType type) {
-  if (type == DataType::FLOAT || type == DataType::INT32) return 1;
+  if (type == DataType::FLOAT || type == DataType::INT32 || type == DataType::FLOAT16) return 1;
   if (type == DataType::INT64) return 2;
   return 0;
 }
@@ -39,6 +40,7 @@ class IndexedGatherKernel : public VkKernel {
     for (int index64 = 0; index64 < 2; ++index64) {
       ShaderVariant variant{"gather", {}, 3, kLocal};
       variant.define("WORDS", static_cast<int64_t>(words)).define("INDEX64", index64);
+      if (info.inputType(0) == DataType::FLOAT16) variant.define("ELEM16", 1);
       if (elements) variant.define("ELEMENTS", 1);
       shaders_[index64] = useShader(variant);
     }
@@ -131,8 +133,10 @@ NodeSupport gatherSupport(const SupportQuery& q) {
   if (wordsOf(type) == 0) {
     return unsupported("data is " +
                        (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
-                       " (the Vulkan Gather takes float32, int32 or int64)");
+                       " (the Vulkan Gather takes float32, float16, int32 or int64)");
   }
+  if (type == DataType::FLOAT16 && !deviceStoresFloat16(q.device))
+    return unsupported("float16 needs storageBuffer16BitAccess, which the device lacks");
   const DataType indexType = q.inputType(1);
   if (indexType != DataType::INT64 && indexType != DataType::INT32)
     return unsupported("indices are not int32 or int64");

@@ -1,5 +1,5 @@
 // Vulkan kernels: Gemm (transA/transB, alpha, beta, C broadcast to (M, N)) and MatMul (numpy batch
-// broadcasting, 1-D operands), float32. Both run shaders/gemm.comp: operands are read through strides, so
+// broadcasting, 1-D operands), float32 or float16 storage. Both run shaders/gemm.comp: operands are read through strides, so
 // transposes and broadcast batches need no copies.
 #include <algorithm>
 
@@ -52,7 +52,7 @@ class GemmKernel final : public VkKernel {
     for (int hasC = 0; hasC < 2; ++hasC) {
       ShaderVariant variant{"gemm", {}, 4, kLocal};
       variant.define("HAS_C", hasC);
-      (hasC ? withC_ : withoutC_) = useShader(variant);
+      (hasC ? withC_ : withoutC_) = useShader(storedAs(variant, floatStorage(info)));
     }
   }
 
@@ -77,7 +77,7 @@ class GemmKernel final : public VkKernel {
     pr.alpha = alpha_;
     pr.beta = beta_;
     const Shape ys = {pr.M, pr.N};
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, ys));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, a->dtype, ys));
     const VkTensor* c = nullptr;
     if (ctx.input(2) && beta_ != 0) {
       KILN_ASSIGN_OR_RETURN(c, ctx.deviceInput(2));
@@ -102,10 +102,10 @@ class GemmKernel final : public VkKernel {
 
 class MatMulKernel final : public VkKernel {
  public:
-  explicit MatMulKernel(const KernelCreateInfo&) {
+  explicit MatMulKernel(const KernelCreateInfo& info) {
     ShaderVariant variant{"gemm", {}, 4, kLocal};
     variant.define("HAS_C", 0);
-    shader_ = useShader(variant);
+    shader_ = useShader(storedAs(variant, floatStorage(info)));
   }
 
   Status record(RecordContext& ctx) override {
@@ -138,7 +138,7 @@ class MatMulKernel final : public VkKernel {
     Shape ys = *batch;
     if (a->shape.size() > 1) ys.push_back(pr.M);
     if (b->shape.size() > 1) ys.push_back(pr.N);
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, ys));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, a->dtype, ys));
     return recordProduct(ctx, shader_, pr, a->range(), b->range(), a->range(), y->range());
   }
 
@@ -151,7 +151,7 @@ class MatMulKernel final : public VkKernel {
 void registerGemmKernels(std::vector<KernelEntry>& out) {
   out.push_back({"Gemm", 7, 1 << 30,
                  [](const SupportQuery& q) {
-                   NodeSupport s = requireFloat32(q, {0, 1, 2});
+                   NodeSupport s = requireFloat(q, {0, 1, 2});
                    if (s.supported && q.inputRank(2) > 2) s = unsupported("C has rank above 2");
                    return s;
                  },
@@ -160,7 +160,7 @@ void registerGemmKernels(std::vector<KernelEntry>& out) {
                  }});
   out.push_back({"MatMul", 1, 1 << 30,
                  [](const SupportQuery& q) {
-                   NodeSupport s = requireFloat32(q, {0, 1});
+                   NodeSupport s = requireFloat(q, {0, 1});
                    if (s.supported) s = requireRankAtMost(q, 0, kMaxBatchRank + 2);
                    if (s.supported) s = requireRankAtMost(q, 1, kMaxBatchRank + 2);
                    return s;

@@ -1,6 +1,7 @@
 // Vulkan kernels: BatchNormalization (inference), InstanceNormalization and LayerNormalization, all in
 // shaders/normalization.comp. BatchNormalization with constant parameters folds them on the host into one
-// per-channel affine map (y = x * a + b) at creation; otherwise the shader computes a and b itself.
+// per-channel affine map (y = x * a + b, kept in float32) at creation; otherwise the shader computes a and b
+// itself. X, Y and the parameter inputs are float32, or float16 storage (shaders/storage.glsl).
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -16,6 +17,11 @@ constexpr uint32_t kRowLocal = 128;
 constexpr uint32_t kMaxGroupsX = 65535;
 
 bool outputRequested(const ir::Node& node, size_t i) { return i < node.outputs.size() && !node.outputs[i].empty(); }
+
+// Element i of a float32 or float16 tensor, as double.
+double valueAt(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::FLOAT16 ? double(float(t.data<Float16>()[i])) : double(t.data<float>()[i]);
+}
 
 // Workgroups for one workgroup per row; `rowStride` receives the rows per y row of workgroups.
 std::array<uint32_t, 3> rowGroups(int64_t rows, uint32_t* rowStride) {
@@ -36,10 +42,9 @@ class BatchNormKernel final : public VkKernel {
         std::vector<float> ab(static_cast<size_t>(2 * count));
         for (int64_t i = 0; i < count && sameSize; ++i) {
           // Folded in double, as the CPU reference does, then rounded once.
-          const double a = double(c[1]->data<float>()[i]) / std::sqrt(double(c[4]->data<float>()[i]) + epsilon_);
+          const double a = valueAt(*c[1], i) / std::sqrt(valueAt(*c[4], i) + epsilon_);
           ab[static_cast<size_t>(i)] = static_cast<float>(a);
-          ab[static_cast<size_t>(count + i)] =
-              static_cast<float>(double(c[2]->data<float>()[i]) - double(c[3]->data<float>()[i]) * a);
+          ab[static_cast<size_t>(count + i)] = static_cast<float>(valueAt(*c[2], i) - valueAt(*c[3], i) * a);
         }
         return Tensor::fromVector<float>({2 * count}, ab);
       });
@@ -47,7 +52,7 @@ class BatchNormKernel final : public VkKernel {
     }
     ShaderVariant variant{"normalization", {}, packed_ ? 3u : 6u, kElementLocal};
     variant.define("BATCH_NORM").define("PACKED", packed_ ? 1 : 0);
-    shader_ = useShader(variant);
+    shader_ = useShader(storedAs(variant, floatStorage(info)));
   }
 
   Status record(RecordContext& ctx) override {
@@ -76,7 +81,7 @@ class BatchNormKernel final : public VkKernel {
         buffers.push_back(param->range());
       }
     }
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, x->shape));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, x->shape));
     const int64_t count = x->elementCount();
     if (count == 0) return Status::ok();
     buffers.push_back(y->range());
@@ -138,7 +143,7 @@ class InstanceNormKernel final : public VkKernel {
   explicit InstanceNormKernel(const KernelCreateInfo& info) : epsilon_(info.node.attrFloat("epsilon", 1e-5f)) {
     ShaderVariant variant{"normalization", {}, 4, kRowLocal};
     variant.define("INSTANCE").define("HAS_BIAS").define("STATS", 0);
-    shaders_ = useRowShaders(info, variant, [this](ShaderVariant v) { return useShader(std::move(v)); });
+    shaders_ = useRowShaders(info, storedAs(variant, floatStorage(info)), [this](ShaderVariant v) { return useShader(std::move(v)); });
   }
 
   Status record(RecordContext& ctx) override {
@@ -154,7 +159,7 @@ class InstanceNormKernel final : public VkKernel {
       return Status(StatusCode::INVALID_ARGUMENT,
                     "InstanceNormalization scale and B must have " + std::to_string(channels) + " values");
     }
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, x->shape));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, x->shape));
     const int64_t rows = x->shape[0] * channels;
     if (x->elementCount() == 0) return Status::ok();
     const RowNormPush r{rows, x->elementCount() / rows, channels, channels, channels, epsilon_};
@@ -188,7 +193,7 @@ class LayerNormKernel final : public VkKernel {
     const bool stats = meanOut_ || invStdOut_;
     ShaderVariant variant{"normalization", {}, stats ? 6u : 4u, kRowLocal};
     variant.define("INSTANCE", 0).define("HAS_BIAS", hasBias_ ? 1 : 0).define("STATS", stats ? 1 : 0);
-    shaders_ = useRowShaders(info, variant, [this](ShaderVariant v) { return useShader(std::move(v)); });
+    shaders_ = useRowShaders(info, storedAs(variant, floatStorage(info)), [this](ShaderVariant v) { return useShader(std::move(v)); });
   }
 
   Status record(RecordContext& ctx) override {
@@ -213,7 +218,7 @@ class LayerNormKernel final : public VkKernel {
     Shape statShape = x->shape;
     std::fill(statShape.begin() + axis, statShape.end(), 1);
     std::vector<BufferRange> buffers{x->range(), scale->range(), bias->range()};
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, x->shape));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, x->shape));
     buffers.push_back(y->range());
     const uint64_t statBytes = static_cast<uint64_t>(std::max<int64_t>(rows, 1)) * 4;
     for (size_t i : {size_t{1}, size_t{2}}) {
@@ -256,24 +261,25 @@ bool knownBadBroadcast(const SupportQuery& q, size_t param, int64_t axis) {
   return !broadcastsAsSuffix(p, x, axis < 0 ? axis + rank : axis);
 }
 
-// requireFloat32, also taking an initializer's own type where the graph declares none for it (IR >= 4 models
-// need not list initializers among the graph inputs).
-NodeSupport requireFloat32Params(const SupportQuery& q, std::initializer_list<size_t> inputs) {
+// requireFloat over X and the parameters, also taking an initializer's own type where the graph declares none
+// for it (IR >= 4 models need not list initializers among the graph inputs): all float32, or all float16.
+NodeSupport requireFloatParams(const SupportQuery& q, std::initializer_list<size_t> inputs) {
+  const DataType want = q.inputType(0) == DataType::FLOAT16 ? DataType::FLOAT16 : DataType::FLOAT;
   for (size_t i : inputs) {
     if (!q.hasInput(i)) continue;
     const Tensor* constant = i < q.constantInputs.size() ? q.constantInputs[i] : nullptr;
     const DataType type = constant && q.inputType(i) == DataType::UNDEFINED ? constant->dtype() : q.inputType(i);
-    if (type != DataType::FLOAT) {
+    if (type != want) {
       return unsupported("input " + std::to_string(i) + " is " +
                          (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
-                         " (the Vulkan kernel takes float32)");
+                         " (the Vulkan kernel takes " + dataTypeName(want) + " here, as X)");
     }
   }
-  return requireFloat32(q, {});
+  return requireFloat(q, {0});
 }
 
 NodeSupport checkBatchNorm(const SupportQuery& q) {
-  NodeSupport s = requireFloat32Params(q, {0, 1, 2, 3, 4});
+  NodeSupport s = requireFloatParams(q, {0, 1, 2, 3, 4});
   if (!s.supported) return s;
   for (size_t i = 1; i < q.node.outputs.size(); ++i) {
     if (!q.node.outputs[i].empty()) return unsupported("training outputs (running/saved mean and var)");
@@ -284,7 +290,7 @@ NodeSupport checkBatchNorm(const SupportQuery& q) {
 }
 
 NodeSupport checkLayerNorm(const SupportQuery& q) {
-  NodeSupport s = requireFloat32Params(q, {0, 1, 2});
+  NodeSupport s = requireFloatParams(q, {0, 1, 2});
   if (!s.supported) return s;
   if (q.node.attrInt("stash_type", 1) != 1) return unsupported("stash_type other than float32");
   const int64_t axis = q.node.attrInt("axis", -1);
@@ -306,7 +312,7 @@ KernelFactory factory() {
 void registerNormalizationKernels(std::vector<KernelEntry>& out) {
   out.push_back({"BatchNormalization", 7, 1 << 30, checkBatchNorm, factory<BatchNormKernel>()});
   out.push_back({"InstanceNormalization", 6, 1 << 30,
-                 [](const SupportQuery& q) { return requireFloat32Params(q, {0, 1, 2}); }, factory<InstanceNormKernel>()});
+                 [](const SupportQuery& q) { return requireFloatParams(q, {0, 1, 2}); }, factory<InstanceNormKernel>()});
   out.push_back({"LayerNormalization", 17, 1 << 30, checkLayerNorm, factory<LayerNormKernel>()});
 }
 

@@ -1,4 +1,4 @@
-// Vulkan kernel: Pad (constant, reflect, edge, wrap) for float32 and int32 data, shaders/pad.comp. Pads come
+// Vulkan kernel: Pad (constant, reflect, edge, wrap) for float32, float16 and int32 data, shaders/pad.comp. Pads come
 // from attributes before opset 11 and from host inputs after (axes from 18). Negative pads crop: the crop
 // becomes the shader's source offset and kept extent, so the shader only pads.
 #include <cstring>
@@ -28,6 +28,7 @@ class PadKernel final : public VkKernel {
     ShaderVariant variant{"pad", {}, 2, kLocal};
     mode_ = static_cast<uint32_t>(modeOf(info.node.attrString("mode", "constant")));
     variant.define("CHUNK", static_cast<int64_t>(kChunk)).define("MODE", static_cast<int64_t>(mode_));
+    if (info.inputType(0) == DataType::FLOAT16) variant.define("ELEM16", 1);
     shader_ = useShader(variant);
     attrPads_ = info.node.attrInts(opset_ < 2 ? "paddings" : "pads");
     attrValue_ = info.node.attrFloat("value", 0.0f);
@@ -95,12 +96,13 @@ class PadKernel final : public VkKernel {
   // The constant's bits in the data's type (zero unless given).
   Result<uint32_t> padValue(const RecordContext& ctx, DataType type) const {
     uint32_t bits = 0;
-    if (type == DataType::FLOAT) {
+    if (type == DataType::FLOAT || type == DataType::FLOAT16) {
       float value = opset_ < 11 ? attrValue_ : 0.0f;
       if (opset_ >= 11 && ctx.input(2)) {
         KILN_ASSIGN_OR_RETURN(auto values, hostFloats(ctx.input(2), "Pad constant_value"));
         if (!values.empty()) value = values[0];
       }
+      if (type == DataType::FLOAT16) return static_cast<uint32_t>(Float16(value).bits);
       std::memcpy(&bits, &value, sizeof bits);
     } else {
       int32_t value = opset_ < 11 ? static_cast<int32_t>(attrValue_) : 0;
@@ -122,10 +124,11 @@ class PadKernel final : public VkKernel {
 
 NodeSupport padSupport(const SupportQuery& q) {
   const DataType type = q.inputType(0);
-  if (type != DataType::FLOAT && type != DataType::INT32) {
+  const bool half = type == DataType::FLOAT16 && deviceStoresFloat16(q.device);
+  if (type != DataType::FLOAT && type != DataType::INT32 && !half) {
     return unsupported("data is " +
                        (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
-                       " (the Vulkan Pad takes float32 or int32)");
+                       " (the Vulkan Pad takes float32, float16 with 16-bit storage, or int32)");
   }
   const std::string mode = q.node.attrString("mode", "constant");
   if (modeOf(mode) < 0) return unsupported("Pad mode '" + mode + "'");

@@ -1,5 +1,5 @@
 // Vulkan kernels: MaxPool (without the Indices output) and AveragePool over 1 or 2 spatial dims (1-D as height
-// 1), GlobalAveragePool and GlobalMaxPool over any rank, float32 (shaders/pool2d.comp). Window geometry
+// 1), GlobalAveragePool and GlobalMaxPool over any rank, float32 or float16 storage (shaders/pool2d.comp). Window geometry
 // (auto_pad, pads, ceil_mode, dilations) is resolved exactly as the CPU EP does.
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
@@ -17,7 +17,7 @@ class PoolKernel final : public VkKernel {
         countIncludePad_(info.node.attrInt("count_include_pad", 0) != 0) {
     ShaderVariant variant{"pool2d", {}, 2, kLocal};
     variant.define("GLOBAL", 0).define("AVERAGE", average ? 1 : 0);
-    shader_ = useShader(variant);
+    shader_ = useShader(storedAs(variant, floatStorage(info)));
   }
 
   Status record(RecordContext& ctx) override {
@@ -33,7 +33,7 @@ class PoolKernel final : public VkKernel {
     KILN_ASSIGN_OR_RETURN(ops::WindowGeometry g, ops::resolveForwardWindow(attrs_, spatial, attrs_.kernelShape));
     Shape ys = {xs[0], xs[1]};
     ys.insert(ys.end(), g.out.begin(), g.out.end());
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, ys));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, ys));
     // 1-D pools run with height 1.
     auto hw = [&](const std::vector<int64_t>& v, int64_t fill) {
       return v.size() == 1 ? std::array<int64_t, 2>{fill, v[0]} : std::array<int64_t, 2>{v[0], v[1]};
@@ -58,10 +58,10 @@ class PoolKernel final : public VkKernel {
 
 class GlobalPoolKernel final : public VkKernel {
  public:
-  GlobalPoolKernel(const KernelCreateInfo&, bool average) {
+  GlobalPoolKernel(const KernelCreateInfo& info, bool average) {
     ShaderVariant variant{"pool2d", {}, 2, kLocal};
     variant.define("GLOBAL", 1).define("AVERAGE", average ? 1 : 0);
-    shader_ = useShader(variant);
+    shader_ = useShader(storedAs(variant, floatStorage(info)));
   }
 
   Status record(RecordContext& ctx) override {
@@ -71,7 +71,7 @@ class GlobalPoolKernel final : public VkKernel {
     }
     Shape ys = x->shape;
     std::fill(ys.begin() + 2, ys.end(), 1);
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, ys));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, ys));
     const int64_t planes = x->shape[0] * x->shape[1];
     const int64_t planeSize = planes == 0 ? 0 : x->elementCount() / planes;
     // One workgroup per plane: linearGroups with a local size of 1 counts workgroups.
@@ -88,7 +88,7 @@ class GlobalPoolKernel final : public VkKernel {
 };
 
 NodeSupport checkPool(const SupportQuery& q, bool max) {
-  NodeSupport s = requireFloat32(q, {0});
+  NodeSupport s = requireFloat(q, {0});
   if (!s.supported) return s;
   const size_t spatial = q.node.attrInts("kernel_shape").size();
   if (spatial != 1 && spatial != 2) return unsupported("only 1-D and 2-D pooling runs on Vulkan");
@@ -117,9 +117,9 @@ void registerPoolKernels(std::vector<KernelEntry>& out) {
                  factory<PoolKernel>(false)});
   out.push_back({"AveragePool", 1, 1 << 30, [](const SupportQuery& q) { return checkPool(q, false); },
                  factory<PoolKernel>(true)});
-  out.push_back({"GlobalAveragePool", 1, 1 << 30, [](const SupportQuery& q) { return requireFloat32(q, {0}); },
+  out.push_back({"GlobalAveragePool", 1, 1 << 30, [](const SupportQuery& q) { return requireFloat(q, {0}); },
                  factory<GlobalPoolKernel>(true)});
-  out.push_back({"GlobalMaxPool", 1, 1 << 30, [](const SupportQuery& q) { return requireFloat32(q, {0}); },
+  out.push_back({"GlobalMaxPool", 1, 1 << 30, [](const SupportQuery& q) { return requireFloat(q, {0}); },
                  factory<GlobalPoolKernel>(false)});
 }
 

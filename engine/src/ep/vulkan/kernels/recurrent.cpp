@@ -1,7 +1,8 @@
 // Vulkan kernels: LSTM (forward, reverse, bidirectional; layout 0 and 1; default activations; optional bias,
 // initial_h, initial_c and peepholes), shaders/lstm.comp. One dispatch per time step runs every direction at
 // once and writes h into Y, which the next step reads back as h_prev. Clip, other activations, input_forget
-// and partial sequence_lens stay with the CPU EP.
+// and partial sequence_lens stay with the CPU EP. With float16 inputs the state still runs in float32 (as the CPU
+// EP computes float16 LSTMs) and the outputs are cast to float16 at the end (shaders/cast.comp).
 #include <algorithm>
 #include <cctype>
 
@@ -17,8 +18,13 @@ enum : uint32_t { kHasBias = 1, kHasPeepholes = 2, kHasInitialH = 4, kHasInitial
 
 class LstmKernel final : public VkKernel {
  public:
-  explicit LstmKernel(const KernelCreateInfo& info) {
-    shader_ = useShader(ShaderVariant{"lstm", {}, 9, kLocal});
+  explicit LstmKernel(const KernelCreateInfo& info) : storage_(floatStorage(info)) {
+    shader_ = useShader(storedAs(ShaderVariant{"lstm", {}, 9, kLocal}, storage_));
+    if (storage_ == DataType::FLOAT16) {
+      ShaderVariant cast{"cast", {}, 2, kLocal};
+      cast.define("SRC_TYPE", 0).define("DST_TYPE", 3);  // float32 -> float16 (see cast.cpp)
+      toHalf_ = useShader(cast);
+    }
     const std::string direction = info.node.attrString("direction", "forward");
     directions_ = direction == "bidirectional" ? 2 : 1;
     reverseMask_ = direction == "reverse" ? 1u : direction == "bidirectional" ? 2u : 0u;
@@ -73,6 +79,7 @@ class LstmKernel final : public VkKernel {
     // Y holds every step's h (the next step's h_prev), so it exists even when the node does not output it.
     BufferRange y, yc;
     const Shape yShape = batchFirst_ ? Shape{N, S, D, H} : Shape{S, D, N, H};
+    if (storage_ == DataType::FLOAT16) return recordHalf(ctx, X, W, R, optional, flags, S, N, H, yShape, stateShape);
     if (wanted_[0]) {
       KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, DataType::FLOAT, yShape));
       y = out->range();
@@ -90,9 +97,17 @@ class LstmKernel final : public VkKernel {
       KILN_ASSIGN_OR_RETURN(yh, ctx.allocateOutput(1, DataType::FLOAT, stateShape));
     }
     if (N == 0 || H == 0) return Status::ok();
+    KILN_RETURN_IF_ERROR(recordSteps(ctx, X, W, R, optional, flags, S, N, H, y, yc));
+    return yh ? copyLastH(ctx, y, yh->range(), S, N, H) : Status::ok();
+  }
 
+ private:
+  Status recordSteps(RecordContext& ctx, const VkTensor* X, const VkTensor* W, const VkTensor* R,
+                     const BufferRange* optional, uint32_t flags, int64_t S, int64_t N, int64_t H,
+                     const BufferRange& y, const BufferRange& yc) {
     const BufferRange buffers[] = {X->range(),  W->range(),  R->range(), optional[0], optional[1],
                                    optional[2], optional[3], y,          yc};
+    const int64_t D = directions_, I = X->shape[2];
     const std::array<uint32_t, 3> groups{static_cast<uint32_t>((H + kLocal - 1) / kLocal),
                                          static_cast<uint32_t>(N), static_cast<uint32_t>(D)};
     for (int64_t step = 0; step < S; ++step) {
@@ -100,10 +115,43 @@ class LstmKernel final : public VkKernel {
       push.u32(S).u32(N).u32(I).u32(H).u32(D).u32(step).u32(flags).u32(reverseMask_);
       KILN_RETURN_IF_ERROR(ctx.dispatch(shader_, buffers, push.data(), push.size(), groups));
     }
-    return yh ? copyLastH(ctx, y, yh->range(), S, N, H) : Status::ok();
+    return Status::ok();
   }
 
- private:
+  // Float16 inputs: Y and Yc in float32 scratch, then each requested output cast to float16.
+  Status recordHalf(RecordContext& ctx, const VkTensor* X, const VkTensor* W, const VkTensor* R,
+                    const BufferRange* optional, uint32_t flags, int64_t S, int64_t N, int64_t H, const Shape& yShape,
+                    const Shape& stateShape) {
+    auto floats = [&](const Shape& shape) {
+      return ctx.scratch(static_cast<uint64_t>(std::max<int64_t>(shapeSize(shape), 1)) * 4);
+    };
+    KILN_ASSIGN_OR_RETURN(BufferRange y, floats(yShape));
+    KILN_ASSIGN_OR_RETURN(BufferRange yc, floats(stateShape));
+    KILN_ASSIGN_OR_RETURN(BufferRange yh, floats(stateShape));
+    const VkTensor* outputs[3] = {nullptr, nullptr, nullptr};
+    const Shape* shapes[3] = {&yShape, &stateShape, &stateShape};
+    for (size_t i = 0; i < 3; ++i) {
+      if (wanted_[i]) {
+        KILN_ASSIGN_OR_RETURN(outputs[i], ctx.allocateOutput(i, DataType::FLOAT16, *shapes[i]));
+      }
+    }
+    if (N == 0 || H == 0) return Status::ok();
+    KILN_RETURN_IF_ERROR(recordSteps(ctx, X, W, R, optional, flags, S, N, H, y, yc));
+    if (outputs[1]) KILN_RETURN_IF_ERROR(copyLastH(ctx, y, yh, S, N, H));
+    const BufferRange sources[3] = {y, yh, yc};
+    for (size_t i = 0; i < 3; ++i) {
+      if (!outputs[i]) continue;
+      uint32_t rowStride = 0;
+      const uint64_t count = static_cast<uint64_t>(outputs[i]->elementCount());
+      const auto groups = linearGroups(count, kLocal, &rowStride);
+      PushConstants push;
+      push.u32(count).u32(rowStride);
+      const BufferRange buffers[] = {sources[i], outputs[i]->range()};
+      KILN_RETURN_IF_ERROR(ctx.dispatch(toHalf_, buffers, push.data(), push.size(), groups));
+    }
+    return Status::ok();
+  }
+
   // Y_h: each direction's last h, the rows of Y at its final time step (one copy per direction, or per batch
   // row and direction with the batch first).
   Status copyLastH(RecordContext& ctx, const BufferRange& y, const BufferRange& yh, int64_t S, int64_t N,
@@ -125,7 +173,8 @@ class LstmKernel final : public VkKernel {
     return Status::ok();
   }
 
-  uint32_t shader_ = 0;
+  DataType storage_;
+  uint32_t shader_ = 0, toHalf_ = 0;
   bool batchFirst_ = false;
   int64_t directions_ = 1;
   uint32_t reverseMask_ = 0;
@@ -153,16 +202,8 @@ NodeSupport lstmSupport(const SupportQuery& q) {
   for (size_t i = 0; i < activations.size(); ++i) {
     if (!sameName(activations[i], defaults[i % 3])) return unsupported("LSTM activation " + activations[i]);
   }
-  for (size_t i : {0, 1, 2, 3, 5, 6, 7}) {
-    if (q.hasInput(i) && q.inputType(i) != DataType::FLOAT)
-      return unsupported("LSTM input " + std::to_string(i) + " is not float32");
-  }
-  for (size_t i = 0; i < q.node.outputs.size(); ++i) {
-    const DataType type = q.outputType(i);
-    if (type != DataType::FLOAT && type != DataType::UNDEFINED)
-      return unsupported("LSTM output is not float32");
-  }
-  return requireHostInput(q, 4, "LSTM sequence_lens");
+  NodeSupport s = requireFloat(q, {0, 1, 2, 3, 5, 6, 7});
+  return s.supported ? requireHostInput(q, 4, "LSTM sequence_lens") : s;
 }
 
 }  // namespace

@@ -94,7 +94,7 @@ class ReduceKernel final : public VkKernel {
           .define(std::string("COMBINE_") + op.combine)
           .define("LOG_SUM_EXP", op.logSumExp ? 1 : 0)
           .define("MODE", mode);
-      shaders_[mode] = useShader(variant);
+      shaders_[mode] = useShader(storedAs(variant, floatStorage(info)));
     }
     outputsPerSubgroupGroup_ = std::max<uint32_t>(1, kGroupLocal / std::max<uint32_t>(1, info.device.subgroupSize));
     hasSubgroupMode_ = info.device.subgroupArithmetic;
@@ -127,7 +127,7 @@ class ReduceKernel final : public VkKernel {
         outShape.push_back(x->shape[d]);
       }
     }
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, outShape));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, outShape));
     const int64_t outCount = y->elementCount();
     if (outCount == 0) return Status::ok();
     const ReduceLayout layout = makeLayout(x->shape, reduced);
@@ -180,7 +180,7 @@ class SoftmaxKernel final : public VkKernel {
       if (mode == kSubgroupMode && !info.device.subgroupArithmetic) break;
       ShaderVariant variant{"softmax", {}, 2, mode == kThreadMode ? kThreadLocal : kGroupLocal};
       variant.define("LOG", log ? 1 : 0).define("MODE", mode);
-      shaders_[mode] = useShader(variant);
+      shaders_[mode] = useShader(storedAs(variant, floatStorage(info)));
     }
     rowsPerSubgroupGroup_ = std::max<uint32_t>(1, kGroupLocal / std::max<uint32_t>(1, info.device.subgroupSize));
     hasSubgroupMode_ = info.device.subgroupArithmetic;
@@ -206,7 +206,7 @@ class SoftmaxKernel final : public VkKernel {
         inner *= size;
       }
     }
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, x->shape));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, x->shape));
     if (x->elementCount() == 0) return Status::ok();
     const int64_t columns = outer * inner;
     // Rows along contiguous memory (inner == 1) are shared by a subgroup or a workgroup, as in ReduceKernel.
@@ -239,7 +239,7 @@ class SoftmaxKernel final : public VkKernel {
 };
 
 NodeSupport checkReduce(const SupportQuery& q, const ReduceOp& op) {
-  NodeSupport s = requireFloat32(q, {0});
+  NodeSupport s = requireFloat(q, {0});
   if (s.supported) s = requireRankAtMost(q, 0);
   if (s.supported && q.opset >= op.axesInputSince) s = requireHostInput(q, 1, "the axes");
   return s;
@@ -256,7 +256,7 @@ void registerReduceKernels(std::vector<KernelEntry>& out) {
   }
   for (const bool log : {false, true}) {
     out.push_back({log ? "LogSoftmax" : "Softmax", 1, 1 << 30,
-                   [](const SupportQuery& q) { return requireFloat32(q, {0}); },
+                   [](const SupportQuery& q) { return requireFloat(q, {0}); },
                    [log](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
                      return std::unique_ptr<VkKernel>(new SoftmaxKernel(info, log));
                    }});

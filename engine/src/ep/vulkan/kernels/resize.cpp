@@ -44,7 +44,7 @@ class ResizeKernel final : public VkKernel {
     }
     ShaderVariant variant{"resize", {}, 2, kLocal};
     variant.define("LINEAR", linear ? 1 : 0).define("COORD", coord).define("NEAREST", nearest);
-    shader_ = useShader(variant);
+    shader_ = useShader(storedAs(variant, floatStorage(info)));
     attrScales_ = node.attrFloats("scales");
     axes_ = node.attrInts("axes");
     keepAspect_ = node.attrString("keep_aspect_ratio_policy", "stretch");
@@ -124,7 +124,7 @@ class ResizeKernel final : public VkKernel {
     for (int64_t d = 0; d < rank; ++d) {
       if (ys[d] > 0 && xs[d] == 0) return Status(StatusCode::INVALID_ARGUMENT, "cannot resize an empty axis");
     }
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, DataType::FLOAT, ys));
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, ys));
     if (y->elementCount() == 0) return Status::ok();
     // Pad to rank 4 with leading axes of length 1 and scale 1.
     const size_t pad = kMaxResizeRank - static_cast<size_t>(rank);
@@ -158,7 +158,7 @@ class ResizeKernel final : public VkKernel {
 };
 
 NodeSupport checkResize(const SupportQuery& q) {
-  NodeSupport s = requireFloat32(q, {0});
+  NodeSupport s = requireFloat(q, {0});
   if (!s.supported) return s;
   const int rank = q.inputRank(0);
   if (rank < 1 || rank > static_cast<int>(kMaxResizeRank)) return unsupported("Vulkan Resize takes rank 1 to 4");

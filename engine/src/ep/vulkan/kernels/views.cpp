@@ -60,8 +60,14 @@ Result<std::vector<int64_t>> axesOf(const RecordContext& ctx, const ir::Node& no
 
 KernelEntry view(const char* op, int64_t since, std::function<ShapeRule(const KernelCreateInfo&)> makeRule,
                  SupportCheck check = nullptr) {
-  return {op, since, 1 << 30,
-          check ? check : [](const SupportQuery&) { return supported(); },
+  // Float16 data is left to the CPU EP on devices without 16-bit storage, as every kernel that could read it is.
+  auto checked = [check](const SupportQuery& q) {
+    if (q.inputType(0) == DataType::FLOAT16 && !deviceStoresFloat16(q.device)) {
+      return unsupported("float16 needs storageBuffer16BitAccess, which the device lacks");
+    }
+    return check ? check(q) : supported();
+  };
+  return {op, since, 1 << 30, checked,
           [makeRule](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
             return std::unique_ptr<VkKernel>(new ViewKernel(makeRule(info)));
           }};

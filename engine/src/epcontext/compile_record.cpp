@@ -1,0 +1,150 @@
+#include "epcontext/compile_record.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <set>
+
+#include "context_binary/format.h"
+#include "kiln/config_keys.h"
+#include "kiln/version.h"
+#include "onnx/model_loader.h"
+#include "util/config_value.h"
+#include "util/log.h"
+#include "util/mapped_file.h"
+
+namespace kiln::epctx {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string hex(uint64_t value) { return ctxbin::contentIdHex(value); }
+
+// Content hash of the file at `path`; "" when it cannot be read (the option then records that).
+std::string fileHash(const std::string& path) {
+  auto file = MappedFile::open(path);
+  return file.isOk() ? hex(ctxbin::contentHash((*file)->bytes())) : "";
+}
+
+}  // namespace
+
+Result<std::string> sourceContentHash(std::span<const std::byte> modelBytes,
+                                      const std::map<std::string, ExternalInitializerInfo>& originals) {
+  std::string combined = hex(ctxbin::contentHash(modelBytes));
+  std::set<std::string> files;
+  for (const auto& [name, info] : originals) files.insert(info.path);
+  for (const auto& path : files) {
+    KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
+    combined += hex(ctxbin::contentHash(file->bytes()));
+  }
+  return hex(ctxbin::stringHash(combined));
+}
+
+Result<std::string> sourceContentHash(const std::string& path) {
+  onnx_io::LoadOptions options;
+  options.runShapeInference = false;
+  KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path, options));
+  KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
+  return sourceContentHash(file->bytes(), loaded.externalInitializers);
+}
+
+std::map<std::string, std::string> resultChangingOptions(const SessionOptions& options) {
+  std::map<std::string, std::string> result;
+  for (const char* key : {config::kGraphOptimizationLevel, config::kVulkanFp16, config::kVulkanAutotune,
+                          config::kEpContextNodeNamePrefix, config::kExecutionProviders}) {
+    result[key] = configValue(options, key);
+  }
+  const std::string profile = configValue(options, config::kVulkanTargetProfile);
+  result[config::kVulkanTargetProfile] = profile.empty() ? "" : "sha:" + fileHash(profile);
+  return result;
+}
+
+Result<CompileRecord> compileRecordFor(std::span<const std::byte> sourceBytes, const std::string& sourcePath,
+                                       const std::map<std::string, ExternalInitializerInfo>& originals,
+                                       const SessionOptions& options, const std::string& ctxFolder) {
+  CompileRecord record;
+  KILN_ASSIGN_OR_RETURN(record.sourceHash, sourceContentHash(sourceBytes, originals));
+  if (!sourcePath.empty()) {
+    std::error_code error;
+    const fs::path relative = fs::relative(fs::absolute(sourcePath, error), fs::absolute(ctxFolder, error), error);
+    record.sourceModel = !error && !relative.empty() ? relative.string() : fs::path(sourcePath).filename().string();
+  }
+  record.options = resultChangingOptions(options);
+  record.kilnVersion = engineVersion();
+  return record;
+}
+
+std::string encodeCompileRecord(const CompileRecord& record) {
+  return nlohmann::json{{"source_hash", record.sourceHash},
+                        {"source_model", record.sourceModel},
+                        {"options", record.options},
+                        {"kiln_version", record.kilnVersion}}
+      .dump();
+}
+
+std::string encodedCompileRecordFor(const ModelSource& source, const std::map<std::string, ExternalInitializerInfo>& originals,
+                                    const SessionOptions& options, const std::string& ctxFolder) {
+  std::shared_ptr<MappedFile> file;
+  std::span<const std::byte> bytes = source.bytes;
+  if (!source.path.empty()) {
+    auto opened = MappedFile::open(source.path);
+    if (!opened.isOk()) {
+      log::warn("no compile record in the ctx model: {}", opened.status().toString());
+      return "";
+    }
+    file = std::move(opened).value();
+    bytes = file->bytes();
+  }
+  auto record = compileRecordFor(bytes, source.path, originals, options, ctxFolder);
+  if (!record.isOk()) {
+    log::warn("no compile record in the ctx model: {}", record.status().toString());
+    return "";
+  }
+  return encodeCompileRecord(*record);
+}
+
+std::optional<CompileRecord> decodeCompileRecord(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  CompileRecord record;
+  auto str = [&](const char* key, std::string& out) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_string()) return false;
+    out = it->get<std::string>();
+    return true;
+  };
+  if (!str("source_hash", record.sourceHash) || !str("kiln_version", record.kilnVersion)) return std::nullopt;
+  str("source_model", record.sourceModel);
+  if (auto options = j.find("options"); options != j.end() && options->is_object()) {
+    for (const auto& [key, value] : options->items()) {
+      if (value.is_string()) record.options[key] = value.get<std::string>();
+    }
+  }
+  return record;
+}
+
+Staleness stalenessOf(const CompileRecord& record, const std::optional<std::string>& currentSourceHash,
+                      const std::optional<std::map<std::string, std::string>>& currentOptions) {
+  Staleness staleness;
+  if (currentSourceHash && *currentSourceHash != record.sourceHash) {
+    staleness.sourceChanged = true;
+    staleness.reasons.push_back("stale: source changed (content hash " + *currentSourceHash + ", compiled from " +
+                                record.sourceHash + ")");
+  }
+  if (currentOptions) {
+    for (const auto& [key, value] : *currentOptions) {
+      auto recorded = record.options.find(key);
+      if (recorded != record.options.end() && recorded->second != value) {
+        staleness.reasons.push_back("stale: options changed (" + key + " is '" + value + "', compiled with '" +
+                                    recorded->second + "')");
+      }
+    }
+  }
+  if (record.kilnVersion != engineVersion()) {
+    staleness.reasons.push_back("stale: Kiln upgraded (compiled by Kiln " + record.kilnVersion + ", this is " +
+                                engineVersion() + ")");
+  }
+  return staleness;
+}
+
+}  // namespace kiln::epctx

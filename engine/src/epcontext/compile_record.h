@@ -1,0 +1,62 @@
+// What a compile depended on, recorded in the ctx model (metadata kiln.compile_record, JSON) so a later check can
+// tell a stale compiled model from a fresh one: the source model's content hash (its external data included), the
+// session options that change the result, and the Kiln version that compiled it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kiln/compiler.h"
+#include "kiln/session_options.h"
+#include "kiln/status.h"
+#include "onnx/model_source.h"
+
+namespace kiln::epctx {
+
+inline constexpr const char* kCompileRecordKey = "kiln.compile_record";
+
+struct CompileRecord {
+  std::string sourceHash;   // XXH3-64 hex of the model bytes, then of each external data file (sorted by path)
+  std::string sourceModel;  // the source as the ctx model's folder reaches it (relative), or its file name
+  std::map<std::string, std::string> options;  // the result-changing config keys, defaults filled in
+  std::string kilnVersion;
+};
+
+// The content hash of a source model: its serialized bytes, then the bytes of every external data file its
+// initializers came from (`originals`, absolute paths). NO_SUCHFILE when such a file is gone.
+Result<std::string> sourceContentHash(std::span<const std::byte> modelBytes,
+                                      const std::map<std::string, ExternalInitializerInfo>& originals);
+// The same for the model file at `path` (read to find its external data).
+Result<std::string> sourceContentHash(const std::string& path);
+
+// The result-changing options of `options` (kiln.graph_optimization_level, kiln.vulkan.fp16, kiln.vulkan.autotune,
+// kiln.vulkan.target_profile as the content hash of the profile file, ep.context_node_name_prefix,
+// kiln.execution_providers), defaults filled in.
+std::map<std::string, std::string> resultChangingOptions(const SessionOptions& options);
+
+// The record of compiling the source at `sourcePath` (empty: a model from memory) into a ctx model in `ctxFolder`.
+Result<CompileRecord> compileRecordFor(std::span<const std::byte> sourceBytes, const std::string& sourcePath,
+                                       const std::map<std::string, ExternalInitializerInfo>& originals,
+                                       const SessionOptions& options, const std::string& ctxFolder);
+
+std::string encodeCompileRecord(const CompileRecord& record);
+// encodeCompileRecord(compileRecordFor(...)) for a source given by path or bytes (onnx/model_source.h); "" with a
+// warning when the source cannot be hashed (the ctx model is then written without a record).
+std::string encodedCompileRecordFor(const ModelSource& source, const std::map<std::string, ExternalInitializerInfo>& originals,
+                                    const SessionOptions& options, const std::string& ctxFolder);
+// nullopt when `text` is not a compile record this engine understands.
+std::optional<CompileRecord> decodeCompileRecord(const std::string& text);
+
+// Why a compiled model with `record` is stale, each reason beginning "stale: ": the source now hashes to
+// `currentSourceHash` (when given), `currentOptions` (when given) differ, or another Kiln compiled it.
+struct Staleness {
+  bool sourceChanged = false;
+  std::vector<std::string> reasons;  // source, options, version: in that order
+};
+Staleness stalenessOf(const CompileRecord& record, const std::optional<std::string>& currentSourceHash,
+                      const std::optional<std::map<std::string, std::string>>& currentOptions);
+
+}  // namespace kiln::epctx

@@ -1,0 +1,263 @@
+// kiln/compatibility.h: onnxruntime's four compatibility states for a ctx model, a context binary or a plain model,
+// answered from the model's compatibility info when it can and from its binaries otherwise.
+#include "kiln/compatibility.h"
+
+#include <filesystem>
+
+#include "context_binary/compatibility_info.h"
+#include "context_binary/format.h"
+#include "context_binary/verdict.h"
+#include "device/device_profile.h"
+#include "ep/vulkan/vulkan_device.h"
+#include "epcontext/binary_admission.h"
+#include "epcontext/compile_record.h"
+#include "epcontext/ctx_model_writer.h"
+#include "epcontext/epcontext_names.h"
+#include "ir/graph_paths.h"
+#include "kiln/epcontext.h"
+#include "onnx/model_loader.h"
+#include "onnx/path_rules.h"
+#include "util/guarded.h"
+#include "util/mapped_file.h"
+
+namespace kiln {
+
+const char* compiledModelCompatibilityName(CompiledModelCompatibility value) {
+  switch (value) {
+    case CompiledModelCompatibility::NOT_APPLICABLE: return "NOT_APPLICABLE";
+    case CompiledModelCompatibility::SUPPORTED_OPTIMAL: return "SUPPORTED_OPTIMAL";
+    case CompiledModelCompatibility::SUPPORTED_PREFER_RECOMPILATION: return "SUPPORTED_PREFER_RECOMPILATION";
+    case CompiledModelCompatibility::UNSUPPORTED: return "UNSUPPORTED";
+  }
+  return "UNSUPPORTED";
+}
+
+CompiledModelCompatibility compiledModelCompatibilityOf(Compatibility verdict) {
+  switch (verdict) {
+    case Compatibility::OPTIMAL: return CompiledModelCompatibility::SUPPORTED_OPTIMAL;
+    case Compatibility::COMPATIBLE: return CompiledModelCompatibility::SUPPORTED_PREFER_RECOMPILATION;
+    case Compatibility::UNSUPPORTED: return CompiledModelCompatibility::UNSUPPORTED;
+  }
+  return CompiledModelCompatibility::UNSUPPORTED;
+}
+
+namespace {
+
+struct Device {
+  vk::DeviceInfo info;
+  std::string against;
+};
+
+Result<Device> targetDevice(const CompatibilityQuery& query) {
+  if (!query.profilePath.empty()) {
+    KILN_ASSIGN_OR_RETURN(vk::DeviceInfo info, vk::readDeviceProfile(query.profilePath));
+    return Device{std::move(info), "profile " + query.profilePath};
+  }
+  KILN_ASSIGN_OR_RETURN(vk::DeviceInfo info, vk::selectDevice(query.deviceSelector, true));
+  std::string against = describeDevice(info);
+  return Device{std::move(info), std::move(against)};
+}
+
+void apply(ModelCompatibility& result, const CompatibilityVerdict& verdict) {
+  result.verdict = verdict.compatibility;
+  result.state = compiledModelCompatibilityOf(verdict.compatibility);
+  result.against = verdict.against;
+  result.reasons = verdict.reasons;
+}
+
+std::string metadataValue(const ir::Model& model, const std::string& key) {
+  for (const auto& [k, v] : model.metadata) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+// Kiln's EPContext nodes of every graph, and whether the model has foreign ones.
+struct ContextNodes {
+  std::vector<const ir::Node*> kiln;
+  bool foreign = false;
+};
+
+void collect(const ir::Graph& graph, const std::string& path, ContextNodes& nodes) {
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& node = graph.nodes[i];
+    if (epctx::isEpContextNode(node)) {
+      const std::string source = node.attrString(epctx::kSource, "");
+      if (source.empty() || epctx::isVulkanSource(source)) nodes.kiln.push_back(&node);
+      else nodes.foreign = true;
+    }
+    ir::forEachBody(node, i, path, [&](const ir::Graph& body, const std::string& bodyPath) { collect(body, bodyPath, nodes); });
+  }
+}
+
+// True when every binary file the model's main-context nodes name lies inside `baseFolder` and is the very binary
+// the model recorded (its content id: a hash of header and section table only, so no section is read). The
+// metadata's answer is trusted only then; the full path reports what is wrong otherwise.
+bool referencedBinariesMatch(const ir::Model& model, const std::vector<const ir::Node*>& nodes,
+                             const std::string& baseFolder) {
+  for (const ir::Node* node : nodes) {
+    if (node->attrInt(epctx::kMainContext, 1) == 0 || node->attrInt(epctx::kEmbedMode, 1) == 1) continue;
+    const std::string reference = node->attrString(epctx::kEpCacheContext, "");
+    const std::string recorded = metadataValue(model, epctx::kBinaryHashKeyPrefix + reference);
+    if (baseFolder.empty() || recorded.empty()) return false;
+    auto path = resolveContainedPath(baseFolder, reference, "ep_cache_context");
+    if (!path.isOk()) return false;
+    auto file = MappedFile::open(path->string());
+    if (!file.isOk() || ctxbin::contentIdHex(ctxbin::contentIdOf((*file)->bytes())) != recorded) return false;
+  }
+  return true;
+}
+
+const CompatibilityVerdict& worse(const CompatibilityVerdict& a, const CompatibilityVerdict& b) {
+  return static_cast<int>(b.compatibility) > static_cast<int>(a.compatibility) ? b : a;
+}
+
+// Judges every binary the ctx model references (inspectEpContextModel follows them); node and model problems
+// (a missing, escaping or mismatched binary) are `unsupported`.
+Result<CompatibilityVerdict> judgeBinaries(std::span<const std::byte> bytes, const std::string& baseFolder,
+                                           const Device& device) {
+  KILN_ASSIGN_OR_RETURN(const EpContextModelInfo info, inspectEpContextModel(bytes, baseFolder));
+  CompatibilityVerdict unsupported{Compatibility::UNSUPPORTED, {}, device.against};
+  for (const auto& node : info.nodes) {
+    if (node.vulkan && !node.problem.empty()) unsupported.reasons.push_back("EPContext node '" + node.name + "': " + node.problem);
+  }
+  for (const auto& problem : info.problems) unsupported.reasons.push_back(problem);
+  if (!unsupported.reasons.empty()) return unsupported;
+
+  CompatibilityVerdict overall{Compatibility::OPTIMAL, {}, device.against};
+  for (const auto& node : info.nodes) {
+    if (!node.vulkan || node.mainContext == 0 || node.binary.empty()) continue;
+    Result<CompatibilityVerdict> verdict = Status(StatusCode::FAIL, "");
+    if (node.embedded) {
+      if (node.payloadOffset + node.payloadSize > bytes.size()) continue;  // inspect already read it: cannot happen
+      verdict = ctxbin::judgeBytes(bytes.subspan(node.payloadOffset, node.payloadSize), node.binary, device.info,
+                                   device.against);
+    } else {
+      verdict = ctxbin::judgeFile(node.binary, device.info, device.against);
+    }
+    if (!verdict.isOk()) {
+      verdict = CompatibilityVerdict{Compatibility::UNSUPPORTED, {verdict.status().message()}, device.against};
+    }
+    CompatibilityVerdict named = *verdict;
+    for (auto& reason : named.reasons) reason = node.binary + ": " + reason;
+    const Compatibility before = overall.compatibility;
+    overall.compatibility = worse(overall, named).compatibility;
+    if (named.compatibility == overall.compatibility || named.compatibility != Compatibility::OPTIMAL) {
+      if (overall.compatibility != before && static_cast<int>(overall.compatibility) > static_cast<int>(before)) {
+        overall.reasons.clear();  // only the reasons of the worst state are kept
+      }
+      if (named.compatibility == overall.compatibility) {
+        overall.reasons.insert(overall.reasons.end(), named.reasons.begin(), named.reasons.end());
+      }
+    }
+  }
+  return overall;
+}
+
+// Adds the compile record's staleness: source changed -> UNSUPPORTED; options changed or another Kiln -> at best
+// SUPPORTED_PREFER_RECOMPILATION (the Kiln verdict stays what the device says).
+Status applyStaleness(ModelCompatibility& result, const std::string& baseFolder, const CompatibilityQuery& query) {
+  const auto record = epctx::decodeCompileRecord(result.compileRecord);
+  if (!record) {
+    if (!query.sourceModelPath.empty()) {
+      result.reasons.push_back("the ctx model records no compile (compiled by an older Kiln): the source cannot be compared");
+    }
+    return Status::ok();
+  }
+  std::string source = query.sourceModelPath;
+  if (source.empty() && !record->sourceModel.empty() && !baseFolder.empty()) {
+    std::error_code error;
+    const auto recorded = (std::filesystem::path(baseFolder) / record->sourceModel).lexically_normal();
+    if (std::filesystem::is_regular_file(recorded, error)) source = recorded.string();
+  }
+  std::optional<std::string> sourceHash;
+  if (!source.empty()) {
+    KILN_ASSIGN_OR_RETURN(sourceHash, epctx::sourceContentHash(source));
+    result.sourceChecked = source;
+  }
+  std::optional<std::map<std::string, std::string>> options;
+  if (query.compileOptions) options = epctx::resultChangingOptions(*query.compileOptions);
+  const epctx::Staleness staleness = epctx::stalenessOf(*record, sourceHash, options);
+  if (staleness.reasons.empty()) return Status::ok();
+  result.reasons.insert(result.reasons.end(), staleness.reasons.begin(), staleness.reasons.end());
+  if (staleness.sourceChanged) {
+    result.state = CompiledModelCompatibility::UNSUPPORTED;
+  } else if (result.state == CompiledModelCompatibility::SUPPORTED_OPTIMAL) {
+    result.state = CompiledModelCompatibility::SUPPORTED_PREFER_RECOMPILATION;
+  }
+  return Status::ok();
+}
+
+Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const std::string& baseFolder,
+                                      const std::string& origin, const CompatibilityQuery& query) {
+  ModelCompatibility result;
+  if (ctxbin::readFormatVersion(bytes).isOk()) {  // a context binary: its magic is unmistakable
+    result.fileKind = "context_binary";
+    KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query));
+    KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict,
+                          ctxbin::judgeBytes(bytes, origin, device.info, device.against));
+    apply(result, verdict);
+    return result;
+  }
+  KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelBuffer(bytes));
+  ContextNodes nodes;
+  collect(*loaded.model.graph, ir::kMainGraphPath, nodes);
+  result.compatibilityInfo = metadataValue(loaded.model, epctx::kCompatibilityInfoKey);
+  if (nodes.kiln.empty()) {
+    result.fileKind = "model";
+    result.state = CompiledModelCompatibility::NOT_APPLICABLE;
+    result.reasons.push_back(nodes.foreign ? "its EPContext nodes belong to other execution providers"
+                                           : "the model has no EPContext nodes: it is compiled when a session loads it");
+    return result;
+  }
+  result.fileKind = "ctx_model";
+  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query));
+  if (auto fromInfo = ctxbin::judgeCompatibilityInfo(result.compatibilityInfo, device.info, device.against);
+      fromInfo && referencedBinariesMatch(loaded.model, nodes.kiln, baseFolder)) {
+    apply(result, *fromInfo);
+    result.fromMetadata = true;
+  } else {
+    KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict, judgeBinaries(bytes, baseFolder, device));
+    apply(result, verdict);
+  }
+  result.compileRecord = metadataValue(loaded.model, epctx::kCompileRecordKey);
+  KILN_RETURN_IF_ERROR(applyStaleness(result, baseFolder, query));
+  return result;
+}
+
+std::string folderOf(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+}  // namespace
+
+Result<std::string> getCompatibilityInfoFromModel(std::span<const std::byte> modelBytes) {
+  return guarded([&]() -> Result<std::string> {
+    KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelBuffer(modelBytes));
+    return metadataValue(loaded.model, epctx::kCompatibilityInfoKey);
+  });
+}
+
+Result<std::string> getCompatibilityInfoFromModel(const std::string& modelPath) {
+  return guarded([&]() -> Result<std::string> {
+    KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelFile(modelPath));
+    return metadataValue(loaded.model, epctx::kCompatibilityInfoKey);
+  });
+}
+
+Result<ModelCompatibility> getModelCompatibility(std::span<const std::byte> bytes, const std::string& baseFolder,
+                                                 const CompatibilityQuery& query) {
+  return guarded([&] { return judgeModel(bytes, baseFolder, "bytes", query); });
+}
+
+Result<ModelCompatibility> getModelCompatibility(const std::string& path, const CompatibilityQuery& query) {
+  return guarded([&]() -> Result<ModelCompatibility> {
+    KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
+    auto result = judgeModel(file->bytes(), folderOf(path), path, query);
+    if (!result.isOk()) return result.status().withContext(path);
+    return result;
+  });
+}
+
+}  // namespace kiln
