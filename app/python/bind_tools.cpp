@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bindings.h"
+#include "kiln/compatibility.h"
 #include "kiln/config_keys.h"
 #include "kiln/context_binary.h"
 #include "kiln/device.h"
@@ -43,17 +44,31 @@ py::dict inspectBinary(const py::object& binary, const std::string& origin) {
   return toPython(valueOrThrow(inspectContextBinary(py::str(binary).cast<std::string>())));
 }
 
-// The verdict of a binary (path or bytes) against a profile file when given, else a live device.
-py::dict checkBinary(const py::object& binary, const std::string& origin, const std::string& device,
-                     const std::string& profile) {
-  if (py::isinstance<py::bytes>(binary)) {
-    const auto bytes = spanOf(binary);
-    return toPython(valueOrThrow(profile.empty() ? checkContextBinary(bytes, origin, device)
-                                                 : checkContextBinaryAgainstProfile(bytes, origin, profile)));
+// onnxruntime's four states for a ctx model, a context binary or a plain model (path, or bytes whose file
+// references resolve against `baseFolder`), against a profile when given, else live device `device`.
+py::dict modelCompatibility(const py::object& model, const std::string& baseFolder, const std::string& device,
+                            const std::string& profile, const std::string& source) {
+  CompatibilityQuery query;
+  query.deviceSelector = device;
+  query.profilePath = profile;
+  query.sourceModelPath = source;
+  Result<ModelCompatibility> result = Status(StatusCode::FAIL, "not checked");
+  if (py::isinstance<py::bytes>(model)) {
+    const py::bytes bytes = model;
+    const auto view = spanOf(bytes);
+    py::gil_scoped_release release;
+    result = getModelCompatibility(view, baseFolder, query);
+  } else {
+    const std::string path = py::str(model).cast<std::string>();
+    py::gil_scoped_release release;
+    result = getModelCompatibility(path, query);
   }
-  const std::string path = py::str(binary).cast<std::string>();
-  return toPython(valueOrThrow(profile.empty() ? checkContextBinary(path, device)
-                                               : checkContextBinaryAgainstProfile(path, profile)));
+  return toPython(valueOrThrow(std::move(result)));
+}
+
+std::string compatibilityInfo(const py::object& model) {
+  if (py::isinstance<py::bytes>(model)) return valueOrThrow(getCompatibilityInfoFromModel(spanOf(model)));
+  return valueOrThrow(getCompatibilityInfoFromModel(py::str(model).cast<std::string>()));
 }
 
 py::dict merge(const std::vector<std::pair<std::string, std::string>>& inputs, const std::string& outputPath,
@@ -89,8 +104,9 @@ void bindTools(py::module_& module) {
   module.def("inspect_model", &inspectModel, py::arg("path"));
   module.def("inspect_ctx_model", &inspectCtxModel, py::arg("model"), py::arg("base_folder") = "");
   module.def("inspect_binary", &inspectBinary, py::arg("binary"), py::arg("origin") = "<bytes>");
-  module.def("check_binary", &checkBinary, py::arg("binary"), py::arg("origin") = "<bytes>",
-             py::arg("device") = "", py::arg("profile") = "");
+  module.def("model_compatibility", &modelCompatibility, py::arg("model"), py::arg("base_folder") = "",
+             py::arg("device") = "", py::arg("profile") = "", py::arg("source") = "");
+  module.def("compatibility_info", &compatibilityInfo, py::arg("model"));
   module.def("merge", &merge, py::arg("inputs"), py::arg("output_path"), py::arg("connections"));
   module.def("devices", &devices);
   module.def("device_profile", [](uint32_t index) { return valueOrThrow(vulkanDeviceProfile(index)); });

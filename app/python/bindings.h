@@ -15,7 +15,7 @@ namespace kiln::python {
 void bindSession(pybind11::module_& module);
 // compile(): kiln::compileModel with every ModelCompilationOptions setting.
 void bindCompile(pybind11::module_& module);
-// inspect_model / inspect_ctx_model / inspect_binary / check_binary / merge / devices / config keys.
+// inspect_model / inspect_ctx_model / inspect_binary / model_compatibility / merge / devices / config keys.
 void bindTools(pybind11::module_& module);
 
 // SessionOptions from config entries and fixed input shapes; StatusError for a refused entry.

@@ -98,7 +98,7 @@ py::dict toPython(const ValueMetadata& value) {
 
 py::dict toPython(const ModelInfo& info) {
   py::dict d;
-  d["kind"] = "model";
+  d["file_kind"] = "model";
   d["path"] = info.path;
   d["ir_version"] = info.irVersion;
   d["opset_imports"] = info.opsetImports;
@@ -113,7 +113,7 @@ py::dict toPython(const ModelInfo& info) {
 
 py::dict toPython(const EpContextModelInfo& info) {
   py::dict d;
-  d["kind"] = "ctx_model";
+  d["file_kind"] = "ctx_model";
   d["path"] = info.path;
   d["inputs"] = listOf(info.inputs);
   d["outputs"] = listOf(info.outputs);
@@ -132,7 +132,7 @@ py::dict toPython(const EpContextModelInfo& info) {
 
 py::dict toPython(const ContextBinaryInfo& info) {
   py::dict d;
-  d["kind"] = "binary";
+  d["file_kind"] = "context_binary";
   d["path"] = info.path;
   d["file_size"] = info.fileSize;
   d["format_version"] = info.formatVersion;
@@ -190,6 +190,22 @@ py::dict toPython(const VulkanDeviceDescription& device) {
   d["shader_float16"] = device.shaderFloat16;
   d["device_local_bytes"] = device.deviceLocalBytes;
   d["used_by_default"] = device.usedByDefault;
+  return d;
+}
+
+py::dict toPython(const ModelCompatibility& compatibility) {
+  py::dict d;
+  // The keys of `kiln check --json` (app/cli/cmd_check.cpp), plus the raw compatibility info.
+  d["compatibility"] = compiledModelCompatibilityName(compatibility.state);
+  d["verdict"] =
+      compatibility.verdict ? py::object(py::str(compatibilityName(*compatibility.verdict))) : py::none();
+  d["file_kind"] = compatibility.fileKind;
+  d["against"] = compatibility.against;
+  d["reasons"] = compatibility.reasons;
+  d["compatibility_info"] = compatibility.compatibilityInfo;
+  d["answered_from"] = compatibility.fromMetadata ? "metadata" : compatibility.verdict ? "binary" : "model";
+  d["compile_record"] = compatibility.compileRecord;
+  d["source_checked"] = compatibility.sourceChecked;
   return d;
 }
 

@@ -3,6 +3,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include "kiln/compatibility.h"
 #include "kiln/context_binary.h"
 #include "kiln/device.h"
 #include "kiln/epcontext.h"
@@ -20,5 +21,6 @@ pybind11::dict toPython(const ContextBinaryInfo& info);
 pybind11::dict toPython(const CompatibilityVerdict& verdict);
 pybind11::dict toPython(const MergeResult& result);
 pybind11::dict toPython(const VulkanDeviceDescription& device);
+pybind11::dict toPython(const ModelCompatibility& compatibility);
 
 }  // namespace kiln::python

@@ -42,8 +42,8 @@ def test_compile_to_bytes_embedded(models, tiny_input):
     assert session.get_timings()["counters"]["glslang_compiles"] == 0
     assert session.run(None, {"image": tiny_input})[0].shape[0] == 1
     info = kiln.inspect(data)
-    assert info["kind"] == "ctx_model" and info["nodes"][0]["embedded"]
-    assert kiln.check(data)["compatibility"] in ("optimal", "compatible")
+    assert info["file_kind"] == "ctx_model" and info["nodes"][0]["embedded"]
+    assert kiln.check(data)["compatibility"] in ("SUPPORTED_OPTIMAL", "SUPPORTED_PREFER_RECOMPILATION")
     chunks = []
     compiler(models["tiny_cnn"], embed_compiled_data_into_model=True).compile_to_stream(chunks.append)
     assert sum(len(c) for c in chunks) > 1000
@@ -57,6 +57,17 @@ def test_flags_and_default_output_name(models, tmp_path):
     strict = compiler(str(source), flags=kiln.OrtCompileApiFlags.ERROR_IF_OUTPUT_FILE_EXISTS)
     with pytest.raises(kiln.Fail):
         strict.compile_to_file(result["output_model_path"])
+
+
+def test_external_initializers_file(models, tiny_input, tmp_path):
+    job = compiler(models["tiny_cnn"], external_initializers_file_path="weights.bin",
+                   external_initializers_size_threshold=0)
+    result = job.compile_to_file(str(tmp_path / "ext_ctx.onnx"))
+    assert result["ep_context_nodes"] >= 1 and result["files_written"]
+    session = kiln.InferenceSession(result["output_model_path"], providers=VULKAN)
+    assert session.run(None, {"image": tiny_input})[0].shape[0] == 1
+    with pytest.raises(kiln.NotImplemented):
+        kiln.ModelCompiler(None, models["tiny_cnn"], get_initializer_location_func=lambda *a: None)
 
 
 def test_progress_callback_cancel_and_errors(models, tmp_path):
@@ -114,4 +125,5 @@ def test_target_profile_cross_compile(models, tmp_path):
     profile.write_text(__import__("json").dumps(kiln.device_profile(0)))
     result = compiler(models["tiny_cnn"], target_profile=str(profile)).compile_to_file(str(tmp_path / "p_ctx.onnx"))
     assert kiln.inspect(result["binary_path"])["target"] == "profile"
-    assert kiln.check(result["binary_path"], profile=str(profile))["compatibility"] in ("optimal", "compatible")
+    verdict = kiln.check(result["binary_path"], profile=str(profile))
+    assert verdict["file_kind"] == "context_binary" and verdict["verdict"] in ("optimal", "compatible")

@@ -15,7 +15,7 @@ from ._errors import (Cancelled, EngineError, EPFail, Fail, InvalidArgument, Inv
 from ._options import (CPU_PROVIDER, VULKAN_PROVIDER, ExecutionMode, GraphOptimizationLevel, RunOptions,
                        SessionOptions, known_config_keys)
 from ._session import InferenceSession, ModelMetadata, NodeArg
-from ._tools import check, device_profile, devices, inspect, merge
+from ._tools import check, device_profile, devices, get_compatibility_info_from_model, inspect, merge
 
 __version__ = _kiln.engine_version()
 
@@ -44,6 +44,6 @@ def get_version_string():
 __all__ = ["InferenceSession", "SessionOptions", "RunOptions", "ModelCompiler", "OrtCompileApiFlags",
            "GraphOptimizationLevel", "ExecutionMode", "NodeArg", "ModelMetadata", "get_available_providers",
            "get_all_providers", "get_device", "get_version_string", "inspect", "check", "merge", "devices",
-           "device_profile", "known_config_keys", "KilnError", "Fail", "InvalidArgument", "NoSuchFile", "NoModel",
+           "device_profile", "get_compatibility_info_from_model", "known_config_keys", "KilnError", "Fail", "InvalidArgument", "NoSuchFile", "NoModel",
            "EngineError", "RuntimeException", "InvalidProtobuf", "ModelLoaded", "NotImplemented", "InvalidGraph",
            "EPFail", "Cancelled", "ModelRequiresCompilation"]

@@ -2,6 +2,7 @@
 
 import json
 import os
+import tempfile
 
 from . import _kiln
 from ._errors import KilnError
@@ -23,7 +24,7 @@ def _source(path_or_bytes):
 
 
 def inspect(path_or_bytes):
-    """What a file holds, as a dict with "kind": "binary" (a context binary: header, sections, graphs),
+    """What a file holds, as a dict with "file_kind": "context_binary" (header, sections, graphs),
     "ctx_model" (EPContext nodes followed to their binaries) or "model" (a plain ONNX model: nodes, values)."""
     source = _source(path_or_bytes)
     if not isinstance(source, bytes) and not os.path.isfile(source):
@@ -32,7 +33,14 @@ def inspect(path_or_bytes):
     if _read_head(source) == _BINARY_MAGIC:
         return _kiln.inspect_binary(source)
     if isinstance(source, bytes):
-        return _kiln.inspect_ctx_model(source)
+        ctx = _kiln.inspect_ctx_model(source)
+        if ctx["nodes"]:
+            return ctx
+        with tempfile.TemporaryDirectory() as folder:  # the engine describes plain models from files only
+            path = os.path.join(folder, "model.onnx")
+            with open(path, "wb") as file:
+                file.write(source)
+            return dict(_kiln.inspect_model(path), path="")
     try:
         ctx = _kiln.inspect_ctx_model(source)
         if ctx["nodes"]:
@@ -42,36 +50,26 @@ def inspect(path_or_bytes):
     return _kiln.inspect_model(source)
 
 
-def check(path_or_bytes, profile=None, device=None):
-    """Whether a context binary, or every binary of a ctx model, fits a device: {"compatibility": "optimal" |
-    "compatible" | "unsupported" | "not_compiled", "reasons": [...], "binaries": {name: verdict}} against
-    `profile` (a device profile JSON) when given, else live device `device` (index or name; None: the default)."""
-    source = _source(path_or_bytes)
-    profile = os.fspath(profile) if profile else ""
-    device = str(device) if device is not None else ""
-    if _read_head(source) == _BINARY_MAGIC:
-        verdict = _kiln.check_binary(source, device=device, profile=profile)
-        return dict(verdict, binaries={_name(source): verdict})
-    ctx = _kiln.inspect_ctx_model(source)
-    verdicts = {}
-    for node in ctx["nodes"]:
-        if not node["vulkan"] or node["main_context"] != 1:
-            continue
-        if node["embedded"]:
-            data = source if isinstance(source, bytes) else open(source, "rb").read()
-            payload = data[node["payload_offset"]:node["payload_offset"] + node["payload_size"]]
-            verdicts[f"embedded in '{node['name']}'"] = _kiln.check_binary(payload, f"embedded in '{node['name']}'",
-                                                                          device, profile)
-        elif node["binary"]:
-            verdicts[node["binary"]] = _kiln.check_binary(node["binary"], device=device, profile=profile)
-    if not verdicts:
-        return {"compatibility": "not_compiled", "reasons": ["the model holds no Kiln EPContext node"],
-                "against": "", "binaries": {}}
-    order = ["optimal", "compatible", "unsupported"]
-    worst = max(verdicts.values(), key=lambda v: order.index(v["compatibility"]))
-    reasons = [reason for v in verdicts.values() for reason in v["reasons"]]
-    return {"compatibility": worst["compatibility"], "reasons": reasons, "against": worst["against"],
-            "binaries": verdicts}
+def check(path_or_bytes, profile=None, device=None, source=None, base_folder=""):
+    """Can this compiled model (a ctx model, a context binary or a plain model) run here, and should it be
+    recompiled? onnxruntime's four states, without creating a session:
+    {"compatibility": "NOT_APPLICABLE" | "SUPPORTED_OPTIMAL" | "SUPPORTED_PREFER_RECOMPILATION" | "UNSUPPORTED",
+     "verdict": "optimal" | "compatible" | "unsupported" | None, "file_kind": "ctx_model" | "context_binary" |
+     "model", "against", "reasons", "answered_from", "compile_record" (a dict, or None), "source_checked",
+     "compatibility_info"}: the fields of `kiln check --json`. Judged against `profile` (a device profile JSON) when given, else live device `device`
+    (index or name; None: the one a compile would pick); `source` is the source model to check staleness against;
+    `base_folder` resolves a ctx model's file references when it is given as bytes."""
+    source_model = os.fspath(source) if source else ""
+    result = _kiln.model_compatibility(_source(path_or_bytes), base_folder=os.fspath(base_folder),
+                                       device="" if device is None else str(device),
+                                       profile=os.fspath(profile) if profile else "", source=source_model)
+    result["compile_record"] = json.loads(result["compile_record"]) if result["compile_record"] else None
+    return result
+
+
+def get_compatibility_info_from_model(path_or_bytes):
+    """The model's ep_compatibility_info.VulkanExecutionProvider metadata ("" when it has none)."""
+    return _kiln.compatibility_info(_source(path_or_bytes))
 
 
 def merge(inputs, output_path, connections=None):
@@ -91,6 +89,3 @@ def device_profile(index=0):
     """The device profile of live device `index` as a dict (what kiln devices --profile writes)."""
     return json.loads(_kiln.device_profile(int(index)))
 
-
-def _name(source):
-    return "<bytes>" if isinstance(source, bytes) else source
