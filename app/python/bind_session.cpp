@@ -21,8 +21,9 @@ namespace {
 
 // A session and the progress bridge its creation used (kept alive with it: the session may hold the sink).
 struct SessionHandle {
+  std::shared_ptr<PythonProgress>
+      progress;  // declared first: destroyed after the session that holds its sink
   std::unique_ptr<Session> session;
-  std::shared_ptr<PythonProgress> progress;
 };
 
 py::list metadataListToPython(const std::vector<ValueMetadata>& values) {

@@ -2,6 +2,8 @@
 // kiln/_tools.py shapes them into kiln.inspect / kiln.check / kiln.merge / kiln.devices.
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <span>
 #include <string>
 
@@ -11,6 +13,7 @@
 #include "kiln/context_binary.h"
 #include "kiln/device.h"
 #include "kiln/epcontext.h"
+#include "kiln/log.h"
 #include "kiln/model_info.h"
 #include "kiln/provider_names.h"
 #include "kiln/version.h"
@@ -90,6 +93,17 @@ py::list devices() {
   return result;
 }
 
+// onnxruntime's logger severities (0 verbose, 1 info, 2 warning, 3 error, 4 fatal) as the engine's minimum
+// level; lines go to stderr from whatever thread logs them (no Python involved).
+void setLogSeverity(int severity) {
+  static constexpr LogLevel kLevels[] = {LogLevel::Debug, LogLevel::Info, LogLevel::Warn, LogLevel::Error,
+                                         LogLevel::Off};
+  const LogLevel level = kLevels[std::clamp(severity, 0, 4)];
+  setLogSink(level, [](LogLevel, std::string_view message) {
+    std::fprintf(stderr, "%.*s\n", static_cast<int>(message.size()), message.data());
+  });
+}
+
 py::dict knownKeys() {
   py::dict result;
   for (const config::KeyInfo& key : config::knownKeys()) {
@@ -111,6 +125,7 @@ void bindTools(py::module_& module) {
   module.def("devices", &devices);
   module.def("device_profile", [](uint32_t index) { return valueOrThrow(vulkanDeviceProfile(index)); });
   module.def("known_config_keys", &knownKeys);
+  module.def("set_log_severity", &setLogSeverity, py::arg("severity"));
   module.def("engine_version", [] { return std::string(engineVersion()); });
   module.attr("CPU_EXECUTION_PROVIDER") = kCpuExecutionProvider;
   module.attr("VULKAN_EXECUTION_PROVIDER") = kVulkanExecutionProvider;

@@ -41,9 +41,18 @@ def get_version_string():
     return __version__
 
 
+def set_default_logger_severity(severity):
+    """The engine's log level, process-wide, in onnxruntime's severities (0 verbose ... 3 error, 4 fatal/off)."""
+    _kiln.set_log_severity(int(severity))
+
+
+def set_default_logger_verbosity(verbosity):
+    """Kept for onnxruntime scripts: Kiln has no verbose-log levels beyond set_default_logger_severity."""
+
+
 __all__ = ["InferenceSession", "SessionOptions", "RunOptions", "ModelCompiler", "OrtCompileApiFlags",
            "GraphOptimizationLevel", "ExecutionMode", "NodeArg", "ModelMetadata", "get_available_providers",
-           "get_all_providers", "get_device", "get_version_string", "inspect", "check", "merge", "devices",
+           "get_all_providers", "get_device", "get_version_string", "set_default_logger_severity", "set_default_logger_verbosity", "inspect", "check", "merge", "devices",
            "device_profile", "get_compatibility_info_from_model", "known_config_keys", "KilnError", "Fail", "InvalidArgument", "NoSuchFile", "NoModel",
            "EngineError", "RuntimeException", "InvalidProtobuf", "ModelLoaded", "NotImplemented", "InvalidGraph",
            "EPFail", "Cancelled", "ModelRequiresCompilation"]

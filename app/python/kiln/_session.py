@@ -60,16 +60,22 @@ class InferenceSession:
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, **kwargs):
         self._model = _model_source(path_or_bytes)
         self._sess_options = sess_options if sess_options is not None else SessionOptions()
+        self._profiles = []
+        self._profiling_start_ns = time.time_ns()
+        self._create(providers, provider_options)
+
+    def _create(self, providers, provider_options):
         if providers is None and self._sess_options.providers():
             providers = self._sess_options.providers()
         config = self._sess_options.kiln_config()
         config.update(providers_to_config(providers, provider_options))
-        self._config = config
-        self._provider_options = {}
-        self._profiles = []
-        self._profiling_start_ns = time.time_ns()
         self._native = _kiln.Session.create(self._model, config, self._sess_options.input_shapes(),
                                             self._sess_options.progress)
+        self._config = config
+
+    def set_providers(self, providers=None, provider_options=None):
+        """Creates the session again with other providers (as onnxruntime does)."""
+        self._create(providers, provider_options)
 
     def get_inputs(self):
         return [self._node_arg(meta) for meta in self._native.inputs()]

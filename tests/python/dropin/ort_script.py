@@ -7,6 +7,7 @@ import numpy as np
 import onnxruntime as ort
 
 model_path = sys.argv[1]
+ort.set_default_logger_severity(3)
 print("available:", ort.get_available_providers())
 
 so = ort.SessionOptions()
@@ -30,6 +31,8 @@ again = sess.run([names[0]], {inp.name: x})
 assert np.array_equal(outputs[0], again[0])
 print("outputs:", {n: o.shape for n, o in zip(names, outputs)})
 print("providers:", sess.get_providers())
+sess.set_providers(["CPUExecutionProvider"])
+assert np.array_equal(sess.run(None, {inp.name: x})[0], outputs[0])
 meta = sess.get_modelmeta()
 print("producer:", meta.producer_name, meta.custom_metadata_map)
 
