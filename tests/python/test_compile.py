@@ -92,16 +92,22 @@ def test_progress_callback_cancel_and_errors(models, tmp_path):
     assert not output.exists()
 
 
-def test_ctrl_c_cancels_a_compile_cleanly(models, tmp_path):
+@pytest.mark.parametrize("work", ["compile", "session"])
+def test_ctrl_c_cancels_cleanly(models, tmp_path, work):
     output = tmp_path / "interrupted_ctx.onnx"
+    call = {"compile": f"kiln.ModelCompiler(options, {models['tiny_cnn']!r}, providers=vulkan)"
+                       f".compile_to_file({str(output)!r})",
+            "session": f"kiln.InferenceSession({models['tiny_cnn']!r}, options, providers=vulkan)"}[work]
     script = textwrap.dedent(f"""
         import os, signal, time, kiln
         def progress(stage, done, total):
             os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.3)  # the main thread notices the signal while the compile still runs
+            time.sleep(0.3)  # the main thread notices the signal while the work still runs
+        options = kiln.SessionOptions()
+        options.progress = progress
+        vulkan = ["VulkanExecutionProvider"]
         try:
-            kiln.ModelCompiler(kiln.SessionOptions(), {models['tiny_cnn']!r}, progress=progress,
-                               providers=["VulkanExecutionProvider"]).compile_to_file({str(output)!r})
+            {call}
             print("finished")
         except KeyboardInterrupt:
             print("interrupted")

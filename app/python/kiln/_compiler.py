@@ -68,7 +68,8 @@ class ModelCompiler:
         return self.last_result
 
     def compile_to_bytes(self):
-        """The compiled model as bytes (embed the binary with embed_compiled_data_into_model=True)."""
+        """The compiled model as bytes. With embed_compiled_data_into_model=True they hold everything; otherwise
+        the context binary is written beside a path input (<stem>_vulkan.bin), as onnxruntime's compile API does."""
         self.last_result, data = self._compile(None)
         return data
 
