@@ -26,6 +26,7 @@ def get_available_providers():
 
 
 def get_all_providers():
+    """Every provider Kiln knows: the same as get_available_providers()."""
     return get_available_providers()
 
 
@@ -38,6 +39,7 @@ def get_device():
 
 
 def get_version_string():
+    """Kiln's engine version ("0.1.0")."""
     return __version__
 
 

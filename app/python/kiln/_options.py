@@ -82,6 +82,7 @@ class SessionOptions:
         return self._entries[key]
 
     def has_session_config_entry(self, key):
+        """True when `key` was set."""
         return key in self._entries
 
     def add_free_dimension_override_by_name(self, dim_name, dim_value):
@@ -93,6 +94,7 @@ class SessionOptions:
         self._providers.append((str(provider_name), dict(provider_options or {})))
 
     def providers(self):
+        """The providers add_provider() appended, as (name, options) pairs."""
         return list(self._providers)
 
     def set_input_shape(self, name, shape):
@@ -110,6 +112,7 @@ class SessionOptions:
         return config
 
     def input_shapes(self):
+        """The shapes set_input_shape() fixed, by input name."""
         return dict(self._input_shapes)
 
 
@@ -159,6 +162,7 @@ class RunOptions:
         self._entries[str(key)] = str(value)
 
     def get_run_config_entry(self, key):
+        """The value add_run_config_entry() stored for `key` (KeyError when unset)."""
         return self._entries[key]
 
 

@@ -78,9 +78,11 @@ class InferenceSession:
         self._create(providers, provider_options)
 
     def get_inputs(self):
+        """The graph inputs a run feeds (initializers excluded), as NodeArgs in declaration order."""
         return [self._node_arg(meta) for meta in self._native.inputs()]
 
     def get_outputs(self):
+        """The graph outputs, as NodeArgs in declaration order."""
         return [self._node_arg(meta) for meta in self._native.outputs()]
 
     def get_overridable_initializers(self):
@@ -88,6 +90,7 @@ class InferenceSession:
         return []
 
     def get_modelmeta(self):
+        """The model's producer and metadata_props (custom_metadata_map)."""
         ctx = _kiln.inspect_ctx_model(self._model)
         producer = ""
         if isinstance(self._model, str):
@@ -103,10 +106,12 @@ class InferenceSession:
         return names if CPU_PROVIDER in names else names + [CPU_PROVIDER]
 
     def get_provider_options(self):
+        """Per provider, the kiln.<provider>.* entries the session was created with."""
         return {name: {k: v for k, v in self._config.items() if k.startswith(f"kiln.{PROVIDER_SHORT_NAMES[name]}.")}
                 for name in self.get_providers()}
 
     def get_session_options(self):
+        """The SessionOptions the session was created with."""
         return self._sess_options
 
     def run(self, output_names, input_feed, run_options=None):
@@ -132,6 +137,7 @@ class InferenceSession:
         return name
 
     def get_profiling_start_time_ns(self):
+        """When the session began (time.time_ns()), the origin onnxruntime's profiles count from."""
         return self._profiling_start_ns
 
     # Kiln's own.
