@@ -50,9 +50,10 @@ def test_session_from_bytes_and_pathlike(models, tmp_path):
 
 
 def test_modelmeta(models):
-    meta = kiln.InferenceSession(models["add_mul"], providers=CPU).get_modelmeta()
-    assert meta.producer_name == "kiln-tests"
-    assert meta.custom_metadata_map == {"author": "kiln"}
+    for source in (models["add_mul"], open(models["add_mul"], "rb").read()):
+        meta = kiln.InferenceSession(source, providers=CPU).get_modelmeta()
+        assert meta.producer_name == "kiln-tests"
+        assert meta.custom_metadata_map == {"author": "kiln"}
 
 
 def test_providers_and_session_options_are_reported(models):

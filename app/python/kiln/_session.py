@@ -91,10 +91,9 @@ class InferenceSession:
 
     def get_modelmeta(self):
         """The model's producer and metadata_props (custom_metadata_map)."""
+        from ._tools import describe_model
         ctx = _kiln.inspect_ctx_model(self._model)
-        producer = ""
-        if isinstance(self._model, str):
-            producer = _kiln.inspect_model(self._model)["producer_name"]
+        producer = describe_model(self._model)["producer_name"]
         return ModelMetadata(producer_name=producer, custom_metadata_map=dict(ctx["metadata"]))
 
     def get_providers(self):

@@ -36,11 +36,7 @@ def inspect(path_or_bytes):
         ctx = _kiln.inspect_ctx_model(source)
         if ctx["nodes"]:
             return ctx
-        with tempfile.TemporaryDirectory() as folder:  # the engine describes plain models from files only
-            path = os.path.join(folder, "model.onnx")
-            with open(path, "wb") as file:
-                file.write(source)
-            return dict(_kiln.inspect_model(path), path="")
+        return describe_model(source)
     try:
         ctx = _kiln.inspect_ctx_model(source)
         if ctx["nodes"]:
@@ -48,6 +44,18 @@ def inspect(path_or_bytes):
     except KilnError:
         pass
     return _kiln.inspect_model(source)
+
+
+def describe_model(source):
+    """kiln::inspectModel for a path or bytes (written to a temporary file: the engine reads plain models from
+    files only)."""
+    if not isinstance(source, bytes):
+        return _kiln.inspect_model(source)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.onnx")
+        with open(path, "wb") as file:
+            file.write(source)
+        return dict(_kiln.inspect_model(path), path="")
 
 
 def check(path_or_bytes, profile=None, device=None, source=None, base_folder=""):
