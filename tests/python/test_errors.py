@@ -40,6 +40,10 @@ def test_bad_feeds_are_invalid_argument(models):
         session.run(None, {"a": a, "b": np.ones((2, 3), np.float64)})  # wrong element type
     with pytest.raises(kiln.InvalidArgument):
         session.run(["no_such_output"], {"a": a, "b": a})
+    with pytest.raises(kiln.InvalidArgument, match="no input named 'zzz'"):
+        session.run(None, {"a": a, "b": a, "zzz": a})
+    with pytest.raises(kiln.InvalidArgument, match="expects shape"):
+        session.run(None, {"a": a, "b": np.ones((3, 3), np.float32)})
     with pytest.raises(kiln.InvalidArgument):
         session.run(None, {"a": a, "b": np.ones((2, 3), np.complex64)})  # no ONNX tensor type Kiln runs
 
