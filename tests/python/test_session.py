@@ -193,3 +193,15 @@ def test_type_stubs_cover_the_public_api():
         methods = {f.name for f in classes[name].body if isinstance(f, ast.FunctionDef)}
         public = {m for m in vars(getattr(kiln, name)) if not m.startswith("_") and callable(getattr(kiln, name).__dict__[m])}
         assert public <= methods, (name, public - methods)
+
+
+def test_vulkan_named_explicitly_uses_a_cpu_vulkan_device_the_default_does_not(models, tiny_input):
+    from conftest import VULKAN, require_vulkan
+    require_vulkan()
+    explicit = kiln.InferenceSession(models["tiny_cnn"], providers=VULKAN)
+    assert explicit.get_providers()[0] == "VulkanExecutionProvider"
+    default = kiln.InferenceSession(models["tiny_cnn"])
+    if not any(device["used_by_default"] for device in kiln.devices()):  # lavapipe only: the default stays on the CPU
+        assert default.get_providers() == ["CPUExecutionProvider"]
+    np.testing.assert_allclose(explicit.run(None, {"image": tiny_input})[0],
+                               default.run(None, {"image": tiny_input})[0], atol=1e-4)
