@@ -22,6 +22,9 @@ set(CPACK_COMPONENTS_ALL runtime dev cli)
 if(KILN_BUILD_STUDIO)
   list(APPEND CPACK_COMPONENTS_ALL studio)
 endif()
+if(KILN_BUILD_PYTHON)
+  list(APPEND CPACK_COMPONENTS_ALL python)
+endif()
 set(kiln_engine_about "Kiln loads ONNX models, partitions them between a Vulkan execution provider and a CPU \
 fallback, and compiles them once into an EPContext model plus a context binary that later loads in milliseconds.")
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION "ONNX compile/infer engine with a Vulkan execution provider (library)
@@ -36,7 +39,11 @@ set(CPACK_COMPONENT_STUDIO_DESCRIPTION "ONNX compile/infer engine with a Vulkan 
 ${kiln_engine_about} This package holds kiln-studio, a Qt 6 desktop workbench: graph view, compile panel, binary \
 inspector, merge wizard and benchmark charts, with a sample model. kiln-studio is GPL-3.0-or-later because it links \
 Qt Charts (GPLv3 in open-source Qt); it runs Graphviz's dot (EPL) as a separate program.")
+set(CPACK_COMPONENT_PYTHON_DESCRIPTION "ONNX compile/infer engine with a Vulkan execution provider (Python 3)
+${kiln_engine_about} This package holds the kiln Python module: InferenceSession, SessionOptions, RunOptions and \
+ModelCompiler with onnxruntime's names, NumPy arrays in and out, and Kiln's inspect, check and merge (Apache-2.0).")
 set(CPACK_COMPONENT_DEV_DEPENDS runtime)
+set(CPACK_COMPONENT_PYTHON_DEPENDS runtime)
 set(CPACK_COMPONENT_CLI_DEPENDS runtime)
 set(CPACK_COMPONENT_STUDIO_DEPENDS runtime)
 

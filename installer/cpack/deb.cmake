@@ -4,6 +4,7 @@
 #   libkiln-engine-dev_<ver>_<arch>.deb  component dev: headers, libkiln_engine.so link, CMake package
 #   kiln_<ver>_<arch>.deb                component cli: the kiln tool, its man pages and shell completion
 #   kiln-studio_<ver>_<arch>.deb         component studio: the Qt workbench (GPL-3.0-or-later), when it is built
+#   python3-kiln_<ver>_<arch>.deb        component python: the kiln Python module, when it is built
 # A headless server installs kiln + libkiln-engine0 and gets no Qt: only kiln-studio links Qt.
 
 set(CPACK_DEB_COMPONENT_INSTALL ON)
@@ -19,6 +20,8 @@ set(CPACK_DEBIAN_CLI_PACKAGE_NAME "kiln")
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION "science")
 set(CPACK_DEBIAN_STUDIO_PACKAGE_NAME "kiln-studio")
 set(CPACK_DEBIAN_STUDIO_PACKAGE_SECTION "science")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME "python3-kiln")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION "python")
 
 # Depends between our packages: CPACK_COMPONENT_<C>_DEPENDS (common.cmake) becomes "<package> (= <version>)".
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
@@ -43,5 +46,9 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SUGGESTS "vulkan-tools")
 # The bench panel runs the kiln program; graphs are laid out by Graphviz's `dot` (a separate program, so its EPL
 # stays out of the binary).
 set(CPACK_DEBIAN_STUDIO_PACKAGE_RECOMMENDS "kiln (= ${PROJECT_VERSION}), graphviz")
+# The extension is built for one Python minor version (its file name says cpython-3XX) and imports numpy.
+if(KILN_BUILD_PYTHON)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "${KILN_PYTHON_DEB_DEPENDS}")  # app/python/CMakeLists.txt
+endif()
 # kiln bench --compare-onnxruntime runs node with onnxruntime-node (fetched by the user, not packaged in Debian).
 set(CPACK_DEBIAN_CLI_PACKAGE_SUGGESTS "nodejs")

@@ -104,6 +104,21 @@ completion_of kiln conformance --e | grep -qx -- '--ep' || fail "bash completion
 completion_of kiln co | grep -qx compile || fail "bash completion does not offer kiln compile"
 echo "man pages and completion: $(echo ${commands} | wc -w) commands"
 
+# python3-kiln, when the Python package is built: depends on the runtime and imports from the packages' files alone
+# (RPATH from dist-packages/kiln reaches the runtime package's library).
+python_deb="$(ls "${packages}"/python3-kiln_"${version}"_*.deb 2>/dev/null || true)"
+if [[ -n "${python_deb}" ]]; then
+  depends "${python_deb}" | grep -q "${runtime_name} (= ${version})" || fail "python3-kiln does not depend on the runtime"
+  depends "${python_deb}" | grep -q "python3-numpy" || fail "python3-kiln does not depend on python3-numpy"
+  expect_file "${python_deb}" '^/usr/lib/python3/dist-packages/kiln/__init__\.py$'
+  expect_file "${python_deb}" '^/usr/lib/python3/dist-packages/kiln/_kiln\..*\.so$'
+  dpkg-deb -x "${python_deb}" "${work_dir}/root"
+  providers="$(env -u LD_LIBRARY_PATH PYTHONPATH="${work_dir}/root/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+    'import kiln; print(",".join(kiln.get_available_providers()))')" || fail "the packaged kiln module does not import"
+  [[ "${providers}" == "VulkanExecutionProvider,CPUExecutionProvider" ]] || fail "kiln.get_available_providers(): ${providers}"
+  echo "python3-kiln: imports, providers ${providers}"
+fi
+
 # No path of this source or build tree in any packaged file (programs find their data relative to themselves).
 source_dir="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "${build_dir}/CMakeCache.txt")"
 mkdir -p "${work_dir}/all"

@@ -1,0 +1,99 @@
+"""Kiln's own tools as plain Python data: inspect, check, merge, devices."""
+
+import json
+import os
+import tempfile
+
+from . import _kiln
+from ._errors import KilnError
+
+_BINARY_MAGIC = b"KILNVKCB"
+
+
+def _read_head(path_or_bytes):
+    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+        return bytes(path_or_bytes[:8])
+    with open(os.fspath(path_or_bytes), "rb") as file:
+        return file.read(8)
+
+
+def _source(path_or_bytes):
+    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+        return bytes(path_or_bytes)
+    return os.fspath(path_or_bytes)
+
+
+def inspect(path_or_bytes):
+    """What a file holds, as a dict with "file_kind": "context_binary" (header, sections, graphs),
+    "ctx_model" (EPContext nodes followed to their binaries) or "model" (a plain ONNX model: nodes, values)."""
+    source = _source(path_or_bytes)
+    if not isinstance(source, bytes) and not os.path.isfile(source):
+        from ._errors import NoSuchFile
+        raise NoSuchFile(f"'{source}' is not a file")
+    if _read_head(source) == _BINARY_MAGIC:
+        return _kiln.inspect_binary(source)
+    if isinstance(source, bytes):
+        ctx = _kiln.inspect_ctx_model(source)
+        if ctx["nodes"]:
+            return ctx
+        return describe_model(source)
+    try:
+        ctx = _kiln.inspect_ctx_model(source)
+        if ctx["nodes"]:
+            return ctx
+    except KilnError:
+        pass
+    return _kiln.inspect_model(source)
+
+
+def describe_model(source):
+    """kiln::inspectModel for a path or bytes (written to a temporary file: the engine reads plain models from
+    files only)."""
+    if not isinstance(source, bytes):
+        return _kiln.inspect_model(source)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.onnx")
+        with open(path, "wb") as file:
+            file.write(source)
+        return dict(_kiln.inspect_model(path), path="")
+
+
+def check(path_or_bytes, profile=None, device=None, source=None, base_folder=""):
+    """Can this compiled model (a ctx model, a context binary or a plain model) run here, and should it be
+    recompiled? onnxruntime's four states, without creating a session:
+    {"compatibility": "NOT_APPLICABLE" | "SUPPORTED_OPTIMAL" | "SUPPORTED_PREFER_RECOMPILATION" | "UNSUPPORTED",
+     "verdict": "optimal" | "compatible" | "unsupported" | None, "file_kind": "ctx_model" | "context_binary" |
+     "model", "against", "reasons", "answered_from", "compile_record" (a dict, or None), "source_checked",
+     "compatibility_info"}: the fields of `kiln check --json`. Judged against `profile` (a device profile JSON) when given, else live device `device`
+    (index or name; None: the one a compile would pick); `source` is the source model to check staleness against;
+    `base_folder` resolves a ctx model's file references when it is given as bytes."""
+    source_model = os.fspath(source) if source else ""
+    result = _kiln.model_compatibility(_source(path_or_bytes), base_folder=os.fspath(base_folder),
+                                       device="" if device is None else str(device),
+                                       profile=os.fspath(profile) if profile else "", source=source_model)
+    result["compile_record"] = json.loads(result["compile_record"]) if result["compile_record"] else None
+    return result
+
+
+def get_compatibility_info_from_model(path_or_bytes):
+    """The model's ep_compatibility_info.VulkanExecutionProvider metadata ("" when it has none)."""
+    return _kiln.compatibility_info(_source(path_or_bytes))
+
+
+def merge(inputs, output_path, connections=None):
+    """Merges ctx models into one (kiln merge): inputs are paths or (path, prefix) pairs; connections are
+    (output name, input name) pairs of prefixed names. Returns {"output_model_path", "binary_path", ...}."""
+    pairs = [(os.fspath(i), "") if isinstance(i, (str, os.PathLike)) else (os.fspath(i[0]), str(i[1]))
+             for i in inputs]
+    return _kiln.merge(pairs, os.fspath(output_path), [tuple(c) for c in (connections or [])])
+
+
+def devices():
+    """The Vulkan devices Kiln can use: one dict each (index, name, type, driver, used_by_default, ...)."""
+    return _kiln.devices()
+
+
+def device_profile(index=0):
+    """The device profile of live device `index` as a dict (what kiln devices --profile writes)."""
+    return json.loads(_kiln.device_profile(int(index)))
+

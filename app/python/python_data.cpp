@@ -1,0 +1,212 @@
+#include "python_data.h"
+
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+namespace kiln::python {
+// File-local overloads (static, so they share the overload set with the header's).
+static py::dict toPython(const NodeInfo& node);
+static py::dict toPython(const EpContextNodeInfo& node);
+static py::dict toPython(const ContextBinaryGraph& graph);
+static py::dict toPython(const ContextBinarySection& section);
+
+template <class T>
+py::list listOf(const std::vector<T>& items) {
+  py::list result;
+  for (const T& item : items) result.append(toPython(item));
+  return result;
+}
+
+static py::dict toPython(const NodeInfo& node) {
+  py::dict d;
+  d["name"] = node.name;
+  d["op_type"] = node.opType;
+  d["domain"] = node.domain;
+  d["inputs"] = node.inputs;
+  d["outputs"] = node.outputs;
+  py::dict attributes;
+  for (const auto& [name, text] : node.attributes) attributes[py::str(name)] = text;
+  d["attributes"] = attributes;
+  d["subgraphs"] = node.subgraphNames;
+  return d;
+}
+
+static py::dict toPython(const EpContextNodeInfo& node) {
+  py::dict d;
+  d["name"] = node.name;
+  d["graph"] = node.graph;
+  d["source"] = node.source;
+  d["vulkan"] = node.vulkan;
+  d["main_context"] = node.mainContext;
+  d["embed_mode"] = node.embedMode;
+  d["cache_context"] = node.cacheContext;
+  d["embedded"] = node.embedded;
+  d["payload_offset"] = node.payloadOffset;
+  d["payload_size"] = node.payloadSize;
+  d["partition_name"] = node.partitionName;
+  d["inputs"] = node.inputs;
+  d["outputs"] = node.outputs;
+  d["binary"] = node.binary;
+  d["problem"] = node.problem;
+  return d;
+}
+
+static py::dict toPython(const ContextBinaryGraph& graph) {
+  py::dict d;
+  d["name"] = graph.name;
+  d["execution_provider"] = graph.executionProvider;
+  d["inputs"] = graph.inputs;
+  d["outputs"] = graph.outputs;
+  d["nodes"] = graph.nodes;
+  d["host_nodes"] = graph.hostNodes;
+  d["initializers"] = graph.initializers;
+  d["spirv_modules"] = graph.spirvModules;
+  d["op_types"] = graph.opTypes;
+  return d;
+}
+
+static py::dict toPython(const ContextBinarySection& section) {
+  py::dict d;
+  d["kind"] = section.kind;
+  d["offset"] = section.offset;
+  d["size"] = section.size;
+  d["hash"] = section.hash;
+  d["items"] = section.items;
+  return d;
+}
+
+py::dict toPython(const ValueMetadata& value) {
+  py::list shape;
+  for (const Dimension& dim : value.shape) {
+    if (dim.isFixed()) {
+      shape.append(dim.value);
+    } else if (!dim.param.empty()) {
+      shape.append(dim.param);
+    } else {
+      shape.append(py::none());
+    }
+  }
+  py::dict d;
+  d["name"] = value.name;
+  d["kind"] = valueKindName(value.kind);
+  d["dtype"] = static_cast<int>(value.dtype);
+  d["has_shape"] = value.hasShape;
+  d["shape"] = shape;
+  return d;
+}
+
+py::dict toPython(const ModelInfo& info) {
+  py::dict d;
+  d["file_kind"] = "model";
+  d["path"] = info.path;
+  d["ir_version"] = info.irVersion;
+  d["opset_imports"] = info.opsetImports;
+  d["producer_name"] = info.producerName;
+  d["inputs"] = listOf(info.inputs);
+  d["outputs"] = listOf(info.outputs);
+  d["nodes"] = listOf(info.nodes);
+  d["initializer_count"] = info.initializerCount;
+  d["initializer_bytes"] = info.initializerBytes;
+  return d;
+}
+
+py::dict toPython(const EpContextModelInfo& info) {
+  py::dict d;
+  d["file_kind"] = "ctx_model";
+  d["path"] = info.path;
+  d["inputs"] = listOf(info.inputs);
+  d["outputs"] = listOf(info.outputs);
+  py::dict metadata;
+  for (const auto& [key, value] : info.metadata) metadata[py::str(key)] = value;
+  d["metadata"] = metadata;
+  d["other_nodes"] = info.otherNodes;
+  d["nodes"] = listOf(info.nodes);
+  d["initializers"] = info.initializers;
+  py::dict binaries;
+  for (const auto& [key, binary] : info.binaries) binaries[py::str(key)] = toPython(binary);
+  d["binaries"] = binaries;
+  d["problems"] = info.problems;
+  return d;
+}
+
+py::dict toPython(const ContextBinaryInfo& info) {
+  py::dict d;
+  d["file_kind"] = "context_binary";
+  d["path"] = info.path;
+  d["file_size"] = info.fileSize;
+  d["format_version"] = info.formatVersion;
+  d["producer_engine_version"] = info.producerEngineVersion;
+  d["readable_engine_versions"] = info.readableEngineVersions;
+  d["target"] = info.target;
+  d["device_name"] = info.deviceName;
+  d["driver_name"] = info.driverName;
+  d["driver_info"] = info.driverInfo;
+  d["api_version"] = info.apiVersion;
+  d["pipeline_cache_uuid"] = info.pipelineCacheUuid;
+  d["vendor_id"] = info.vendorId;
+  d["device_id"] = info.deviceId;
+  d["required_features"] = info.requiredFeatures;
+  d["subgroup_size"] = info.subgroupSize;
+  d["sections"] = listOf(info.sections);
+  d["graphs"] = listOf(info.graphs);
+  d["spirv_modules"] = info.spirvModules;
+  d["spirv_bytes"] = info.spirvBytes;
+  d["driver_cache_bytes"] = info.driverCacheBytes;
+  d["weight_blobs"] = info.weightBlobs;
+  d["weight_bytes"] = info.weightBytes;
+  return d;
+}
+
+py::dict toPython(const CompatibilityVerdict& verdict) {
+  py::dict d;
+  d["compatibility"] = compatibilityName(verdict.compatibility);
+  d["reasons"] = verdict.reasons;
+  d["against"] = verdict.against;
+  return d;
+}
+
+py::dict toPython(const MergeResult& result) {
+  py::dict d;
+  d["output_model_path"] = result.outputModelPath;
+  d["binary_path"] = result.binaryPath;
+  d["ep_context_nodes"] = result.epContextNodes;
+  d["binary"] = toPython(result.binary);
+  return d;
+}
+
+py::dict toPython(const VulkanDeviceDescription& device) {
+  py::dict d;
+  d["index"] = device.index;
+  d["name"] = device.name;
+  d["type"] = vulkanDeviceTypeName(device.type);
+  d["vendor_id"] = device.vendorId;
+  d["device_id"] = device.deviceId;
+  d["api_version"] = device.apiVersion;
+  d["driver_name"] = device.driverName;
+  d["driver_info"] = device.driverInfo;
+  d["pipeline_cache_uuid"] = device.pipelineCacheUuid;
+  d["subgroup_size"] = device.subgroupSize;
+  d["shader_float16"] = device.shaderFloat16;
+  d["device_local_bytes"] = device.deviceLocalBytes;
+  d["used_by_default"] = device.usedByDefault;
+  return d;
+}
+
+py::dict toPython(const ModelCompatibility& compatibility) {
+  py::dict d;
+  // The keys of `kiln check --json` (app/cli/cmd_check.cpp), plus the raw compatibility info.
+  d["compatibility"] = compiledModelCompatibilityName(compatibility.state);
+  d["verdict"] =
+      compatibility.verdict ? py::object(py::str(compatibilityName(*compatibility.verdict))) : py::none();
+  d["file_kind"] = compatibility.fileKind;
+  d["against"] = compatibility.against;
+  d["reasons"] = compatibility.reasons;
+  d["compatibility_info"] = compatibility.compatibilityInfo;
+  d["answered_from"] = compatibility.fromMetadata ? "metadata" : compatibility.verdict ? "binary" : "model";
+  d["compile_record"] = compatibility.compileRecord;
+  d["source_checked"] = compatibility.sourceChecked;
+  return d;
+}
+
+}  // namespace kiln::python
