@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "batch_farm.h"
 #include "child_process.h"
 
 namespace kiln::cli {
@@ -261,6 +262,7 @@ int finishBatch(const std::string& jobsFile, const std::vector<BatchJob>& jobs, 
     std::fputs(reportText.c_str(), stdout);
   } else if (!flags.quiet) {
     printTable(jobs, outcomes, summary);
+    printFarmTable(jobs, outcomes);
   }
   return summary["succeeded"].get<size_t>() == jobs.size() ? kExitOk : kExitFailure;
 }

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "batch_farm.h"
 #include "batch_jobs.h"
 #include "batch_run.h"
 #include "batch_slurm.h"
@@ -42,8 +43,32 @@ struct BatchArgs {
   app::SlurmOptions slurm;
   bool noWait = false;
   std::string collectId;
+  std::string matrixModels, matrixProfiles, matrixOutput;
+  int benchRuns = 2;
   CommonFlags flags;
 };
+
+// kiln batch --matrix MODELS --profiles PROFILES [-o jobs.json]: writes a compile farm's jobs file.
+int writeFarmJobs(const BatchArgs& args) {
+  std::error_code error;
+  const std::string folder =
+      args.matrixOutput.empty() ? fs::current_path(error).string() : fs::absolute(args.matrixOutput, error).parent_path().string();
+  auto jobs = farmJobs(args.matrixModels, args.matrixProfiles, folder, args.benchRuns);
+  if (!jobs.isOk()) return reportError(jobs.status(), args.flags);
+  const std::string text = jobs->dump(2) + "\n";
+  if (args.matrixOutput.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return kExitOk;
+  }
+  if (!fs::is_directory(folder, error)) return reportError(Status(StatusCode::INVALID_ARGUMENT, "-o: no folder '" + folder + "'"), args.flags);
+  Status written = writeFileAtomically(args.matrixOutput, text);
+  if (!written.isOk()) return reportError(written, args.flags);
+  if (!args.flags.quiet) {
+    std::fprintf(stderr, "kiln: wrote %zu jobs to %s; run them with kiln batch %s [--scheduler slurm]\n",
+                 (*jobs)["jobs"].size(), args.matrixOutput.c_str(), args.matrixOutput.c_str());
+  }
+  return kExitOk;
+}
 
 // The local scheduler: `parallel` threads take the jobs in file order; a job with "after" first waits for its
 // dependency (always an earlier job, so already taken by some thread) and is skipped unless it succeeded.
@@ -88,6 +113,13 @@ int runBatch(BatchArgs& args) {
   const auto usage = [&args](const std::string& message) {
     return reportError(Status(StatusCode::INVALID_ARGUMENT, message), args.flags);
   };
+  if (!args.matrixModels.empty() || !args.matrixProfiles.empty()) {
+    if (args.matrixModels.empty() || args.matrixProfiles.empty()) return usage("--matrix and --profiles go together");
+    if (!args.jobsFile.empty()) return usage("--matrix writes a jobs file (-o), it runs none: no jobs file argument");
+    return writeFarmJobs(args);
+  }
+  if (!args.matrixOutput.empty()) return usage("-o goes with --matrix (the report is --report)");
+  if (args.jobsFile.empty()) return usage("a jobs file is required (or --matrix MODELS --profiles PROFILES)");
   auto text = readTextFile(args.jobsFile);
   if (!text.isOk()) return usage("cannot open the jobs file '" + args.jobsFile + "'");
   auto parsed = parseBatchJobs(*text);
@@ -139,8 +171,7 @@ void registerBatch(CLI::App& app, Commands& commands) {
   cmd->add_option("jobs", args->jobsFile,
                   "Jobs file: [{\"name\", \"command\", \"args\": [...], \"env\": {...}, \"timeout_s\"}, ...] or "
                   "{\"jobs\": [...]}; relative paths in args resolve against its folder; \"after\": \"NAME\" waits for an earlier "
-                  "job and is skipped unless it succeeded")
-      ->required();
+                  "job and is skipped unless it succeeded");
   cmd->add_option("-j,--jobs", args->parallel, "Jobs to run at once (default 1)")->check(CLI::Range(1, 256));
   cmd->add_flag("--fail-fast", args->failFast, "After a job fails, start no more (they are reported as skipped)");
   cmd->add_option("--report", args->reportFile, "Also write the JSON report to this file");
@@ -158,13 +189,20 @@ void registerBatch(CLI::App& app, Commands& commands) {
   cmd->add_flag("--no-wait", args->noWait, "Slurm: submit, print the array id and return (collect later)");
   cmd->add_option("--collect", args->collectId, "Wait for a batch submitted with --no-wait and report it "
                                                 "(ARRAY_ID as printed, the same jobs file)");
+  cmd->add_option("--matrix", args->matrixModels, "Compile farm: write a jobs file that compiles every .onnx in this "
+                                                  "folder for every profile in --profiles, checks and benchmarks them");
+  cmd->add_option("--profiles", args->matrixProfiles, "Compile farm: folder of device profiles (kiln devices --profile)");
+  cmd->add_option("-o,--output", args->matrixOutput, "Compile farm: the jobs file to write (default: stdout)");
+  cmd->add_option("--bench-runs", args->benchRuns, "Compile farm: kiln bench --runs for each model (default 2)")
+      ->check(CLI::Range(1, 1000));
   addCommonFlags(*cmd, args->flags);
   cmd->footer("\nEach job runs `kiln <command> <args...> --json` in the jobs file's folder. Exit: 0 all jobs ok, 1 any "
               "failed, crashed or timed out, 2 usage (a malformed jobs file).\n"
               "Examples:\n  kiln batch jobs.json\n  kiln batch jobs.json --jobs 2 --report report.json\n"
               "  kiln batch jobs.json --fail-fast --timeout 600 --json > report.json\n"
               "  kiln batch jobs.json --scheduler slurm --partition gpu --report report.json\n"
-              "  id=$(kiln batch jobs.json --scheduler slurm --no-wait); kiln batch --collect \"$id\" jobs.json\n\n"
+              "  id=$(kiln batch jobs.json --scheduler slurm --no-wait); kiln batch --collect \"$id\" jobs.json\n"
+              "  kiln batch --matrix models/ --profiles profiles/ -o farm.json && kiln batch farm.json --scheduler slurm\n\n"
               "jobs.json:\n"
               "  [{\"name\": \"det\", \"command\": \"compile\", \"args\": [\"det.onnx\", \"-o\", \"out/det_ctx.onnx\"]},\n"
               "   {\"name\": \"det-check\", \"command\": \"check\", \"args\": [\"out/det_vulkan.bin\"]}]");

@@ -157,8 +157,70 @@ def errors(tmp, model):
     expect(down.returncode == 1 and "cannot reach the Slurm controller" in down.stderr,
            f"controller down: {down.returncode}: {down.stderr}")
     print(f"unreachable controller reported in {time.monotonic() - start:.1f} s")
+    no_models = kiln("batch", "--matrix", str(tmp / "nope"), "--profiles", str(tmp / "empty"))
+    expect(no_models.returncode == 2 and "--matrix: no folder" in no_models.stderr, f"--matrix nope: {no_models.stderr}")
+    no_profiles = kiln("batch", "--matrix", str(Path(model).parent), "--profiles", str(tmp / "empty"))
+    expect(no_profiles.returncode == 2 and "--profiles: no device profile" in no_profiles.stderr,
+           f"--profiles without profiles: {no_profiles.stderr}")
     usage = kiln("batch", str(jobs_file), "--no-wait")
     expect(usage.returncode == 2 and "need --scheduler slurm" in usage.stderr, f"--no-wait alone: {usage.stderr}")
+
+
+SMALL_MLP = r"""
+import sys
+import numpy as np, onnx
+from onnx import helper, TensorProto, numpy_helper
+rng = np.random.default_rng(0)
+weights = [numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+           for name, shape in (("w1", (16, 32)), ("b1", (32,)), ("w2", (32, 4)))]
+nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]), helper.make_node("Add", ["h", "b1"], ["hb"]),
+         helper.make_node("Relu", ["hb"], ["r"]), helper.make_node("MatMul", ["r", "w2"], ["y"])]
+graph = helper.make_graph(nodes, "tiny_mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])], weights)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+model.ir_version = 8
+onnx.save(model, sys.argv[1])
+"""
+
+
+def farm(tmp, source):
+    """kiln batch --matrix: 2 models x 3 profiles (resources/profiles and this machine's kiln devices --profile),
+    compiled, checked and benchmarked through Slurm, then the model x profile table."""
+    folder = tmp / "farm"
+    (folder / "models").mkdir(parents=True)
+    (folder / "profiles").mkdir()
+    (folder / "models" / "tiny_cnn.onnx").write_bytes((source / "resources/models/tiny_cnn.onnx").read_bytes())
+    subprocess.run(["/usr/bin/python3", "-c", SMALL_MLP, str(folder / "models" / "tiny_mlp.onnx")], check=True)
+    for profile in (source / "resources/profiles").glob("*.json"):
+        (folder / "profiles" / profile.name).write_text(profile.read_text())
+    local = kiln("devices", "--profile")
+    expect(local.returncode == 0, f"kiln devices --profile ({local.stderr})")
+    (folder / "profiles" / "local.json").write_text(local.stdout)
+    (folder / "profiles" / "notes.json").write_text('{"not": "a profile"}')
+    generated = kiln("batch", "--matrix", str(folder / "models"), "--profiles", str(folder / "profiles"),
+                     "-o", str(folder / "farm.json"))
+    expect(generated.returncode == 0, f"--matrix writes the jobs file ({generated.stderr})")
+    jobs = json.loads((folder / "farm.json").read_text())["jobs"]
+    names = [j["name"] for j in jobs]
+    expect(len(jobs) == 2 * (3 * 2 + 1) and "check-tiny_mlp@local" in names and "bench-tiny_cnn" in names,
+           f"2 models x 3 profiles: compile + check each, a bench per model ({names})")
+    expect(all(not a.startswith("/") for j in jobs for a in j["args"] if a.endswith((".onnx", ".json"))),
+           "paths under the jobs folder stay relative")
+    start = time.monotonic()
+    run = kiln("batch", str(folder / "farm.json"), "--scheduler", "slurm", timeout=170)
+    print(f"farm through slurm: {time.monotonic() - start:.1f} s")
+    expect(run.returncode == 0, f"the farm batch succeeds ({run.returncode}):\n{run.stdout}\n{run.stderr}")
+    rows = [line.split() for line in run.stdout.splitlines() if line.startswith(("tiny_cnn ", "tiny_mlp "))]
+    expect(len(rows) == 6, f"one summary row per model and profile:\n{run.stdout}")
+    for row in rows:
+        expect(row[2] == "ok" and row[3] in ("optimal", "compatible") and row[5] == "KiB" and row[6].isdigit(),
+               f"summary row {row}")
+    print(run.stdout)
+
+
+def vulkan_available():
+    result = subprocess.run([KILN, "devices", "--json"], capture_output=True, text=True, timeout=120)
+    return result.returncode == 0 and json.loads(result.stdout)["devices"]
 
 
 def main():
@@ -178,6 +240,14 @@ def main():
             start = time.monotonic()
             test(tmp, model)
             print(f"{test.__name__}: {time.monotonic() - start:.1f} s")
+        if vulkan_available():
+            start = time.monotonic()
+            farm(tmp, source)
+            print(f"farm: {time.monotonic() - start:.1f} s")
+        elif os.environ.get("KILN_REQUIRE_VULKAN") == "1":
+            expect(False, "no Vulkan device and KILN_REQUIRE_VULKAN=1")
+        else:
+            print("SKIP (farm only): compiling needs a Vulkan device (lavapipe will do)")
     print(f"{failures} failures")
     return 1 if failures else 0
 
