@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -29,6 +30,8 @@ constexpr int kExitInterrupted = 130;
 constexpr double kSlurmCommandTimeoutSeconds = 60;
 // How long to wait for a finished task's status file to show up (a shared filesystem may lag behind squeue).
 constexpr double kStatusFileGraceSeconds = 10;
+// How long squeue may keep failing (controller restarting, network) before the wait gives up.
+constexpr double kControllerPatienceSeconds = 120;
 
 volatile std::sig_atomic_t interrupted = 0;
 void onInterrupt(int) { interrupted = 1; }
@@ -127,6 +130,7 @@ int waitAndReport(const SlurmBatchRequest& request, const std::vector<BatchJob>&
   std::vector<std::string> squeue = {programs.squeue, "-h", "-r", "-o", "%i %T", "-j", ""};
   for (const auto& array : arrays) squeue.back() += (squeue.back().empty() ? "" : ",") + array.id;
   std::string lastProgress;
+  std::optional<std::chrono::steady_clock::time_point> failingSince;  // squeue's first failure in a row
   while (true) {
     if (interrupted) {
       cancel(programs, arrays);
@@ -137,9 +141,19 @@ int waitAndReport(const SlurmBatchRequest& request, const std::vector<BatchJob>&
     size_t pending = 0, running = 0;
     if (listed.isOk()) {
       for (const auto& task : app::parseSqueueTasks(*listed)) (task.state == "PENDING" ? pending : running)++;
+      failingSince.reset();
     } else if (listed.status().message().find("Invalid job id") == std::string::npos) {
+      // Else every array has left the queue. A controller that restarts or is briefly unreachable is waited for.
       if (interrupted) continue;
-      return reportError(listed.status(), request.flags);  // else: every array has left the queue
+      const auto now = std::chrono::steady_clock::now();
+      if (!failingSince) failingSince = now;
+      if (now - *failingSince > std::chrono::duration<double>(kControllerPatienceSeconds)) {
+        std::fprintf(stderr, "kiln: the arrays are still queued; gather them later with kiln batch --collect %s %s\n",
+                     arrays.front().id.c_str(), request.jobsFile.c_str());
+        return reportError(listed.status(), request.flags);
+      }
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      continue;
     }
     pickUp();
     if (pending + running == 0) break;
@@ -213,9 +227,15 @@ int runSlurmBatch(const SlurmBatchRequest& request) {
   if (!written.isOk()) return reportError(written, request.flags);
   chmod(script.c_str(), 0755);
 
+  catchInterrupts();  // from the first sbatch on, Ctrl+C cancels what was submitted
   std::vector<SlurmArray> arrays;
   std::map<int, std::string> arrayOfJob;
   for (const auto& submission : app::planSlurmSubmissions(request.jobs, request.defaultTimeout)) {
+    if (interrupted) {
+      cancel(*programs, arrays);
+      std::fprintf(stderr, "kiln: interrupted while submitting: cancelled what was submitted\n");
+      return kExitInterrupted;
+    }
     const std::string dependency =
         submission.dependency < 0 ? "" : arrayOfJob.at(submission.dependency) + "_" + std::to_string(submission.dependency);
     auto out = runSlurmCommand(app::sbatchArgv(programs->sbatch, request.options, submission, dependency,
