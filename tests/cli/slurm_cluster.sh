@@ -31,13 +31,28 @@ export PATH="${PATH}:/usr/sbin:/sbin"
 dir="$(mktemp -d /tmp/kiln-slurm.XXXXXX)"
 chmod 0755 "${dir}"
 pids=()
+# Processes this cluster started (slurmstepd, the tasks): their environment names our slurm.conf.
+cluster_processes() {
+  local environ
+  for environ in /proc/[0-9]*/environ; do
+    grep -qsF "SLURM_CONF=${dir}/slurm.conf" "${environ}" 2>/dev/null || continue
+    environ="${environ#/proc/}"
+    [[ "${environ%%/*}" != "$$" ]] && echo "${environ%%/*}"
+  done
+}
 stop_cluster() {
   local pid
+  # Jobs still queued or running are cancelled first, so slurmd ends their steps before it stops.
+  if [[ -n "${SLURM_CONF:-}" ]]; then
+    scancel --quiet $(squeue -h -o '%A' 2>/dev/null) 2>/dev/null || true
+    for _ in $(seq 50); do [[ -z "$(squeue -h -o '%A' 2>/dev/null)" ]] && break; sleep 0.2; done
+  fi
   for pid in "${pids[@]}"; do kill "${pid}" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do
     for _ in $(seq 50); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.1; done
     kill -9 "${pid}" 2>/dev/null || true
   done
+  for pid in $(cluster_processes); do kill -9 "${pid}" 2>/dev/null || true; done
   if [[ -f "${dir}/munge/munged.pid" ]]; then kill "$(cat "${dir}/munge/munged.pid")" 2>/dev/null || true; fi
   [[ -n "${KILN_SLURM_KEEP:-}" ]] || rm -rf "${dir}"
 }
