@@ -16,9 +16,11 @@ namespace fs = std::filesystem;
 namespace {
 
 // The files in `folder` whose name ends with `extension`, sorted by name.
-Result<std::vector<fs::path>> filesIn(const std::string& folder, const std::string& extension, const char* option) {
+Result<std::vector<fs::path>> filesIn(const std::string& folder, const std::string& extension,
+                                      const char* option) {
   std::error_code error;
-  if (!fs::is_directory(folder, error)) return Status(StatusCode::INVALID_ARGUMENT, std::string(option) + ": no folder '" + folder + "'");
+  if (!fs::is_directory(folder, error))
+    return Status(StatusCode::INVALID_ARGUMENT, std::string(option) + ": no folder '" + folder + "'");
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(folder, error)) {
     if (entry.is_regular_file(error) && entry.path().extension() == extension) files.push_back(entry.path());
@@ -27,8 +29,8 @@ Result<std::vector<fs::path>> filesIn(const std::string& folder, const std::stri
   return files;
 }
 
-// `path` as the jobs file will name it: relative when it lies under the jobs file's folder (the folder can move),
-// else absolute.
+// `path` as the jobs file will name it: relative when it lies under the jobs file's folder (the folder can
+// move), else absolute.
 std::string fromJobsFolder(const fs::path& path, const std::string& jobsFolder) {
   std::error_code error;
   const fs::path absolute = fs::absolute(path, error).lexically_normal();
@@ -58,8 +60,8 @@ double benchMedian(const json& result, const std::string& mode, const std::strin
 
 }  // namespace
 
-Result<json> farmJobs(const std::string& modelsDir, const std::string& profilesDir, const std::string& jobsFolder,
-                      int benchRuns) {
+Result<json> farmJobs(const std::string& modelsDir, const std::string& profilesDir,
+                      const std::string& jobsFolder, int benchRuns) {
   auto models = filesIn(modelsDir, ".onnx", "--matrix");
   if (!models.isOk()) return models.status();
   auto candidates = filesIn(profilesDir, ".json", "--profiles");
@@ -70,10 +72,12 @@ Result<json> farmJobs(const std::string& modelsDir, const std::string& profilesD
     const json profile = text.isOk() ? json::parse(*text, nullptr, false) : json();
     if (profile.is_object() && profile.contains("kiln_device_profile")) profiles.push_back(file);
   }
-  if (models->empty()) return Status(StatusCode::INVALID_ARGUMENT, "--matrix: no .onnx model in '" + modelsDir + "'");
+  if (models->empty())
+    return Status(StatusCode::INVALID_ARGUMENT, "--matrix: no .onnx model in '" + modelsDir + "'");
   if (profiles.empty()) {
-    return Status(StatusCode::INVALID_ARGUMENT, "--profiles: no device profile (.json from kiln devices --profile) in '" +
-                                                    profilesDir + "'");
+    return Status(
+        StatusCode::INVALID_ARGUMENT,
+        "--profiles: no device profile (.json from kiln devices --profile) in '" + profilesDir + "'");
   }
   json jobs = json::array();
   for (const auto& model : *models) {
@@ -83,13 +87,18 @@ Result<json> farmJobs(const std::string& modelsDir, const std::string& profilesD
       const std::string cell = stem + "@" + profile.stem().string();
       const std::string profilePath = fromJobsFolder(profile, jobsFolder);
       const std::string out = "farm/" + cell + "/" + stem;
-      jobs.push_back({{"name", "compile-" + cell}, {"command", "compile"},
+      jobs.push_back({{"name", "compile-" + cell},
+                      {"command", "compile"},
                       {"args", {modelPath, "-o", out + "_ctx.onnx", "--target-profile", profilePath}}});
-      jobs.push_back({{"name", "check-" + cell}, {"command", "check"}, {"after", "compile-" + cell},
+      jobs.push_back({{"name", "check-" + cell},
+                      {"command", "check"},
+                      {"after", "compile-" + cell},
                       {"args", {out + "_vulkan.bin", "--profile", profilePath}}});
     }
-    jobs.push_back({{"name", "bench-" + stem}, {"command", "bench"},
-                    {"args", {modelPath, "--runs", std::to_string(benchRuns), "--modes", "cold,epctx-file"}}});
+    jobs.push_back(
+        {{"name", "bench-" + stem},
+         {"command", "bench"},
+         {"args", {modelPath, "--runs", std::to_string(benchRuns), "--modes", "cold,epctx-file"}}});
   }
   return json{{"jobs", jobs}};
 }
@@ -110,11 +119,13 @@ void printFarmTable(const std::vector<BatchJob>& jobs, const std::vector<JobOutc
         row.size = std::to_string(compiled["binary"].value("file_size", 0LL) / 1024) + " KiB";
       }
       if (compiled.contains("timings") && compiled["timings"].is_object()) {
-        row.compileMs = std::to_string(static_cast<long long>(compiled["timings"].value("session_total_ms", 0.0)));
+        row.compileMs =
+            std::to_string(static_cast<long long>(compiled["timings"].value("session_total_ms", 0.0)));
       }
     }
     if (const JobOutcome* check = findOutcome(jobs, outcomes, "check-" + row.model + "@" + row.profile)) {
-      row.verdict = check->result.is_object() && check->result.contains("verdict") && check->result["verdict"].is_string()
+      row.verdict = check->result.is_object() && check->result.contains("verdict") &&
+                            check->result["verdict"].is_string()
                         ? check->result["verdict"].get<std::string>()
                         : statusName(check->status);
     }
@@ -133,11 +144,11 @@ void printFarmTable(const std::vector<BatchJob>& jobs, const std::vector<JobOutc
     profileWidth = std::max(profileWidth, row.profile.size());
   }
   const int mw = static_cast<int>(modelWidth), pw = static_cast<int>(profileWidth);
-  std::printf("\n%-*s  %-*s  %-9s  %-12s  %-9s  %-10s  %s\n", mw, "MODEL", pw, "PROFILE", "COMPILE", "VERDICT", "BINARY",
-              "COMPILE_MS", "LOAD_LOCAL (epctx, bench median)");
+  std::printf("\n%-*s  %-*s  %-9s  %-12s  %-9s  %-10s  %s\n", mw, "MODEL", pw, "PROFILE", "COMPILE",
+              "VERDICT", "BINARY", "COMPILE_MS", "LOAD_LOCAL (epctx, bench median)");
   for (const auto& r : rows) {
-    std::printf("%-*s  %-*s  %-9s  %-12s  %-9s  %-10s  %s\n", mw, r.model.c_str(), pw, r.profile.c_str(), r.compile.c_str(),
-                r.verdict.c_str(), r.size.c_str(), r.compileMs.c_str(), r.bench.c_str());
+    std::printf("%-*s  %-*s  %-9s  %-12s  %-9s  %-10s  %s\n", mw, r.model.c_str(), pw, r.profile.c_str(),
+                r.compile.c_str(), r.verdict.c_str(), r.size.c_str(), r.compileMs.c_str(), r.bench.c_str());
   }
 }
 

@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kStderrTailBytes = 2048;
-constexpr JobStatus kAllStatuses[] = {JobStatus::Ok, JobStatus::Failed, JobStatus::Crashed, JobStatus::TimedOut,
-                                      JobStatus::Skipped};
+constexpr JobStatus kAllStatuses[] = {JobStatus::Ok, JobStatus::Failed, JobStatus::Crashed,
+                                      JobStatus::TimedOut, JobStatus::Skipped};
 
 // The last `bytes` of `text`, starting at a line when one starts in the tail, never inside a UTF-8 character.
 std::string tail(const std::string& text, size_t bytes) {
@@ -36,7 +36,8 @@ std::string tail(const std::string& text, size_t bytes) {
   return text.substr(start);
 }
 
-// The line that best says why a job failed: its last, skipping CLI11's "Run with --help ..." after a usage error.
+// The line that best says why a job failed: its last, skipping CLI11's "Run with --help ..." after a usage
+// error.
 std::string lastLine(const std::string& text) {
   size_t end = text.size();
   while (true) {
@@ -55,7 +56,8 @@ std::string describe(const JobOutcome& outcome) {
   std::string text = statusName(outcome.status);
   switch (outcome.status) {
     case JobStatus::Failed:
-      text += outcome.error.empty() ? " (exit " + std::to_string(outcome.exitCode) + ")" : " (" + outcome.error + ")";
+      text += outcome.error.empty() ? " (exit " + std::to_string(outcome.exitCode) + ")"
+                                    : " (" + outcome.error + ")";
       break;
     case JobStatus::Crashed:
       text += " (signal " + std::to_string(outcome.signal) + ", " + strsignal(outcome.signal) + ")";
@@ -69,7 +71,8 @@ std::string describe(const JobOutcome& outcome) {
     case JobStatus::Skipped:
       if (!outcome.skippedBecause.empty()) text += " (" + outcome.skippedBecause + ")";
       break;
-    default: break;
+    default:
+      break;
   }
   return text;
 }
@@ -77,13 +80,15 @@ std::string describe(const JobOutcome& outcome) {
 json summaryJson(const std::vector<JobOutcome>& outcomes) {
   json summary = {{"total", outcomes.size()}};
   for (JobStatus s : kAllStatuses) {
-    const auto count = std::count_if(outcomes.begin(), outcomes.end(), [s](const JobOutcome& o) { return o.status == s; });
+    const auto count =
+        std::count_if(outcomes.begin(), outcomes.end(), [s](const JobOutcome& o) { return o.status == s; });
     summary[s == JobStatus::Ok ? "succeeded" : statusName(s)] = count;
   }
   return summary;
 }
 
-void printTable(const std::vector<BatchJob>& jobs, const std::vector<JobOutcome>& outcomes, const json& summary) {
+void printTable(const std::vector<BatchJob>& jobs, const std::vector<JobOutcome>& outcomes,
+                const json& summary) {
   size_t nameWidth = 4, commandWidth = 7;
   for (const auto& job : jobs) {
     nameWidth = std::max(nameWidth, job.name.size());
@@ -94,28 +99,35 @@ void printTable(const std::vector<BatchJob>& jobs, const std::vector<JobOutcome>
   for (size_t i = 0; i < jobs.size(); ++i) {
     const JobOutcome& o = outcomes[i];
     std::string end = "-";
-    if (o.started && o.error.empty()) end = o.signal != 0 ? "signal " + std::to_string(o.signal) : std::to_string(o.exitCode);
+    if (o.started && o.error.empty())
+      end = o.signal != 0 ? "signal " + std::to_string(o.signal) : std::to_string(o.exitCode);
     const std::string time = o.started ? std::to_string(static_cast<long long>(o.wallMs)) + " ms" : "-";
     std::printf("%-*s  %-*s  %-9s  %-10s  %s\n", nw, jobs[i].name.c_str(), cw, jobs[i].command.c_str(),
                 statusName(o.status), end.c_str(), time.c_str());
     // Why a job failed, in one line: its error, else the last line it wrote on stderr.
     const std::string why = !o.error.empty() ? o.error : lastLine(o.stderrTail);
-    if (o.status != JobStatus::Ok && o.status != JobStatus::Skipped && !why.empty()) std::printf("    %s\n", why.c_str());
+    if (o.status != JobStatus::Ok && o.status != JobStatus::Skipped && !why.empty())
+      std::printf("    %s\n", why.c_str());
   }
-  std::printf("%d jobs: %d ok, %d failed, %d crashed, %d timed out, %d skipped\n", summary["total"].get<int>(),
-              summary["succeeded"].get<int>(), summary["failed"].get<int>(), summary["crashed"].get<int>(),
-              summary["timed_out"].get<int>(), summary["skipped"].get<int>());
+  std::printf("%d jobs: %d ok, %d failed, %d crashed, %d timed out, %d skipped\n",
+              summary["total"].get<int>(), summary["succeeded"].get<int>(), summary["failed"].get<int>(),
+              summary["crashed"].get<int>(), summary["timed_out"].get<int>(), summary["skipped"].get<int>());
 }
 
 }  // namespace
 
 const char* statusName(JobStatus status) {
   switch (status) {
-    case JobStatus::Ok: return "ok";
-    case JobStatus::Failed: return "failed";
-    case JobStatus::Crashed: return "crashed";
-    case JobStatus::TimedOut: return "timed_out";
-    case JobStatus::Skipped: return "skipped";
+    case JobStatus::Ok:
+      return "ok";
+    case JobStatus::Failed:
+      return "failed";
+    case JobStatus::Crashed:
+      return "crashed";
+    case JobStatus::TimedOut:
+      return "timed_out";
+    case JobStatus::Skipped:
+      return "skipped";
   }
   return "?";
 }
@@ -127,7 +139,8 @@ std::vector<std::string> childArgv(const std::string& kiln, const BatchJob& job)
   return argv;
 }
 
-JobOutcome runJob(const BatchJob& job, const std::string& kiln, double defaultTimeout, const std::string& folder) {
+JobOutcome runJob(const BatchJob& job, const std::string& kiln, double defaultTimeout,
+                  const std::string& folder) {
   JobOutcome outcome;
   outcome.started = true;
   outcome.argv = childArgv(kiln, job);
@@ -168,7 +181,10 @@ JobOutcome skippedAfter(const BatchJob& job, const std::string& dependencyName, 
 }
 
 json jobJson(const BatchJob& job, const JobOutcome& outcome) {
-  json node = {{"name", job.name}, {"command", job.command}, {"argv", outcome.argv}, {"status", statusName(outcome.status)}};
+  json node = {{"name", job.name},
+               {"command", job.command},
+               {"argv", outcome.argv},
+               {"status", statusName(outcome.status)}};
   if (outcome.started && outcome.error.empty()) {
     if (outcome.signal != 0) {
       node["signal"] = outcome.signal;
@@ -198,8 +214,9 @@ bool outcomeFromJson(const json& node, JobOutcome& outcome) {
   const auto text = [&node](const char* key) {
     return node.contains(key) && node[key].is_string() ? node[key].get<std::string>() : std::string();
   };
-  outcome.argv = node.contains("argv") && node["argv"].is_array() ? node["argv"].get<std::vector<std::string>>()
-                                                                   : std::vector<std::string>();
+  outcome.argv = node.contains("argv") && node["argv"].is_array()
+                     ? node["argv"].get<std::vector<std::string>>()
+                     : std::vector<std::string>();
   outcome.error = text("error");
   outcome.skippedBecause = text("skipped_because");
   outcome.started = node.contains("exit_code") || node.contains("signal") || !outcome.error.empty();
@@ -246,8 +263,9 @@ Status writeFileAtomically(const std::string& path, const std::string& text) {
   return Status::ok();
 }
 
-int finishBatch(const std::string& jobsFile, const std::vector<BatchJob>& jobs, const std::vector<JobOutcome>& outcomes,
-                const std::string& reportFile, const CommonFlags& flags) {
+int finishBatch(const std::string& jobsFile, const std::vector<BatchJob>& jobs,
+                const std::vector<JobOutcome>& outcomes, const std::string& reportFile,
+                const CommonFlags& flags) {
   const json summary = summaryJson(outcomes);
   json list = json::array();
   for (size_t i = 0; i < jobs.size(); ++i) list.push_back(jobJson(jobs[i], outcomes[i]));
@@ -256,7 +274,8 @@ int finishBatch(const std::string& jobsFile, const std::vector<BatchJob>& jobs, 
   const std::string reportText = report.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   if (!reportFile.empty()) {
     Status written = writeFileAtomically(reportFile, reportText);
-    if (!written.isOk()) return reportError(Status(StatusCode::FAIL, "cannot write the report '" + reportFile + "'"), flags);
+    if (!written.isOk())
+      return reportError(Status(StatusCode::FAIL, "cannot write the report '" + reportFile + "'"), flags);
   }
   if (flags.json) {
     std::fputs(reportText.c_str(), stdout);

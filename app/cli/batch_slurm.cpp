@@ -36,8 +36,8 @@ constexpr double kControllerPatienceSeconds = 120;
 volatile std::sig_atomic_t interrupted = 0;
 void onInterrupt(int) { interrupted = 1; }
 
-// SIGINT and SIGTERM set `interrupted` (no SA_RESTART: a sleep ends early) instead of ending kiln, so the wait loop
-// can cancel the arrays first.
+// SIGINT and SIGTERM set `interrupted` (no SA_RESTART: a sleep ends early) instead of ending kiln, so the
+// wait loop can cancel the arrays first.
 void catchInterrupts() {
   struct sigaction action = {};
   action.sa_handler = onInterrupt;
@@ -53,11 +53,14 @@ struct SlurmPrograms {
 // The Slurm client programs, or FAIL naming the first one missing.
 Result<SlurmPrograms> findSlurm() {
   SlurmPrograms programs;
-  for (auto [name, path] : {std::pair{"sbatch", &programs.sbatch}, {"squeue", &programs.squeue}, {"scancel", &programs.scancel}}) {
+  for (auto [name, path] : {std::pair{"sbatch", &programs.sbatch},
+                            {"squeue", &programs.squeue},
+                            {"scancel", &programs.scancel}}) {
     *path = app::findOnPath(name);
     if (path->empty()) {
-      return Status(StatusCode::FAIL, std::string("--scheduler slurm: '") + name +
-                                          "' is not on PATH (install the Slurm client, Debian package slurm-client)");
+      return Status(StatusCode::FAIL,
+                    std::string("--scheduler slurm: '") + name +
+                        "' is not on PATH (install the Slurm client, Debian package slurm-client)");
     }
   }
   return programs;
@@ -67,10 +70,12 @@ std::string lastLineOf(const std::string& text) {
   const size_t end = text.find_last_not_of("\r\n ");
   if (end == std::string::npos) return "";
   const size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end + 1 - (start == std::string::npos ? 0 : start + 1));
 }
 
-// Runs a Slurm client; FAIL with its error (saying so when the controller cannot be reached) unless it exits 0.
+// Runs a Slurm client; FAIL with its error (saying so when the controller cannot be reached) unless it exits
+// 0.
 Result<std::string> runSlurmCommand(const std::vector<std::string>& argv) {
   app::ChildSpec spec;
   spec.argv = argv;
@@ -84,7 +89,8 @@ Result<std::string> runSlurmCommand(const std::vector<std::string>& argv) {
                                         "); is slurmctld running, and SLURM_CONF right?");
   }
   if (!child->exited() || child->exitCode != 0) {
-    return Status(StatusCode::FAIL, program + " failed (" + child->describeEnd() + "): " + lastLineOf(child->err));
+    return Status(StatusCode::FAIL,
+                  program + " failed (" + child->describeEnd() + "): " + lastLineOf(child->err));
   }
   return child->out;
 }
@@ -110,8 +116,9 @@ void cancel(const SlurmPrograms& programs, const std::vector<SlurmArray>& arrays
 
 // Waits until none of the arrays' tasks is queued or running, announcing each job as its status file appears,
 // then reports every job like a local batch.
-int waitAndReport(const SlurmBatchRequest& request, const std::vector<BatchJob>& jobs, const std::string& runDirectory,
-                  const std::vector<SlurmArray>& arrays, const SlurmPrograms& programs) {
+int waitAndReport(const SlurmBatchRequest& request, const std::vector<BatchJob>& jobs,
+                  const std::string& runDirectory, const std::vector<SlurmArray>& arrays,
+                  const SlurmPrograms& programs) {
   catchInterrupts();
   std::vector<JobOutcome> outcomes(jobs.size());
   std::vector<bool> have(jobs.size(), false);
@@ -143,12 +150,14 @@ int waitAndReport(const SlurmBatchRequest& request, const std::vector<BatchJob>&
       for (const auto& task : app::parseSqueueTasks(*listed)) (task.state == "PENDING" ? pending : running)++;
       failingSince.reset();
     } else if (listed.status().message().find("Invalid job id") == std::string::npos) {
-      // Else every array has left the queue. A controller that restarts or is briefly unreachable is waited for.
+      // Else every array has left the queue. A controller that restarts or is briefly unreachable is waited
+      // for.
       if (interrupted) continue;
       const auto now = std::chrono::steady_clock::now();
       if (!failingSince) failingSince = now;
       if (now - *failingSince > std::chrono::duration<double>(kControllerPatienceSeconds)) {
-        std::fprintf(stderr, "kiln: the arrays are still queued; gather them later with kiln batch --collect %s %s\n",
+        std::fprintf(stderr,
+                     "kiln: the arrays are still queued; gather them later with kiln batch --collect %s %s\n",
                      arrays.front().id.c_str(), request.jobsFile.c_str());
         return reportError(listed.status(), request.flags);
       }
@@ -157,16 +166,21 @@ int waitAndReport(const SlurmBatchRequest& request, const std::vector<BatchJob>&
     }
     pickUp();
     if (pending + running == 0) break;
-    const std::string progress = "kiln: slurm: " + std::to_string(pending) + " pending, " + std::to_string(running) +
-                                 " running, " + std::to_string(finished) + "/" + std::to_string(jobs.size()) + " done";
+    const std::string progress = "kiln: slurm: " + std::to_string(pending) + " pending, " +
+                                 std::to_string(running) + " running, " + std::to_string(finished) + "/" +
+                                 std::to_string(jobs.size()) + " done";
     if (progress != lastProgress && !request.flags.quiet) std::fprintf(stderr, "%s\n", progress.c_str());
     lastProgress = progress;
     std::this_thread::sleep_for(std::chrono::seconds(1));  // ends early on Ctrl+C
   }
-  // The queue is empty: status files still missing belong to jobs that never ran (a failed dependency, a cancel)
-  // or whose file a shared filesystem has not shown yet.
-  const auto expected = [&](size_t i) { return jobs[i].after < 0 || outcomes[jobs[i].after].status == JobStatus::Ok; };
-  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kStatusFileGraceSeconds);;) {
+  // The queue is empty: status files still missing belong to jobs that never ran (a failed dependency, a
+  // cancel) or whose file a shared filesystem has not shown yet.
+  const auto expected = [&](size_t i) {
+    return jobs[i].after < 0 || outcomes[jobs[i].after].status == JobStatus::Ok;
+  };
+  for (auto deadline =
+           std::chrono::steady_clock::now() + std::chrono::duration<double>(kStatusFileGraceSeconds);
+       ;) {
     pickUp();
     bool waiting = false;
     for (size_t i = 0; i < jobs.size(); ++i) waiting = waiting || (!have[i] && expected(i));
@@ -182,8 +196,8 @@ int waitAndReport(const SlurmBatchRequest& request, const std::vector<BatchJob>&
       outcomes[i].status = JobStatus::Failed;
       outcomes[i].started = true;
       outcomes[i].argv = childArgv(request.kiln, jobs[i]);
-      outcomes[i].error = "its Slurm task left no status file (cancelled, or lost with its node; see " + runDirectory +
-                          "/slurm-*_" + std::to_string(i) + ".out)";
+      outcomes[i].error = "its Slurm task left no status file (cancelled, or lost with its node; see " +
+                          runDirectory + "/slurm-*_" + std::to_string(i) + ".out)";
     }
     announceJob(++finished, jobs, i, outcomes[i], request.flags);
   }
@@ -200,14 +214,17 @@ Result<std::string> makeRunDirectory(const std::string& folder) {
   const std::string path = folder + "/.kiln-batch/run-" + stamp + "-" + std::to_string(getpid());
   std::error_code error;
   fs::create_directories(path, error);
-  if (error) return Status(StatusCode::FAIL, "cannot create the run folder '" + path + "': " + error.message());
+  if (error)
+    return Status(StatusCode::FAIL, "cannot create the run folder '" + path + "': " + error.message());
   return path;
 }
 
-json manifestJson(const SlurmBatchRequest& request, const std::string& runDirectory, const std::vector<SlurmArray>& arrays) {
+json manifestJson(const SlurmBatchRequest& request, const std::string& runDirectory,
+                  const std::vector<SlurmArray>& arrays) {
   json list = json::array();
   for (const auto& array : arrays) list.push_back({{"id", array.id}, {"jobs", array.jobs}});
-  return {{"jobs_file", request.jobsFile}, {"kiln", request.kiln}, {"run_dir", runDirectory}, {"arrays", list}};
+  return {
+      {"jobs_file", request.jobsFile}, {"kiln", request.kiln}, {"run_dir", runDirectory}, {"arrays", list}};
 }
 
 }  // namespace
@@ -222,7 +239,7 @@ int runSlurmBatch(const SlurmBatchRequest& request) {
   Status written = writeFileAtomically(jobsCopy, request.jobsText);
   if (written.isOk()) {
     written = writeFileAtomically(script, app::slurmTaskScript(app::selfExecutable(), jobsCopy, *runDirectory,
-                                                                request.kiln, request.defaultTimeout));
+                                                               request.kiln, request.defaultTimeout));
   }
   if (!written.isOk()) return reportError(written, request.flags);
   chmod(script.c_str(), 0755);
@@ -236,8 +253,9 @@ int runSlurmBatch(const SlurmBatchRequest& request) {
       std::fprintf(stderr, "kiln: interrupted while submitting: cancelled what was submitted\n");
       return kExitInterrupted;
     }
-    const std::string dependency =
-        submission.dependency < 0 ? "" : arrayOfJob.at(submission.dependency) + "_" + std::to_string(submission.dependency);
+    const std::string dependency = submission.dependency < 0 ? ""
+                                                             : arrayOfJob.at(submission.dependency) + "_" +
+                                                                   std::to_string(submission.dependency);
     auto out = runSlurmCommand(app::sbatchArgv(programs->sbatch, request.options, submission, dependency,
                                                request.folder, *runDirectory, script));
     Result<std::string> id = out.isOk() ? app::parseSbatchJobId(*out) : Result<std::string>(out.status());
@@ -248,7 +266,8 @@ int runSlurmBatch(const SlurmBatchRequest& request) {
     arrays.push_back({*id, submission.jobs});
     for (int job : submission.jobs) arrayOfJob[job] = *id;
   }
-  if (arrays.empty()) return finishBatch(request.jobsFile, request.jobs, {}, request.reportFile, request.flags);
+  if (arrays.empty())
+    return finishBatch(request.jobsFile, request.jobs, {}, request.reportFile, request.flags);
   const json manifest = manifestJson(request, *runDirectory, arrays);
   written = writeFileAtomically(manifestPath(request.folder, arrays.front().id), manifest.dump(2) + "\n");
   if (!written.isOk()) {
@@ -256,13 +275,15 @@ int runSlurmBatch(const SlurmBatchRequest& request) {
     return reportError(written, request.flags);
   }
   if (!request.flags.quiet) {
-    std::fprintf(stderr, "kiln: submitted %zu jobs to Slurm as job array%s", request.jobs.size(), arrays.size() > 1 ? "s" : "");
+    std::fprintf(stderr, "kiln: submitted %zu jobs to Slurm as job array%s", request.jobs.size(),
+                 arrays.size() > 1 ? "s" : "");
     for (const auto& array : arrays) std::fprintf(stderr, " %s", array.id.c_str());
     std::fprintf(stderr, " (run folder %s)\n", runDirectory->c_str());
   }
   if (request.noWait) {
     if (request.flags.json) {
-      printJson({{"array_id", arrays.front().id}, {"run_dir", *runDirectory}, {"arrays", manifest["arrays"]}});
+      printJson(
+          {{"array_id", arrays.front().id}, {"run_dir", *runDirectory}, {"arrays", manifest["arrays"]}});
     } else {
       std::printf("%s\n", arrays.front().id.c_str());
       if (!request.flags.quiet) {
@@ -280,7 +301,8 @@ int collectSlurmBatch(const SlurmBatchRequest& request, const std::string& array
     return reportError(Status(StatusCode::INVALID_ARGUMENT, message), request.flags);
   };
   auto text = readTextFile(manifestPath(request.folder, arrayId));
-  if (!text.isOk()) return usage("--collect: no Slurm batch " + arrayId + " was submitted from " + request.folder);
+  if (!text.isOk())
+    return usage("--collect: no Slurm batch " + arrayId + " was submitted from " + request.folder);
   const json manifest = json::parse(*text, nullptr, false);
   if (!manifest.is_object() || !manifest.contains("run_dir") || !manifest.contains("arrays")) {
     return usage("--collect: malformed " + manifestPath(request.folder, arrayId));
@@ -310,7 +332,8 @@ void registerBatchTask(CLI::App& app, Commands& commands) {
     double timeoutSeconds = 0;
   };
   auto args = std::make_shared<TaskArgs>();
-  CLI::App* cmd = app.add_subcommand("batch-task", "One Slurm array task of kiln batch --scheduler slurm (internal)");
+  CLI::App* cmd =
+      app.add_subcommand("batch-task", "One Slurm array task of kiln batch --scheduler slurm (internal)");
   cmd->group("");  // hidden from kiln --help
   cmd->add_option("jobs", args->jobsFile, "Jobs file")->required();
   cmd->add_option("--index", args->index, "The job's index in the file")->required();
@@ -321,17 +344,23 @@ void registerBatchTask(CLI::App& app, Commands& commands) {
     commands.run = [args]() -> int {
       const CommonFlags flags;
       auto text = readTextFile(args->jobsFile);
-      if (!text.isOk()) return reportError(Status(StatusCode::INVALID_ARGUMENT, "cannot open '" + args->jobsFile + "'"), flags);
+      if (!text.isOk())
+        return reportError(Status(StatusCode::INVALID_ARGUMENT, "cannot open '" + args->jobsFile + "'"),
+                           flags);
       auto jobs = app::parseBatchJobs(*text);
       if (!jobs.isOk()) return reportError(jobs.status(), flags);
       if (args->index >= jobs->size()) {
-        return reportError(Status(StatusCode::INVALID_ARGUMENT, "--index " + std::to_string(args->index) + ": the file has " +
-                                                                     std::to_string(jobs->size()) + " jobs"), flags);
+        return reportError(Status(StatusCode::INVALID_ARGUMENT, "--index " + std::to_string(args->index) +
+                                                                    ": the file has " +
+                                                                    std::to_string(jobs->size()) + " jobs"),
+                           flags);
       }
       const BatchJob& job = (*jobs)[args->index];
       std::error_code error;
-      const JobOutcome outcome = runJob(job, args->kiln, args->timeoutSeconds, fs::current_path(error).string());
-      const std::string statusText = jobJson(job, outcome).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+      const JobOutcome outcome =
+          runJob(job, args->kiln, args->timeoutSeconds, fs::current_path(error).string());
+      const std::string statusText =
+          jobJson(job, outcome).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
       Status written = writeFileAtomically(statusFile(args->runDirectory, args->index), statusText);
       if (!written.isOk()) return reportError(written, flags);
       return outcome.status == JobStatus::Ok ? kExitOk : kExitFailure;

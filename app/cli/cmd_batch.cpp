@@ -1,16 +1,16 @@
-// kiln batch JOBS.json: runs a list of kiln command lines (compile, check, bench, merge, run, ...) as independent
-// processes, so a crash in one cannot take the rest down, and reports every job's result in one JSON document.
-// Each job is `kiln <command> <args...> --json` re-executed in the jobs file's folder: the same line a cluster
-// scheduler would run (README, "Batch mode").
+// kiln batch JOBS.json: runs a list of kiln command lines (compile, check, bench, merge, run, ...) as
+// independent processes, so a crash in one cannot take the rest down, and reports every job's result in one
+// JSON document. Each job is `kiln <command> <args...> --json` re-executed in the jobs file's folder: the
+// same line a cluster scheduler would run (README, "Batch mode"). Jobs run here (threads, below) or on Slurm
+// (batch_slurm.cpp); both report through batch_run.h, so the report is the same. --matrix writes a compile
+// farm's jobs file (batch_farm.h).
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -51,8 +51,9 @@ struct BatchArgs {
 // kiln batch --matrix MODELS --profiles PROFILES [-o jobs.json]: writes a compile farm's jobs file.
 int writeFarmJobs(const BatchArgs& args) {
   std::error_code error;
-  const std::string folder =
-      args.matrixOutput.empty() ? fs::current_path(error).string() : fs::absolute(args.matrixOutput, error).parent_path().string();
+  const std::string folder = args.matrixOutput.empty()
+                                 ? fs::current_path(error).string()
+                                 : fs::absolute(args.matrixOutput, error).parent_path().string();
   auto jobs = farmJobs(args.matrixModels, args.matrixProfiles, folder, args.benchRuns);
   if (!jobs.isOk()) return reportError(jobs.status(), args.flags);
   const std::string text = jobs->dump(2) + "\n";
@@ -60,7 +61,8 @@ int writeFarmJobs(const BatchArgs& args) {
     std::fputs(text.c_str(), stdout);
     return kExitOk;
   }
-  if (!fs::is_directory(folder, error)) return reportError(Status(StatusCode::INVALID_ARGUMENT, "-o: no folder '" + folder + "'"), args.flags);
+  if (!fs::is_directory(folder, error))
+    return reportError(Status(StatusCode::INVALID_ARGUMENT, "-o: no folder '" + folder + "'"), args.flags);
   Status written = writeFileAtomically(args.matrixOutput, text);
   if (!written.isOk()) return reportError(written, args.flags);
   if (!args.flags.quiet) {
@@ -72,7 +74,8 @@ int writeFarmJobs(const BatchArgs& args) {
 
 // The local scheduler: `parallel` threads take the jobs in file order; a job with "after" first waits for its
 // dependency (always an earlier job, so already taken by some thread) and is skipped unless it succeeded.
-std::vector<JobOutcome> runLocally(const std::vector<BatchJob>& jobs, const BatchArgs& args, const std::string& folder) {
+std::vector<JobOutcome> runLocally(const std::vector<BatchJob>& jobs, const BatchArgs& args,
+                                   const std::string& folder) {
   app::killChildrenOnInterrupt();  // the jobs run in process groups of their own: Ctrl+C must still end them
   std::vector<JobOutcome> outcomes(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) outcomes[i].argv = childArgv(args.kiln, jobs[i]);
@@ -89,9 +92,11 @@ std::vector<JobOutcome> runLocally(const std::vector<BatchJob>& jobs, const Batc
       if (after >= 0) {
         std::unique_lock lock(mutex);
         jobDone.wait(lock, [&] { return done[static_cast<size_t>(after)]; });
-        if (outcomes[after].status != JobStatus::Ok) outcome = skippedAfter(jobs[i], jobs[after].name, outcomes[after], args.kiln);
+        if (outcomes[after].status != JobStatus::Ok)
+          outcome = skippedAfter(jobs[i], jobs[after].name, outcomes[after], args.kiln);
       }
-      if (!stop && outcome.skippedBecause.empty()) outcome = runJob(jobs[i], args.kiln, args.timeoutSeconds, folder);
+      if (!stop && outcome.skippedBecause.empty())
+        outcome = runJob(jobs[i], args.kiln, args.timeoutSeconds, folder);
       if (args.failFast && outcome.status != JobStatus::Ok) stop = true;
       std::lock_guard lock(mutex);
       outcomes[i] = std::move(outcome);
@@ -114,8 +119,10 @@ int runBatch(BatchArgs& args) {
     return reportError(Status(StatusCode::INVALID_ARGUMENT, message), args.flags);
   };
   if (!args.matrixModels.empty() || !args.matrixProfiles.empty()) {
-    if (args.matrixModels.empty() || args.matrixProfiles.empty()) return usage("--matrix and --profiles go together");
-    if (!args.jobsFile.empty()) return usage("--matrix writes a jobs file (-o), it runs none: no jobs file argument");
+    if (args.matrixModels.empty() || args.matrixProfiles.empty())
+      return usage("--matrix and --profiles go together");
+    if (!args.jobsFile.empty())
+      return usage("--matrix writes a jobs file (-o), it runs none: no jobs file argument");
     return writeFarmJobs(args);
   }
   if (!args.matrixOutput.empty()) return usage("-o goes with --matrix (the report is --report)");
@@ -127,7 +134,8 @@ int runBatch(BatchArgs& args) {
   const std::vector<BatchJob>& jobs = *parsed;
   if (!args.collectId.empty()) args.scheduler = "slurm";
   const bool slurm = args.scheduler == "slurm";
-  if (!slurm && (args.noWait || !args.slurm.partition.empty() || !args.slurm.account.empty() || !args.slurm.extraArgs.empty())) {
+  if (!slurm && (args.noWait || !args.slurm.partition.empty() || !args.slurm.account.empty() ||
+                 !args.slurm.extraArgs.empty())) {
     return usage("--no-wait, --partition, --account and --sbatch-arg need --scheduler slurm");
   }
   if (slurm && args.failFast) return usage("--fail-fast works only with the local scheduler");
@@ -138,7 +146,8 @@ int runBatch(BatchArgs& args) {
     args.kiln = selfExecutable();
   } else {
     args.kiln = fs::absolute(args.kiln, error).string();
-    if (access(args.kiln.c_str(), X_OK) != 0) return usage("--kiln '" + args.kiln + "' is not an executable file");
+    if (access(args.kiln.c_str(), X_OK) != 0)
+      return usage("--kiln '" + args.kiln + "' is not an executable file");
   }
   if (!args.reportFile.empty()) {
     const fs::path parent = fs::absolute(args.reportFile, error).parent_path();
@@ -166,46 +175,62 @@ int runBatch(BatchArgs& args) {
 
 void registerBatch(CLI::App& app, Commands& commands) {
   auto args = std::make_shared<BatchArgs>();
-  CLI::App* cmd = app.add_subcommand("batch", "Run a file of kiln jobs (compile, check, bench, ...) as separate "
-                                              "processes and report every result in one document");
-  cmd->add_option("jobs", args->jobsFile,
-                  "Jobs file: [{\"name\", \"command\", \"args\": [...], \"env\": {...}, \"timeout_s\"}, ...] or "
-                  "{\"jobs\": [...]}; relative paths in args resolve against its folder; \"after\": \"NAME\" waits for an earlier "
-                  "job and is skipped unless it succeeded");
+  CLI::App* cmd = app.add_subcommand("batch",
+                                     "Run a file of kiln jobs (compile, check, bench, ...) as separate "
+                                     "processes and report every result in one document");
+  cmd->add_option(
+      "jobs", args->jobsFile,
+      "Jobs file: [{\"name\", \"command\", \"args\": [...], \"env\": {...}, \"timeout_s\"}, ...] or "
+      "{\"jobs\": [...]}; relative paths in args resolve against its folder; \"after\": \"NAME\" waits for "
+      "an earlier "
+      "job and is skipped unless it succeeded");
   cmd->add_option("-j,--jobs", args->parallel, "Jobs to run at once (default 1)")->check(CLI::Range(1, 256));
-  cmd->add_flag("--fail-fast", args->failFast, "After a job fails, start no more (they are reported as skipped)");
+  cmd->add_flag("--fail-fast", args->failFast,
+                "After a job fails, start no more (they are reported as skipped)");
   cmd->add_option("--report", args->reportFile, "Also write the JSON report to this file");
   cmd->add_option("--kiln", args->kiln, "The kiln executable each job runs (default: this one)");
-  cmd->add_option("--timeout", args->timeoutSeconds, "Seconds before a job is killed (0: none; a job's timeout_s wins)")
+  cmd->add_option("--timeout", args->timeoutSeconds,
+                  "Seconds before a job is killed (0: none; a job's timeout_s wins)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--scheduler", args->scheduler, "Where the jobs run: local (default) or slurm (one job array; the "
-                                                  "jobs file's folder must be on a filesystem every node shares)")
+  cmd->add_option("--scheduler", args->scheduler,
+                  "Where the jobs run: local (default) or slurm (one job array; the "
+                  "jobs file's folder must be on a filesystem every node shares)")
       ->check(CLI::IsMember({"local", "slurm"}));
   cmd->add_option("--partition", args->slurm.partition, "Slurm partition (default: the cluster's)");
   cmd->add_option("--account", args->slurm.account, "Slurm account to charge");
-  cmd->add_option("--sbatch-arg", args->slurm.extraArgs, "An extra sbatch argument, as one word (repeatable), e.g. "
-                                                        "--sbatch-arg=--mem=4G")
+  cmd->add_option("--sbatch-arg", args->slurm.extraArgs,
+                  "An extra sbatch argument, as one word (repeatable), e.g. "
+                  "--sbatch-arg=--mem=4G")
       ->allow_extra_args(false);
   cmd->add_flag("--no-wait", args->noWait, "Slurm: submit, print the array id and return (collect later)");
-  cmd->add_option("--collect", args->collectId, "Wait for a batch submitted with --no-wait and report it "
-                                                "(ARRAY_ID as printed, the same jobs file)");
-  cmd->add_option("--matrix", args->matrixModels, "Compile farm: write a jobs file that compiles every .onnx in this "
-                                                  "folder for every profile in --profiles, checks and benchmarks them");
-  cmd->add_option("--profiles", args->matrixProfiles, "Compile farm: folder of device profiles (kiln devices --profile)");
-  cmd->add_option("-o,--output", args->matrixOutput, "Compile farm: the jobs file to write (default: stdout)");
-  cmd->add_option("--bench-runs", args->benchRuns, "Compile farm: kiln bench --runs for each model (default 2)")
+  cmd->add_option("--collect", args->collectId,
+                  "Wait for a batch submitted with --no-wait and report it "
+                  "(ARRAY_ID as printed, the same jobs file)");
+  cmd->add_option("--matrix", args->matrixModels,
+                  "Compile farm: write a jobs file that compiles every .onnx in this "
+                  "folder for every profile in --profiles, checks and benchmarks them");
+  cmd->add_option("--profiles", args->matrixProfiles,
+                  "Compile farm: folder of device profiles (kiln devices --profile)");
+  cmd->add_option("-o,--output", args->matrixOutput,
+                  "Compile farm: the jobs file to write (default: stdout)");
+  cmd->add_option("--bench-runs", args->benchRuns,
+                  "Compile farm: kiln bench --runs for each model (default 2)")
       ->check(CLI::Range(1, 1000));
   addCommonFlags(*cmd, args->flags);
-  cmd->footer("\nEach job runs `kiln <command> <args...> --json` in the jobs file's folder. Exit: 0 all jobs ok, 1 any "
-              "failed, crashed or timed out, 2 usage (a malformed jobs file).\n"
-              "Examples:\n  kiln batch jobs.json\n  kiln batch jobs.json --jobs 2 --report report.json\n"
-              "  kiln batch jobs.json --fail-fast --timeout 600 --json > report.json\n"
-              "  kiln batch jobs.json --scheduler slurm --partition gpu --report report.json\n"
-              "  id=$(kiln batch jobs.json --scheduler slurm --no-wait); kiln batch --collect \"$id\" jobs.json\n"
-              "  kiln batch --matrix models/ --profiles profiles/ -o farm.json && kiln batch farm.json --scheduler slurm\n\n"
-              "jobs.json:\n"
-              "  [{\"name\": \"det\", \"command\": \"compile\", \"args\": [\"det.onnx\", \"-o\", \"out/det_ctx.onnx\"]},\n"
-              "   {\"name\": \"det-check\", \"command\": \"check\", \"args\": [\"out/det_vulkan.bin\"]}]");
+  cmd->footer(
+      "\nEach job runs `kiln <command> <args...> --json` in the jobs file's folder. Exit: 0 all jobs ok, 1 "
+      "any "
+      "failed, crashed or timed out, 2 usage (a malformed jobs file).\n"
+      "Examples:\n  kiln batch jobs.json\n  kiln batch jobs.json --jobs 2 --report report.json\n"
+      "  kiln batch jobs.json --fail-fast --timeout 600 --json > report.json\n"
+      "  kiln batch jobs.json --scheduler slurm --partition gpu --report report.json\n"
+      "  id=$(kiln batch jobs.json --scheduler slurm --no-wait); kiln batch --collect \"$id\" jobs.json\n"
+      "  kiln batch --matrix models/ --profiles profiles/ -o farm.json && kiln batch farm.json --scheduler "
+      "slurm\n\n"
+      "jobs.json:\n"
+      "  [{\"name\": \"det\", \"command\": \"compile\", \"args\": [\"det.onnx\", \"-o\", "
+      "\"out/det_ctx.onnx\"]},\n"
+      "   {\"name\": \"det-check\", \"command\": \"check\", \"args\": [\"out/det_vulkan.bin\"]}]");
   cmd->callback([args, &commands] { commands.run = [args] { return runBatch(*args); }; });
   registerBatchTask(app, commands);  // what each Slurm array task runs
 }

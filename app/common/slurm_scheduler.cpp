@@ -59,8 +59,12 @@ std::vector<std::string> sbatchArgv(const std::string& sbatch, const SlurmOption
                                     const std::string& script) {
   std::string indices;
   for (int job : submission.jobs) indices += (indices.empty() ? "" : ",") + std::to_string(job);
-  std::vector<std::string> argv = {sbatch, "--parsable", "--job-name=kiln-batch", "--array=" + indices,
-                                   "--chdir=" + workingDirectory, "--output=" + runDirectory + "/slurm-%A_%a.out"};
+  std::vector<std::string> argv = {sbatch,
+                                   "--parsable",
+                                   "--job-name=kiln-batch",
+                                   "--array=" + indices,
+                                   "--chdir=" + workingDirectory,
+                                   "--output=" + runDirectory + "/slurm-%A_%a.out"};
   if (const int minutes = slurmTimeLimitMinutes(submission.timeoutSeconds); minutes > 0) {
     argv.push_back("--time=" + std::to_string(minutes));
   }
@@ -68,7 +72,8 @@ std::vector<std::string> sbatchArgv(const std::string& sbatch, const SlurmOption
   if (!options.account.empty()) argv.push_back("--account=" + options.account);
   if (!dependencyTask.empty()) {
     argv.push_back("--dependency=afterok:" + dependencyTask);
-    argv.push_back("--kill-on-invalid-dep=yes");  // a failed dependency cancels the task instead of leaving it pending
+    argv.push_back(
+        "--kill-on-invalid-dep=yes");  // a failed dependency cancels the task instead of leaving it pending
   }
   argv.insert(argv.end(), options.extraArgs.begin(), options.extraArgs.end());
   argv.push_back(script);
@@ -95,7 +100,8 @@ std::vector<SlurmTaskState> parseSqueueTasks(const std::string& out) {
     const size_t underscore = id.find('_');
     if (underscore == std::string::npos || underscore == 0) continue;
     const std::string task = id.substr(underscore + 1);
-    if (task.empty() || task.size() > 9 || !std::all_of(task.begin(), task.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (task.empty() || task.size() > 9 ||
+        !std::all_of(task.begin(), task.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       continue;  // "12_[3-5]": a pending range squeue did not expand
     }
     tasks.push_back({id.substr(0, underscore), std::stoi(task), state});
@@ -109,11 +115,14 @@ std::string shellQuote(const std::string& text) {
   return quoted + "'";
 }
 
-std::string slurmTaskScript(const std::string& kiln, const std::string& jobsCopy, const std::string& runDirectory,
-                            const std::string& jobsKiln, double defaultTimeout) {
-  std::string script = "#!/bin/sh\n# One task of a kiln batch on Slurm: runs job $SLURM_ARRAY_TASK_ID of the jobs file.\n";
-  script += "exec " + shellQuote(kiln) + " batch-task " + shellQuote(jobsCopy) + " --index \"$SLURM_ARRAY_TASK_ID\"" +
-            " --run-dir " + shellQuote(runDirectory) + " --kiln " + shellQuote(jobsKiln);
+std::string slurmTaskScript(const std::string& kiln, const std::string& jobsCopy,
+                            const std::string& runDirectory, const std::string& jobsKiln,
+                            double defaultTimeout) {
+  std::string script =
+      "#!/bin/sh\n# One task of a kiln batch on Slurm: runs job $SLURM_ARRAY_TASK_ID of the jobs file.\n";
+  script += "exec " + shellQuote(kiln) + " batch-task " + shellQuote(jobsCopy) +
+            " --index \"$SLURM_ARRAY_TASK_ID\"" + " --run-dir " + shellQuote(runDirectory) + " --kiln " +
+            shellQuote(jobsKiln);
   if (defaultTimeout > 0) script += " --timeout " + formatSeconds(defaultTimeout);
   return script + "\n";
 }
@@ -131,9 +140,9 @@ std::string findOnPath(const std::string& program) {
 }
 
 bool slurmControllerUnreachable(const std::string& err) {
-  for (const char* sign : {"Unable to contact slurm controller", "Connection refused", "Unable to establish control machine",
-                           "Zero Bytes were transmitted or received", "Socket timed out",
-                           "Could not establish a configuration source"}) {
+  for (const char* sign : {"Unable to contact slurm controller", "Connection refused",
+                           "Unable to establish control machine", "Zero Bytes were transmitted or received",
+                           "Socket timed out", "Could not establish a configuration source"}) {
     if (err.find(sign) != std::string::npos) return true;
   }
   return false;
