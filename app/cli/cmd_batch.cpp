@@ -140,6 +140,7 @@ int runBatch(BatchArgs& args) {
   }
   if (slurm && args.failFast) return usage("--fail-fast works only with the local scheduler");
   if (!args.collectId.empty() && args.noWait) return usage("--collect waits for the batch: no --no-wait");
+  if (args.noWait && !args.reportFile.empty()) return usage("--no-wait writes no report: pass --report to --collect");
   std::error_code error;
   const std::string folder = fs::absolute(args.jobsFile, error).parent_path().string();
   if (args.kiln.empty()) {

@@ -162,6 +162,8 @@ def errors(tmp, model):
     no_profiles = kiln("batch", "--matrix", str(Path(model).parent), "--profiles", str(tmp / "empty"))
     expect(no_profiles.returncode == 2 and "--profiles: no device profile" in no_profiles.stderr,
            f"--profiles without profiles: {no_profiles.stderr}")
+    early = kiln("batch", str(jobs_file), "--scheduler", "slurm", "--no-wait", "--report", str(tmp / "r.json"))
+    expect(early.returncode == 2 and "pass --report to --collect" in early.stderr, f"--no-wait --report: {early.stderr}")
     usage = kiln("batch", str(jobs_file), "--no-wait")
     expect(usage.returncode == 2 and "need --scheduler slurm" in usage.stderr, f"--no-wait alone: {usage.stderr}")
 
