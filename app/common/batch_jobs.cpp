@@ -22,7 +22,7 @@ std::string joined(const std::vector<std::string>& words) {
 Result<BatchJob> parseJob(const json& node, size_t index) {
   const std::string where = "jobs[" + std::to_string(index) + "]";
   if (!node.is_object()) return invalid(where, std::string("must be an object, not ") + node.type_name());
-  static const std::vector<std::string> kFields = {"name", "command", "args", "env", "timeout_s"};
+  static const std::vector<std::string> kFields = {"name", "command", "args", "env", "timeout_s", "after"};
   for (const auto& item : node.items()) {
     if (std::find(kFields.begin(), kFields.end(), item.key()) == kFields.end()) {
       return invalid(where, "unknown field \"" + item.key() + "\" (fields: " + joined(kFields) + ")");
@@ -106,6 +106,15 @@ Result<std::vector<BatchJob>> parseBatchJobs(const std::string& text) {
   for (size_t i = 0; i < list->size(); ++i) {
     auto job = parseJob((*list)[i], i);
     if (!job.isOk()) return job.status();
+    if (const auto after = (*list)[i].find("after"); after != (*list)[i].end()) {
+      const std::string where = "jobs[" + std::to_string(i) + "].after";
+      if (!after->is_string()) return invalid(where, std::string("must be the name of an earlier job, not ") + after->type_name());
+      const auto earlier = explicitNames.find(after->get<std::string>());
+      if (earlier == explicitNames.end()) {
+        return invalid(where, "no earlier job is named \"" + after->get<std::string>() + "\" (a job waits only for one above it)");
+      }
+      job->after = static_cast<int>(earlier->second);
+    }
     if ((*list)[i].contains("name")) {
       const auto [it, added] = explicitNames.emplace(job->name, i);
       if (!added) {

@@ -53,5 +53,19 @@ TEST(BatchJobs, RejectsMalformedFilesNamingTheField) {
             std::string::npos);
 }
 
+TEST(BatchJobs, AfterNamesAnEarlierJob) {
+  auto list = parseBatchJobs(R"([{"name": "c", "command": "compile"}, {"command": "check", "after": "c"}])");
+  ASSERT_TRUE(list.isOk()) << list.status().toString();
+  EXPECT_EQ((*list)[0].after, -1);
+  EXPECT_EQ((*list)[1].after, 0);
+  EXPECT_NE(rejection(R"([{"command": "check", "after": "c"}, {"name": "c", "command": "compile"}])")
+                .find("jobs[0].after: no earlier job is named \"c\""),
+            std::string::npos);
+  EXPECT_NE(rejection(R"([{"name": "c", "command": "check", "after": "c"}])").find("jobs[0].after"), std::string::npos);
+  EXPECT_NE(rejection(R"([{"name": "c", "command": "compile"}, {"command": "check", "after": 0}])")
+                .find("jobs[1].after: must be the name of an earlier job, not number"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace kiln::app

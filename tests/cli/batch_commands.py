@@ -170,6 +170,30 @@ def timeout_batch(tmp, model):
     expect(seconds < 20, f"a killed job's leftover grandchild does not hold the batch ({seconds:.1f} s)")
 
 
+def after_batch(tmp, model):
+    """"after": with --jobs 2 the waiting job starts only once its dependency ended; a failed dependency skips it
+    (and whatever waits for it), without running it."""
+    folder = tmp / "after"
+    folder.mkdir()
+    jobs = [
+        {"name": "slow", "command": "partition", "args": [model, "--ep", "cpu"], "env": {"BATCH_SLEEP": "1"}},
+        {"name": "bad", "command": "run", "args": ["missing.onnx"]},
+        {"name": "then", "command": "partition", "args": [model, "--ep", "cpu"], "after": "slow",
+         "env": {"BATCH_TOUCH": "then.ran"}},
+        {"name": "never", "command": "partition", "args": [model, "--ep", "cpu"], "after": "bad",
+         "env": {"BATCH_TOUCH": "never.ran"}},
+        {"name": "never2", "command": "partition", "args": [model, "--ep", "cpu"], "after": "never"},
+    ]
+    code, out, err, _ = batch(folder, jobs, "--jobs", "2", "--json")
+    report = json.loads(out)
+    statuses = [j["status"] for j in report["jobs"]]
+    expect(code == 1 and statuses == ["ok", "failed", "ok", "skipped", "skipped"], f"after: statuses {statuses} ({err})")
+    expect((folder / "then.ran").exists() and not (folder / "never.ran").exists(), "a skipped job never started")
+    expect(report["jobs"][3]["skipped_because"] == 'after "bad": failed' and
+           report["jobs"][4]["skipped_because"] == 'after "never": skipped', f"why skipped: {report['jobs'][3:]}")
+    expect("kiln: [" in err and 'skipped (after "bad": failed)' in err, f"progress names the reason: {err}")
+
+
 def malformed_files(tmp, model):
     """Usage errors (exit 2) naming the job and field; nothing runs, not even the valid jobs before the bad one."""
     folder = tmp / "malformed"
@@ -184,6 +208,8 @@ def malformed_files(tmp, model):
         ([good, {"command": "run", "env": {"A": 1}}], "jobs[1].env.A: must be a string"),
         ([good, {"command": "run", "timeout_s": -1}], "jobs[1].timeout_s"),
         ([good, dict(good)], 'jobs[1].name: "good" is already the name of jobs[0]'),
+        ([good, {"command": "run", "after": "later"}, {"name": "later", "command": "run"}],
+         'jobs[1].after: no earlier job is named "later"'),
         ({"jobz": [good]}, 'unknown field "jobz"'),
         ("not json", "not valid JSON"),
     ]
@@ -213,6 +239,7 @@ def main():
         parallel_batch(tmp, model)
         fail_fast_batch(tmp, model)
         timeout_batch(tmp, model)
+        after_batch(tmp, model)
         if vulkan_available():
             mixed_batch(tmp, model)
         elif os.environ.get("KILN_REQUIRE_VULKAN") == "1":
