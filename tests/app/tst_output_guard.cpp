@@ -1,11 +1,14 @@
 // The compile output guard (issue 22's data loss): the output path follows the open model, an existing output is
 // replaced only after the user says so (Cancel leaves it byte-identical), and the Result pane belongs to the compile
 // that produced it, so opening model B after compiling model A never writes over A's files.
+#include <QAction>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -14,14 +17,17 @@
 #include "kiln/compiler.h"
 #include "kiln/device.h"
 #include "log_hub.h"
+#include "main_window.h"
 #include "requirements.h"
 
 using kiln::bridge::CompileSettings;
 using kiln::studio::CompilePanel;
+using kiln::studio::MainWindow;
 
 namespace {
 
 constexpr int kCompileTimeoutMs = 100000;
+constexpr int kLoadTimeoutMs = 30000;
 
 QString tinyCnnPath() { return QStringLiteral(KILN_TEST_MODELS_DIR "/tiny_cnn.onnx"); }
 QString defaultCtx(const QString& model) { return QString::fromStdString(kiln::defaultCtxModelPath(model.toStdString())); }
@@ -55,6 +61,10 @@ class TestOutputGuard : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
+    QStandardPaths::setTestModeEnabled(true);  // recent files and window state go to a throw-away place
+    QCoreApplication::setOrganizationName(QStringLiteral("KilnTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_output_guard"));
+    QSettings().clear();
     kiln::bridge::LogHub::instance()->setEchoToStderr(false);
     modelA_ = dir_.filePath(QStringLiteral("a.onnx"));
     modelB_ = dir_.filePath(QStringLiteral("b.onnx"));
@@ -170,6 +180,53 @@ class TestOutputGuard : public QObject {
     QVERIFY2(compiled.wait(kCompileTimeoutMs) || !failed.isEmpty(), "no result in time");
     QVERIFY2(failed.isEmpty(), qPrintable(panel.lastError()));
     QCOMPARE(questions, 1);
+  }
+
+  // The issue's scenario through the window: type an output for A, compile with Ctrl+B, open B, Ctrl+B again: B's files go beside B and
+  // A's stay byte-identical.
+  void ctrlBOnSecondModelLeavesFirstIntact() {
+    const auto devices = kiln::listVulkanDevices();
+    if (!devices.isOk() || devices->empty()) {
+      if (kiln::testing::vulkanRequired()) QFAIL("KILN_REQUIRE_VULKAN=1 but no Vulkan device");
+      QSKIP("no Vulkan device (lavapipe: mesa-vulkan-drivers)");
+    }
+    QTemporaryDir work;
+    const QString a = work.filePath(QStringLiteral("det.onnx")), b = work.filePath(QStringLiteral("rec.onnx"));
+    QVERIFY(QFile::copy(tinyCnnPath(), a));
+    QVERIFY(QFile::copy(tinyCnnPath(), b));
+    MainWindow window;
+    CompilePanel* panel = window.compilePanel();
+    int questions = 0;
+    panel->setReplaceQuestion([&questions](const QStringList&) { return ++questions, false; });
+    QAction* compileAction = nullptr;
+    for (QAction* action : window.findChildren<QAction*>()) {
+      if (action->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_B)) compileAction = action;
+    }
+    QVERIFY(compileAction);
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    QSignalSpy compiled(panel, &CompilePanel::compiled);
+    window.openModel(a);
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    const QString ctxA = work.filePath(QStringLiteral("det_typed_ctx.onnx"));
+    const QString binA = work.filePath(QStringLiteral("det_typed_vulkan.bin"));
+    outputEdit(*panel)->setText(ctxA);  // typed for A: it must not carry over to B
+    compileAction->trigger();
+    QVERIFY(compiled.wait(kCompileTimeoutMs));
+    QCOMPARE(compiled.last().at(0).toString(), ctxA);
+    const QByteArray ctxBytes = readAll(ctxA), binBytes = readAll(binA);
+    QVERIFY(!binBytes.isEmpty());
+
+    window.openModel(b);
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QCOMPARE(panel->resultSourceModel(), QString());
+    compileAction->trigger();
+    QVERIFY(compiled.wait(kCompileTimeoutMs));
+    QCOMPARE(compiled.last().at(0).toString(), work.filePath(QStringLiteral("rec_ctx.onnx")));
+    QCOMPARE(panel->resultSourceModel(), b);
+    QCOMPARE(questions, 0);
+    QCOMPARE(readAll(ctxA), ctxBytes);
+    QCOMPARE(readAll(binA), binBytes);
+    QVERIFY(QFile::exists(work.filePath(QStringLiteral("rec_vulkan.bin"))));
   }
 
  private:
