@@ -76,6 +76,12 @@ QString GraphNode::displayName() const {
   return QStringLiteral("(%1)").arg(opType);
 }
 
+bool GraphNode::isControlFlow() const {
+  const bool onnxDomain = domain.isEmpty() || domain == QLatin1String("ai.onnx");
+  return kind == Kind::Op && onnxDomain &&
+         (opType == QLatin1String("If") || opType == QLatin1String("Loop") || opType == QLatin1String("Scan"));
+}
+
 GraphDocument GraphDocument::build(const ModelInfo& info, const Result<PartitionReport>& report,
                                    const std::optional<Result<EpContextModelInfo>>& epContext) {
   GraphDocument doc;

@@ -67,7 +67,10 @@ struct GraphNode {
 
   // The name to show: the node name, or "(OpType)" for unnamed nodes.
   QString displayName() const;
-  bool cpuFallback() const { return !fallbackReasons.isEmpty(); }
+  // True for If, Loop and Scan: control flow runs on the CPU by design (its bodies are partitioned on their own).
+  bool isControlFlow() const;
+  // True when an EP preferred over the one that took the node rejected it; never for control flow.
+  bool cpuFallback() const { return !fallbackReasons.isEmpty() && !isControlFlow(); }
 };
 
 struct GraphEdge {

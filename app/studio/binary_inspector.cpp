@@ -387,6 +387,7 @@ void BinaryInspector::onInspected(const bridge::Inspection& inspection) {
                                .arg(name, qs(info.formatVersion), bridge::formatByteSize(static_cast<int64_t>(info.fileSize)),
                                     qs(info.deviceName)));
     if (const int at = tabs_->indexOf(nodesTab_); at >= 0) tabs_->removeTab(at);
+    nodeTable_->setRowCount(0);  // a bare binary has no EPContext nodes: the previous model's rows must go
   }
 
   binaryCombo_->clear();

@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -324,12 +325,46 @@ QWidget* CompilePanel::buildResultArea() {
 }
 
 void CompilePanel::setSourceModel(const QString& path) {
+  const QString previous = sourceEdit_->text();
+  if (path == previous) return;
+  outputChoice_.remember(previous, outputEdit_->text());
   sourceEdit_->setText(path);
   sourceEdit_->setToolTip(path);
-  const QString suggested =
-      path.isEmpty() ? QString() : QString::fromStdString(kiln::defaultCtxModelPath(path.toStdString()));
-  if (outputEdit_->text().isEmpty() || outputEdit_->text() == defaultOutput_) outputEdit_->setText(suggested);
-  defaultOutput_ = suggested;
+  outputEdit_->setText(outputChoice_.outputFor(path));
+  if (!isRunning()) resetForSource(path);
+}
+
+// The previous model's compile, progress and error do not describe this one.
+void CompilePanel::resetForSource(const QString& path) {
+  stageTree_->clear();
+  stages_.clear();
+  activeStage_.clear();
+  overallBar_->setValue(0);
+  lastError_.clear();
+  statusLabel_->setStyleSheet(QString());
+  statusLabel_->clear();
+  resultSource_.clear();
+  resultView_->setText(path.isEmpty() ? tr("<i>No compile yet.</i>")
+                                      : tr("<i>No compile of %1 yet.</i>").arg(QFileInfo(path).fileName().toHtmlEscaped()));
+}
+
+// Existing outputs are replaced only when the user says so; files this panel's last compile wrote are its own.
+bool CompilePanel::mayReplace(const bridge::CompileSettings& settings) {
+  if (settings.errorIfOutputExists) return true;  // the engine refuses an existing output itself
+  QStringList existing = bridge::existingCompileOutputs(settings);
+  if (settings.sourcePath == writtenFor_) {
+    existing.removeIf([this](const QString& file) { return lastWritten_.contains(file); });
+  }
+  if (existing.isEmpty()) return true;
+  if (replaceQuestion_) return replaceQuestion_(existing);
+  QMessageBox box(QMessageBox::Warning, tr("Replace existing files?"),
+                  tr("Compiling %1 replaces files that exist already:").arg(QFileInfo(settings.sourcePath).fileName()),
+                  QMessageBox::Cancel, this);
+  box.setInformativeText(existing.join(QLatin1Char('\n')));
+  QPushButton* replace = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  return box.clickedButton() == replace;
 }
 
 QString CompilePanel::sourceModel() const { return sourceEdit_->text(); }
@@ -378,6 +413,14 @@ void CompilePanel::startCompile() {
     emit compileFailed(code, problem);
     return;
   }
+  const bridge::CompileSettings chosen = settings();
+  if (!mayReplace(chosen)) {
+    const QString why = tr("kept the existing files; choose another output path or replace them");
+    statusLabel_->setStyleSheet(QString());
+    statusLabel_->setText(tr("Not compiled: %1").arg(why));
+    emit compileFailed(QString::fromLatin1(statusCodeName(StatusCode::CANCELLED)), why);
+    return;
+  }
 
   stageTree_->clear();
   stages_.clear();
@@ -386,13 +429,15 @@ void CompilePanel::startCompile() {
   lastEventMs_ = 0;
   partitionIndex_ = partitionCount_ = 0;
   overallBar_->setValue(0);
-  resultView_->setText(tr("<i>Compiling…</i>"));
+  compilingSource_ = chosen.sourcePath;
+  resultSource_ = compilingSource_;
+  resultView_->setText(tr("<i>Compiling %1…</i>").arg(QFileInfo(compilingSource_).fileName().toHtmlEscaped()));
   lastError_.clear();
   statusLabel_->setStyleSheet(QString());
   statusLabel_->setText(tr("Compiling %1…").arg(QFileInfo(sourceEdit_->text()).fileName()));
   writeMarker(tr("compile %1 → %2").arg(sourceEdit_->text(), outputEdit_->text()));
   clock_.start();
-  if (!job_->start(settings())) return;  // cannot happen: isRunning() was false
+  if (!job_->start(chosen)) return;  // cannot happen: isRunning() was false
   setRunning(true);
 }
 
@@ -554,7 +599,13 @@ void CompilePanel::onFinished(const bridge::CompileSummary& summary) {
                             : tr("Nothing runs on the Vulkan EP: wrote the optimized model (%1)")
                                   .arg(formatMs(summary.wallMs)));
 
-  QString html;
+  resultSource_ = compilingSource_;
+  writtenFor_ = compilingSource_;
+  lastWritten_.clear();
+  for (const bridge::CompiledFile& file : summary.files) lastWritten_ << QFileInfo(file.path).absoluteFilePath();
+  QString html = tr("<p>Compile of <b>%1</b>%2</p>")
+                     .arg(compilingSource_.toHtmlEscaped(),
+                          compilingSource_ == sourceEdit_->text() ? QString() : tr(" (not the open model)"));
   html += tr("<p><b>%1</b><br>%n EPContext node(s)", nullptr, summary.epContextNodes)
               .arg(summary.outputModelPath.toHtmlEscaped());
   if (!summary.binaryPath.isEmpty()) html += tr(", binary %1").arg(QFileInfo(summary.binaryPath).fileName().toHtmlEscaped());

@@ -8,10 +8,12 @@
 #include <QString>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "compile_job.h"
+#include "compile_outputs.h"
 #include "kiln/device.h"
 
 class QButtonGroup;
@@ -38,8 +40,9 @@ class CompilePanel : public QWidget {
   // Cancels a running compile and waits for the engine to stop (no partial files are left).
   ~CompilePanel() override;
 
-  // The model to compile (shown read-only). The output path follows it (kiln::defaultCtxModelPath) unless the user
-  // chose another one.
+  // The model to compile (shown read-only). The output path follows it: <stem>_ctx.onnx beside it unless the user
+  // typed another path for this same model earlier. Another model also clears the previous compile's result,
+  // progress and error (a compile still running keeps its own and reports for its own model).
   void setSourceModel(const QString& path);
   QString sourceModel() const;
   // Same as clicking Compile: checks the form, then compiles on a worker thread. Form errors are shown at once and
@@ -53,6 +56,12 @@ class CompilePanel : public QWidget {
   bridge::CompileSettings settings() const;
   // The text of the error line ("" when the last compile succeeded or none ran).
   QString lastError() const;
+  // The source model the Result pane's compile was for ("" when it shows no compile).
+  QString resultSourceModel() const { return resultSource_; }
+  // Asked before a compile replaces existing files (the ctx model, its binary, its external initializers), with
+  // their paths; true replaces them. The default shows a Replace/Cancel message box; tests answer it themselves.
+  using ReplaceQuestion = std::function<bool(const QStringList& existingFiles)>;
+  void setReplaceQuestion(ReplaceQuestion question) { replaceQuestion_ = std::move(question); }
   // True once the device list has been read (or failed to read).
   bool devicesListed() const { return devicesListed_; }
 
@@ -87,6 +96,8 @@ class CompilePanel : public QWidget {
   void updateTargetMode();
   void setRunning(bool running);
   void showError(const QString& code, const QString& message);
+  bool mayReplace(const bridge::CompileSettings& settings);
+  void resetForSource(const QString& path);
   void onProgress(const QString& stage, qint64 done, qint64 total);
   void onFinished(const bridge::CompileSummary& summary);
   void onFailed(const QString& code, const QString& message);
@@ -123,8 +134,13 @@ class CompilePanel : public QWidget {
   QLabel* resultView_;
   QList<QWidget*> formWidgets_;  // disabled while a compile runs
 
-  // The output path setSourceModel last filled in: a user-edited path is kept when the source changes.
-  QString defaultOutput_;
+  // The output path per source model; what was typed for one model never carries over to another.
+  bridge::OutputPathChoice outputChoice_;
+  ReplaceQuestion replaceQuestion_;
+  QString compilingSource_;  // the source of the running (or last started) compile
+  QString resultSource_;     // the source the Result pane belongs to
+  QStringList lastWritten_;  // files the last successful compile wrote (its source may replace them unasked)
+  QString writtenFor_;       // that compile's source
   QString lastError_;
 
   // Device listing on a thread the panel owns (waited for in the destructor).

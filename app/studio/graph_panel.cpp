@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QPainter>
 #include <QSaveFile>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QSvgGenerator>
 #include <QToolBar>
@@ -54,6 +55,7 @@ GraphPanel::GraphPanel(QWidget* parent)
       cancelButton_(new QToolButton) {
   auto* toolbar = new QToolBar;
   toolbar->setIconSize(QSize(16, 16));
+  searchEdit_->setObjectName(QStringLiteral("graphSearchEdit"));
   searchEdit_->setPlaceholderText(tr("Find node by name or op type"));
   searchEdit_->setClearButtonEnabled(true);
   searchEdit_->setMaximumWidth(260);
@@ -171,7 +173,13 @@ void GraphPanel::openModel(const QString& path) {
   details_->clear();
   matches_.clear();
   currentMatch_ = -1;
+  {
+    // The previous model's query would read "no match" on this one.
+    const QSignalBlocker quiet(searchEdit_);
+    searchEdit_->clear();
+  }
   updateSearchLabel();
+  status_->setText(tr("Opening %1\u2026").arg(QFileInfo(path).fileName()));  // no error of the previous model stays
   fitOnLayout_ = true;
   setBusy(true);
   loader_->load(path);

@@ -53,7 +53,8 @@ GraphNodeItem::GraphNodeItem(const bridge::GraphNode& node, int index, const QRe
   QString tip = node.label;
   if (!node.executionProvider.isEmpty()) tip += QStringLiteral("\n") + bridge::epShortName(node.executionProvider);
   if (!node.partition.isEmpty()) tip += QStringLiteral(" (%1)").arg(node.partition);
-  for (const QString& reason : node.fallbackReasons) tip += QStringLiteral("\nfallback: ") + reason;
+  const QString why = node.cpuFallback() ? QStringLiteral("\nfallback: ") : QStringLiteral("\non the CPU by design: ");
+  for (const QString& reason : node.fallbackReasons) tip += why + reason;
   if (removed_) tip += QStringLiteral("\n") + node.optimizerNote;
   setToolTip(tip);
   setZValue(2);

@@ -1,6 +1,7 @@
 // kiln-studio: the desktop workbench. `kiln-studio [model.onnx]` opens the window, optionally with a model.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QTimer>
 
 #include <cstdio>
@@ -101,6 +102,9 @@ int main(int argc, char** argv) {
   }
   QApplication app(argc, argv);
   setApplicationNames();
+  // Ties windows to the installed kiln-studio.desktop (task bars group them under its name and icon).
+  QGuiApplication::setDesktopFileName(QStringLiteral("kiln-studio"));
+  QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("kiln-studio")));
   CommandLine commandLine;
   commandLine.parser.process(app);
 

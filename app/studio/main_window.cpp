@@ -257,6 +257,8 @@ void MainWindow::showPanel(QWidget* panel) { tabs_->setCurrentWidget(panel); }
 // The compiled model opens beside its source: the inspector shows what was written, the recent list remembers it.
 void MainWindow::onCompiled(const QString& ctxModelPath) {
   recent_->add(ctxModelPath);
+  // A compile that outlived its model (another one was opened meanwhile) is not drawn beside the new one.
+  if (!info_ || compilePanel_->resultSourceModel() != QString::fromStdString(info_->path)) return;
   compiledGraph_->show();
   compiledGraph_->openModel(ctxModelPath);
   inspector_->inspect(ctxModelPath);
@@ -275,6 +277,7 @@ void MainWindow::openModel(const QString& path) {
   // One override per busy period: a load that supersedes another reports once, so it must not push twice.
   if (!loader_->isBusy()) QApplication::setOverrideCursor(Qt::BusyCursor);
   loader_->load(path);
+  filterEdit_->clear();  // the previous model's node filter would hide this model's nodes
   compiledGraph_->cancel();
   compiledGraph_->hide();
   graph_->openModel(path);

@@ -91,7 +91,10 @@ void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) 
   if (!n.partition.isEmpty()) html += row(tr("Partition"), esc(n.partition));
   if (n.removedByOptimizer) html += row(tr("Optimizer"), esc(n.optimizerNote));
   for (const QString& reason : n.fallbackReasons) {
-    html += row(tr("CPU fallback"), QStringLiteral("<span style='color:#b00000'>%1</span>").arg(esc(reason)));
+    // Control flow on the CPU is by design: its reasons are information, not a warning.
+    html += n.cpuFallback()
+                ? row(tr("CPU fallback"), QStringLiteral("<span style='color:#b00000'>%1</span>").arg(esc(reason)))
+                : row(tr("On the CPU by design"), esc(reason));
   }
   html += QStringLiteral("</table>");
 

@@ -14,6 +14,7 @@
 #include "bench_panel.h"
 #include "binary_inspector.h"
 #include "compile_panel.h"
+#include "environment_info.h"
 #include "graph_panel.h"
 #include "main_window.h"
 #include "merge_wizard.h"
@@ -121,6 +122,19 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       // The Vulkan driver line arrives from a worker thread; give it time.
                       QTimer::singleShot(3000, stepContext_, done);
                     }, 10000});
+  // Opening a second model must leave nothing of the first compile: the output path beside the new model, an empty
+  // Result pane that names it, no old progress or error.
+  steps_.push_back({QStringLiteral("10-compile-after-second-model"), [this](Done done) {
+                      if (auto* box = window_.findChild<QMessageBox*>()) box->close();
+                      const QString second = bridge::sampleModelPath();
+                      window_.tabs()->setCurrentWidget(window_.compilePanel());
+                      if (second.isEmpty() || QFileInfo(second).absoluteFilePath() == modelPath_) {
+                        errors_ << QStringLiteral("10-compile-after-second-model: no second model (sample model)");
+                        return done();
+                      }
+                      connect(&window_, &MainWindow::modelLoaded, stepContext_, done);
+                      window_.openModel(second);
+                    }, 60000});
 }
 
 void ScreenshotTour::start() { runStep(0); }

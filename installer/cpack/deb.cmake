@@ -3,7 +3,8 @@
 #   libkiln-engine0_<ver>_<arch>.deb     component runtime: libkiln_engine.so.0 (+ shlibs file, ldconfig trigger)
 #   libkiln-engine-dev_<ver>_<arch>.deb  component dev: headers, libkiln_engine.so link, CMake package
 #   kiln_<ver>_<arch>.deb                component cli: the kiln tool, its man pages and shell completion
-#   kiln-studio_<ver>_<arch>.deb         component studio: the Qt workbench (GPL-3.0-or-later), when it is built
+#   kiln-studio_<ver>_<arch>.deb         component studio: the Qt workbench (GPL-3.0-or-later), when it is built, with
+#                                        its menu entry, icon, AppStream metainfo and .onnx MIME type
 #   python3-kiln_<ver>_<arch>.deb        component python: the kiln Python module, when it is built
 # A headless server installs kiln + libkiln-engine0 and gets no Qt: only kiln-studio links Qt.
 

@@ -71,6 +71,14 @@ expect_file "${dev_deb}" '^/usr/include/kiln/export\.h$'
 expect_file "${dev_deb}" '^/usr/lib/.*cmake/Kiln/KilnConfig\.cmake$'
 expect_file "${dev_deb}" '^/usr/lib/.*libkiln_engine\.so$'
 expect_file "${cli_deb}" '^/usr/bin/kiln$'
+if [[ "${studio}" == 1 ]]; then
+  # Desktop integration: a menu entry, its icon, AppStream metainfo and the .onnx MIME type, all in kiln-studio.
+  expect_file "${studio_deb}" '^/usr/share/applications/kiln-studio\.desktop$'
+  expect_file "${studio_deb}" '^/usr/share/icons/hicolor/scalable/apps/kiln-studio\.svg$'
+  expect_file "${studio_deb}" '^/usr/share/metainfo/org\.kiln\.Studio\.metainfo\.xml$'
+  expect_file "${studio_deb}" '^/usr/share/mime/packages/kiln-studio\.xml$'
+  refuse_file "${cli_deb}" '^/usr/share/(applications|icons|metainfo|mime)/'
+fi
 refuse_file "${cli_deb}" '^/usr/bin/kiln-studio$|^/usr/lib/'
 expect_file "${cli_deb}" '^/usr/share/bash-completion/completions/kiln$'
 expect_file "${cli_deb}" '^/usr/share/zsh/vendor-completions/_kiln$'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of every kiln-studio panel on a real model, on a virtual X display (Xvfb), for the docs and for
 # checking layouts by eye: graph, node details, nodes table, compile (finished), the compiled graph beside its source,
-# binary inspector (a section's hex view), merge wizard preview, benchmark (3 runs, 4 modes), About.
+# binary inspector (a section's hex view), merge wizard preview, benchmark (3 runs, 4 modes), About, and the compile
+# panel after a second model (the bundled sample) was opened.
 #
 #   tests/tools/studio_screenshots.sh [BUILD_DIR] [OUT_DIR] [MODEL] [BENCH_SHAPES]
 # Defaults: build/ci, /tmp/kiln-studio-shots, PP-OCRv4 det from ~/.cache/kiln/models (tests/tools/fetch_models.sh),
