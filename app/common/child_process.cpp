@@ -265,4 +265,15 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
   return result;
 }
 
+std::string findOnPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream folders(path ? path : "");
+  for (std::string folder; std::getline(folders, folder, ':');) {
+    if (folder.empty()) continue;
+    const std::string candidate = folder + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
 }  // namespace kiln::app

@@ -55,5 +55,7 @@ void killChildrenOnInterrupt();
 
 // This executable's path (/proc/self/exe), for re-executing kiln.
 std::string selfExecutable();
+// `program`'s path in a non-empty folder of $PATH, or "" when none has it (executable files only).
+std::string findOnPath(const std::string& program);
 
 }  // namespace kiln::app

@@ -61,16 +61,6 @@ Result<std::vector<NamedTensor>> runOnce(const OnnxRuntimeNode& runtime, const s
 
 }  // namespace
 
-std::string findOnPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream stream(path ? path : "");
-  for (std::string folder; std::getline(stream, folder, ':');) {
-    const fs::path candidate = fs::path(folder.empty() ? "." : folder) / program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return {};
-}
-
 std::string findResource(const std::string& relative) {
   const char* dataDir = std::getenv("KILN_DATA_DIR");
   const fs::path base = dataDir && *dataDir ? fs::path(dataDir)

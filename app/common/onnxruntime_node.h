@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "child_process.h"
+
 #include "kiln/compare.h"
 #include "kiln/status.h"
 
@@ -16,8 +18,6 @@ struct OnnxRuntimeNode {
   std::string ortDir;  // the folder holding node_modules/onnxruntime-node
 };
 
-// `program`'s path in a folder of $PATH, or "" when none has it.
-std::string findOnPath(const std::string& program);
 // A file under $KILN_DATA_DIR when set (the tests point it at the source tree's resources/), else under share/kiln
 // beside the installed executable (<prefix>/bin/kiln -> <prefix>/share/kiln); "" when it is not there.
 std::string findResource(const std::string& relative);

@@ -127,18 +127,6 @@ std::string slurmTaskScript(const std::string& kiln, const std::string& jobsCopy
   return script + "\n";
 }
 
-std::string findOnPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::istringstream folders(path ? path : "");
-  std::string folder;
-  while (std::getline(folders, folder, ':')) {
-    if (folder.empty()) continue;
-    const std::string candidate = folder + "/" + program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 bool slurmControllerUnreachable(const std::string& err) {
   for (const char* sign : {"Unable to contact slurm controller", "Connection refused",
                            "Unable to establish control machine", "Zero Bytes were transmitted or received",

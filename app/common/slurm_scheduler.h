@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "batch_jobs.h"
+#include "child_process.h"
 #include "kiln/status.h"
 
 namespace kiln::app {
@@ -63,9 +64,6 @@ std::string slurmTaskScript(const std::string& kiln, const std::string& jobsCopy
 
 // `text` quoted for sh ('...' with embedded quotes escaped).
 std::string shellQuote(const std::string& text);
-
-// The absolute path of `program` on $PATH, or "" when it is not there.
-std::string findOnPath(const std::string& program);
 
 // True when a Slurm client's error says it could not reach the controller (down, wrong host or port).
 bool slurmControllerUnreachable(const std::string& err);
