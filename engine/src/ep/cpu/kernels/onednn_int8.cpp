@@ -286,16 +286,6 @@ std::unique_ptr<OneDnnInt8Conv> OneDnnInt8Conv::create(const ops::WindowAttribut
   } catch (const dnnl::error&) {
     return nullptr;
   }
-  // Pack now for a representative image (a few windows per dim), so the layout a real input gets is normally ready
-  // when the session is created: oneDNN's weight layout depends on the channels and the ISA, not the image size.
-  std::vector<int64_t> spatial;
-  for (size_t d = 0; d < s.kernel.size(); ++d) spatial.push_back(s.kernel[d] * 4 + 8);
-  auto geometry = ops::resolveForwardWindow(attrs, spatial, s.kernel);
-  if (geometry.isOk()) {
-    Shape xShape{1, s.Cg * group};
-    xShape.insert(xShape.end(), spatial.begin(), spatial.end());
-    s.planFor(DataType::UINT8, xShape, geometry.value());
-  }
   return std::unique_ptr<OneDnnInt8Conv>(new OneDnnInt8Conv(std::move(state)));
 }
 
@@ -449,7 +439,6 @@ std::unique_ptr<OneDnnInt8MatMul> OneDnnInt8MatMul::create(const Tensor& b, cons
   } catch (const dnnl::error&) {
     return nullptr;
   }
-  s.planFor(DataType::UINT8, 64);  // packs the weights now (the layout does not depend on the row count)
   return std::unique_ptr<OneDnnInt8MatMul>(new OneDnnInt8MatMul(std::move(state)));
 }
 

@@ -1,6 +1,8 @@
-// Private: 8-bit convolution and matmul on oneDNN (u8/s8 activations x s8 weights, int32 accumulation), with the
-// constant weights packed once when the kernel is created. Results are bit-identical to the reference int32
-// loops (convolveInt32, runMatMul<int32_t>):
+// Private: 8-bit convolution and matmul on oneDNN (u8/s8 activations x s8 weights, int32 accumulation). The constant
+// weights are converted to s8 with their compensation factors when the kernel is created, and laid out in the
+// primitive's blocked format once, when the first input of a shape arrives (the primitive needs the input's shape; a
+// representative shape at creation would cost a second JIT compile per layer). Results are bit-identical to the
+// reference int32 loops (convolveInt32, runMatMul<int32_t>):
 //  - oneDNN has no u8 weights, so weights are stored as w_s8 = w - c (c = 128 for uint8, 0 for int8) and the
 //    weight zero point moves into a compensation term: (w - zw) = w_s8 + (c - zw). For a convolution,
 //    sum (x - zx)(w - zw) = sum (x - zx) w_s8 + (c - zw[m]) * S, where S = sum (x - zx) over the window's valid taps
