@@ -79,7 +79,7 @@ echo "cpu_vs_onnxruntime: $ROUNDS rounds, $THREADS threads, $(nproc) cores, load
 VERBOSE="$(ONEDNN_VERBOSE=1 "$KILN_BENCH" "${QUANT_ARGS[@]}" --runs 1 --warmup 0 --threads "$THREADS" 2>&1 || true)"
 echo "kiln: oneDNN $(grep -m1 -o 'oneDNN v[0-9.]*' <<<"$VERBOSE" || echo '(no verbose output)'), \
 $(grep -m1 -o 'isa:[^,]*' <<<"$VERBOSE" || echo 'isa: unknown')" >&2
-echo "kiln: int8 convolutions: $(grep ',exec,cpu,convolution,' <<<"$VERBOSE" | cut -d, -f6 | sort | uniq -c | tr -s ' ' | paste -sd';' -)" >&2
+echo "kiln: int8 convolutions: $(grep ',exec,cpu,convolution,' <<<"$VERBOSE" | cut -d, -f5 | sort | uniq -c | tr -s ' ' | paste -sd';' -)" >&2
 echo "kiln: float GEMMs on OpenBLAS, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}" >&2
 echo "ort: MLAS (cpuid dispatch); CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), \
 $(grep -m1 -o -w 'avx2\|avx512f\|avx512_vnni\|avx_vnni\|amx_int8' /proc/cpuinfo | sort -u | paste -sd' ' -)" >&2

@@ -3,6 +3,8 @@
 // a failure means "not handled", so the kernels fall back to the reference loops and Kiln itself never throws.
 #include "ep/cpu/kernels/onednn_int8.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -17,6 +19,18 @@ using dnnl::memory;
 constexpr size_t kMaxPlans = 8;
 // Output positions per task of the conv's layout pass (NHWC int32 from oneDNN to NCHW with compensation).
 constexpr int64_t kPositionsPerTask = 256;
+// Multiply-adds below which a primitive runs on one thread (a few ms of VNNI work): waking and joining OpenMP
+// threads costs more than it saves below that on a busy 2-core machine. Measured there (kiln_bench, 2 threads):
+// the generated quantized U-Net 256x256 took 179 ms with every primitive on 2 OpenMP threads, 66-96 ms from 2^25,
+// 50 ms from 2^28, 32-51 ms on 1 thread; IS-Net 1024x1024 5.8 s from 2^25, 4.2-4.3 s from 2^28, 3.2-4.8 s on 1.
+constexpr int64_t kParallelMacs = int64_t{1} << 28;
+
+// Debian's oneDNN runs on OpenMP: primitives use the OpenMP thread count of the thread that executes them. Sets it
+// to the session's intra-op thread count, or 1 for small work.
+void setOneDnnThreads(ThreadPool* pool, int64_t macs) {
+  const int threads = pool && macs >= kParallelMacs ? pool->threads() : 1;
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+}
 
 // The process-wide CPU engine; null when oneDNN cannot create one.
 const dnnl::engine* cpuEngine() {
@@ -334,6 +348,7 @@ bool OneDnnInt8Conv::run(const Tensor& x, const Tensor* xZero, const int32_t* bi
     }
     memory dst(plan->convDst, engine, acc.get());
     memory zero({{1}, memory::data_type::s32, memory::format_tag::x}, engine, &zx);
+    setOneDnnThreads(pool, s.N * P * s.M * st.Cg * s.geometry.kernelSize());
     plan->conv.execute(stream, {{DNNL_ARG_SRC, src},
                                 {DNNL_ARG_WEIGHTS, plan->weights},
                                 {DNNL_ARG_DST, dst},
@@ -478,6 +493,7 @@ bool OneDnnInt8MatMul::run(const Tensor& a, const Tensor* aZero, const MatMulPla
     memory src(p->src, engine, const_cast<void*>(a.rawData()));
     memory dst(p->dst, engine, y);
     memory zero({{1}, memory::data_type::s32, memory::format_tag::x}, engine, &za);
+    setOneDnnThreads(pool, rows * st.K * st.N);
     p->matmul.execute(stream, {{DNNL_ARG_SRC, src},
                                {DNNL_ARG_WEIGHTS, p->weights},
                                {DNNL_ARG_DST, dst},
