@@ -110,15 +110,21 @@ struct PackedWeights {
   memory data;
 };
 
-// Returns the packed weights in `desc`'s layout, packing `plain` into it the first time it is asked for.
-const memory& packedFor(std::vector<PackedWeights>& packs, const memory& plain, const memory::desc& desc,
-                        const dnnl::engine& engine) {
+// Returns the packed weights in `desc`'s layout, packing them the first time that layout is asked for: `source` (the
+// constant weight tensor, whose storage the session keeps) is shifted to s8 and laid out as `plainDesc` only for that
+// moment, so no plain copy stays in memory.
+const memory& packedFor(std::vector<PackedWeights>& packs, const Tensor& source, const memory::desc& plainDesc,
+                        const memory::desc& desc, const dnnl::engine& engine) {
   for (const PackedWeights& p : packs) {
     if (p.desc == desc) return p.data;
   }
+  std::vector<int8_t> shifted;
+  std::vector<int32_t> unused;
+  shiftWeights(source, nullptr, 1, shifted, unused);  // checked in create()
+  memory plain(plainDesc, engine, shifted.data());
   memory packed(desc, engine);
   dnnl::stream stream(engine);
-  dnnl::reorder(plain, packed).execute(stream, const_cast<memory&>(plain), packed);
+  dnnl::reorder(plain, packed).execute(stream, plain, packed);
   stream.wait();
   packs.push_back({desc, packed});
   return packs.back().data;
@@ -222,8 +228,8 @@ struct OneDnnInt8Conv::State {
   bool corrected = false;  // some c - zw[m] is not 0: the window sums S are needed
   std::vector<int64_t> kernel;
   std::vector<int32_t> correction;  // c - zw[m] per output channel
-  memory plainWeights;              // s8 [G, Mg, Cg, kernel...]
-  std::vector<int8_t> plainStorage;
+  Tensor weights;                   // the constant w (shared storage)
+  memory::desc plainDesc;           // w - c as s8 [G, Mg, Cg, kernel...]
   std::vector<PackedWeights> packs;
 
   struct Plan {
@@ -278,7 +284,7 @@ std::shared_ptr<OneDnnInt8Conv::State::Plan> OneDnnInt8Conv::State::planFor(Data
     lastImplementation = pd.impl_info_str();
     // A reference implementation is correct but slower than Kiln's own loops: leave such shapes to those.
     if (lastImplementation.rfind("ref", 0) != 0) {
-      plan->weights = packedFor(packs, plainWeights, pd.weights_desc(), engine);
+      plan->weights = packedFor(packs, weights, plainDesc, pd.weights_desc(), engine);
       plan->conv = dnnl::convolution_forward(pd);
       plan->usable = true;
     }
@@ -306,13 +312,14 @@ std::unique_ptr<OneDnnInt8Conv> OneDnnInt8Conv::create(const ops::WindowAttribut
   s.Cg = w.dim(1);
   s.kernel.assign(w.shape().begin() + 2, w.shape().end());
   if (s.M == 0 || s.Cg == 0 || w.numel() == 0) return nullptr;
-  if (!shiftWeights(w, wZero, s.M, s.plainStorage, s.correction)) return nullptr;
+  std::vector<int8_t> shifted;
+  if (!shiftWeights(w, wZero, s.M, shifted, s.correction)) return nullptr;
+  s.weights = w;
   s.corrected = anyNonZero(s.correction);
   try {
     memory::dims wei{group, s.Mg, s.Cg};
     wei.insert(wei.end(), s.kernel.begin(), s.kernel.end());
-    s.plainWeights = memory(memory::desc(wei, memory::data_type::s8, plainWeightsTag(s.kernel.size())),
-                            *cpuEngine(), s.plainStorage.data());
+    s.plainDesc = memory::desc(wei, memory::data_type::s8, plainWeightsTag(s.kernel.size()));
   } catch (const dnnl::error&) {
     return nullptr;
   }
@@ -402,8 +409,8 @@ struct OneDnnInt8MatMul::State {
   int64_t K = 0, N = 0;
   std::vector<int32_t> correction;  // c - zb[n] per column
   bool corrected = false;
-  memory plainWeights;  // s8 [K, N]
-  std::vector<int8_t> plainStorage;
+  Tensor weights;          // the constant b (shared storage)
+  memory::desc plainDesc;  // b - c as s8 [K, N]
   std::vector<PackedWeights> packs;
 
   struct Plan {
@@ -439,7 +446,7 @@ std::shared_ptr<OneDnnInt8MatMul::State::Plan> OneDnnInt8MatMul::State::planFor(
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(plan->src, anyWeights, plan->dst), attr, engine);
     lastImplementation = pd.impl_info_str();
     if (lastImplementation.rfind("ref", 0) != 0) {
-      plan->weights = packedFor(packs, plainWeights, pd.weights_desc(), engine);
+      plan->weights = packedFor(packs, weights, plainDesc, pd.weights_desc(), engine);
       plan->matmul = dnnl::matmul(pd);
       plan->usable = true;
     }
@@ -462,11 +469,12 @@ std::unique_ptr<OneDnnInt8MatMul> OneDnnInt8MatMul::create(const Tensor& b, cons
   State& s = *state;
   s.K = b.dim(0);
   s.N = b.dim(1);
-  if (!shiftWeights(b, bZero, s.N, s.plainStorage, s.correction)) return nullptr;
+  std::vector<int8_t> shifted;
+  if (!shiftWeights(b, bZero, s.N, shifted, s.correction)) return nullptr;
+  s.weights = b;
   s.corrected = anyNonZero(s.correction);
   try {
-    s.plainWeights =
-        memory(memory::desc({s.K, s.N}, memory::data_type::s8, memory::format_tag::ab), *cpuEngine(), s.plainStorage.data());
+    s.plainDesc = memory::desc({s.K, s.N}, memory::data_type::s8, memory::format_tag::ab);
   } catch (const dnnl::error&) {
     return nullptr;
   }
