@@ -4,15 +4,20 @@
 // kernels, odd sizes, and the extreme values where a saturating 16-bit accumulation would differ.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "ep/cpu/graph_executor.h"
 #include "ep/cpu/kernels/conv_helpers.h"
 #include "ep/cpu/kernels/matmul_helpers.h"
 #include "ep/cpu/kernels/onednn_int8.h"
 #include "ep/cpu/thread_pool.h"
+#include "model_builder.h"
+#include "onnx/model_loader.h"
 
 namespace kiln::cpu {
 namespace {
@@ -214,6 +219,138 @@ TEST_F(OneDnnInt8Test, MatMulDeclinesPerRowZeroPoint) {
   EXPECT_FALSE(packed->run(a, &perRow, *plan, y.data(), nullptr));
   const Tensor batchedB = randomInt8(DataType::UINT8, {2, 8, 4}, rng, false);
   EXPECT_EQ(OneDnnInt8MatMul::create(batchedB, nullptr), nullptr);
+}
+
+// The kernels end to end: each op with its weights as initializers (packed for oneDNN when the kernel is created)
+// gives what the same op computes with the weights fed as inputs (the reference loops), bit for bit.
+void addInt8(onnx::GraphProto& g, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
+             const std::vector<uint8_t>& bytes) {
+  onnx::TensorProto& t = *g.add_initializer();
+  t.set_name(name);
+  t.set_data_type(type);
+  for (int64_t d : dims) t.add_dims(d);
+  t.set_raw_data(std::string(bytes.begin(), bytes.end()));
+}
+
+void addFloat(onnx::GraphProto& g, const std::string& name, const std::vector<float>& v) {
+  onnx::TensorProto& t = *g.add_initializer();
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  for (float f : v) t.add_float_data(f);
+}
+
+std::vector<uint8_t> patternBytes(int64_t count, int64_t salt) {
+  std::vector<uint8_t> v(static_cast<size_t>(count));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>((i * 37 + static_cast<size_t>(salt) * 11) % 256);
+  return v;
+}
+
+// Builds `op` with inputs `inputs`; the weight `weightName` (dims, type, bytes) is an initializer when `constant`,
+// else a graph input fed with the same bytes. Returns output 0.
+Tensor runInt8Op(const std::string& op, const std::vector<std::string>& inputs, const std::string& weightName,
+                 const std::vector<int64_t>& weightDims, int32_t weightType, const std::vector<uint8_t>& weightBytes,
+                 const std::function<void(onnx::GraphProto&, onnx::NodeProto&)>& rest, const Tensor& x, bool constant) {
+  testing::ModelBuilder m;
+  m.input("X", x.shape(), onnx::TensorProto::UINT8);
+  std::vector<Tensor> feeds{x};
+  if (constant) {
+    addInt8(m.proto(), weightName, weightDims, weightType, weightBytes);
+  } else {
+    m.input(weightName, weightDims, weightType);
+    Tensor w(weightType == onnx::TensorProto::UINT8 ? DataType::UINT8 : DataType::INT8, Shape(weightDims));
+    std::copy(weightBytes.begin(), weightBytes.end(), static_cast<uint8_t*>(w.rawData()));
+    feeds.push_back(w);
+  }
+  onnx::NodeProto& node = m.node(op, inputs, {"Y"});
+  rest(m.proto(), node);
+  m.output("Y", {}, op == "MatMulInteger" ? onnx::TensorProto::INT32 : onnx::TensorProto::UINT8);
+  auto model = onnx_io::modelFromProto(m.build());
+  EXPECT_TRUE(model.isOk()) << model.status().toString();
+  if (!model.isOk()) return Tensor();
+  ExecutorConfig config;
+  config.opsets = model->opsetImports;
+  config.intraOpThreads = 2;
+  auto executor = GraphExecutor::create(model->graph, config);
+  EXPECT_TRUE(executor.isOk()) << executor.status().toString();
+  if (!executor.isOk()) return Tensor();
+  auto outputs = (*executor)->run(feeds);
+  EXPECT_TRUE(outputs.isOk()) << outputs.status().toString();
+  return outputs.isOk() && !outputs->empty() ? (*outputs)[0] : Tensor();
+}
+
+void expectSameBytes(const Tensor& a, const Tensor& b) {
+  ASSERT_TRUE(a.defined() && b.defined());
+  ASSERT_EQ(a.shape(), b.shape());
+  ASSERT_EQ(a.dtype(), b.dtype());
+  const auto* pa = static_cast<const uint8_t*>(a.rawData());
+  const auto* pb = static_cast<const uint8_t*>(b.rawData());
+  EXPECT_TRUE(std::equal(pa, pa + a.byteSize(), pb));
+}
+
+TEST_F(OneDnnInt8Test, QLinearConvWithConstantWeightsMatchesReference) {
+  const int64_t C = 6, M = 10;
+  Tensor x(DataType::UINT8, {1, C, 13, 9});
+  const std::vector<uint8_t> xb = patternBytes(x.numel(), 1);
+  std::copy(xb.begin(), xb.end(), static_cast<uint8_t*>(x.rawData()));
+  for (int32_t wType : {onnx::TensorProto::UINT8, onnx::TensorProto::INT8}) {
+    auto rest = [&](onnx::GraphProto& g, onnx::NodeProto& node) {
+      addFloat(g, "x_scale", {0.02f});
+      addInt8(g, "x_zero_point", {}, onnx::TensorProto::UINT8, {17});
+      std::vector<float> wScale(M);
+      for (int64_t i = 0; i < M; ++i) wScale[i] = 0.001f * float(i + 1);
+      onnx::TensorProto& ws = *g.add_initializer();
+      ws.set_name("w_scale");
+      ws.set_data_type(onnx::TensorProto::FLOAT);
+      ws.add_dims(M);
+      for (float f : wScale) ws.add_float_data(f);
+      addInt8(g, "w_zero_point", {M}, wType, patternBytes(M, 5));
+      addFloat(g, "y_scale", {0.05f});
+      addInt8(g, "y_zero_point", {}, onnx::TensorProto::UINT8, {128});
+      onnx::TensorProto& b = *g.add_initializer();
+      b.set_name("B");
+      b.set_data_type(onnx::TensorProto::INT32);
+      b.add_dims(M);
+      for (int64_t i = 0; i < M; ++i) b.add_int32_data(static_cast<int32_t>(i * 97) - 400);
+      testing::attrInts(node, "pads", {2, 1, 2, 1});
+      testing::attrInts(node, "dilations", {2, 1});
+      testing::attrInts(node, "strides", {1, 2});
+    };
+    const std::vector<std::string> inputs{"X", "x_scale", "x_zero_point", "W", "w_scale", "w_zero_point", "y_scale",
+                                          "y_zero_point", "B"};
+    const std::vector<uint8_t> wb = patternBytes(M * C * 9, 3);
+    const Tensor packed = runInt8Op("QLinearConv", inputs, "W", {M, C, 3, 3}, wType, wb, rest, x, true);
+    const Tensor reference = runInt8Op("QLinearConv", inputs, "W", {M, C, 3, 3}, wType, wb, rest, x, false);
+    expectSameBytes(packed, reference);
+  }
+}
+
+TEST_F(OneDnnInt8Test, MatMulIntegerAndQLinearMatMulWithConstantWeightsMatchReference) {
+  const int64_t K = 40, N = 12;
+  Tensor a(DataType::UINT8, {2, 5, K});
+  const std::vector<uint8_t> ab = patternBytes(a.numel(), 2);
+  std::copy(ab.begin(), ab.end(), static_cast<uint8_t*>(a.rawData()));
+  const std::vector<uint8_t> bb = patternBytes(K * N, 4);
+  for (int32_t bType : {onnx::TensorProto::UINT8, onnx::TensorProto::INT8}) {
+    auto integerRest = [&](onnx::GraphProto& g, onnx::NodeProto&) {
+      addInt8(g, "a_zero_point", {}, onnx::TensorProto::UINT8, {9});
+      addInt8(g, "b_zero_point", {N}, bType, patternBytes(N, 6));
+    };
+    const std::vector<std::string> integerInputs{"X", "B", "a_zero_point", "b_zero_point"};
+    expectSameBytes(runInt8Op("MatMulInteger", integerInputs, "B", {K, N}, bType, bb, integerRest, a, true),
+                    runInt8Op("MatMulInteger", integerInputs, "B", {K, N}, bType, bb, integerRest, a, false));
+    auto qlinearRest = [&](onnx::GraphProto& g, onnx::NodeProto&) {
+      addFloat(g, "a_scale", {0.03f});
+      addInt8(g, "a_zero_point", {}, onnx::TensorProto::UINT8, {9});
+      addFloat(g, "b_scale", {0.004f});
+      addInt8(g, "b_zero_point", {}, bType, {bType == onnx::TensorProto::UINT8 ? uint8_t(131) : uint8_t(3)});
+      addFloat(g, "y_scale", {0.2f});
+      addInt8(g, "y_zero_point", {}, onnx::TensorProto::UINT8, {100});
+    };
+    const std::vector<std::string> qlinearInputs{"X", "a_scale", "a_zero_point", "B", "b_scale", "b_zero_point",
+                                                 "y_scale", "y_zero_point"};
+    expectSameBytes(runInt8Op("QLinearMatMul", qlinearInputs, "B", {K, N}, bType, bb, qlinearRest, a, true),
+                    runInt8Op("QLinearMatMul", qlinearInputs, "B", {K, N}, bType, bb, qlinearRest, a, false));
+  }
 }
 
 }  // namespace
