@@ -79,7 +79,7 @@ echo "cpu_vs_onnxruntime: $ROUNDS rounds, $THREADS threads, $(nproc) cores, load
 VERBOSE="$(ONEDNN_VERBOSE=1 "$KILN_BENCH" "${QUANT_ARGS[@]}" --runs 1 --warmup 0 --threads "$THREADS" 2>&1 || true)"
 echo "kiln: $(grep -m1 -o 'oneDNN v[0-9.]*' <<<"$VERBOSE" || echo '(no verbose output)'), \
 $(grep -m1 -o 'isa:[^,]*' <<<"$VERBOSE" || echo 'isa: unknown')" >&2
-INT8_KERNELS="$(grep ',exec,cpu,convolution,' <<<"$VERBOSE" | cut -d, -f5 | sort | uniq -c | tr -s ' ' | paste -sd';' -)"
+INT8_KERNELS="$( (grep ',exec,cpu,convolution,' <<<"$VERBOSE" || true) | cut -d, -f5 | sort | uniq -c | tr -s ' ' | paste -sd';' -)"
 echo "kiln: int8 convolutions: ${INT8_KERNELS:-the reference integer loops of Kiln (no oneDNN primitive ran: no VNNI?)}" >&2
 echo "kiln: float GEMMs on OpenBLAS, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}" >&2
 echo "ort: MLAS (cpuid dispatch); CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), \
