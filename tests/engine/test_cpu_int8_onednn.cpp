@@ -148,6 +148,40 @@ TEST_F(OneDnnInt8Test, ConvInt8ActivationsMatchOrFallBack) {
   checkConv(c, rng, nullptr, true);
 }
 
+// 1-D and 3-D convolutions (uint8 weights, per-channel zero points) against the reference loops.
+void checkConvOfRank(Shape xShape, Shape wShape, int64_t group, const ops::WindowAttributes& attrs, std::mt19937& rng) {
+  SCOPED_TRACE(shapeToString(xShape) + " * " + shapeToString(wShape));
+  const Tensor x = randomInt8(DataType::UINT8, xShape, rng, false);
+  const Tensor w = randomInt8(DataType::UINT8, wShape, rng, false);
+  const Tensor xZero = randomInt8(DataType::UINT8, {}, rng, false);
+  const Tensor wZero = randomInt8(DataType::UINT8, {wShape[0]}, rng, false);
+  auto s = resolveConvShapes(attrs, group, x, w, nullptr);
+  ASSERT_TRUE(s.isOk()) << s.status().toString();
+  auto xi = widenConvOperand(x, &xZero, 1);
+  auto wi = widenConvOperand(w, &wZero, wShape[0]);
+  ASSERT_TRUE(xi.isOk() && wi.isOk());
+  std::vector<int32_t> expected(static_cast<size_t>(shapeSize(s->outShape)));
+  convolveInt32(xi->data(), wi->data(), nullptr, expected.data(), *s, group, nullptr);
+  auto packed = OneDnnInt8Conv::create(attrs, group, w, &wZero);
+  ASSERT_NE(packed, nullptr);
+  std::vector<int32_t> actual(expected.size(), 0x5a5a5a5a);
+  ThreadPool pool(2);
+  ASSERT_TRUE(packed->run(x, &xZero, nullptr, *s, actual.data(), &pool)) << packed->implementation();
+  EXPECT_EQ(actual, expected) << "implementation " << packed->implementation();
+}
+
+TEST_F(OneDnnInt8Test, Conv1dAnd3dMatchReference) {
+  std::mt19937 rng(17);
+  ops::WindowAttributes oneD;
+  oneD.pads = {3, 1};
+  oneD.dilations = {2};
+  oneD.strides = {2};
+  checkConvOfRank({2, 6, 37}, {8, 3, 5}, 2, oneD, rng);
+  ops::WindowAttributes threeD;
+  threeD.pads = {1, 1, 0, 1, 0, 1};
+  checkConvOfRank({1, 4, 5, 7, 6}, {6, 4, 3, 3, 2}, 1, threeD, rng);
+}
+
 TEST_F(OneDnnInt8Test, ConvDeclinesWhatItCannotTake) {
   std::mt19937 rng(9);
   const Tensor w = randomInt8(DataType::UINT8, {4, 2, 3, 3}, rng, false);
