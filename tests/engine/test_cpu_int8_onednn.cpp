@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -15,6 +16,7 @@
 #include "ep/cpu/kernels/conv_helpers.h"
 #include "ep/cpu/kernels/matmul_helpers.h"
 #include "ep/cpu/kernels/onednn_int8.h"
+#include "ep/cpu/kernels/quantization.h"
 #include "ep/cpu/thread_pool.h"
 #include "model_builder.h"
 #include "onnx/model_loader.h"
@@ -385,6 +387,45 @@ TEST_F(OneDnnInt8Test, MatMulIntegerAndQLinearMatMulWithConstantWeightsMatchRefe
     expectSameBytes(runInt8Op("QLinearMatMul", qlinearInputs, "B", {K, N}, bType, bb, qlinearRest, a, true),
                     runInt8Op("QLinearMatMul", qlinearInputs, "B", {K, N}, bType, bb, qlinearRest, a, false));
   }
+}
+
+// DynamicQuantizeLinear's vectorized, threaded quantization gives saturateQuantize's bytes: values halfway between
+// integers (round half to even), NaNs (the zero point), values beyond the range (saturated), odd lengths (tails).
+TEST(DynamicQuantizeLinearKernel, VectorizedQuantizationMatchesTheScalarRule) {
+  const int64_t n = 40009;
+  std::vector<float> x(static_cast<size_t>(n));
+  // Quarter steps over [-100, 155]: the range is 255 wide, so scale is exactly 1 and the .5 values are exact halves.
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>((i * 7919) % 1021) * 0.25f - 100.0f;
+  x[5] = std::nanf("");
+  x[n - 1] = std::nanf("");
+  testing::ModelBuilder m;
+  m.input("X", {n});
+  m.node("DynamicQuantizeLinear", {"X"}, {"Y", "Y_scale", "Y_zero_point"});
+  m.output("Y", {}, onnx::TensorProto::UINT8);
+  m.output("Y_scale", {}, onnx::TensorProto::FLOAT);
+  m.output("Y_zero_point", {}, onnx::TensorProto::UINT8);
+  auto model = onnx_io::modelFromProto(m.build());
+  ASSERT_TRUE(model.isOk()) << model.status().toString();
+  ExecutorConfig config;
+  config.opsets = model->opsetImports;
+  config.intraOpThreads = 2;
+  auto executor = GraphExecutor::create(model->graph, config);
+  ASSERT_TRUE(executor.isOk()) << executor.status().toString();
+  const std::vector<Tensor> feeds{Tensor::fromVector<float>({n}, x)};
+  auto outputs = (*executor)->run(feeds);
+  ASSERT_TRUE(outputs.isOk()) << outputs.status().toString();
+  const float scale = (*outputs)[1].template data<float>()[0];
+  const int32_t zeroPoint = (*outputs)[2].template data<uint8_t>()[0];
+  float lo = 0.0f, hi = 0.0f;
+  for (float v : x) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  ASSERT_EQ(scale, (hi - lo) / 255.0f);
+  ASSERT_EQ(scale, 1.0f);
+  ASSERT_EQ(zeroPoint, saturateQuantize<uint8_t>(0.0f - lo / scale, 0));
+  const uint8_t* y = (*outputs)[0].template data<uint8_t>();
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(y[i], saturateQuantize<uint8_t>(x[i] / scale, zeroPoint)) << i;
 }
 
 }  // namespace
