@@ -28,7 +28,7 @@ set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION "python")
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 
 # Depends on other packages: computed by dpkg-shlibdeps from what each package's binaries actually link (protobuf,
-# onnx, Vulkan loader, OpenBLAS for the library; Qt for kiln-studio only), so the lists cannot drift from the build.
+# onnx, Vulkan loader, OpenBLAS and oneDNN for the library; Qt for kiln-studio only), so the lists cannot drift from the build.
 # Needs dpkg-dev and file.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # kiln and kiln-studio find libkiln_engine through RPATH $ORIGIN/../lib, which is in another package: dpkg-shlibdeps

@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# Kiln's CPU EP against onnxruntime-node on the real models, in one run, same inputs, same thread count.
-# Not a test: prints a table with the ratio kiln/ort of median inference times (lower is better for Kiln).
+# Kiln's CPU EP against onnxruntime-node on the real models and a generated dynamically quantized U-Net
+# (tests/tools/make_quant_unet.py: DynamicQuantizeLinear + ConvInteger with uint8 weights), in one run, same inputs,
+# same thread count. Not a test: prints a table with the ratio kiln/ort of median inference times (lower is better for
+# Kiln), and the kernels each side runs: oneDNN's ISA line and int8 implementations (ONEDNN_VERBOSE=1 on one Kiln run
+# of the quantized net), OpenBLAS's core type, the CPU's vector extensions (onnxruntime's MLAS dispatches on them).
 #
 # Usage: tests/bench/cpu_vs_onnxruntime.sh [--build DIR] [--cache DIR] [--runs N] [--vad-runs M] [--warmup W]
-#                                           [--threads T] [--rounds R]
+#                                           [--threads T] [--rounds R] [--quant-size N] [--isnet MODEL]
 #   --build    build folder holding tests/bench/kiln_bench (default ${KILN_BUILD_DIR:-build/release})
 #   --cache    model cache (default ${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models); filled by fetch_models.sh if needed
 #   --runs     timed PP-OCRv4 det runs per round (default 20); --vad-runs: Silero VAD runs (default 500)
 #   --warmup   untimed runs after the first (default 3; Silero VAD uses at least 20)
 #   --rounds   kiln and ort alternate R times per model and each column reports the median of the round
 #              medians, so load from other processes hits both sides alike (default 3)
+#   --quant-size  side of the generated quantized U-Net's 1x3xNxN input (default 256)
+#   --isnet    also time this real dynamically quantized U-Net (1x3x1024x1024 input named `input`, e.g.
+#              isnet_quint8.onnx; not in the repository), 2 timed runs per round
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${KILN_BUILD_DIR:-$ROOT/build/release}"
 CACHE="${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models"
-RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3
+RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3 QUANT_SIZE=256 ISNET=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD="$2"; shift 2 ;;
@@ -25,7 +31,9 @@ while [[ $# -gt 0 ]]; do
     --warmup) WARMUP="$2"; shift 2 ;;
     --threads) THREADS="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --quant-size) QUANT_SIZE="$2"; shift 2 ;;
+    --isnet) ISNET="$2"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "cpu_vs_onnxruntime: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -43,7 +51,15 @@ VAD_ARGS=("$CACHE/silero_vad_v5.onnx" --input "input=$REF/silero_vad/step1/input
 VAD_WARMUP=$(( WARMUP > 20 ? WARMUP : 20 ))
 
 RESULTS="$(mktemp)"
-trap 'rm -f "$RESULTS"' EXIT
+WORK="$(mktemp -d)"
+trap 'rm -rf "$RESULTS" "$WORK"' EXIT
+/usr/bin/python3 "$ROOT/tests/tools/make_quant_unet.py" "$WORK/quant" --size "$QUANT_SIZE" >/dev/null
+QUANT_ARGS=("$WORK/quant/quant_unet.onnx" --input "input=$WORK/quant/input.npy")
+if [[ -n "$ISNET" ]]; then
+  /usr/bin/python3 -c 'import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(0).random((1, 3, 1024, 1024), dtype=np.float32))' \
+    "$WORK/isnet_input.npy"
+  ISNET_ARGS=("$ISNET" --input "input=$WORK/isnet_input.npy")
+fi
 measure() {  # label side runs warmup model-args...
   local label="$1" side="$2" runs="$3" warmup="$4"; shift 4
   local json
@@ -57,10 +73,23 @@ measure() {  # label side runs warmup model-args...
 }
 
 echo "cpu_vs_onnxruntime: $ROUNDS rounds, $THREADS threads, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+# Which kernels each side runs. Kiln: oneDNN's ISA and the int8 convolution implementations it picked (one verbose run
+# of the quantized net); OpenBLAS (float GEMMs) follows OPENBLAS_CORETYPE when set. onnxruntime: MLAS picks its
+# kernels from the CPU's flags, listed here.
+VERBOSE="$(ONEDNN_VERBOSE=1 "$KILN_BENCH" "${QUANT_ARGS[@]}" --runs 1 --warmup 0 --threads "$THREADS" 2>&1 || true)"
+echo "kiln: $(grep -m1 -o 'oneDNN v[0-9.]*' <<<"$VERBOSE" || echo '(no verbose output)'), \
+$(grep -m1 -o 'isa:[^,]*' <<<"$VERBOSE" || echo 'isa: unknown')" >&2
+INT8_KERNELS="$( (grep ',exec,cpu,convolution,' <<<"$VERBOSE" || true) | cut -d, -f5 | sort | uniq -c | tr -s ' ' | paste -sd';' -)"
+echo "kiln: int8 convolutions: ${INT8_KERNELS:-the reference integer loops of Kiln (no oneDNN primitive ran: no VNNI?)}" >&2
+echo "kiln: float GEMMs on OpenBLAS, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}" >&2
+echo "ort: MLAS (cpuid dispatch); CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), \
+$(grep -m1 -o -w 'avx2\|avx512f\|avx512_vnni\|avx_vnni\|amx_int8' /proc/cpuinfo | sort -u | paste -sd' ' -)" >&2
 for ((round = 1; round <= ROUNDS; ++round)); do
   for side in kiln ort; do
     measure "PP-OCRv4_det_1x3x640x640" "$side" "$RUNS" "$WARMUP" "${OCR_ARGS[@]}"
     measure "Silero_VAD_v5_1x512" "$side" "$VAD_RUNS" "$VAD_WARMUP" "${VAD_ARGS[@]}"
+    measure "quant_unet_1x3x${QUANT_SIZE}x${QUANT_SIZE}" "$side" "$RUNS" "$WARMUP" "${QUANT_ARGS[@]}"
+    if [[ -n "$ISNET" ]]; then measure "isnet_quint8_1x3x1024x1024" "$side" 2 0 "${ISNET_ARGS[@]}"; fi
   done
 done
 

@@ -50,6 +50,8 @@ for deb in "${runtime_deb}" "${cli_deb}"; do
   if depends "${deb}" | grep -qi 'qt'; then fail "$(basename "${deb}") depends on Qt: $(depends "${deb}")"; fi
 done
 depends "${runtime_deb}" | grep -q 'libvulkan1' || fail "the runtime package lacks its shlibdeps: $(depends "${runtime_deb}")"
+# The int8 kernels run on oneDNN (linked privately): the runtime package must pull it in.
+depends "${runtime_deb}" | grep -q 'libdnnl2' || fail "the runtime package does not depend on libdnnl2: $(depends "${runtime_deb}")"
 if [[ "${studio}" == 1 ]]; then
   studio_deb="$(ls "${packages}"/kiln-studio_"${version}"_*.deb)"
   depends "${studio_deb}" | grep -q "${runtime_name} (= ${version})" || fail "kiln-studio does not depend on the runtime"

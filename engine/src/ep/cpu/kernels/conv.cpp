@@ -3,6 +3,7 @@
 // reused); 1-D/2-D depthwise convolutions use a direct loop, which beats a GEMM with one input channel per
 // group. The int32 convolution helpers of conv_helpers.h (ConvInteger, QLinearConv) live here too.
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/conv_helpers.h"
 #include "ep/cpu/kernels/gemm_helpers.h"
+#include "ep/cpu/kernels/onednn_int8.h"
 #include "ops/window_geometry.h"
 
 namespace kiln::cpu {
@@ -356,19 +358,29 @@ class ConvKernel : public Kernel {
 };
 
 // ConvInteger: int32 convolution of (x - x_zero_point) and (w - w_zero_point); w_zero_point may be per output
-// channel. Subtracting the zero point first makes padding contribute zero, as the op requires.
+// channel. Subtracting the zero point first makes padding contribute zero, as the op requires. Constant weights
+// are packed for oneDNN when the kernel is created; inputs it does not take run the reference loops.
 class ConvIntegerKernel : public Kernel {
  public:
   explicit ConvIntegerKernel(const KernelInfo& info)
       : attrs_(ops::WindowAttributes::read(info.node)),
         group_(info.node.attrInt("group", 1)),
-        pool_(info.threadPool) {}
+        pool_(info.threadPool) {
+    const Tensor* w = constantConvInput(info, 1);
+    const bool hasZeroPoint = info.node.inputs.size() > 3 && !info.node.inputs[3].empty();
+    const Tensor* wZero = hasZeroPoint ? constantConvInput(info, 3) : nullptr;
+    if (w && (!hasZeroPoint || wZero)) packed_ = OneDnnInt8Conv::create(attrs_, group_, *w, wZero);
+  }
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
     const Tensor* w = ctx.input(1);
     if (!x || !w) return invalidArgument("inputs x and w are required");
     KILN_ASSIGN_OR_RETURN(ConvShapes s, resolveConvShapes(attrs_, group_, *x, *w, nullptr));
+    if (packed_) {
+      Tensor& y = ctx.allocateUninitializedOutput(0, DataType::INT32, s.outShape);
+      if (packed_->run(*x, ctx.input(2), nullptr, s, y.data<int32_t>(), pool_)) return Status::ok();
+    }
     KILN_ASSIGN_OR_RETURN(std::vector<int32_t> xi, widenConvOperand(*x, ctx.input(2), 1));
     KILN_ASSIGN_OR_RETURN(std::vector<int32_t> wi, widenConvOperand(*w, ctx.input(3), s.M));
     Tensor& y = ctx.allocateOutput(0, DataType::INT32, s.outShape);
@@ -380,9 +392,14 @@ class ConvIntegerKernel : public Kernel {
   ops::WindowAttributes attrs_;
   int64_t group_;
   ThreadPool* pool_;
+  std::unique_ptr<OneDnnInt8Conv> packed_;  // the constant weights on oneDNN; null: reference loops only
 };
 
 }  // namespace
+
+const Tensor* constantConvInput(const KernelInfo& info, size_t i) {
+  return i < info.constantInputs.size() ? info.constantInputs[i] : nullptr;
+}
 
 Result<std::vector<int32_t>> widenConvOperand(const Tensor& t, const Tensor* zeroPoint, int64_t slices) {
   std::vector<int32_t> out;

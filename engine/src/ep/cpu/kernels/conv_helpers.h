@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ep/cpu/kernel.h"
 #include "ep/cpu/thread_pool.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
@@ -23,6 +24,9 @@ struct ConvShapes {
 // geometry; INVALID_ARGUMENT naming the mismatch otherwise.
 Result<ConvShapes> resolveConvShapes(const ops::WindowAttributes& attrs, int64_t group, const Tensor& x,
                                      const Tensor& w, const Tensor* b);
+
+// Input i of the node when it is a constant initializer, else nullptr.
+const Tensor* constantConvInput(const KernelInfo& info, size_t i);
 
 // `t` (uint8 or int8) minus its zero point, widened to int32. The zero point has t's element type and is
 // absent, a single value, or one value per leading-dim slice (`slices` of them: W's output channels).

@@ -1,6 +1,7 @@
 // Linear-algebra kernels: Gemm, MatMul (numpy batching), MatMulInteger, Det. Float math uses OpenBLAS. The
 // MatMul planning and zero-point helpers declared in matmul_helpers.h live here too.
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/gemm_helpers.h"
 #include "ep/cpu/kernels/matmul_helpers.h"
+#include "ep/cpu/kernels/onednn_int8.h"
 
 namespace kiln::cpu {
 namespace {
@@ -194,15 +196,26 @@ Result<std::vector<int32_t>> widenWithZeroPoint(const Tensor& src, const Tensor*
   return out;
 }
 
+// Constant B (with a constant or absent zero point) is packed for oneDNN when the kernel is created
+// (onednn_int8.h); inputs it does not take (per-row a_zero_point, batched B) run the reference loops.
 class MatMulIntegerKernel : public Kernel {
  public:
-  explicit MatMulIntegerKernel(const KernelInfo&) {}
+  explicit MatMulIntegerKernel(const KernelInfo& info) : pool_(info.threadPool) {
+    const Tensor* b = info.constantInputs.size() > 1 ? info.constantInputs[1] : nullptr;
+    const bool hasZeroPoint = info.node.inputs.size() > 3 && !info.node.inputs[3].empty();
+    const Tensor* bZero = hasZeroPoint && info.constantInputs.size() > 3 ? info.constantInputs[3] : nullptr;
+    if (b && (!hasZeroPoint || bZero)) packed_ = OneDnnInt8MatMul::create(*b, bZero);
+  }
 
   Status compute(KernelContext& ctx) override {
     const Tensor* a = ctx.input(0);
     const Tensor* b = ctx.input(1);
     if (!a || !b) return invalidArgument("inputs A and B are required");
     KILN_ASSIGN_OR_RETURN(MatMulPlan plan, planMatMul(a->shape(), b->shape()));
+    if (packed_ && plan.K > 0 && shapeSize(plan.outShape) > 0) {
+      Tensor& y = ctx.allocateUninitializedOutput(0, DataType::INT32, plan.outShape);
+      if (packed_->run(*a, ctx.input(2), plan, y.data<int32_t>(), pool_)) return Status::ok();
+    }
     KILN_ASSIGN_OR_RETURN(std::vector<int32_t> wa, widenMatMulOperand(*a, ctx.input(2), true));
     KILN_ASSIGN_OR_RETURN(std::vector<int32_t> wb, widenMatMulOperand(*b, ctx.input(3), false));
     Tensor& y = ctx.allocateOutput(0, DataType::INT32, plan.outShape);
@@ -210,6 +223,10 @@ class MatMulIntegerKernel : public Kernel {
     runMatMul<int32_t>(plan, wa.data(), wb.data(), y.data<int32_t>());
     return Status::ok();
   }
+
+ private:
+  ThreadPool* pool_;
+  std::unique_ptr<OneDnnInt8MatMul> packed_;  // B on oneDNN; null: reference loops only
 };
 
 // ----------------------------------------------------------------------------------------------------

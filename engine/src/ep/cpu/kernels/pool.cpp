@@ -149,7 +149,8 @@ class PoolKernel : public Kernel {
         attrs_(ops::WindowAttributes::read(info.node)),
         storageOrder_(info.node.attrInt("storage_order", 0)),
         countIncludePad_(info.node.attrInt("count_include_pad", 0) != 0),
-        p_(readP(info.node)) {}
+        p_(readP(info.node)),
+        pool_(info.threadPool) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -178,23 +179,27 @@ class PoolKernel : public Kernel {
     auto run = [&]<class T>() {
       const T* xd = x->data<T>();
       T* yd = y.data<T>();
-      for (int64_t plane = 0; plane < planes; ++plane) {
-        const T* xp = xd + plane * inSize;
-        if (kind_ == PoolKind::kMax) {
-          MaxReducer<T> r{.y = yd + plane * outSize,
-                          .indices = indices ? indices + plane * outSize : nullptr,
-                          .indexBase = plane * inSize,
-                          .columnMajor = storageOrder_ != 0,
-                          .p = &p};
-          poolPlane<T>(xp, p, r);
-        } else if (kind_ == PoolKind::kAverage) {
-          AverageReducer<T> r{.y = yd + plane * outSize, .countIncludePad = countIncludePad_};
-          poolPlane<T>(xp, p, r);
-        } else {
-          LpReducer<T> r{.y = yd + plane * outSize, .p = p_};
-          poolPlane<T>(xp, p, r);
+      // Planes are independent: split over the session's threads (a few planes per task keep small ones inline).
+      const int64_t grain = std::max<int64_t>(1, kMinPoolTaskElements / std::max<int64_t>(1, inSize));
+      parallelFor(pool_, planes, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t plane = begin; plane < end; ++plane) {
+          const T* xp = xd + plane * inSize;
+          if (kind_ == PoolKind::kMax) {
+            MaxReducer<T> r{.y = yd + plane * outSize,
+                            .indices = indices ? indices + plane * outSize : nullptr,
+                            .indexBase = plane * inSize,
+                            .columnMajor = storageOrder_ != 0,
+                            .p = &p};
+            poolPlane<T>(xp, p, r);
+          } else if (kind_ == PoolKind::kAverage) {
+            AverageReducer<T> r{.y = yd + plane * outSize, .countIncludePad = countIncludePad_};
+            poolPlane<T>(xp, p, r);
+          } else {
+            LpReducer<T> r{.y = yd + plane * outSize, .p = p_};
+            poolPlane<T>(xp, p, r);
+          }
         }
-      }
+      });
       return Status::ok();
     };
     if (kind_ == PoolKind::kMax) {
@@ -210,6 +215,9 @@ class PoolKernel : public Kernel {
   int64_t storageOrder_;
   bool countIncludePad_;
   double p_;
+  ThreadPool* pool_;
+  // Input elements below which a pooling task is not worth a thread.
+  static constexpr int64_t kMinPoolTaskElements = 16384;
 };
 
 // GlobalAveragePool / GlobalMaxPool / GlobalLpPool: one value per (n, c) over all spatial positions.

@@ -8,7 +8,10 @@
 //  - QLinearMatMul: a_scale/a_zero_point and y_scale/y_zero_point are per tensor or per row of a (M values),
 //    b_scale/b_zero_point per tensor or per column of b (N values); batch dims broadcast like MatMul.
 // The output type is y_zero_point's (uint8 or int8; uint8 when it is absent). Constant weights (w, or b of
-// QLinearMatMul, with their zero point) are widened once, when the kernel is created.
+// QLinearMatMul, with their zero point) are widened once, when the kernel is created, and packed for oneDNN's int8
+// convolution/matmul (onednn_int8.h), which computes the same int32 accumulators; inputs it does not take (per-row
+// zero points, int8 activations it has no implementation for) run the reference loops.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +20,7 @@
 #include "ep/cpu/kernels/conv_helpers.h"
 #include "ep/cpu/kernels/data_movement.h"
 #include "ep/cpu/kernels/matmul_helpers.h"
+#include "ep/cpu/kernels/onednn_int8.h"
 #include "ep/cpu/kernels/quantization.h"
 
 namespace kiln::cpu {
@@ -92,7 +96,13 @@ class QLinearConvKernel final : public Kernel {
             widenConstant(info, 3, 5, [](const Tensor& w, const Tensor* zp) -> Result<std::vector<int32_t>> {
               if (w.rank() == 0) return invalidArgument("w must be [M, C/group, kernel...]");
               return widenConvOperand(w, zp, w.dim(0));
-            })) {}
+            })) {
+    bool hasWeight = false, hasZeroPoint = false;
+    const Tensor* w = constantInput(info, 3, hasWeight);
+    const Tensor* wZero = constantInput(info, 5, hasZeroPoint);
+    if (w && (!hasZeroPoint || wZero)) packed_ = OneDnnInt8Conv::create(attrs_, group_, *w, wZero);
+    if (packed_) constantW_.reset();  // the rare fallback widens per run rather than keeping 4x the weights
+  }
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -111,16 +121,17 @@ class QLinearConvKernel final : public Kernel {
     KILN_ASSIGN_OR_RETURN(std::vector<int32_t> yZero,
                           readZeroPointOf(label_, ctx.input(7), "y_zero_point", 1));
     KILN_ASSIGN_OR_RETURN(DataType outType, outputType(label_, ctx.input(7)));
-    auto xi = widenConvOperand(*x, ctx.input(2), 1);
-    if (!xi.isOk()) return nodeError(label_, "x: " + xi.status().message());
-    Result<std::vector<int32_t>> wi = std::vector<int32_t>();
-    if (!constantW_) wi = widenConvOperand(*w, ctx.input(5), s.M);
-    if (!wi.isOk()) return nodeError(label_, "w: " + wi.status().message());
-    const int32_t* wd = constantW_ ? constantW_->data() : wi.value().data();
-
     std::vector<int32_t> acc(static_cast<size_t>(shapeSize(s.outShape)));
-    convolveInt32(xi.value().data(), wd, bias ? bias->data<int32_t>() : nullptr, acc.data(), s, group_,
-                  pool_);
+    const int32_t* biasData = bias ? bias->data<int32_t>() : nullptr;
+    if (!packed_ || !packed_->run(*x, ctx.input(2), biasData, s, acc.data(), pool_)) {
+      auto xi = widenConvOperand(*x, ctx.input(2), 1);
+      if (!xi.isOk()) return nodeError(label_, "x: " + xi.status().message());
+      Result<std::vector<int32_t>> wi = std::vector<int32_t>();
+      if (!constantW_) wi = widenConvOperand(*w, ctx.input(5), s.M);
+      if (!wi.isOk()) return nodeError(label_, "w: " + wi.status().message());
+      const int32_t* wd = constantW_ ? constantW_->data() : wi.value().data();
+      convolveInt32(xi.value().data(), wd, biasData, acc.data(), s, group_, pool_);
+    }
     std::vector<float> multiplier(static_cast<size_t>(s.M));
     for (int64_t m = 0; m < s.M; ++m) multiplier[m] = xScale[0] * at(wScale, m) / yScale[0];
     Tensor& y = ctx.allocateOutput(0, outType, s.outShape);
@@ -141,14 +152,23 @@ class QLinearConvKernel final : public Kernel {
   int64_t group_;
   ThreadPool* pool_;
   std::optional<std::vector<int32_t>> constantW_;  // w - w_zero_point when both are constant
+  std::unique_ptr<OneDnnInt8Conv> packed_;         // w and w_zero_point on oneDNN when both are constant
 };
 
 class QLinearMatMulKernel final : public Kernel {
  public:
   explicit QLinearMatMulKernel(const KernelInfo& info)
-      : label_(info.node.opType), constantB_(widenConstant(info, 3, 5, [](const Tensor& b, const Tensor* zp) {
+      : label_(info.node.opType),
+        pool_(info.threadPool),
+        constantB_(widenConstant(info, 3, 5, [](const Tensor& b, const Tensor* zp) {
           return widenMatMulOperand(b, zp, false);
-        })) {}
+        })) {
+    bool hasWeight = false, hasZeroPoint = false;
+    const Tensor* b = constantInput(info, 3, hasWeight);
+    const Tensor* bZero = constantInput(info, 5, hasZeroPoint);
+    if (b && (!hasZeroPoint || bZero)) packed_ = OneDnnInt8MatMul::create(*b, bZero);
+    if (packed_) constantB_.reset();  // the rare fallback widens per run rather than keeping 4x the weights
+  }
 
   Status compute(KernelContext& ctx) override {
     const Tensor* a = ctx.input(0);
@@ -163,18 +183,19 @@ class QLinearMatMulKernel final : public Kernel {
     KILN_ASSIGN_OR_RETURN(std::vector<int32_t> yZero,
                           readZeroPointOf(label_, ctx.input(7), "y_zero_point", plan.M));
     KILN_ASSIGN_OR_RETURN(DataType outType, outputType(label_, ctx.input(7)));
-    auto wa = widenMatMulOperand(*a, ctx.input(2), true);
-    if (!wa.isOk()) return nodeError(label_, "a: " + wa.status().message());
-    Result<std::vector<int32_t>> wb = std::vector<int32_t>();
-    if (!constantB_) wb = widenMatMulOperand(*b, ctx.input(5), false);
-    if (!wb.isOk()) return nodeError(label_, "b: " + wb.status().message());
-    const int32_t* bd = constantB_ ? constantB_->data() : wb.value().data();
-
     Tensor& y = ctx.allocateOutput(0, outType, plan.outShape);
     const int64_t count = y.numel();
     if (count == 0) return Status::ok();
     std::vector<int32_t> acc(static_cast<size_t>(count));
-    runMatMul<int32_t>(plan, wa.value().data(), bd, acc.data());
+    if (!packed_ || !packed_->run(*a, ctx.input(2), plan, acc.data(), pool_)) {
+      auto wa = widenMatMulOperand(*a, ctx.input(2), true);
+      if (!wa.isOk()) return nodeError(label_, "a: " + wa.status().message());
+      Result<std::vector<int32_t>> wb = std::vector<int32_t>();
+      if (!constantB_) wb = widenMatMulOperand(*b, ctx.input(5), false);
+      if (!wb.isOk()) return nodeError(label_, "b: " + wb.status().message());
+      const int32_t* bd = constantB_ ? constantB_->data() : wb.value().data();
+      runMatMul<int32_t>(plan, wa.value().data(), bd, acc.data());
+    }
     return dispatchType<uint8_t, int8_t>(outType, [&]<class Q>() {
       Q* yd = y.data<Q>();
       for (int64_t i = 0; i < count; ++i) {
@@ -188,7 +209,9 @@ class QLinearMatMulKernel final : public Kernel {
 
  private:
   std::string label_;
+  ThreadPool* pool_;
   std::optional<std::vector<int32_t>> constantB_;  // b - b_zero_point when both are constant
+  std::unique_ptr<OneDnnInt8MatMul> packed_;       // b and b_zero_point on oneDNN when both are constant
 };
 
 }  // namespace
