@@ -1,7 +1,7 @@
 // A deterministic mutation driver for targets that only run in the ci build (fuzz_studio_bridge): every file of the
 // folders named after the count is fed to LLVMFuzzerTestOneInput as it is and then <count> times mutated (byte
 // flips, boundary bytes, truncation, chunk deletion and duplication), from a fixed seed, so a failure always
-// reproduces. Usage: <program> <count> <folder>...
+// reproduces. Usage: <program> <count> <folder>...   (KILN_FUZZ_SAVE_INPUT: below)
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -63,6 +63,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mutate: no input file in the folders given\n");
     return 1;
   }
+  // KILN_FUZZ_SAVE_INPUT=FILE: each input is written there before it runs, so a crash leaves its input behind.
+  const char* saveTo = std::getenv("KILN_FUZZ_SAVE_INPUT");
   std::mt19937_64 random(20261125);
   size_t inputs = 0;
   for (const auto& file : files) {
@@ -72,6 +74,8 @@ int main(int argc, char** argv) {
       const std::vector<uint8_t> input = i == 0 ? seed : mutated(seed, random);
       std::printf("%s #%ld (%zu bytes)\n", file.filename().string().c_str(), i, input.size());
       std::fflush(stdout);
+      if (saveTo != nullptr) std::ofstream(saveTo, std::ios::binary | std::ios::trunc).write(
+          reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
       LLVMFuzzerTestOneInput(input.data(), input.size());
       ++inputs;
     }

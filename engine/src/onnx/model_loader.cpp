@@ -2,6 +2,7 @@
 
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -125,15 +126,18 @@ bool hasEpContextNode(const onnx::GraphProto& graph) {
   return false;
 }
 
-// A required input (one the op's schema does not mark optional or variadic) named '' is refused at load: kernels
-// index their inputs by position, and an empty name there is no value at all.
-Status checkRequiredInputs(const onnx::NodeProto& node, const std::map<std::string, int64_t>& opsets) {
+// The schema of `node` for the model's opsets; nullptr for an unknown op or domain (the EPs say so later).
+const onnx::OpSchema* schemaOf(const onnx::NodeProto& node, const std::map<std::string, int64_t>& opsets) {
   const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
   auto version = opsets.find(domain);
-  if (version == opsets.end()) return Status::ok();
-  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version->second), domain);
-  if (!schema) return Status::ok();
-  const auto& formal = schema->inputs();
+  if (version == opsets.end()) return nullptr;
+  return onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version->second), domain);
+}
+
+// A required input (one the op's schema does not mark optional or variadic) named '' is refused at load: kernels
+// index their inputs by position, and an empty name there is no value at all.
+Status checkRequiredInputs(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  const auto& formal = schema.inputs();
   for (int i = 0; i < node.input_size() && static_cast<size_t>(i) < formal.size(); ++i) {
     if (!node.input(i).empty() || formal[i].GetOption() != onnx::OpSchema::Single) continue;
     return Status(StatusCode::INVALID_GRAPH, "node '" + node.name() + "' (" + node.op_type() + "): required input " +
@@ -142,9 +146,30 @@ Status checkRequiredInputs(const onnx::NodeProto& node, const std::map<std::stri
   return Status::ok();
 }
 
+// Every attribute the schema requires is present, and every attribute the schema knows has the schema's type:
+// libonnx's shape inference functions read them unchecked (Scan without num_scan_inputs dereferenced null).
+Status checkAttributes(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  const auto where = [&] { return "node '" + node.name() + "' (" + node.op_type() + "): attribute "; };
+  for (const auto& [name, formal] : schema.attributes()) {
+    const auto found = std::find_if(node.attribute().begin(), node.attribute().end(),
+                                    [&name = name](const onnx::AttributeProto& attr) { return attr.name() == name; });
+    if (found == node.attribute().end()) {
+      if (formal.required) return Status(StatusCode::INVALID_GRAPH, where() + name + " is required but missing");
+      continue;
+    }
+    if (found->type() != formal.type && found->type() != onnx::AttributeProto::UNDEFINED) {
+      return Status(StatusCode::INVALID_GRAPH, where() + name + " has type " +
+                                                   onnx::AttributeProto::AttributeType_Name(found->type()) + ", not " +
+                                                   onnx::AttributeProto::AttributeType_Name(formal.type));
+    }
+  }
+  return Status::ok();
+}
+
 // Per node, before any arithmetic and before ONNX shape inference sees the model: required inputs present
-// (checkRequiredInputs), and the window attributes of the convolution and pooling ops (libonnx divides by strides):
-// strides, dilations, kernel_shape and group must be positive, pads non-negative. Every graph is visited, subgraphs
+// (checkRequiredInputs), attributes present and typed as the schema says (checkAttributes), and the window
+// attributes of the convolution and pooling ops (libonnx divides by strides): strides, dilations, kernel_shape and
+// group must be positive, pads non-negative. Every graph is visited, subgraphs
 // too, with an explicit stack (no recursion a model controls).
 Status checkNodes(const onnx::ModelProto& model) {
   std::map<std::string, int64_t> opsets;
@@ -157,7 +182,10 @@ Status checkNodes(const onnx::ModelProto& model) {
     const onnx::GraphProto* graph = pending.back();
     pending.pop_back();
     for (const auto& node : graph->node()) {
-      KILN_RETURN_IF_ERROR(checkRequiredInputs(node, opsets));
+      if (const onnx::OpSchema* schema = schemaOf(node, opsets)) {
+        KILN_RETURN_IF_ERROR(checkRequiredInputs(node, *schema));
+        KILN_RETURN_IF_ERROR(checkAttributes(node, *schema));
+      }
       const bool windowOp = kWindowOps.count(node.op_type()) != 0 && (node.domain().empty() || node.domain() == "ai.onnx");
       for (const auto& attr : node.attribute()) {
         if (attr.has_g()) pending.push_back(&attr.g());
