@@ -218,6 +218,17 @@ TEST(HostileSizes, NpyShapesAreCheckedAgainstTheFileBeforeAllocating) {
   EXPECT_TRUE(readNpyFile(dir.file("fits.npy")).isOk());
 }
 
+// Found by fuzz_npy (tests/fuzz/regressions/npy): a zero dimension after huge ones is an empty tensor, but the
+// element count multiplied the huge ones first and overflowed int64 (UBSan, asan preset) before reaching the zero.
+TEST(HostileSizes, AZeroDimensionAfterHugeOnesIsAnEmptyTensor) {
+  EXPECT_EQ(shapeSize({4000000004584946, 584946, 0, 214188}), 0);
+  TempDir dir;
+  testing::writeBytes(dir.file("empty.npy"), npyWithShape("(4000000004584946, 584946, 0, 214188)"));
+  auto tensor = readNpyFile(dir.file("empty.npy"));
+  ASSERT_TRUE(tensor.isOk()) << tensor.status().toString();
+  EXPECT_EQ(tensor->numel(), 0);
+}
+
 // ---- no recursion whose depth a model controls ----
 
 TEST(HostileDepth, A20000NodeElementwiseChainFusesInBoundedPieces) {
