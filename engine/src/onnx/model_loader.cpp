@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include "epcontext/epcontext_names.h"
@@ -231,6 +233,53 @@ Result<LoadedModel> finishLoad(LoadedModel loaded, const std::string& baseFolder
   return loaded;
 }
 
+// The convolutions' shape inference in libonnx 1.12 takes the kernel rank from the weight and indexes the data
+// input's per-axis attributes by it: a weight whose rank differs from the data's (a Conv after a Flatten, a bias
+// passed as the weight) read through a null pointer. Ranks only known from inference itself, so the check runs
+// there: one more failed inference step (non-fatal, the kernels report the mismatch), never a crash.
+void requireEqualRanks(onnx::InferenceContext& ctx, size_t data, size_t weight) {
+  if (ctx.getNumInputs() <= std::max(data, weight)) return;
+  const onnx::TypeProto* x = ctx.getInputType(data);
+  const onnx::TypeProto* w = ctx.getInputType(weight);
+  if (x == nullptr || w == nullptr || !x->tensor_type().has_shape() || !w->tensor_type().has_shape()) return;
+  const int xRank = x->tensor_type().shape().dim_size(), wRank = w->tensor_type().shape().dim_size();
+  if (xRank != wRank) fail_shape_inference("input rank ", xRank, " differs from weight rank ", wRank);
+}
+
+// The registry shape inference runs with: libonnx's schemas, those of the convolutions with their inference
+// function behind requireEqualRanks. Guarded copies are made once per schema and kept (thread-safe).
+class GuardedSchemaRegistry : public onnx::ISchemaRegistry {
+ public:
+  const onnx::OpSchema* GetSchema(const std::string& key, const int maxInclusiveVersion,
+                                  const std::string& domain) const override {
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain);
+    if (schema == nullptr || (domain != "" && domain != "ai.onnx")) return schema;
+    size_t weight = 0;
+    if (key == "Conv" || key == "ConvTranspose" || key == "ConvInteger") {
+      weight = 1;
+    } else if (key == "QLinearConv") {
+      weight = 3;
+    } else {
+      return schema;
+    }
+    std::lock_guard lock(mutex_);
+    std::unique_ptr<onnx::OpSchema>& guarded = guarded_[schema];
+    if (!guarded) {
+      guarded = std::make_unique<onnx::OpSchema>(*schema);
+      guarded->TypeAndShapeInferenceFunction(
+          [original = schema->GetTypeAndShapeInferenceFunction(), weight](onnx::InferenceContext& ctx) {
+            requireEqualRanks(ctx, 0, weight);
+            original(ctx);
+          });
+    }
+    return guarded.get();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::map<const onnx::OpSchema*, std::unique_ptr<onnx::OpSchema>> guarded_;
+};
+
 }  // namespace
 
 Status inlineExternalData(onnx::ModelProto& model, const std::string& baseFolder) {
@@ -238,11 +287,12 @@ Status inlineExternalData(onnx::ModelProto& model, const std::string& baseFolder
 }
 
 void inferShapes(onnx::ModelProto& model) {
+  static const GuardedSchemaRegistry registry;
   try {
     onnx::ShapeInferenceOptions options;
     options.check_type = false;
     options.error_mode = 0;
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    onnx::shape_inference::InferShapes(model, &registry, options);
   } catch (const std::exception& e) {
     log::debug("shape inference stopped early: {}", e.what());
   }
