@@ -14,6 +14,9 @@ cd "$(dirname "$0")/../.."
 root="$PWD"
 seconds="${KILN_FUZZ_SECONDS:-25}"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/kiln-ccache}" CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+# The fuzz preset compiles with -g, for which ccache also hashes the working folder: a clone in a new folder would miss
+# every object. Without it, only the debug info's compilation folder may name another clone (file names stay right).
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 
 # target name -> "<binary> <corpus folder> <dictionary>"; onnx_model_vulkan is the same binary with the Vulkan EP on.
 declare -A spec=(
