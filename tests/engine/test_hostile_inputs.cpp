@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "ep/vulkan/device_fusions.h"
+#include "kiln/partition_report.h"
 #include "kiln/session.h"
 #include "kiln/tensor_io.h"
 #include "kiln/tensor_size.h"
@@ -64,6 +66,20 @@ TEST(HostileFiles, AFifoIsRefusedWithoutBlocking) {
   expectStatus(readFileBytes(fifo).status(), StatusCode::INVALID_ARGUMENT, {"not a regular file", "FIFO"});
   expectStatus(MappedFile::open(fifo).status(), StatusCode::INVALID_ARGUMENT, {"not a regular file"});
   expectStatus(Session::create(fifo).status(), StatusCode::INVALID_ARGUMENT, {"not a regular file"});
+}
+
+// A ctx model's ep_cache_context naming a FIFO or a folder: named as such (it said "does not exist"), never opened.
+// The models are tests/fuzz/corpus/ctx_model's, whose binary names were edited (fuzz_ctx_model's folder layout).
+TEST(HostileFiles, ACtxModelBinaryThatIsAFifoOrAFolderIsNamedSo) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo(dir.file("fifo.bin").c_str(), 0600), 0);
+  std::filesystem::create_directory(dir.path() / "sub");
+  const std::filesystem::path corpus = std::filesystem::path(KILN_SOURCE_DIR) / "tests/fuzz/corpus/ctx_model";
+  for (const auto& [model, kind] : {std::pair{"path_fifo_ctx.onnx", "FIFO"}, std::pair{"path_folder_ctx.onnx", "folder"}}) {
+    std::filesystem::copy_file(corpus / model, dir.path() / model);
+    expectStatus(analyzePartitions(dir.file(model)).status(), StatusCode::INVALID_GRAPH,
+                 {"ep_cache_context", "not a regular file", kind});
+  }
 }
 
 // ---- graph validation at load ----
