@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "context_binary/graphs_section.h"
 #include "ep/vulkan/device_fusions.h"
 #include "kiln/partition_report.h"
 #include "kiln/session.h"
@@ -80,6 +81,16 @@ TEST(HostileFiles, ACtxModelBinaryThatIsAFifoOrAFolderIsNamedSo) {
     expectStatus(analyzePartitions(dir.file(model)).status(), StatusCode::INVALID_GRAPH,
                  {"ep_cache_context", "not a regular file", kind});
   }
+}
+
+// Found by fuzz_context_binary (tests/fuzz/regressions/context_binary): a SPIR-V module of 0 words in a re-sealed
+// binary reached memcpy with a null destination (UBSan); it is refused as corrupt.
+TEST(HostileFiles, AnEmptySpirvModuleInAContextBinaryIsCorrupt) {
+  ctxbin::SpirvTableWriter writer;
+  writer.add("empty", {});
+  writer.add("fine", {0x07230203u, 0x00010000u, 0u, 1u, 0u});
+  expectStatus(ctxbin::decodeSpirvSection(writer.encode()).status(), StatusCode::INVALID_GRAPH,
+               {"SPIR-V module 'empty' is empty"});
 }
 
 // ---- graph validation at load ----
