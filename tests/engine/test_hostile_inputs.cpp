@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
+#include "context_binary/graphs_section.h"
 #include "ep/vulkan/device_fusions.h"
+#include "kiln/partition_report.h"
 #include "kiln/session.h"
 #include "kiln/tensor_io.h"
 #include "kiln/tensor_size.h"
@@ -64,6 +67,30 @@ TEST(HostileFiles, AFifoIsRefusedWithoutBlocking) {
   expectStatus(readFileBytes(fifo).status(), StatusCode::INVALID_ARGUMENT, {"not a regular file", "FIFO"});
   expectStatus(MappedFile::open(fifo).status(), StatusCode::INVALID_ARGUMENT, {"not a regular file"});
   expectStatus(Session::create(fifo).status(), StatusCode::INVALID_ARGUMENT, {"not a regular file"});
+}
+
+// A ctx model's ep_cache_context naming a FIFO or a folder: named as such (it said "does not exist"), never opened.
+// The models are tests/fuzz/corpus/ctx_model's, whose binary names were edited (fuzz_ctx_model's folder layout).
+TEST(HostileFiles, ACtxModelBinaryThatIsAFifoOrAFolderIsNamedSo) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo(dir.file("fifo.bin").c_str(), 0600), 0);
+  std::filesystem::create_directory(dir.path() / "sub");
+  const std::filesystem::path corpus = std::filesystem::path(KILN_SOURCE_DIR) / "tests/fuzz/corpus/ctx_model";
+  for (const auto& [model, kind] : {std::pair{"path_fifo_ctx.onnx", "FIFO"}, std::pair{"path_folder_ctx.onnx", "folder"}}) {
+    std::filesystem::copy_file(corpus / model, dir.path() / model);
+    expectStatus(analyzePartitions(dir.file(model)).status(), StatusCode::INVALID_GRAPH,
+                 {"ep_cache_context", "not a regular file", kind});
+  }
+}
+
+// Found by fuzz_context_binary (tests/fuzz/regressions/context_binary): a SPIR-V module of 0 words in a re-sealed
+// binary reached memcpy with a null destination (UBSan); it is refused as corrupt.
+TEST(HostileFiles, AnEmptySpirvModuleInAContextBinaryIsCorrupt) {
+  ctxbin::SpirvTableWriter writer;
+  writer.add("empty", {});
+  writer.add("fine", {0x07230203u, 0x00010000u, 0u, 1u, 0u});
+  expectStatus(ctxbin::decodeSpirvSection(writer.encode()).status(), StatusCode::INVALID_GRAPH,
+               {"SPIR-V module 'empty' is empty"});
 }
 
 // ---- graph validation at load ----
@@ -216,6 +243,17 @@ TEST(HostileSizes, NpyShapesAreCheckedAgainstTheFileBeforeAllocating) {
                {"long.npy", "123456789012345678901234567890", "out of range"});
   testing::writeBytes(dir.file("fits.npy"), npyWithShape("(4, 4)"));  // 64 bytes of data: exactly 16 floats
   EXPECT_TRUE(readNpyFile(dir.file("fits.npy")).isOk());
+}
+
+// Found by fuzz_npy (tests/fuzz/regressions/npy): a zero dimension after huge ones is an empty tensor, but the
+// element count multiplied the huge ones first and overflowed int64 (UBSan, asan preset) before reaching the zero.
+TEST(HostileSizes, AZeroDimensionAfterHugeOnesIsAnEmptyTensor) {
+  EXPECT_EQ(shapeSize({4000000004584946, 584946, 0, 214188}), 0);
+  TempDir dir;
+  testing::writeBytes(dir.file("empty.npy"), npyWithShape("(4000000004584946, 584946, 0, 214188)"));
+  auto tensor = readNpyFile(dir.file("empty.npy"));
+  ASSERT_TRUE(tensor.isOk()) << tensor.status().toString();
+  EXPECT_EQ(tensor->numel(), 0);
 }
 
 // ---- no recursion whose depth a model controls ----

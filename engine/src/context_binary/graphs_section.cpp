@@ -293,6 +293,8 @@ Result<std::vector<std::pair<std::string, std::vector<uint32_t>>>> decodeSpirvSe
     const uint32_t words = r.count(4);
     auto bytes = r.bytes(static_cast<size_t>(words) * 4);
     if (!r.ok()) break;
+    // No SPIR-V module is empty (its header alone is 5 words); the writer never stores one.
+    if (words == 0) return corrupt("SPIR-V module '" + key + "' is empty");
     std::vector<uint32_t> module(words);
     std::memcpy(module.data(), bytes.data(), bytes.size());
     modules.emplace_back(std::move(key), std::move(module));

@@ -13,6 +13,7 @@
 #include "kiln/config_keys.h"
 #include "kiln/provider_names.h"
 #include "util/config_value.h"
+#include "util/file_io.h"
 #include "util/stopwatch.h"
 
 namespace kiln::epctx {
@@ -135,8 +136,11 @@ class Binder {
     KILN_ASSIGN_OR_RETURN(const std::filesystem::path path, resolveContainedPath(baseFolder_, context->s, what));
     const std::string key = path.string();
     if (auto it = binaries_.find(key); it != binaries_.end()) return it->second.get();
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
+    // A folder, FIFO or device there is named as such, not as missing (issue 18), and never opened.
+    if (Status regular = checkRegularFile(path.string()); !regular.isOk()) {
+      if (regular.code() != StatusCode::NO_SUCHFILE) {
+        return Status(StatusCode::INVALID_GRAPH, "context binary '" + context->s + "' (" + what + "): " + regular.message());
+      }
       return Status(StatusCode::INVALID_GRAPH, "context binary '" + context->s + "' (" + what + ") does not exist in " +
                                                    baseFolder_);
     }

@@ -146,7 +146,9 @@ Result<EpContextModelInfo> describeModel(const onnx_io::LoadedModel& loaded, con
   for (const auto& node : graph.nodes) {
     info.mainGraphNodes.push_back({node.name, node.opType, node.domain, node.inputs, node.outputs});
   }
-  for (const auto& [name, tensor] : graph.initializers) {
+  for (const auto& entry : graph.initializers) {
+    // Not a structured binding: clang before 16 (the fuzz preset's clang-14) cannot capture one in a lambda.
+    const std::string& name = entry.first;
     const bool isInput = std::any_of(graph.inputs.begin(), graph.inputs.end(), [&](const auto& v) { return v.name == name; });
     if (!isInput) info.initializers.push_back(name);
   }

@@ -2,9 +2,12 @@
 
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include "epcontext/epcontext_names.h"
@@ -125,15 +128,18 @@ bool hasEpContextNode(const onnx::GraphProto& graph) {
   return false;
 }
 
-// A required input (one the op's schema does not mark optional or variadic) named '' is refused at load: kernels
-// index their inputs by position, and an empty name there is no value at all.
-Status checkRequiredInputs(const onnx::NodeProto& node, const std::map<std::string, int64_t>& opsets) {
+// The schema of `node` for the model's opsets; nullptr for an unknown op or domain (the EPs say so later).
+const onnx::OpSchema* schemaOf(const onnx::NodeProto& node, const std::map<std::string, int64_t>& opsets) {
   const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
   auto version = opsets.find(domain);
-  if (version == opsets.end()) return Status::ok();
-  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version->second), domain);
-  if (!schema) return Status::ok();
-  const auto& formal = schema->inputs();
+  if (version == opsets.end()) return nullptr;
+  return onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version->second), domain);
+}
+
+// A required input (one the op's schema does not mark optional or variadic) named '' is refused at load: kernels
+// index their inputs by position, and an empty name there is no value at all.
+Status checkRequiredInputs(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  const auto& formal = schema.inputs();
   for (int i = 0; i < node.input_size() && static_cast<size_t>(i) < formal.size(); ++i) {
     if (!node.input(i).empty() || formal[i].GetOption() != onnx::OpSchema::Single) continue;
     return Status(StatusCode::INVALID_GRAPH, "node '" + node.name() + "' (" + node.op_type() + "): required input " +
@@ -142,9 +148,30 @@ Status checkRequiredInputs(const onnx::NodeProto& node, const std::map<std::stri
   return Status::ok();
 }
 
+// Every attribute the schema requires is present, and every attribute the schema knows has the schema's type:
+// libonnx's shape inference functions read them unchecked (Scan without num_scan_inputs dereferenced null).
+Status checkAttributes(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  const auto where = [&] { return "node '" + node.name() + "' (" + node.op_type() + "): attribute "; };
+  for (const auto& [name, formal] : schema.attributes()) {
+    const auto found = std::find_if(node.attribute().begin(), node.attribute().end(),
+                                    [&name = name](const onnx::AttributeProto& attr) { return attr.name() == name; });
+    if (found == node.attribute().end()) {
+      if (formal.required) return Status(StatusCode::INVALID_GRAPH, where() + name + " is required but missing");
+      continue;
+    }
+    if (found->type() != formal.type && found->type() != onnx::AttributeProto::UNDEFINED) {
+      return Status(StatusCode::INVALID_GRAPH, where() + name + " has type " +
+                                                   onnx::AttributeProto::AttributeType_Name(found->type()) + ", not " +
+                                                   onnx::AttributeProto::AttributeType_Name(formal.type));
+    }
+  }
+  return Status::ok();
+}
+
 // Per node, before any arithmetic and before ONNX shape inference sees the model: required inputs present
-// (checkRequiredInputs), and the window attributes of the convolution and pooling ops (libonnx divides by strides):
-// strides, dilations, kernel_shape and group must be positive, pads non-negative. Every graph is visited, subgraphs
+// (checkRequiredInputs), attributes present and typed as the schema says (checkAttributes), and the window
+// attributes of the convolution and pooling ops (libonnx divides by strides): strides, dilations, kernel_shape and
+// group must be positive, pads non-negative. Every graph is visited, subgraphs
 // too, with an explicit stack (no recursion a model controls).
 Status checkNodes(const onnx::ModelProto& model) {
   std::map<std::string, int64_t> opsets;
@@ -157,7 +184,10 @@ Status checkNodes(const onnx::ModelProto& model) {
     const onnx::GraphProto* graph = pending.back();
     pending.pop_back();
     for (const auto& node : graph->node()) {
-      KILN_RETURN_IF_ERROR(checkRequiredInputs(node, opsets));
+      if (const onnx::OpSchema* schema = schemaOf(node, opsets)) {
+        KILN_RETURN_IF_ERROR(checkRequiredInputs(node, *schema));
+        KILN_RETURN_IF_ERROR(checkAttributes(node, *schema));
+      }
       const bool windowOp = kWindowOps.count(node.op_type()) != 0 && (node.domain().empty() || node.domain() == "ai.onnx");
       for (const auto& attr : node.attribute()) {
         if (attr.has_g()) pending.push_back(&attr.g());
@@ -203,6 +233,53 @@ Result<LoadedModel> finishLoad(LoadedModel loaded, const std::string& baseFolder
   return loaded;
 }
 
+// The convolutions' shape inference in libonnx 1.12 takes the kernel rank from the weight and indexes the data
+// input's per-axis attributes by it: a weight whose rank differs from the data's (a Conv after a Flatten, a bias
+// passed as the weight) read through a null pointer. Ranks only known from inference itself, so the check runs
+// there: one more failed inference step (non-fatal, the kernels report the mismatch), never a crash.
+void requireEqualRanks(onnx::InferenceContext& ctx, size_t data, size_t weight) {
+  if (ctx.getNumInputs() <= std::max(data, weight)) return;
+  const onnx::TypeProto* x = ctx.getInputType(data);
+  const onnx::TypeProto* w = ctx.getInputType(weight);
+  if (x == nullptr || w == nullptr || !x->tensor_type().has_shape() || !w->tensor_type().has_shape()) return;
+  const int xRank = x->tensor_type().shape().dim_size(), wRank = w->tensor_type().shape().dim_size();
+  if (xRank != wRank) fail_shape_inference("input rank ", xRank, " differs from weight rank ", wRank);
+}
+
+// The registry shape inference runs with: libonnx's schemas, those of the convolutions with their inference
+// function behind requireEqualRanks. Guarded copies are made once per schema and kept (thread-safe).
+class GuardedSchemaRegistry : public onnx::ISchemaRegistry {
+ public:
+  const onnx::OpSchema* GetSchema(const std::string& key, const int maxInclusiveVersion,
+                                  const std::string& domain) const override {
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain);
+    if (schema == nullptr || (domain != "" && domain != "ai.onnx")) return schema;
+    size_t weight = 0;
+    if (key == "Conv" || key == "ConvTranspose" || key == "ConvInteger") {
+      weight = 1;
+    } else if (key == "QLinearConv") {
+      weight = 3;
+    } else {
+      return schema;
+    }
+    std::lock_guard lock(mutex_);
+    std::unique_ptr<onnx::OpSchema>& guarded = guarded_[schema];
+    if (!guarded) {
+      guarded = std::make_unique<onnx::OpSchema>(*schema);
+      guarded->TypeAndShapeInferenceFunction(
+          [original = schema->GetTypeAndShapeInferenceFunction(), weight](onnx::InferenceContext& ctx) {
+            requireEqualRanks(ctx, 0, weight);
+            original(ctx);
+          });
+    }
+    return guarded.get();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::map<const onnx::OpSchema*, std::unique_ptr<onnx::OpSchema>> guarded_;
+};
+
 }  // namespace
 
 Status inlineExternalData(onnx::ModelProto& model, const std::string& baseFolder) {
@@ -210,11 +287,12 @@ Status inlineExternalData(onnx::ModelProto& model, const std::string& baseFolder
 }
 
 void inferShapes(onnx::ModelProto& model) {
+  static const GuardedSchemaRegistry registry;
   try {
     onnx::ShapeInferenceOptions options;
     options.check_type = false;
     options.error_mode = 0;
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    onnx::shape_inference::InferShapes(model, &registry, options);
   } catch (const std::exception& e) {
     log::debug("shape inference stopped early: {}", e.what());
   }

@@ -74,7 +74,7 @@ Result<std::vector<ValueMetadata>> resolveInputShapes(const ir::Graph& graph, co
   }
   SymbolSizes symbols;
   for (const auto& [name, dims] : options.inputShapes()) {
-    auto input = std::find_if(inputs.begin(), inputs.end(), [&](const ValueMetadata& v) { return v.name == name; });
+    auto input = std::find_if(inputs.begin(), inputs.end(), [&name = name](const ValueMetadata& v) { return v.name == name; });
     if (input == inputs.end()) {
       return Status(StatusCode::INVALID_ARGUMENT, "a shape (" + dimsText(dims) + ") is given for '" + name +
                                                       "', which is not a model input");

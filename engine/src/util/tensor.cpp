@@ -1,5 +1,6 @@
 #include "kiln/tensor.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cstdlib>
@@ -97,6 +98,8 @@ BFloat16::BFloat16(float value) {
 BFloat16::operator float() const { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
 
 int64_t shapeSize(const Shape& shape) {
+  // A zero dimension empties the tensor whatever the others hold: huge ones before it must not overflow the product.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t size = 1;
   for (int64_t d : shape) size *= d;
   return size;
