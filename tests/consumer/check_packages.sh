@@ -109,7 +109,9 @@ completion_of() {  # WORDS... -> the completion's candidates for the last word
   bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kiln; printf "%s\n" "${COMPREPLY[@]}"' \
     _ "${work_dir}/root/usr/share/bash-completion/completions/kiln" "$@"
 }
-completion_of kiln conformance --e | grep -qx -- '--ep' || fail "bash completion does not offer kiln conformance --ep"
+candidates="$(completion_of kiln conformance --e)"
+grep -qx -- '--ep' <<<"${candidates}" ||
+  fail "bash completion does not offer kiln conformance --ep (offers: ${candidates//$'\n'/ }; file: $(wc -c <"${work_dir}/root/usr/share/bash-completion/completions/kiln") bytes)"
 [[ "$(completion_of kiln conformance --ep v)" == vulkan ]] || fail "bash completion does not offer --ep vulkan"
 completion_of kiln co | grep -qx compile || fail "bash completion does not offer kiln compile"
 echo "man pages and completion: $(echo ${commands} | wc -w) commands"
