@@ -17,6 +17,8 @@ void bindSession(pybind11::module_& module);
 void bindCompile(pybind11::module_& module);
 // inspect_model / inspect_ctx_model / inspect_binary / model_compatibility / merge / devices / config keys.
 void bindTools(pybind11::module_& module);
+// kiln.compare (kiln/compare.h).
+void bindCompare(pybind11::module_& module);
 
 // SessionOptions from config entries and fixed input shapes; StatusError for a refused entry.
 SessionOptions sessionOptionsFrom(const std::map<std::string, std::string>& config,

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_kiln, module) {
   kiln::python::bindSession(module);
   kiln::python::bindCompile(module);
   kiln::python::bindTools(module);
+  kiln::python::bindCompare(module);
 }

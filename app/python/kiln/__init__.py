@@ -15,7 +15,7 @@ from ._errors import (Cancelled, EngineError, EPFail, Fail, InvalidArgument, Inv
 from ._options import (CPU_PROVIDER, VULKAN_PROVIDER, ExecutionMode, GraphOptimizationLevel, RunOptions,
                        SessionOptions, known_config_keys)
 from ._session import InferenceSession, ModelMetadata, NodeArg
-from ._tools import check, device_profile, devices, get_compatibility_info_from_model, inspect, merge
+from ._tools import check, compare, device_profile, devices, get_compatibility_info_from_model, inspect, merge
 
 __version__ = _kiln.engine_version()
 
@@ -54,7 +54,7 @@ def set_default_logger_verbosity(verbosity):
 
 __all__ = ["InferenceSession", "SessionOptions", "RunOptions", "ModelCompiler", "OrtCompileApiFlags",
            "GraphOptimizationLevel", "ExecutionMode", "NodeArg", "ModelMetadata", "get_available_providers",
-           "get_all_providers", "get_device", "get_version_string", "set_default_logger_severity", "set_default_logger_verbosity", "inspect", "check", "merge", "devices",
+           "get_all_providers", "get_device", "get_version_string", "set_default_logger_severity", "set_default_logger_verbosity", "inspect", "check", "compare", "merge", "devices",
            "device_profile", "get_compatibility_info_from_model", "known_config_keys", "KilnError", "Fail", "InvalidArgument", "NoSuchFile", "NoModel",
            "EngineError", "RuntimeException", "InvalidProtobuf", "ModelLoaded", "NotImplemented", "InvalidGraph",
            "EPFail", "Cancelled", "ModelRequiresCompilation"]

@@ -97,3 +97,28 @@ def device_profile(index=0):
     """The device profile of live device `index` as a dict (what kiln devices --profile writes)."""
     return json.loads(_kiln.device_profile(int(index)))
 
+
+
+def compare(model, input_feed, providers=None, sess_options=None, reference_model=None, reference_providers=None,
+            reference_sess_options=None, atol=1e-4, rtol=1e-3, bisect=False):
+    """Runs `model` under two configurations on the same inputs (NumPy arrays by input name) and compares every
+    output element by element (kiln compare): an element passes when |x - ref| <= atol + rtol * |ref|.
+    The first side is `providers` / `sess_options` (as InferenceSession takes them); the reference is
+    `reference_model` (default: the same model) under `reference_providers` / `reference_sess_options` (default: the
+    CPU provider). Returns {"passed", "outputs": [{"name", "max_abs_error", "max_rel_error", "mean_abs_error",
+    "cosine_similarity", "fraction_beyond_tolerance", "worst", "nan_mismatches", "inf_mismatches", "shape_mismatch",
+    "dtype_mismatch", ...}], "first_divergence"}; with bisect=True, first_divergence is the first node whose outputs
+    diverge while its inputs agree ({"node", "op_type", "inputs", "outputs"}), or None."""
+    from ._options import SessionOptions, providers_to_config
+
+    def config_of(options, chosen):
+        options = options if options is not None else SessionOptions()
+        config = options.kiln_config()
+        config.update(providers_to_config(chosen if chosen is not None else options.providers() or None, None))
+        return config
+
+    reference_default = reference_providers if reference_providers is not None else [_kiln.CPU_EXECUTION_PROVIDER]
+    return _kiln.compare(os.fspath(model), dict(input_feed), config_of(sess_options, providers),
+                         os.fspath(reference_model) if reference_model else "",
+                         config_of(reference_sess_options, reference_default), float(atol), float(rtol), bool(bisect))
+
