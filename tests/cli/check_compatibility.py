@@ -10,24 +10,18 @@ Usage: check_compatibility.py KILN_BINARY SOURCE_DIR
 """
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-failures = 0
+from cli_checks import Checks, run_kiln
 
-
-def expect(condition, what):
-    global failures
-    if not condition:
-        failures += 1
-        print(f"FAIL: {what}")
+CHECKS = Checks("check_compatibility")
+expect = CHECKS.expect
 
 
 def kiln(*args):
-    result = subprocess.run([KILN, *args], capture_output=True, text=True, timeout=300)
-    return result.returncode, result.stdout, result.stderr
+    return run_kiln(KILN, *args)
 
 
 def check(*args):
@@ -129,8 +123,7 @@ def main():
 
         code, out, err = kiln("check", str(tmp / "nothing.onnx"))
         expect(code == 1 and "kiln: error" in err.lower() or "NO_SUCHFILE" in err, f"missing file: {code} {err}")
-    print("check_compatibility: ok" if not failures else f"check_compatibility: {failures} failures")
-    return 1 if failures else 0
+    return CHECKS.finish()
 
 
 def change_one_weight(source, target):

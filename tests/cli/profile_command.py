@@ -5,24 +5,18 @@ file, and an unwritable path is a clear error with nothing left behind.
 Usage: profile_command.py KILN_BINARY SOURCE_DIR
 """
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-failures = 0
+from cli_checks import Checks, run_kiln
 
-
-def expect(condition, what):
-    global failures
-    if not condition:
-        failures += 1
-        print(f"FAIL: {what}")
+CHECKS = Checks("profile_command")
+expect = CHECKS.expect
 
 
 def kiln(*args):
-    result = subprocess.run([KILN, *args], capture_output=True, text=True, timeout=300)
-    return result.returncode, result.stdout, result.stderr
+    return run_kiln(KILN, *args)
 
 
 def main():
@@ -66,8 +60,7 @@ def main():
         code, out, err = kiln("run", model, "--ep", "cpu", "--profile", str(tmp / "missing" / "p.json"))
         expect(code == 1 and "cannot write node data" in err, f"unwritable --profile: exit 1 naming it ({code}: {err})")
         expect(not (tmp / "missing").exists(), "no folder created for an unwritable path")
-    print("profile_command: ok" if not failures else f"profile_command: {failures} failures")
-    return 1 if failures else 0
+    return CHECKS.finish()
 
 
 def node_names(model):
