@@ -118,6 +118,23 @@ def main():
         expect(code == 0 and report.get("compatibility") == "SUPPORTED_PREFER_RECOMPILATION", f"options only: {report}")
         code, _, _ = kiln("check", str(stale / "src_ctx.onnx"), "--config", "kiln.vulkan.fp16=1", "--fail-on-suboptimal")
         expect(code == 3, f"options changed with --fail-on-suboptimal exits 3 (got {code})")
+        # Another Kiln compiled it: check says so, a session warns, and refuses it under fail_on_suboptimal.
+        import onnx
+        ctx_model = onnx.load(str(stale / "src_ctx.onnx"))
+        for prop in ctx_model.metadata_props:
+            if prop.key == "kiln.compile_record":
+                record = json.loads(prop.value)
+                record["kiln_version"] = "0.0.1"
+                prop.value = json.dumps(record)
+        onnx.save(ctx_model, str(stale / "old_ctx.onnx"))
+        code, report, err = check(str(stale / "old_ctx.onnx"))
+        expect(code == 0 and report.get("compatibility") == "SUPPORTED_PREFER_RECOMPILATION", f"older Kiln: {report}")
+        expect(any(r.startswith("stale: Kiln upgraded") for r in report.get("reasons", [])), f"reason: {report}")
+        code, _, err = kiln("run", str(stale / "old_ctx.onnx"))
+        expect(code == 0 and "Kiln upgraded" in err, f"a session loads it with a warning: {code} {err}")
+        code, _, err = kiln("run", str(stale / "old_ctx.onnx"), "--config", "session.fail_on_suboptimal_compiled_model=1")
+        expect(code == 1 and "stale: Kiln upgraded" in err, f"refused under fail_on_suboptimal: {code} {err}")
+
         code, _, err = kiln("check", str(stale / "src_ctx.onnx"), "--source", str(tmp / "absent.onnx"))
         expect(code == 1 and "absent.onnx" in err, f"a missing --source is an error naming it: {code} {err}")
 

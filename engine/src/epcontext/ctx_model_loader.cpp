@@ -5,6 +5,7 @@
 
 #include "ep/provider_names.h"
 #include "epcontext/binary_admission.h"
+#include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/epcontext_names.h"
 #include "epcontext/shared_binaries.h"
@@ -14,6 +15,7 @@
 #include "kiln/provider_names.h"
 #include "util/config_value.h"
 #include "util/file_io.h"
+#include "util/log.h"
 #include "util/stopwatch.h"
 
 namespace kiln::epctx {
@@ -45,6 +47,7 @@ class Binder {
   Result<CompiledModel> bind() {
     const auto nodes = epContextNodes(model_);
     KILN_RETURN_IF_ERROR(checkSources(nodes));
+    if (forDevice_) KILN_RETURN_IF_ERROR(checkCompileRecord());
     // Main contexts first: they bring the binaries that main_context=0 nodes name graphs in.
     std::vector<const LoadedBinary*> ownBinary(nodes.size(), nullptr);
     for (size_t i = 0; i < nodes.size(); ++i) {
@@ -185,6 +188,26 @@ class Binder {
     binaries_[key] = loaded;
     references_.emplace(key, reference);
     return loaded.get();
+  }
+
+  // A ctx model another Kiln compiled (its kiln.compile_record) still loads when its binary is admitted, but it is
+  // stale: said in a warning, refused under session.fail_on_suboptimal_compiled_model=1 as onnxruntime refuses
+  // SUPPORTED_PREFER_RECOMPILATION. (The source's hash is not checked here: that reads the whole source model;
+  // kiln check --source does it.)
+  Status checkCompileRecord() const {
+    for (const auto& [key, value] : model_.metadata) {
+      if (key != kCompileRecordKey) continue;
+      const auto record = decodeCompileRecord(value);
+      if (!record) return Status::ok();
+      const Staleness staleness = stalenessOf(*record, std::nullopt, std::nullopt);
+      if (staleness.reasons.empty()) return Status::ok();
+      if (configValue(options_, config::kFailOnSuboptimalCompiledModel) == "1") {
+        return Status(StatusCode::FAIL, "the ctx model is " + staleness.reasons.front() +
+                                            " (session.fail_on_suboptimal_compiled_model=1): recompile it");
+      }
+      log::warn("the ctx model is {}: recompiling it is recommended", staleness.reasons.front());
+    }
+    return Status::ok();
   }
 
   // metadata_props record each binary's content id when the model was written: a binary replaced since (another
