@@ -7,9 +7,8 @@
 // Prints one JSON object: runtime, session_create_ms, first_run_ms, inference_ms (every timed run), median_ms,
 // min_ms, runs. Timings wrap the awaited session.run call, so they include onnxruntime-node's per-call overhead
 // (tens of microseconds).
-import path from 'node:path';
-import { createRequire } from 'node:module';
 
+import { loadOrt } from './ort_runtime.mjs';
 import { readNpy } from './npy.mjs';
 
 // ORT as the design notes prescribe for reference runs (the same as tests/tools/ort_reference.mjs): 2 intra-op
@@ -20,16 +19,6 @@ const kOrtOptions = {
   graphOptimizationLevel: 'all',
   executionMode: 'sequential',
 };
-
-function loadOrt(ortDir) {
-  const require = createRequire(path.join(path.resolve(ortDir), 'package.json'));
-  try {
-    return require('onnxruntime-node');
-  } catch (error) {
-    if (error.code === 'MODULE_NOT_FOUND') return null;
-    throw error;
-  }
-}
 
 function parseArgs(argv) {
   const args = { positional: [], inputs: [], runs: 20, warmup: 3, threads: 2 };

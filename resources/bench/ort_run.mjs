@@ -11,21 +11,11 @@
 // Exit 3 when onnxruntime-node is not under ORT_DIR, 2 for usage, 1 when onnxruntime refuses the model or inputs.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 
+import { loadOrt } from './ort_runtime.mjs';
 import { readNpy, writeNpy } from './npy.mjs';
 
 const kMissingRuntime = 3;
-
-function loadOrt(ortDir) {
-  const require = createRequire(path.join(path.resolve(ortDir), 'package.json'));
-  try {
-    return require('onnxruntime-node');
-  } catch (error) {
-    if (error.code === 'MODULE_NOT_FOUND') return null;
-    throw error;
-  }
-}
 
 function usage(message) {
   console.error(`ort_run: ${message}`);
