@@ -17,6 +17,16 @@ using dnnl::memory;
 
 // Plans kept per packed operator (one per distinct input shape seen); the oldest is dropped beyond this.
 constexpr size_t kMaxPlans = 8;
+
+// Keeps `plan` among an operator's plans, dropping the oldest beyond kMaxPlans.
+template <class Plan>
+void rememberPlan(std::vector<std::shared_ptr<Plan>>& plans, std::shared_ptr<Plan> plan) {
+  if (plans.size() >= kMaxPlans) plans.erase(plans.begin());
+  plans.push_back(std::move(plan));
+}
+
+// True for oneDNN's reference implementations: correct but slower than Kiln's own loops, so such shapes stay there.
+bool isReferenceImplementation(const std::string& implementation) { return implementation.rfind("ref", 0) == 0; }
 // Output positions per task of the conv's layout pass (NHWC int32 from oneDNN to NCHW with compensation).
 constexpr int64_t kPositionsPerTask = 256;
 // Multiply-adds below which a primitive runs on one thread (a few ms of VNNI work): waking and joining OpenMP
@@ -282,8 +292,7 @@ std::shared_ptr<OneDnnInt8Conv::State::Plan> OneDnnInt8Conv::State::planFor(Data
     attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
     lastImplementation = pd.impl_info_str();
-    // A reference implementation is correct but slower than Kiln's own loops: leave such shapes to those.
-    if (lastImplementation.rfind("ref", 0) != 0) {
+    if (!isReferenceImplementation(lastImplementation)) {
       plan->weights = packedFor(packs, weights, plainDesc, pd.weights_desc(), engine);
       plan->conv = dnnl::convolution_forward(pd);
       plan->usable = true;
@@ -292,8 +301,7 @@ std::shared_ptr<OneDnnInt8Conv::State::Plan> OneDnnInt8Conv::State::planFor(Data
     lastImplementation = std::string("unavailable: ") + e.what();
     plan->usable = false;
   }
-  if (plans.size() >= kMaxPlans) plans.erase(plans.begin());
-  plans.push_back(plan);
+  rememberPlan(plans, plan);
   return plan;
 }
 
@@ -445,7 +453,7 @@ std::shared_ptr<OneDnnInt8MatMul::State::Plan> OneDnnInt8MatMul::State::planFor(
     attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(plan->src, anyWeights, plan->dst), attr, engine);
     lastImplementation = pd.impl_info_str();
-    if (lastImplementation.rfind("ref", 0) != 0) {
+    if (!isReferenceImplementation(lastImplementation)) {
       plan->weights = packedFor(packs, weights, plainDesc, pd.weights_desc(), engine);
       plan->matmul = dnnl::matmul(pd);
       plan->usable = true;
@@ -454,8 +462,7 @@ std::shared_ptr<OneDnnInt8MatMul::State::Plan> OneDnnInt8MatMul::State::planFor(
     lastImplementation = std::string("unavailable: ") + e.what();
     plan->usable = false;
   }
-  if (plans.size() >= kMaxPlans) plans.erase(plans.begin());
-  plans.push_back(plan);
+  rememberPlan(plans, plan);
   return plan;
 }
 
