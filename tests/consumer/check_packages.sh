@@ -19,6 +19,10 @@ fi
 cpack="$1" cmake="$2" build_dir="$3" work_dir="$4" model="$5" version="$6" studio="$7"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 fail() { echo "packages test FAILED: $*" >&2; exit 1; }
+# `producer | has ARGS` is `producer | grep -q ARGS` without the race: grep -q exits at its first match, and under
+# pipefail a producer still writing then dies of SIGPIPE and fails the pipeline (the flaky "completion does not
+# offer kiln compile"). has reads everything first.
+has() { local text; text="$(cat)"; grep -q "$@" <<<"${text}"; }
 
 rm -rf "${work_dir}"
 mkdir -p "${work_dir}/packages" "${work_dir}/root"
@@ -43,19 +47,19 @@ ls -l "${packages}"/*.deb
 # 2. Dependencies between our packages, and none of the headless ones on Qt.
 depends() { dpkg-deb -f "$1" Depends; }
 for deb in "${dev_deb}" "${cli_deb}"; do
-  depends "${deb}" | grep -q "${runtime_name} (= ${version})" \
+  depends "${deb}" | has "${runtime_name} (= ${version})" \
     || fail "$(basename "${deb}") does not depend on ${runtime_name} (= ${version}): $(depends "${deb}")"
 done
 for deb in "${runtime_deb}" "${cli_deb}"; do
-  if depends "${deb}" | grep -qi 'qt'; then fail "$(basename "${deb}") depends on Qt: $(depends "${deb}")"; fi
+  if depends "${deb}" | has -i 'qt'; then fail "$(basename "${deb}") depends on Qt: $(depends "${deb}")"; fi
 done
-depends "${runtime_deb}" | grep -q 'libvulkan1' || fail "the runtime package lacks its shlibdeps: $(depends "${runtime_deb}")"
+depends "${runtime_deb}" | has 'libvulkan1' || fail "the runtime package lacks its shlibdeps: $(depends "${runtime_deb}")"
 # The int8 kernels run on oneDNN (linked privately): the runtime package must pull it in.
-depends "${runtime_deb}" | grep -q 'libdnnl2' || fail "the runtime package does not depend on libdnnl2: $(depends "${runtime_deb}")"
+depends "${runtime_deb}" | has 'libdnnl2' || fail "the runtime package does not depend on libdnnl2: $(depends "${runtime_deb}")"
 if [[ "${studio}" == 1 ]]; then
   studio_deb="$(ls "${packages}"/kiln-studio_"${version}"_*.deb)"
-  depends "${studio_deb}" | grep -q "${runtime_name} (= ${version})" || fail "kiln-studio does not depend on the runtime"
-  depends "${studio_deb}" | grep -qi 'libqt6' || fail "kiln-studio does not depend on Qt: $(depends "${studio_deb}")"
+  depends "${studio_deb}" | has "${runtime_name} (= ${version})" || fail "kiln-studio does not depend on the runtime"
+  depends "${studio_deb}" | has -i 'libqt6' || fail "kiln-studio does not depend on Qt: $(depends "${studio_deb}")"
 fi
 
 # 3. Contents: each file in the package it belongs to.
@@ -97,7 +101,7 @@ for command in ${commands}; do
   [[ -f "${page}" ]] || fail "no man page for kiln ${command}"
   # Every option of the command's --help appears in its page.
   for option in $(env -u LD_LIBRARY_PATH "${kiln}" "${command}" --help | grep -oE '^ +--?[a-z][a-z0-9-]*' | tr -d ' '); do
-    zcat "${page}" | sed 's/\\-/-/g' | grep -qe "${option}" || fail "kiln-${command}.1 does not mention ${option}"
+    zcat "${page}" | sed 's/\\-/-/g' | has -e "${option}" || fail "kiln-${command}.1 does not mention ${option}"
   done
 done
 bash -n "${work_dir}/root/usr/share/bash-completion/completions/kiln" || fail "the bash completion is not valid bash"
@@ -113,15 +117,15 @@ candidates="$(completion_of kiln conformance --e)"
 grep -qx -- '--ep' <<<"${candidates}" ||
   fail "bash completion does not offer kiln conformance --ep (offers: ${candidates//$'\n'/ }; file: $(wc -c <"${work_dir}/root/usr/share/bash-completion/completions/kiln") bytes)"
 [[ "$(completion_of kiln conformance --ep v)" == vulkan ]] || fail "bash completion does not offer --ep vulkan"
-completion_of kiln co | grep -qx compile || fail "bash completion does not offer kiln compile"
+completion_of kiln co | has -x compile || fail "bash completion does not offer kiln compile"
 echo "man pages and completion: $(echo ${commands} | wc -w) commands"
 
 # python3-kiln, when the Python package is built: depends on the runtime and imports from the packages' files alone
 # (RPATH from dist-packages/kiln reaches the runtime package's library).
 python_deb="$(ls "${packages}"/python3-kiln_"${version}"_*.deb 2>/dev/null || true)"
 if [[ -n "${python_deb}" ]]; then
-  depends "${python_deb}" | grep -q "${runtime_name} (= ${version})" || fail "python3-kiln does not depend on the runtime"
-  depends "${python_deb}" | grep -q "python3-numpy" || fail "python3-kiln does not depend on python3-numpy"
+  depends "${python_deb}" | has "${runtime_name} (= ${version})" || fail "python3-kiln does not depend on the runtime"
+  depends "${python_deb}" | has "python3-numpy" || fail "python3-kiln does not depend on python3-numpy"
   expect_file "${python_deb}" '^/usr/lib/python3/dist-packages/kiln/__init__\.py$'
   expect_file "${python_deb}" '^/usr/lib/python3/dist-packages/kiln/_kiln\..*\.so$'
   dpkg-deb -x "${python_deb}" "${work_dir}/root"
