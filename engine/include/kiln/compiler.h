@@ -77,6 +77,11 @@ using OutputWriteFunc = std::function<Status(std::span<const std::byte> chunk)>;
 // binary's path relative to the ctx model). The bytes are only valid during the call. A non-OK status (or an
 // exception) fails the compile and nothing is written.
 using ContextDataWriteFunc = std::function<Status(const std::string& name, std::span<const std::byte> bytes)>;
+// Receives the context binary `name` as consecutive chunks in file order, a binary of any size with at most one
+// chunk of it held (onnxruntime's OrtWriteBufferFunc, called repeatedly, plus the name): each call with `last`
+// false carries the next chunk (at most 4 MiB, valid during the call); one final call with `last` true and an
+// empty chunk ends the binary. A non-OK status (or an exception) fails the compile and nothing is written.
+using ContextDataStreamFunc = std::function<Status(const std::string& name, std::span<const std::byte> chunk, bool last)>;
 
 class KILN_EXPORT ModelCompilationOptions {
  public:
@@ -114,6 +119,9 @@ class KILN_EXPORT ModelCompilationOptions {
   // The context binary goes to `write` instead of its file (embed mode 0 only: an embedded binary is in the model).
   // Load such a model with SessionOptions::setContextDataReadFunction.
   ModelCompilationOptions& setContextDataWriteFunction(ContextDataWriteFunc write);
+  // The context binary is streamed to `write` in chunks instead of being written to its file or handed over whole
+  // (embed mode 0 only). Replaces setContextDataWriteFunction (one destination for the binary).
+  ModelCompilationOptions& setContextDataStreamFunction(ContextDataStreamFunc write);
 
   // The embed mode setEpContextEmbedMode() set.
   bool embedMode() const { return embed_; }
@@ -142,6 +150,7 @@ class KILN_EXPORT ModelCompilationOptions {
   std::string targetProfile_;
   std::string prefix_;
   ContextDataWriteFunc contextDataWrite_;
+  ContextDataStreamFunc contextDataStream_;
   int inputsSet_ = 0, outputsSet_ = 0;
 };
 

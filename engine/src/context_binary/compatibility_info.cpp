@@ -100,9 +100,12 @@ std::optional<Header> requirementsOf(const std::map<std::string, std::string>& f
 
 Result<std::string> compatibilityInfoFor(std::span<const std::byte> file, const vk::DeviceInfo& target) {
   KILN_ASSIGN_OR_RETURN(const ParsedHeader parsed, parseHeader(file));
-  const Header& h = parsed.header;
+  return compatibilityInfoFor(parsed.header, parsed.sections, target);
+}
+
+std::string compatibilityInfoFor(const Header& h, const std::vector<SectionEntry>& sections, const vk::DeviceInfo& target) {
   bool driverCache = false;
-  for (const auto& section : parsed.sections) driverCache |= section.kind == SectionKind::DRIVER_CACHE && section.size > 0;
+  for (const auto& section : sections) driverCache |= section.kind == SectionKind::DRIVER_CACHE && section.size > 0;
   return std::string(kProducer) + ";version=" + engineVersion() + ";binary_format=" + std::to_string(h.formatMajor) +
          "." + std::to_string(h.formatMinor) + ";readable=" + unpackVersion(h.readableMin) + "-" +
          unpackVersion(h.readableMax) + ";target=" + (h.target == TargetKind::PROFILE ? "profile" : "device") +

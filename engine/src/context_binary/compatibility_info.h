@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "context_binary/format.h"
 #include "device/device_info.h"
 #include "kiln/context_binary.h"
 #include "kiln/status.h"
@@ -20,6 +21,9 @@ namespace kiln::ctxbin {
 // (names come from `target`, numbers from the binary's header; ';' and '%' in names are %-escaped).
 // INVALID_GRAPH when `file` is no readable binary.
 Result<std::string> compatibilityInfoFor(std::span<const std::byte> file, const vk::DeviceInfo& target);
+// The same from a header and section table the caller produced (a binary still being streamed).
+std::string compatibilityInfoFor(const Header& header, const std::vector<SectionEntry>& sections,
+                                 const vk::DeviceInfo& target);
 
 // What a recorded info string alone says about `device`: `unsupported` (with judge()'s reasons) when its format,
 // readable versions, features or limits exclude it; `optimal` when every identity field matches and the binary is

@@ -1,5 +1,7 @@
 #include "context_binary/context_binary.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 
 #include "context_binary/graphs_section.h"
@@ -51,53 +53,145 @@ Result<Header> makeHeader(const BinaryContents& contents, const SpirvTableWriter
 
 std::pair<uint32_t, uint32_t> readableEngineVersions() { return {packVersion(kFirstReader), packVersion(kLastReader)}; }
 
-Result<std::vector<std::byte>> encodeContextBinary(const BinaryContents& contents, WeightStats* stats) {
+namespace {
+
+// A producer for a section held in memory.
+SectionProducer bytesSection(SectionKind kind, uint64_t items, std::vector<std::byte> bytes) {
+  auto held = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
+  return {kind, items, held->size(), [held](const ChunkSink& sink) { return sink(*held); }};
+}
+
+std::vector<std::byte> textBytes(const std::string& text) {
+  const auto* p = reinterpret_cast<const std::byte*>(text.data());
+  return std::vector<std::byte>(p, p + text.size());
+}
+
+// Coalesces small pieces (tables, padding) into chunks of kStreamChunkBytes; large pieces pass through in
+// kStreamChunkBytes slices without a copy.
+class ChunkCoalescer {
+ public:
+  explicit ChunkCoalescer(const ChunkSink& sink) : sink_(sink) { buffer_.reserve(kStreamChunkBytes); }
+  Status write(std::span<const std::byte> piece) {
+    if (piece.size() <= kStreamChunkBytes - buffer_.size()) {
+      buffer_.insert(buffer_.end(), piece.begin(), piece.end());
+      return buffer_.size() == kStreamChunkBytes ? flush() : Status::ok();
+    }
+    KILN_RETURN_IF_ERROR(flush());
+    while (piece.size() >= kStreamChunkBytes) {
+      KILN_RETURN_IF_ERROR(sink_(piece.first(kStreamChunkBytes)));
+      piece = piece.subspan(kStreamChunkBytes);
+    }
+    buffer_.assign(piece.begin(), piece.end());
+    return Status::ok();
+  }
+  Status flush() {
+    if (buffer_.empty()) return Status::ok();
+    const Status written = sink_(buffer_);
+    buffer_.clear();
+    return written;
+  }
+
+ private:
+  const ChunkSink& sink_;
+  std::vector<std::byte> buffer_;
+};
+
+// xxHash3-64 of what `stream` produces.
+Result<uint64_t> hashOfStream(const std::function<Status(const ChunkSink&)>& stream) {
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
+  XXH3_64bits_reset(state.get());
+  KILN_RETURN_IF_ERROR(stream([&](std::span<const std::byte> chunk) {
+    XXH3_64bits_update(state.get(), chunk.data(), chunk.size());
+    return Status::ok();
+  }));
+  return static_cast<uint64_t>(XXH3_64bits_digest(state.get()));
+}
+
+uint64_t alignSection(uint64_t offset) { return (offset + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment; }
+
+}  // namespace
+
+Result<std::shared_ptr<const PreparedContextBinary>> PreparedContextBinary::prepare(const BinaryContents& contents) {
   const std::string profile = vk::deviceProfileJson(contents.target);
-  std::vector<CompiledPartition> partitions = contents.partitions;
-  for (auto& p : partitions) {
+  std::shared_ptr<PreparedContextBinary> binary(new PreparedContextBinary());
+  binary->partitions_ = contents.partitions;
+  for (auto& p : binary->partitions_) {
     if (!p.targetProfile.empty() && p.targetProfile != profile) {
       return Status(StatusCode::INVALID_ARGUMENT, "partition '" + p.name + "' was compiled for another device than " +
                                                       contents.target.name);
     }
     p.targetProfile.clear();  // stored once, in the device section
   }
-  WeightTableWriter weights;
+  WeightTableWriter& weights = binary->weights_;
+  weights.setExternalWeights(&contents.externalWeights);  // read (and hashed) during encodeGraphs only
   SpirvTableWriter spirv;
-  KILN_ASSIGN_OR_RETURN(std::vector<std::byte> graphs, encodeGraphs(partitions, weights, spirv));
+  KILN_ASSIGN_OR_RETURN(std::vector<std::byte> graphs, encodeGraphs(binary->partitions_, weights, spirv));
+  weights.setExternalWeights(nullptr);
   KILN_ASSIGN_OR_RETURN(Header header, makeHeader(contents, spirv));
 
-  struct Pending {
-    SectionKind kind;
-    std::vector<std::byte> bytes;
-    uint64_t items;
-  };
-  std::vector<Pending> pending;
-  pending.push_back({SectionKind::DEVICE, std::vector<std::byte>(reinterpret_cast<const std::byte*>(profile.data()),
-                                                                 reinterpret_cast<const std::byte*>(profile.data()) + profile.size()), 1});
-  pending.push_back({SectionKind::GRAPHS, std::move(graphs), partitions.size()});
-  pending.push_back({SectionKind::SPIRV, spirv.encode(), spirv.modules().size()});
+  // The sections, in file order.
+  auto& producers = binary->producers_;
+  producers.push_back(bytesSection(SectionKind::DEVICE, 1, textBytes(profile)));
+  producers.push_back(bytesSection(SectionKind::GRAPHS, binary->partitions_.size(), std::move(graphs)));
+  producers.push_back(bytesSection(SectionKind::SPIRV, spirv.modules().size(), spirv.encode()));
   if (contents.targetKind == TargetKind::DEVICE) {
-    pending.push_back({SectionKind::DRIVER_CACHE, contents.driverCache, contents.driverCache.empty() ? 0u : 1u});
+    producers.push_back(bytesSection(SectionKind::DRIVER_CACHE, contents.driverCache.empty() ? 0u : 1u, contents.driverCache));
   }
-  pending.push_back({SectionKind::WEIGHTS, weights.encode(), weights.stats().blobs});
-  if (stats) *stats = weights.stats();
+  const WeightTableWriter* table = &weights;  // owned by `binary`, which owns the producer too
+  producers.push_back({SectionKind::WEIGHTS, weights.stats().blobs, weights.encodedSize(),
+                       [table](const ChunkSink& sink) { return table->stream(sink); }});
 
-  std::vector<SectionEntry> table;
-  uint64_t offset = kHeaderBytes + pending.size() * kSectionEntryBytes;
-  for (const auto& p : pending) {
-    offset = (offset + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment;
-    table.push_back({p.kind, offset, p.bytes.size(), contentHash(p.bytes), p.items});
-    offset += p.bytes.size();
+  uint64_t offset = kHeaderBytes + producers.size() * kSectionEntryBytes;
+  for (const auto& p : producers) {
+    offset = alignSection(offset);
+    KILN_ASSIGN_OR_RETURN(const uint64_t hash, hashOfStream(p.stream));
+    binary->head_.sections.push_back({p.kind, offset, p.size, hash, p.items});
+    offset += p.size;
   }
   header.fileSize = offset;
-  ByteWriter out;
-  const auto head = encodeHeader(header, table);
-  out.bytes(head.data(), head.size());
-  for (size_t i = 0; i < pending.size(); ++i) {
-    out.align(kSectionAlignment);
-    out.bytes(pending[i].bytes.data(), pending[i].bytes.size());
+  binary->head_.header = header;
+  binary->head_.bytes = encodeHeader(header, binary->head_.sections);
+  return std::shared_ptr<const PreparedContextBinary>(std::move(binary));
+}
+
+Status PreparedContextBinary::stream(const ChunkSink& sink) const {
+  static constexpr std::byte kZeros[kSectionAlignment] = {};
+  ChunkCoalescer out(sink);
+  KILN_RETURN_IF_ERROR(out.write(head_.bytes));
+  uint64_t at = head_.bytes.size();
+  for (size_t i = 0; i < producers_.size(); ++i) {
+    const SectionEntry& entry = head_.sections[i];
+    KILN_RETURN_IF_ERROR(out.write(std::span(kZeros, static_cast<size_t>(entry.offset - at))));
+    uint64_t written = 0;
+    KILN_RETURN_IF_ERROR(producers_[i].stream([&](std::span<const std::byte> chunk) {
+      written += chunk.size();
+      return out.write(chunk);
+    }));
+    if (written != entry.size) {  // a source changed between the passes: never emit a binary its table misdescribes
+      return Status(StatusCode::FAIL, std::string(sectionKindName(entry.kind)) + " section streamed " +
+                                          std::to_string(written) + " bytes, its layout says " + std::to_string(entry.size));
+    }
+    at = entry.offset + entry.size;
   }
-  return out.take();
+  return out.flush();
+}
+
+Status streamContextBinary(const BinaryContents& contents, const ChunkSink& sink, WeightStats* stats) {
+  KILN_ASSIGN_OR_RETURN(auto binary, PreparedContextBinary::prepare(contents));
+  if (stats) *stats = binary->weightStats();
+  return binary->stream(sink);
+}
+
+Result<std::vector<std::byte>> encodeContextBinary(const BinaryContents& contents, WeightStats* stats) {
+  KILN_ASSIGN_OR_RETURN(auto binary, PreparedContextBinary::prepare(contents));
+  if (stats) *stats = binary->weightStats();
+  std::vector<std::byte> bytes;
+  bytes.reserve(static_cast<size_t>(binary->fileSize()));
+  KILN_RETURN_IF_ERROR(binary->stream([&](std::span<const std::byte> chunk) {
+    bytes.insert(bytes.end(), chunk.begin(), chunk.end());
+    return Status::ok();
+  }));
+  return bytes;
 }
 
 Status writeContextBinary(const BinaryContents& contents, const std::string& path, WeightStats* stats) {

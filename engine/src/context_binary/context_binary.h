@@ -2,6 +2,8 @@
 // weight-sharing groups), the SPIR-V they dispatch, the driver pipeline cache and the deduplicated weights.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -21,6 +23,50 @@ struct BinaryContents {
   TargetKind targetKind = TargetKind::DEVICE;
   std::vector<std::byte> driverCache;        // vkGetPipelineCacheData of the producer (DEVICE targets only)
   uint32_t requiredPushConstantBytes = 0;    // the push-constant block the partitions' kernels use
+  // Initializers (by name) whose tensors hold no data because their bytes stay in an external-data file: the
+  // weights section reads them from there while it streams (a binary larger than memory).
+  std::map<std::string, FileRange> externalWeights;
+};
+
+// What a ctx model records of a binary before (or without) its body: header, section table and their encoding.
+struct BinaryHead {
+  Header header;
+  std::vector<SectionEntry> sections;
+  std::vector<std::byte> bytes;  // header + section table: contentIdOf(bytes) is the binary's content id
+};
+
+// One section as the writer produces it: its table facts and a way to stream its bytes (more than once: the
+// first pass hashes them, the second writes them). Adding a section kind is one more producer in the list.
+struct SectionProducer {
+  SectionKind kind;
+  uint64_t items = 0;
+  uint64_t size = 0;
+  std::function<Status(const ChunkSink&)> stream;
+};
+
+// A binary laid out and hashed but not yet written: what streaming it costs is the non-weight sections (graphs,
+// SPIR-V, driver cache, held in memory) plus one chunk; the weights are read from their sources as they stream.
+class PreparedContextBinary {
+ public:
+  // Encodes everything but the weights, reads every weight once to hash and deduplicate it, and hashes each
+  // section. Errors as encodeContextBinary, and the file errors of external weights.
+  static Result<std::shared_ptr<const PreparedContextBinary>> prepare(const BinaryContents& contents);
+
+  const BinaryHead& head() const { return head_; }
+  uint64_t fileSize() const { return head_.header.fileSize; }
+  const WeightStats& weightStats() const { return weights_.stats(); }
+  // The whole binary to `sink`, in file order, as consecutive chunks of at most kStreamChunkBytes (small pieces
+  // coalesced); a non-OK status from `sink` or a weight source stops it with that status.
+  Status stream(const ChunkSink& sink) const;
+
+ private:
+  PreparedContextBinary() = default;
+  PreparedContextBinary(const PreparedContextBinary&) = delete;  // the weights producer points at weights_
+  PreparedContextBinary& operator=(const PreparedContextBinary&) = delete;
+  std::vector<CompiledPartition> partitions_;  // what the weight sources point into (tensors shared)
+  WeightTableWriter weights_;
+  std::vector<SectionProducer> producers_;
+  BinaryHead head_;
 };
 
 // The engine version range a binary written now declares readable (architecture.md, Versions).
@@ -29,6 +75,8 @@ std::pair<uint32_t, uint32_t> readableEngineVersions();
 // Serializes `contents`. INVALID_ARGUMENT when a partition cannot be stored or the partitions target different
 // devices; INVALID_GRAPH when a SPIR-V module is malformed. `stats` receives the weight deduplication figures.
 Result<std::vector<std::byte>> encodeContextBinary(const BinaryContents& contents, WeightStats* stats = nullptr);
+// The binary of `contents` streamed to `sink` (PreparedContextBinary::prepare, then stream); `stats` as above.
+Status streamContextBinary(const BinaryContents& contents, const ChunkSink& sink, WeightStats* stats = nullptr);
 // encodeContextBinary written atomically to `path`.
 Status writeContextBinary(const BinaryContents& contents, const std::string& path, WeightStats* stats = nullptr);
 

@@ -164,7 +164,9 @@ Status writePartition(const CompiledPartition& p, WeightTableWriter& weights, Sp
     const CompiledNode* stored = i < p.nodes.size() ? &p.nodes[i] : nullptr;
     w.u8(stored && stored->onHost ? 1 : 0);
     w.u32(stored ? static_cast<uint32_t>(stored->constants.size()) : 0);
-    if (stored) for (const auto& c : stored->constants) weights.writeReference(c, w);
+    if (stored) {
+      for (const auto& c : stored->constants) KILN_RETURN_IF_ERROR(weights.writeReference(c, w));
+    }
   }
   w.u32(static_cast<uint32_t>(g.inputs.size()));
   for (const auto& v : g.inputs) writeValueInfo(v, w);
@@ -184,9 +186,11 @@ Status writePartition(const CompiledPartition& p, WeightTableWriter& weights, Sp
   for (const auto& [name, t] : g.initializers) {
     w.str(name);
     // A shape-only tensor (read back from a binary, so absorbedInputs is not known) stays shape-only.
-    const bool hasData = t.dtype() == DataType::STRING || t.rawData() != nullptr || t.numel() == 0;
+    // An initializer whose bytes stayed in their external-data file is read from there.
+    const FileRange* external = weights.externalFor(name, t);
+    const bool hasData = t.dtype() == DataType::STRING || t.rawData() != nullptr || t.numel() == 0 || external;
     if (hasData && (needed.count(name) || t.dtype() == DataType::STRING)) {
-      weights.writeReference(t, w);
+      KILN_RETURN_IF_ERROR(external ? weights.writeReference(t, *external, w) : weights.writeReference(t, w));
     } else {
       weights.writeShapeOnly(t, w);  // folded into prepacked constants: stored once, packed
     }

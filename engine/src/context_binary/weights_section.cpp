@@ -68,12 +68,34 @@ Result<Tensor> tensorFromBytes(DataType type, const Shape& shape, std::span<cons
   return t;
 }
 
-void WeightTableWriter::writeReference(const Tensor& tensor, ByteWriter& out) {
+const FileRange* WeightTableWriter::externalFor(const std::string& name, const Tensor& tensor) const {
+  if (!external_ || tensor.dtype() == DataType::STRING || tensor.rawData() != nullptr) return nullptr;
+  const auto it = external_->find(name);
+  return it == external_->end() ? nullptr : &it->second;
+}
+
+Status WeightTableWriter::writeReference(const Tensor& tensor, ByteWriter& out) {
   writeTensorType(tensor, out);
-  std::vector<std::byte> bytes = tensorBytes(tensor);
+  WeightSource source = WeightSource::inMemory(tensor);
   stats_.references++;
-  stats_.referencedBytes += bytes.size();
-  out.u32(addBlob(std::move(bytes)));
+  stats_.referencedBytes += source.size();
+  KILN_ASSIGN_OR_RETURN(const uint32_t blob, addBlob(std::move(source)));
+  out.u32(blob);
+  return Status::ok();
+}
+
+Status WeightTableWriter::writeReference(const Tensor& tensor, const FileRange& range, ByteWriter& out) {
+  if (range.size != tensor.byteSize()) {
+    return Status(StatusCode::INVALID_ARGUMENT, "external weight data in '" + range.path + "' has " +
+                                                    std::to_string(range.size) + " bytes, its tensor needs " +
+                                                    std::to_string(tensor.byteSize()));
+  }
+  writeTensorType(tensor, out);
+  stats_.references++;
+  stats_.referencedBytes += range.size;
+  KILN_ASSIGN_OR_RETURN(const uint32_t blob, addBlob(WeightSource::fileRange(range.path, range.offset, range.size)));
+  out.u32(blob);
+  return Status::ok();
 }
 
 void WeightTableWriter::writeShapeOnly(const Tensor& tensor, ByteWriter& out) {
@@ -81,35 +103,60 @@ void WeightTableWriter::writeShapeOnly(const Tensor& tensor, ByteWriter& out) {
   out.u32(kShapeOnly);
 }
 
-uint32_t WeightTableWriter::addBlob(std::vector<std::byte> bytes) {
-  const uint64_t hash = contentHash(bytes);
+Result<uint32_t> WeightTableWriter::addBlob(WeightSource source) {
+  KILN_ASSIGN_OR_RETURN(const uint64_t hash, source.hash());
   auto it = std::lower_bound(byHash_.begin(), byHash_.end(), std::make_pair(hash, uint32_t{0}));
   for (; it != byHash_.end() && it->first == hash; ++it) {
-    if (blobs_[it->second] == bytes) return it->second;  // same content: share it
+    KILN_ASSIGN_OR_RETURN(const bool same, sameBytes(blobs_[it->second].source, source));
+    if (same) return it->second;  // same content: share it
   }
   const auto index = static_cast<uint32_t>(blobs_.size());
   stats_.blobs++;
-  stats_.storedBytes += bytes.size();
-  blobs_.push_back(std::move(bytes));
+  stats_.storedBytes += source.size();
+  // Laid out as added: the table (count, then 24 bytes a blob) is sized only at the end, so offsets count from
+  // the first blob's start here and encodeTable / stream add the table's aligned size.
+  const uint64_t end = blobs_.empty() ? 0 : blobs_.back().offset + blobs_.back().source.size();
+  blobs_.push_back({std::move(source), hash, (end + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment});
   byHash_.insert(it, {hash, index});
   return index;
 }
 
-std::vector<std::byte> WeightTableWriter::encode() const {
+namespace {
+
+uint64_t alignUp(uint64_t offset) { return (offset + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment; }
+
+}  // namespace
+
+std::vector<std::byte> WeightTableWriter::encodeTable() const {
   ByteWriter w;
   w.u32(static_cast<uint32_t>(blobs_.size()));
-  const size_t tableStart = w.size();
-  for (size_t i = 0; i < blobs_.size(); ++i) {
-    w.u64(0);
-    w.u64(blobs_[i].size());
-    w.u64(contentHash(blobs_[i]));
+  const uint64_t base = alignUp(4 + 24 * blobs_.size());  // where the first blob starts
+  for (const Blob& blob : blobs_) {
+    w.u64(base + blob.offset);
+    w.u64(blob.source.size());
+    w.u64(blob.hash);
   }
-  for (size_t i = 0; i < blobs_.size(); ++i) {
-    w.align(kSectionAlignment);
-    w.patchU64(tableStart + i * 24, w.size());
-    w.bytes(blobs_[i].data(), blobs_[i].size());
+  return w.take();
+}
+
+uint64_t WeightTableWriter::encodedSize() const {
+  const uint64_t table = 4 + 24 * blobs_.size();
+  return blobs_.empty() ? table : alignUp(table) + blobs_.back().offset + blobs_.back().source.size();
+}
+
+Status WeightTableWriter::stream(const ChunkSink& sink) const {
+  static constexpr std::byte kZeros[kSectionAlignment] = {};
+  const std::vector<std::byte> table = encodeTable();
+  KILN_RETURN_IF_ERROR(sink(table));
+  uint64_t at = table.size();
+  const uint64_t base = alignUp(table.size());
+  for (const Blob& blob : blobs_) {
+    const uint64_t start = base + blob.offset;
+    KILN_RETURN_IF_ERROR(sink(std::span(kZeros, static_cast<size_t>(start - at))));
+    KILN_RETURN_IF_ERROR(blob.source.forEachChunk(sink));
+    at = start + blob.source.size();
   }
-  return w.data();
+  return Status::ok();
 }
 
 Result<WeightTableReader> WeightTableReader::parse(std::span<const std::byte> section, std::shared_ptr<const void> owner) {

@@ -9,11 +9,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "context_binary/byte_io.h"
+#include "context_binary/weight_source.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
 
@@ -28,20 +31,47 @@ struct WeightStats {
   uint64_t storedBytes = 0;     // bytes stored
 };
 
+// Where an initializer's bytes lie in an external-data file (the compile did not load them).
+struct FileRange {
+  std::string path;
+  uint64_t offset = 0, size = 0;
+};
+
+// Blobs are kept as sources (tensors shared, file ranges unread) and hashed as they are added: the section's
+// bytes exist only while it is streamed.
 class WeightTableWriter {
  public:
-  // Writes a reference to `tensor` into `out`, storing its bytes unless identical bytes are stored already.
-  void writeReference(const Tensor& tensor, ByteWriter& out);
+  // Initializers (by name) whose tensors hold no data because their bytes stay in a file: references to them read
+  // the file. `ranges` must outlive the writer.
+  void setExternalWeights(const std::map<std::string, FileRange>* ranges) { external_ = ranges; }
+  // The file range of initializer `name` when it has one and `tensor` holds no data; else nullptr.
+  const FileRange* externalFor(const std::string& name, const Tensor& tensor) const;
+  // Writes a reference to `tensor` into `out`, storing its bytes unless identical bytes are stored already. FAIL
+  // or NO_SUCHFILE only for a file source that cannot be read.
+  Status writeReference(const Tensor& tensor, ByteWriter& out);
+  // The same for a tensor whose bytes are `range` (`tensor` gives type and shape). INVALID_ARGUMENT when the
+  // range's size is not the tensor's.
+  Status writeReference(const Tensor& tensor, const FileRange& range, ByteWriter& out);
   // Writes a reference with type and shape only (a constant a kernel folded away: nothing reads its values).
   void writeShapeOnly(const Tensor& tensor, ByteWriter& out);
-  std::vector<std::byte> encode() const;
+  // The section's size in bytes, known before any blob is read again.
+  uint64_t encodedSize() const;
+  // The section's bytes, in order, in chunks (blob table first, then each blob read from its source).
+  Status stream(const ChunkSink& sink) const;
   const WeightStats& stats() const { return stats_; }
 
  private:
-  uint32_t addBlob(std::vector<std::byte> bytes);
-  std::vector<std::vector<std::byte>> blobs_;
+  struct Blob {
+    WeightSource source;
+    uint64_t hash = 0;
+    uint64_t offset = 0;  // from the section start
+  };
+  Result<uint32_t> addBlob(WeightSource source);
+  std::vector<std::byte> encodeTable() const;
+  std::vector<Blob> blobs_;
   std::vector<std::pair<uint64_t, uint32_t>> byHash_;  // sorted by hash
   WeightStats stats_;
+  const std::map<std::string, FileRange>* external_ = nullptr;
 };
 
 class WeightTableReader {

@@ -126,7 +126,11 @@ void applyNodeNamePrefix(CompiledModel& compiled, const std::string& prefix) {
 }
 
 Result<ir::Model> epContextModelFor(const CompiledModel& compiled, const EpContextSettings& settings,
-                                   std::span<const std::byte> binary, const vk::DeviceInfo& target) {
+                                   const ctxbin::BinaryHead& head, std::span<const std::byte> embedded,
+                                   const vk::DeviceInfo& target) {
+  if (settings.embedMode == 1 && embedded.size() != head.header.fileSize) {
+    return Status(StatusCode::INVALID_ARGUMENT, "embed mode 1 needs the whole context binary");
+  }
   ir::Model model = compiled.model;
   model.graph = cloneGraph(*compiled.model.graph);
   bool first = true;
@@ -156,7 +160,7 @@ Result<ir::Model> epContextModelFor(const CompiledModel& compiled, const EpConte
       add(intAttribute(kEmbedMode, settings.embedMode));
       if (main) {
         add(stringAttribute(kEpCacheContext,
-                            settings.embedMode == 1 ? std::string(reinterpret_cast<const char*>(binary.data()), binary.size())
+                            settings.embedMode == 1 ? std::string(reinterpret_cast<const char*>(embedded.data()), embedded.size())
                                                     : settings.binaryReference));
       }
       add(stringAttribute(kPartitionName, partition.name));
@@ -181,11 +185,10 @@ Result<ir::Model> epContextModelFor(const CompiledModel& compiled, const EpConte
            entry.first.rfind(kBinaryHashKeyPrefix, 0) == 0;
   });
   if (!settings.compileRecord.empty()) model.metadata.emplace_back(kCompileRecordKey, settings.compileRecord);
-  KILN_ASSIGN_OR_RETURN(std::string compatibilityInfo, ctxbin::compatibilityInfoFor(binary, target));
-  model.metadata.emplace_back(kCompatibilityInfoKey, std::move(compatibilityInfo));
+  model.metadata.emplace_back(kCompatibilityInfoKey, ctxbin::compatibilityInfoFor(head.header, head.sections, target));
   if (settings.embedMode == 0) {
     model.metadata.emplace_back(kBinaryHashKeyPrefix + settings.binaryReference,
-                                ctxbin::contentIdHex(ctxbin::contentIdOf(binary)));
+                                ctxbin::contentIdHex(ctxbin::contentIdOf(head.bytes)));
   }
   return model;
 }

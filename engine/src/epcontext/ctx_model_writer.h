@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 
+#include "context_binary/context_binary.h"
 #include "device/device_info.h"
 #include "ir/graph.h"
 #include "partition/compiled_model.h"
@@ -24,11 +25,13 @@ struct EpContextSettings {
 // The ctx model of `compiled`: EPContext nodes in place of the fused nodes (graph inputs and outputs in their
 // order, CPU-fallback nodes and the initializers they read kept, initializers only partitions read dropped),
 // com.microsoft imported, and metadata_props recording ep_compatibility_info.VulkanExecutionProvider and, with
-// embed mode 0, the content id of `binary` (the encoded context binary of compiled.partitions). With embed mode 1
-// the first EPContext node in topological order carries `binary` (main_context=1); the others name their graph
-// in partition_name with main_context=0. `target` is the device the binary was compiled for.
+// embed mode 0, the content id of the binary whose header and section table are `head` (the context binary of
+// compiled.partitions: only its head is needed, so the binary may still be streamed later). With embed mode 1 the
+// first EPContext node in topological order carries `embedded`, the whole binary (main_context=1); the others
+// name their graph in partition_name with main_context=0. `target` is the device the binary was compiled for.
 Result<ir::Model> epContextModelFor(const CompiledModel& compiled, const EpContextSettings& settings,
-                                   std::span<const std::byte> binary, const vk::DeviceInfo& target);
+                                   const ctxbin::BinaryHead& head, std::span<const std::byte> embedded,
+                                   const vk::DeviceInfo& target);
 
 // A deep copy of `graph` (subgraphs included; tensors are shared, they are immutable).
 std::shared_ptr<ir::Graph> cloneGraph(const ir::Graph& graph);

@@ -127,11 +127,21 @@ Result<std::string> relativeInside(const std::string& path, const std::string& f
   return relative.string();
 }
 
-Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions) {
+Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions) {
   KILN_ASSIGN_OR_RETURN(ctxbin::BinaryContents contents, binaryContentsFor(std::move(partitions)));
   EncodedBinary encoded;
   encoded.target = contents.target;
-  KILN_ASSIGN_OR_RETURN(encoded.bytes, ctxbin::encodeContextBinary(contents));
+  KILN_ASSIGN_OR_RETURN(encoded.prepared, ctxbin::PreparedContextBinary::prepare(contents));
+  return encoded;
+}
+
+Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions) {
+  KILN_ASSIGN_OR_RETURN(EncodedBinary encoded, prepareBinary(std::move(partitions)));
+  encoded.bytes.reserve(static_cast<size_t>(encoded.prepared->fileSize()));
+  KILN_RETURN_IF_ERROR(encoded.prepared->stream([&](std::span<const std::byte> chunk) {
+    encoded.bytes.insert(encoded.bytes.end(), chunk.begin(), chunk.end());
+    return Status::ok();
+  }));
   return encoded;
 }
 
@@ -143,7 +153,7 @@ Result<ModelFiles> serializeCtxModel(const CompiledModel& compiled, const Output
   if (layout.embedMode == 0) {
     KILN_ASSIGN_OR_RETURN(settings.binaryReference, relativeInside(layout.binaryPath, layout.modelFolder, "context binary"));
   }
-  KILN_ASSIGN_OR_RETURN(const ir::Model model, epContextModelFor(compiled, settings, binary.bytes, binary.target));
+  KILN_ASSIGN_OR_RETURN(const ir::Model model, epContextModelFor(compiled, settings, binary.head(), binary.bytes, binary.target));
   KILN_ASSIGN_OR_RETURN(ModelFiles files, serialize(model, layout));
   files.epContextNodes = static_cast<int>(compiled.partitions.size());
   return files;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "context_binary/context_binary.h"
 #include "device/device_info.h"
 #include "kiln/compiler.h"
 #include "partition/compiled_model.h"
@@ -15,11 +16,16 @@
 namespace kiln::epctx {
 
 struct EncodedBinary {
-  std::vector<std::byte> bytes;
+  std::vector<std::byte> bytes;  // the whole binary (empty from prepareBinary: stream `prepared` instead)
   vk::DeviceInfo target;
+  std::shared_ptr<const ctxbin::PreparedContextBinary> prepared;  // layout, hashes and the way to stream it
+  const ctxbin::BinaryHead& head() const { return prepared->head(); }
 };
 // The context binary of `partitions` (one target device; a live-device target carries the driver cache).
 Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions);
+// The same laid out and hashed but not encoded: `bytes` stays empty and the caller streams `prepared` (a binary
+// that need not fit in memory).
+Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions);
 
 struct OutputLayout {
   int embedMode = 0;

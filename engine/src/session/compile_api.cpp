@@ -43,6 +43,12 @@ ModelCompilationOptions& ModelCompilationOptions::setOutputModelBuffer(std::vect
 }
 ModelCompilationOptions& ModelCompilationOptions::setContextDataWriteFunction(ContextDataWriteFunc write) {
   contextDataWrite_ = std::move(write);
+  contextDataStream_ = nullptr;
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setContextDataStreamFunction(ContextDataStreamFunc write) {
+  contextDataStream_ = std::move(write);
+  contextDataWrite_ = nullptr;
   return *this;
 }
 
@@ -220,25 +226,49 @@ struct CompileRequest {
     return layout;
   }
 
-  // True when the context binary goes to the context-data write function instead of a file.
-  bool binaryGoesToWriteFunction() const { return static_cast<bool>(options.contextDataWrite_); }
+  // True when the context binary goes to a context-data write or stream function instead of a file.
+  bool binaryGoesToWriteFunction() const { return options.contextDataWrite_ || options.contextDataStream_; }
 
-  // The context binary goes to its file (staged) or, when set, to the context-data write function under the name
-  // the ctx model records for it (before any file is committed: a failing callback leaves nothing behind).
+  // The context binary goes to its file (staged, streamed into it) or, when set, to the context-data stream or
+  // write function under the name the ctx model records for it (before any file is committed: a failing callback
+  // leaves nothing behind). Only the whole-buffer write function makes the binary exist in memory whole.
   Status emitBinary(FileTransaction& files, const std::string& path, const epctx::EncodedBinary& binary,
                     CompileResult& result) const {
-    if (!options.contextDataWrite_) {
+    const ctxbin::PreparedContextBinary& prepared = *binary.prepared;
+    if (!binaryGoesToWriteFunction()) {
       result.binaryPath = path;
-      return files.stage(path, binary.bytes);
+      return files.stage(path, [&](const ChunkWriter& write) { return prepared.stream(write); });
     }
     KILN_ASSIGN_OR_RETURN(const std::string name, epctx::relativeInside(path, modelFolder, "context binary"));
-    try {  // the caller's code: an exception must not cross the API
-      return options.contextDataWrite_(name, binary.bytes).withContext("context-data write function for '" + name + "'");
-    } catch (const std::exception& e) {
-      return Status(StatusCode::FAIL, "the context-data write function threw for '" + name + "': " + e.what());
-    } catch (...) {
-      return Status(StatusCode::FAIL, "the context-data write function threw for '" + name + "'");
+    const std::string what = std::string("the context-data ") + (options.contextDataStream_ ? "stream" : "write") +
+                             " function for '" + name + "'";
+    // The caller's code: an exception must not cross the API.
+    auto guarded = [&](const std::function<Status()>& call) -> Status {
+      try {
+        return call().withContext(what);
+      } catch (const std::exception& e) {
+        return Status(StatusCode::FAIL, what + " threw: " + e.what());
+      } catch (...) {
+        return Status(StatusCode::FAIL, what + " threw");
+      }
+    };
+    if (options.contextDataStream_) {
+      KILN_RETURN_IF_ERROR(prepared.stream([&](std::span<const std::byte> chunk) {
+        return guarded([&] { return options.contextDataStream_(name, chunk, false); });
+      }));
+      return guarded([&] { return options.contextDataStream_(name, {}, true); });
     }
+    const std::vector<std::byte>* whole = &binary.bytes;
+    std::vector<std::byte> collected;
+    if (whole->empty()) {  // prepared only: the whole-buffer function needs it assembled
+      collected.reserve(static_cast<size_t>(prepared.fileSize()));
+      KILN_RETURN_IF_ERROR(prepared.stream([&](std::span<const std::byte> chunk) {
+        collected.insert(collected.end(), chunk.begin(), chunk.end());
+        return Status::ok();
+      }));
+      whole = &collected;
+    }
+    return guarded([&] { return options.contextDataWrite_(name, *whole); });
   }
 
   // The model goes to its file (staged), the caller's buffer or the write function.
@@ -306,7 +336,11 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
     KILN_RETURN_IF_ERROR(request.emitModel(files, plain, result));
   } else {
     epctx::applyNodeNamePrefix(compiled, request.prefix());
-    KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(compiled.partitions));
+    // Embed mode 1 needs the binary's bytes in the model; otherwise it is only laid out here and streamed to its
+    // destination by emitBinary (never whole in memory unless the whole-buffer write function asks for it).
+    KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, options.embedMode()
+                                                                 ? epctx::encodeBinary(compiled.partitions)
+                                                                 : epctx::prepareBinary(compiled.partitions));
     KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(compiled, layout, binary));
     if (!options.embedMode()) KILN_RETURN_IF_ERROR(request.emitBinary(files, request.binaryPath, binary, result));
     result.epContextNodes = model.epContextNodes;
