@@ -1,7 +1,8 @@
 // Context-data callbacks (onnxruntime's experimental SetEpContextDataWriteFunc / SetEpContextDataReadFunc): a compile
 // hands the context binary to the application, which encrypts it with a toy XOR key and keeps it in memory; a
 // session gets it back through the read function and runs as the file-based one does. Nothing touches the disk but
-// the ctx model; a failing, throwing or lying callback is a clear error and writes nothing.
+// the ctx model; a failing, throwing or lying callback is a clear error and writes nothing. The chunked stream
+// function gets the same bytes as consecutive chunks.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "gtest_requirements.h"
 #include "kiln/compiler.h"
 #include "test_models.h"
+#include "util/file_io.h"
 
 namespace kiln::testing {
 namespace {
@@ -92,6 +94,66 @@ TEST_F(ContextDataCallbacks, FailingOrThrowingWriteFunctionWritesNothing) {
   });
   ASSERT_FALSE(threw.isOk());
   EXPECT_NE(threw.status().message().find("disk on fire"), std::string::npos) << threw.status().toString();
+  EXPECT_FALSE(fs::exists(ctx));
+}
+
+// The chunked stream function (onnxruntime's OrtWriteBufferFunc shape): consecutive chunks of at most 4 MiB, then
+// one empty final call; the chunks are exactly the bytes a file compile writes, and they load back.
+TEST_F(ContextDataCallbacks, StreamFunctionGetsTheBinaryInChunksThenAFinalCall) {
+  const std::string fileCtx = (dir_.path() / "file" / "m_ctx.onnx").string();
+  fs::create_directories(fs::path(fileCtx).parent_path());
+  ModelCompilationOptions toFile(vulkanOptions());
+  toFile.setInputModelPath(source_.path).setOutputModelPath(fileCtx);
+  auto written = compileModel(toFile);
+  ASSERT_TRUE(written.isOk()) << written.status().toString();
+  const auto fileBytes = readFileBytes(written->binaryPath);
+  ASSERT_TRUE(fileBytes.isOk()) << fileBytes.status().toString();
+
+  std::map<std::string, std::vector<std::byte>> store;
+  std::vector<std::string> calls;  // "chunk" or "last" per call, with the name
+  size_t largest = 0;
+  const std::string ctx = (dir_.path() / "m_ctx.onnx").string();
+  ModelCompilationOptions options(vulkanOptions());
+  options.setInputModelPath(source_.path).setOutputModelPath(ctx);
+  options.setContextDataStreamFunction([&](const std::string& name, std::span<const std::byte> chunk, bool last) {
+    calls.push_back(name + (last ? ":last" : ":chunk"));
+    EXPECT_TRUE(!last || chunk.empty());
+    largest = std::max(largest, chunk.size());
+    auto& stored = store[name];
+    stored.insert(stored.end(), chunk.begin(), chunk.end());
+    return Status::ok();
+  });
+  auto compiled = compileModel(options);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  EXPECT_FALSE(fs::exists(dir_.path() / "m_vulkan.bin")) << "the binary must not also be written to disk";
+  EXPECT_TRUE(compiled->binaryPath.empty());
+  ASSERT_GE(calls.size(), 2u);
+  EXPECT_EQ(calls.back(), "m_vulkan.bin:last");
+  for (size_t i = 0; i + 1 < calls.size(); ++i) EXPECT_EQ(calls[i], "m_vulkan.bin:chunk");
+  EXPECT_LE(largest, size_t{4} << 20);
+  EXPECT_TRUE(store["m_vulkan.bin"] == fileBytes.value()) << "streamed bytes differ from the file compile's binary";
+
+  SessionOptions loading = vulkanOptions();
+  loading.setContextDataReadFunction([&](const std::string& name) -> Result<std::vector<std::byte>> { return store.at(name); });
+  auto session = Session::create(ctx, loading);
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  expectNoCompileWork(**session, "session from the streamed binary");
+
+  // A stream function that fails mid-way (or throws) stops the compile, and nothing is written.
+  fs::remove(ctx);
+  options.setContextDataStreamFunction([](const std::string&, std::span<const std::byte>, bool last) {
+    return last ? Status(StatusCode::FAIL, "upload aborted") : Status::ok();
+  });
+  auto failed = compileModel(options);
+  ASSERT_FALSE(failed.isOk());
+  EXPECT_NE(failed.status().message().find("upload aborted"), std::string::npos) << failed.status().toString();
+  EXPECT_FALSE(fs::exists(ctx));
+  options.setContextDataStreamFunction([](const std::string&, std::span<const std::byte>, bool) -> Status {
+    throw std::runtime_error("socket closed");
+  });
+  auto threw = compileModel(options);
+  ASSERT_FALSE(threw.isOk());
+  EXPECT_NE(threw.status().message().find("socket closed"), std::string::npos) << threw.status().toString();
   EXPECT_FALSE(fs::exists(ctx));
 }
 
