@@ -145,6 +145,10 @@ Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions) {
   return encoded;
 }
 
+Status stageBinary(FileTransaction& files, const std::string& path, const EncodedBinary& binary) {
+  return files.stage(path, [&](const ChunkWriter& write) { return binary.prepared->stream(write); });
+}
+
 Result<ModelFiles> serializeCtxModel(const CompiledModel& compiled, const OutputLayout& layout, const EncodedBinary& binary) {
   EpContextSettings settings;
   settings.embedMode = layout.embedMode;

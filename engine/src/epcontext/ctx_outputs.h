@@ -12,6 +12,7 @@
 #include "device/device_info.h"
 #include "kiln/compiler.h"
 #include "partition/compiled_model.h"
+#include "util/file_io.h"
 
 namespace kiln::epctx {
 
@@ -26,6 +27,8 @@ Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions);
 // The same laid out and hashed but not encoded: `bytes` stays empty and the caller streams `prepared` (a binary
 // that need not fit in memory).
 Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions);
+// Stages the binary at `path` in `files`, streamed into its temp file (never whole in memory).
+Status stageBinary(FileTransaction& files, const std::string& path, const EncodedBinary& binary);
 
 struct OutputLayout {
   int embedMode = 0;

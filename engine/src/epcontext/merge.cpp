@@ -186,14 +186,14 @@ Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, 
   if (auto sorted = ir::sortTopologically(graph); !sorted.isOk()) {
     return Status(StatusCode::INVALID_ARGUMENT, "the connections make the merged graph invalid: " + sorted.message());
   }
-  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(combined.partitions));
+  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::prepareBinary(combined.partitions));
   epctx::OutputLayout layout;
   const fs::path parent = fs::path(outputPath).parent_path();
   layout.modelFolder = parent.empty() ? "." : parent.string();
   layout.binaryPath = result.binaryPath;
   KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(combined, layout, binary));
   FileTransaction files;
-  KILN_RETURN_IF_ERROR(files.stage(result.binaryPath, binary.bytes));
+  KILN_RETURN_IF_ERROR(epctx::stageBinary(files, result.binaryPath, binary));
   KILN_RETURN_IF_ERROR(files.stage(outputPath, model.model));
   KILN_RETURN_IF_ERROR(files.commit());
   result.epContextNodes = model.epContextNodes;

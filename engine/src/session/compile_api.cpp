@@ -237,7 +237,7 @@ struct CompileRequest {
     const ctxbin::PreparedContextBinary& prepared = *binary.prepared;
     if (!binaryGoesToWriteFunction()) {
       result.binaryPath = path;
-      return files.stage(path, [&](const ChunkWriter& write) { return prepared.stream(write); });
+      return epctx::stageBinary(files, path, binary);
     }
     KILN_ASSIGN_OR_RETURN(const std::string name, epctx::relativeInside(path, modelFolder, "context binary"));
     const std::string what = std::string("the context-data ") + (options.contextDataStream_ ? "stream" : "write") +
@@ -412,7 +412,7 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
                        std::move(result)});
   }
   if (common.sessionOptions().progress.cancelled()) return Status(StatusCode::CANCELLED, "compile cancelled");
-  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::encodeBinary(std::move(all)));
+  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::prepareBinary(std::move(all)));
   FileTransaction files;
   std::vector<CompileResult> results;
   std::map<std::string, std::vector<std::byte>> dataFiles;  // the members' external initializers share one file

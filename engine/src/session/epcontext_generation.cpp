@@ -62,7 +62,7 @@ Status writeGroup(ShareGroup& group) {
   for (const auto& member : group.members) {
     all.insert(all.end(), member.compiled.partitions.begin(), member.compiled.partitions.end());
   }
-  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, encodeBinary(std::move(all)));
+  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, prepareBinary(std::move(all)));
   FileTransaction files;
   std::map<std::string, std::vector<std::byte>> dataFiles;  // members naming one file share it
   for (const auto& member : group.members) {
@@ -72,7 +72,7 @@ Status writeGroup(ShareGroup& group) {
     KILN_RETURN_IF_ERROR(stageModel(files, member.request.ctxModelPath, model));
   }
   for (const auto& [dataPath, bytes] : dataFiles) KILN_RETURN_IF_ERROR(files.stage(dataPath, bytes));
-  KILN_RETURN_IF_ERROR(files.stage(group.binaryPath, binary.bytes));
+  KILN_RETURN_IF_ERROR(stageBinary(files, group.binaryPath, binary));
   return files.commit();
 }
 
@@ -168,10 +168,11 @@ Status generateEpContext(const Session& session, const GenerationRequest& reques
   }
   applyNodeNamePrefix(compiled, request.prefix);
   if (request.share) return joinShareGroup(std::move(compiled), request, originals);
-  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, encodeBinary(compiled.partitions));
+  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, request.embedMode == 0 ? prepareBinary(compiled.partitions)
+                                                                         : encodeBinary(compiled.partitions));
   KILN_ASSIGN_OR_RETURN(const ModelFiles model, serializeCtxModel(compiled, layoutFor(request, request.binaryPath, originals), binary));
   FileTransaction files;
-  if (request.embedMode == 0) KILN_RETURN_IF_ERROR(files.stage(request.binaryPath, binary.bytes));
+  if (request.embedMode == 0) KILN_RETURN_IF_ERROR(stageBinary(files, request.binaryPath, binary));
   KILN_RETURN_IF_ERROR(stageModel(files, request.ctxModelPath, model));
   return files.commit();
 }
