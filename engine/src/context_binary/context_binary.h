@@ -1,5 +1,7 @@
-// Writing and reading whole context binaries: the compiled partitions of one model (or several: merges and
-// weight-sharing groups), the SPIR-V they dispatch, the driver pipeline cache and the deduplicated weights.
+// Writing and reading context binaries: the compiled partitions of one model (or several: merges and
+// weight-sharing groups), the SPIR-V they dispatch, the driver pipeline cache and the deduplicated weights. Writing
+// streams: the header (with every section's hash) comes first, so a first pass lays the binary out and hashes it,
+// and a second streams it in chunks, each weight read from its source (weight_source.h).
 #pragma once
 
 #include <functional>
@@ -48,8 +50,9 @@ struct SectionProducer {
 // SPIR-V, driver cache, held in memory) plus one chunk; the weights are read from their sources as they stream.
 class PreparedContextBinary {
  public:
-  // Encodes everything but the weights, reads every weight once to hash and deduplicate it, and hashes each
-  // section. Errors as encodeContextBinary, and the file errors of external weights.
+  // Encodes everything but the weights, reads every weight once to hash and deduplicate it and once more to hash
+  // the weights section (its blob table comes first). Errors as encodeContextBinary, and the file errors of
+  // external weights.
   static Result<std::shared_ptr<const PreparedContextBinary>> prepare(const BinaryContents& contents);
 
   const BinaryHead& head() const { return head_; }
