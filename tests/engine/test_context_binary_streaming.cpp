@@ -163,6 +163,10 @@ TEST(ContextBinaryStreaming, BadExternalWeightSourcesFailClearly) {
   ASSERT_FALSE(missing.isOk());
   EXPECT_EQ(missing.status().code(), StatusCode::NO_SUCHFILE) << missing.status().toString();
 
+  auto folder = ctxbin::PreparedContextBinary::prepare(externalContents(dir.path().string(), 2, 1024));
+  ASSERT_FALSE(folder.isOk());
+  EXPECT_EQ(folder.status().code(), StatusCode::INVALID_ARGUMENT) << folder.status().toString();
+
   auto wrongSize = externalContents(path, 2, 1024);
   wrongSize.externalWeights["w1"].size = 4000;
   auto refused = ctxbin::PreparedContextBinary::prepare(wrongSize);

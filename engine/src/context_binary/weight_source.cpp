@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "context_binary/weights_section.h"
+#include "util/file_io.h"
 
 namespace kiln::ctxbin {
 namespace {
@@ -69,6 +70,7 @@ Status WeightSource::read(uint64_t offset, std::span<std::byte> out) const {
     if (!out.empty()) std::memcpy(out.data(), data + offset, out.size());
     return Status::ok();
   }
+  KILN_RETURN_IF_ERROR(checkRegularFile(path_).withContext("weight data"));  // a FIFO would block the open
   Fd file{::open(path_.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) {
     return Status(errno == ENOENT ? StatusCode::NO_SUCHFILE : StatusCode::FAIL,

@@ -28,11 +28,11 @@ class WeightSource {
   static WeightSource fileRange(std::string path, uint64_t offset, uint64_t size);
 
   uint64_t size() const { return size_; }
-  // Passes the bytes to `sink` in order, in chunks of at most kStreamChunkBytes. NO_SUCHFILE or FAIL (naming the
-  // file) when a file source cannot be read whole.
+  // Passes the bytes to `sink` in order, in chunks of at most kStreamChunkBytes. NO_SUCHFILE, INVALID_ARGUMENT (not
+  // a regular file) or FAIL (naming the file) when a file source cannot be read whole.
   Status forEachChunk(const ChunkSink& sink) const;
-  // Copies `out.size()` bytes from `offset` of the weight into `out` (offset + size within size()); FAIL or
-  // NO_SUCHFILE as forEachChunk.
+  // Copies `out.size()` bytes from `offset` of the weight into `out` (offset + size within size()); errors as
+  // forEachChunk.
   Status read(uint64_t offset, std::span<std::byte> out) const;
   // xxHash3-64 of the bytes (contentHash of them, computed chunk by chunk).
   Result<uint64_t> hash() const;
