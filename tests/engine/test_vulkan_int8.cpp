@@ -1,0 +1,251 @@
+// int8 on the Vulkan EP: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, ConvInteger,
+// QLinearMatMul and QLinearConv run entirely on Vulkan and give the CPU EP's bytes (uint8/int8, per tensor and per
+// axis, odd element counts, padding, strides, dilations, groups, half-way and saturating values, NaN); a QDQ model
+// (onnxruntime quantizer style) and a dynamically quantized conv net run in one Vulkan partition, equal to the CPU EP.
+// Skips without a Vulkan device unless KILN_REQUIRE_VULKAN=1 (CI).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "gtest_requirements.h"
+#include "kiln/partition_report.h"
+#include "kiln/session.h"
+#include "model_builder.h"
+#include "test_models.h"
+
+namespace kiln {
+namespace {
+
+using testing::ModelBuilder;
+using Inputs = std::vector<NamedTensor>;
+
+// An initializer of an integer `type` (UINT8, INT8, INT32) or FLOAT holding `values`.
+void initializer(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
+                 const std::vector<double>& values) {
+  onnx::TensorProto& t = *m.proto().add_initializer();
+  t.set_name(name);
+  t.set_data_type(type);
+  for (int64_t d : dims) t.add_dims(d);
+  for (double v : values) {
+    if (type == onnx::TensorProto::FLOAT) {
+      t.add_float_data(static_cast<float>(v));
+    } else {
+      t.add_int32_data(static_cast<int32_t>(v));
+    }
+  }
+}
+
+// Deterministic pseudo-random integers in [lo, hi].
+std::vector<double> ints(size_t count, int lo, int hi, uint32_t seed) {
+  std::vector<double> values(count);
+  uint32_t state = seed * 2654435761u + 1;
+  for (auto& v : values) {
+    state = state * 1664525u + 1013904223u;
+    v = lo + static_cast<int>((state >> 8) % static_cast<uint32_t>(hi - lo + 1));
+  }
+  return values;
+}
+
+template <class T>
+Tensor tensorOf(const Shape& shape, const std::vector<double>& values) {
+  std::vector<T> typed(values.size());
+  for (size_t i = 0; i < values.size(); ++i) typed[i] = static_cast<T>(values[i]);
+  return Tensor::fromVector<T>(shape, typed);
+}
+
+// Floats that exercise rounding: exact half-way points of `scale` (ties to even), values a hair off them,
+// saturating magnitudes, zeros of both signs and a NaN.
+Tensor trickyFloats(const Shape& shape, float scale) {
+  std::vector<float> values(static_cast<size_t>(shapeSize(shape)));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const float k = static_cast<float>(static_cast<int>(i % 61) - 30);
+    switch (i % 7) {
+      case 0: values[i] = (k + 0.5f) * scale; break;
+      case 1: values[i] = std::nextafter((k + 0.5f) * scale, 1e9f); break;
+      case 2: values[i] = std::sin(static_cast<float>(i)) * 40.0f * scale; break;
+      case 3: values[i] = k * 97.0f * scale; break;  // saturates
+      case 4: values[i] = i % 3 ? 0.0f : -0.0f; break;
+      case 5: values[i] = (k + 0.5f) * scale * 3.0f; break;
+      default: values[i] = std::cos(static_cast<float>(i) * 0.3f) * 7.0f;
+    }
+  }
+  if (values.size() > 11) values[11] = std::numeric_limits<float>::quiet_NaN();
+  return Tensor::fromVector<float>(shape, values);
+}
+
+struct Sessions {
+  std::unique_ptr<Session> cpu, vulkan;
+};
+
+// The model on the CPU EP and on Vulkan with CPU fallback disabled; expects every node on Vulkan in one partition.
+void createBoth(const std::string& path, Sessions& s) {
+  SessionOptions cpuOptions;
+  ASSERT_TRUE(cpuOptions.addConfigEntry("kiln.execution_providers", "cpu").isOk());
+  auto cpu = Session::create(path, cpuOptions);
+  ASSERT_TRUE(cpu.isOk()) << cpu.status().toString();
+  SessionOptions options = testing::vulkanOptions();
+  ASSERT_TRUE(options.addConfigEntry("session.disable_cpu_ep_fallback", "1").isOk());
+  auto vulkan = Session::create(path, options);
+  ASSERT_TRUE(vulkan.isOk()) << vulkan.status().toString();
+  const auto perEp = nodesPerExecutionProvider((*vulkan)->partitionReport());
+  EXPECT_EQ(perEp.count("CPUExecutionProvider"), 0u);
+  EXPECT_EQ(compiledPartitionCount((*vulkan)->partitionReport()), 1);
+  s.cpu = std::move(*cpu);
+  s.vulkan = std::move(*vulkan);
+}
+
+// Runs both sessions and expects the same outputs byte for byte (NaN payloads included).
+void expectSameBytes(Sessions& s, const Inputs& inputs) {
+  auto expected = s.cpu->run(inputs);
+  auto actual = s.vulkan->run(inputs);
+  ASSERT_TRUE(expected.isOk()) << expected.status().toString();
+  ASSERT_TRUE(actual.isOk()) << actual.status().toString();
+  ASSERT_EQ(expected->size(), actual->size());
+  for (size_t o = 0; o < expected->size(); ++o) {
+    const Tensor& e = (*expected)[o].tensor;
+    const Tensor& a = (*actual)[o].tensor;
+    const std::string name = (*expected)[o].name;
+    ASSERT_EQ(e.dtype(), a.dtype()) << name;
+    ASSERT_EQ(e.shape(), a.shape()) << name;
+    ASSERT_EQ(e.byteSize(), a.byteSize()) << name;
+    const auto* eb = static_cast<const uint8_t*>(e.rawData());
+    const auto* ab = static_cast<const uint8_t*>(a.rawData());
+    size_t mismatches = 0;
+    const size_t width = dataTypeSize(e.dtype());
+    for (size_t i = 0; i < e.byteSize(); i += width) {
+      if (std::memcmp(eb + i, ab + i, width) == 0) continue;
+      if (++mismatches <= 5) {
+        ADD_FAILURE() << name << " element " << i / width << " differs (" << dataTypeName(e.dtype()) << ")";
+      }
+    }
+    EXPECT_EQ(mismatches, 0u) << name;
+  }
+}
+
+TEST(VulkanInt8, QuantizeAndDequantizeLinearMatchCpuBytes) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(13);
+  m.input("x", {3, 5, 7});  // 105 elements: the last word is partly filled
+  m.input("i32", {3, 5}, onnx::TensorProto::INT32);
+  initializer(m, "s", {}, onnx::TensorProto::FLOAT, {0.037});
+  initializer(m, "zu", {}, onnx::TensorProto::UINT8, {131});
+  initializer(m, "sa", {5}, onnx::TensorProto::FLOAT, {0.02, 0.5, 0.037, 1e-3, 3.0});
+  initializer(m, "zs", {5}, onnx::TensorProto::INT8, {0, -3, 5, -128, 127});
+  initializer(m, "s1", {1}, onnx::TensorProto::FLOAT, {0.25});  // one-element 1-D: per tensor
+  initializer(m, "s3", {3}, onnx::TensorProto::FLOAT, {0.5, 1.5, 2e-3});
+  m.node("QuantizeLinear", {"x", "s", "zu"}, {"qu"});
+  m.node("DequantizeLinear", {"qu", "s", "zu"}, {"du"});
+  testing::attrInt(m.node("QuantizeLinear", {"x", "sa", "zs"}, {"qs"}), "axis", 1);
+  testing::attrInt(m.node("DequantizeLinear", {"qs", "sa", "zs"}, {"ds"}), "axis", -2);
+  m.node("QuantizeLinear", {"x", "s1"}, {"qn"});  // no zero point: uint8, zero point 0
+  m.node("DequantizeLinear", {"qn", "s1"}, {"dn"});
+  testing::attrInt(m.node("DequantizeLinear", {"i32", "s3"}, {"di"}), "axis", 0);
+  m.output("qu", {}, onnx::TensorProto::UINT8).output("du").output("qs", {}, onnx::TensorProto::INT8).output("ds");
+  m.output("qn", {}, onnx::TensorProto::UINT8).output("dn").output("di");
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("qdq.onnx")), s));
+  expectSameBytes(s, {{"x", trickyFloats({3, 5, 7}, 0.037f)},
+                      {"i32", tensorOf<int32_t>({3, 5}, ints(15, -100000, 100000, 3))}});
+}
+
+TEST(VulkanInt8, DynamicQuantizeLinearMatchesCpuBytes) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(13);
+  m.input("x", {-1, 7});
+  m.node("DynamicQuantizeLinear", {"x"}, {"y", "scale", "zero"});
+  m.output("y", {}, onnx::TensorProto::UINT8);
+  m.output("scale");
+  m.output("zero", {}, onnx::TensorProto::UINT8);
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("dql.onnx")), s));
+  // Several reduction workgroups (9999 * 7 elements), a NaN, ties.
+  expectSameBytes(s, {{"x", trickyFloats({9999, 7}, 0.11f)}});
+  // All positive, all negative, all zero (scale 1), one element, tiny range.
+  std::vector<float> positive(21), negative(21);
+  for (size_t i = 0; i < 21; ++i) positive[i] = 0.3f + static_cast<float>(i) * 1.7f, negative[i] = -positive[i];
+  expectSameBytes(s, {{"x", Tensor::fromVector<float>({3, 7}, positive)}});
+  expectSameBytes(s, {{"x", Tensor::fromVector<float>({3, 7}, negative)}});
+  expectSameBytes(s, {{"x", Tensor::fromVector<float>({1, 7}, std::vector<float>(7, 0.0f))}});
+  expectSameBytes(s, {{"x", Tensor::fromVector<float>({1, 7}, {1e-30f, -2e-30f, 0, 0, 3e-31f, 0, 1e-30f})}});
+}
+
+TEST(VulkanInt8, MatMulIntegerAndQLinearMatMulMatchCpuBytes) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(13);
+  m.input("a", {2, 3, 5}, onnx::TensorProto::UINT8);
+  m.input("as", {3, 5}, onnx::TensorProto::INT8);
+  initializer(m, "b", {5, 7}, onnx::TensorProto::INT8, ints(35, -128, 127, 1));
+  initializer(m, "bu", {2, 5, 6}, onnx::TensorProto::UINT8, ints(60, 0, 255, 2));
+  initializer(m, "az", {}, onnx::TensorProto::UINT8, {129});
+  initializer(m, "azr", {3}, onnx::TensorProto::UINT8, {3, 200, 77});
+  initializer(m, "bz", {7}, onnx::TensorProto::INT8, ints(7, -20, 20, 4));
+  initializer(m, "buz", {}, onnx::TensorProto::UINT8, {100});
+  initializer(m, "asz", {}, onnx::TensorProto::INT8, {-7});
+  m.node("MatMulInteger", {"a", "b", "az", "bz"}, {"mi"});         // batched A, per-column b zero point
+  m.node("MatMulInteger", {"a", "bu", "azr", "buz"}, {"mu"});      // batched B, per-row a zero point
+  m.node("MatMulInteger", {"as", "b"}, {"mn"});                    // int8 x int8, no zero points
+  initializer(m, "sa", {}, onnx::TensorProto::FLOAT, {0.021});
+  initializer(m, "sb", {7}, onnx::TensorProto::FLOAT, {0.01, 0.02, 0.003, 0.5, 0.07, 0.011, 0.09});
+  initializer(m, "sy", {}, onnx::TensorProto::FLOAT, {0.013});
+  initializer(m, "yz", {}, onnx::TensorProto::INT8, {-5});
+  initializer(m, "syr", {3}, onnx::TensorProto::FLOAT, {0.2, 0.05, 0.013});
+  initializer(m, "yzr", {3}, onnx::TensorProto::UINT8, {0, 128, 255});
+  m.node("QLinearMatMul", {"a", "sa", "az", "b", "sb", "bz", "sy", "yz"}, {"qm"});
+  m.node("QLinearMatMul", {"as", "sa", "asz", "b", "sb", "bz", "syr", "yzr"}, {"qr"});
+  for (const char* out : {"mi", "mu", "mn"}) m.output(out, {}, onnx::TensorProto::INT32);
+  m.output("qm", {}, onnx::TensorProto::INT8).output("qr", {}, onnx::TensorProto::UINT8);
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("matmul_int.onnx")), s));
+  expectSameBytes(s, {{"a", tensorOf<uint8_t>({2, 3, 5}, ints(30, 0, 255, 5))},
+                      {"as", tensorOf<int8_t>({3, 5}, ints(15, -128, 127, 6))}});
+}
+
+TEST(VulkanInt8, ConvIntegerAndQLinearConvMatchCpuBytes) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(13);
+  m.input("x", {2, 4, 9, 7}, onnx::TensorProto::UINT8);
+  m.input("x1", {1, 3, 11}, onnx::TensorProto::INT8);
+  initializer(m, "w", {6, 2, 3, 3}, onnx::TensorProto::INT8, ints(108, -128, 127, 7));
+  initializer(m, "wu", {5, 4, 2, 3}, onnx::TensorProto::UINT8, ints(120, 0, 255, 8));
+  initializer(m, "w1", {4, 3, 3}, onnx::TensorProto::INT8, ints(36, -128, 127, 9));
+  initializer(m, "xz", {}, onnx::TensorProto::UINT8, {119});
+  initializer(m, "wz", {6}, onnx::TensorProto::INT8, {0, 3, -2, 9, -128, 127});
+  initializer(m, "wuz", {}, onnx::TensorProto::UINT8, {131});
+  auto& grouped = m.node("ConvInteger", {"x", "w", "xz", "wz"}, {"cg"});
+  testing::attrInt(grouped, "group", 2);
+  testing::attrInts(grouped, "pads", {1, 2, 0, 1});
+  testing::attrInts(grouped, "strides", {2, 1});
+  testing::attrInts(grouped, "dilations", {1, 2});
+  auto& plain = m.node("ConvInteger", {"x", "wu", "xz", "wuz"}, {"cu"});
+  plain.add_attribute()->set_name("auto_pad");
+  plain.mutable_attribute(0)->set_type(onnx::AttributeProto::STRING);
+  plain.mutable_attribute(0)->set_s("SAME_UPPER");
+  testing::attrInts(m.node("ConvInteger", {"x1", "w1"}, {"c1"}), "pads", {2, 1});
+  initializer(m, "sx", {}, onnx::TensorProto::FLOAT, {0.02});
+  initializer(m, "sw", {6}, onnx::TensorProto::FLOAT, {0.01, 0.003, 0.02, 0.5, 0.004, 0.03});
+  initializer(m, "sy", {}, onnx::TensorProto::FLOAT, {0.07});
+  initializer(m, "yz", {}, onnx::TensorProto::UINT8, {121});
+  initializer(m, "bias", {6}, onnx::TensorProto::INT32, {100, -2000, 37, 0, 99999, -5});
+  initializer(m, "swt", {}, onnx::TensorProto::FLOAT, {0.004});
+  initializer(m, "yzs", {}, onnx::TensorProto::INT8, {3});
+  auto& qconv = m.node("QLinearConv", {"x", "sx", "xz", "w", "sw", "wz", "sy", "yz", "bias"}, {"qc"});
+  testing::attrInt(qconv, "group", 2);
+  testing::attrInts(qconv, "pads", {1, 1, 1, 1});
+  auto& qconvS = m.node("QLinearConv", {"x", "sx", "xz", "wu", "swt", "wuz", "sy", "yzs"}, {"qs"});
+  testing::attrInts(qconvS, "strides", {2, 2});
+  for (const char* out : {"cg", "cu", "c1"}) m.output(out, {}, onnx::TensorProto::INT32);
+  m.output("qc", {}, onnx::TensorProto::UINT8).output("qs", {}, onnx::TensorProto::INT8);
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("conv_int.onnx")), s));
+  expectSameBytes(s, {{"x", tensorOf<uint8_t>({2, 4, 9, 7}, ints(504, 0, 255, 10))},
+                      {"x1", tensorOf<int8_t>({1, 3, 11}, ints(33, -128, 127, 11))}});
+}
+
+}  // namespace
+}  // namespace kiln
