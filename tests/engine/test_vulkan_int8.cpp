@@ -21,7 +21,7 @@ namespace {
 using testing::ModelBuilder;
 using Inputs = std::vector<NamedTensor>;
 
-// An initializer of an integer `type` (UINT8, INT8, INT32) or FLOAT holding `values`.
+// An initializer of an integer `type` (UINT8, INT8, INT32, INT64) or FLOAT holding `values`.
 void initializer(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
                  const std::vector<double>& values) {
   onnx::TensorProto& t = *m.proto().add_initializer();
@@ -31,6 +31,8 @@ void initializer(ModelBuilder& m, const std::string& name, const std::vector<int
   for (double v : values) {
     if (type == onnx::TensorProto::FLOAT) {
       t.add_float_data(static_cast<float>(v));
+    } else if (type == onnx::TensorProto::INT64) {
+      t.add_int64_data(static_cast<int64_t>(v));
     } else {
       t.add_int32_data(static_cast<int32_t>(v));
     }
@@ -245,6 +247,134 @@ TEST(VulkanInt8, ConvIntegerAndQLinearConvMatchCpuBytes) {
   ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("conv_int.onnx")), s));
   expectSameBytes(s, {{"x", tensorOf<uint8_t>({2, 4, 9, 7}, ints(504, 0, 255, 10))},
                       {"x1", tensorOf<int8_t>({1, 3, 11}, ints(33, -128, 127, 11))}});
+}
+
+// A dynamically quantized conv net as onnxruntime's dynamic quantizer writes it: DynamicQuantizeLinear, then
+// ConvInteger / MatMulInteger, Cast to float and Mul by x_scale * w_scale (plus a bias Add and Relu). Every step
+// is integer or one correctly rounded float operation, so Vulkan equals the CPU EP bit for bit.
+std::string dynamicConvNet(const testing::TempDir& dir) {
+  ModelBuilder m(13);
+  m.input("x", {1, 3, 16, 16});
+  initializer(m, "w1", {8, 3, 3, 3}, onnx::TensorProto::UINT8, ints(216, 0, 255, 21));
+  initializer(m, "w1z", {}, onnx::TensorProto::UINT8, {127});
+  initializer(m, "w1s", {}, onnx::TensorProto::FLOAT, {0.0041});
+  initializer(m, "b1", {1, 8, 1, 1}, onnx::TensorProto::FLOAT, {0.1, -0.2, 0.3, 0, 0.05, -0.5, 0.25, 0.01});
+  initializer(m, "w2", {4, 8, 3, 3}, onnx::TensorProto::INT8, ints(288, -128, 127, 22));
+  initializer(m, "w2z", {4}, onnx::TensorProto::INT8, {0, 1, -1, 3});
+  initializer(m, "w2s", {}, onnx::TensorProto::FLOAT, {0.0027});
+  initializer(m, "flat", {2}, onnx::TensorProto::INT64, {1, 256});
+  initializer(m, "wm", {256, 5}, onnx::TensorProto::UINT8, ints(1280, 0, 255, 23));
+  initializer(m, "wmz", {}, onnx::TensorProto::UINT8, {130});
+  initializer(m, "wms", {}, onnx::TensorProto::FLOAT, {0.0013});
+  m.node("DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xz"});
+  testing::attrInts(m.node("ConvInteger", {"xq", "w1", "xz", "w1z"}, {"c1i"}), "pads", {1, 1, 1, 1});
+  testing::attrInt(m.node("Cast", {"c1i"}, {"c1f"}), "to", onnx::TensorProto::FLOAT);
+  m.node("Mul", {"xs", "w1s"}, {"s1"});
+  m.node("Mul", {"c1f", "s1"}, {"c1m"});
+  m.node("Add", {"c1m", "b1"}, {"c1"});
+  m.node("Relu", {"c1"}, {"r1"});
+  m.node("DynamicQuantizeLinear", {"r1"}, {"rq", "rs", "rz"});
+  auto& conv2 = m.node("ConvInteger", {"rq", "w2", "rz", "w2z"}, {"c2i"});
+  testing::attrInts(conv2, "strides", {2, 2});
+  testing::attrInts(conv2, "pads", {1, 1, 1, 1});
+  testing::attrInt(m.node("Cast", {"c2i"}, {"c2f"}), "to", onnx::TensorProto::FLOAT);
+  m.node("Mul", {"rs", "w2s"}, {"s2"});
+  m.node("Mul", {"c2f", "s2"}, {"c2"});
+  m.node("Reshape", {"c2", "flat"}, {"f"});
+  m.node("DynamicQuantizeLinear", {"f"}, {"fq", "fs", "fz"});
+  m.node("MatMulInteger", {"fq", "wm", "fz", "wmz"}, {"mi"});
+  testing::attrInt(m.node("Cast", {"mi"}, {"mf"}), "to", onnx::TensorProto::FLOAT);
+  m.node("Mul", {"fs", "wms"}, {"sm"});
+  m.node("Mul", {"mf", "sm"}, {"y"});
+  m.output("y", {1, 5});
+  m.output("c2", {1, 4, 8, 8});
+  return m.save(dir.file("dynamic_conv_net.onnx"));
+}
+
+TEST(VulkanInt8, DynamicallyQuantizedConvNetRunsOnVulkanWithCpuBytes) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(dynamicConvNet(dir), s));
+  std::vector<float> x(3 * 16 * 16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i)) * 2.5f + 0.3f;
+  expectSameBytes(s, {{"x", Tensor::fromVector<float>({1, 3, 16, 16}, x)}});
+}
+
+// A QDQ model as onnxruntime's static quantizer writes it: QuantizeLinear/DequantizeLinear pairs around Conv (int8
+// per-channel weights, int32 bias), Relu, MaxPool, Add and MatMul. The float ops between the pairs sum in another
+// order on the device, so an output may land one quantization step away from the CPU EP's; the tolerance is that
+// step (the final QuantizeLinear's scale).
+constexpr float kQdqOutputScale = 0.05f;
+std::string qdqModel(const testing::TempDir& dir) {
+  ModelBuilder m(13);
+  m.input("x", {1, 3, 12, 12});
+  auto qdq = [&](const std::string& in, const std::string& out, float scale, int zero) {
+    initializer(m, out + "_s", {}, onnx::TensorProto::FLOAT, {scale});
+    initializer(m, out + "_z", {}, onnx::TensorProto::UINT8, {static_cast<double>(zero)});
+    m.node("QuantizeLinear", {in, out + "_s", out + "_z"}, {out + "_q"});
+    m.node("DequantizeLinear", {out + "_q", out + "_s", out + "_z"}, {out});
+  };
+  auto weight = [&](const std::string& name, const std::vector<int64_t>& dims, int64_t axis, size_t channels,
+                    uint32_t seed) {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    initializer(m, name + "_q", dims, onnx::TensorProto::INT8, ints(static_cast<size_t>(count), -127, 127, seed));
+    std::vector<double> scales(channels), zeros(channels, 0);
+    for (size_t c = 0; c < channels; ++c) scales[c] = 0.002 + 0.0005 * static_cast<double>(c);
+    initializer(m, name + "_s", {static_cast<int64_t>(channels)}, onnx::TensorProto::FLOAT, scales);
+    initializer(m, name + "_z", {static_cast<int64_t>(channels)}, onnx::TensorProto::INT8, zeros);
+    testing::attrInt(m.node("DequantizeLinear", {name + "_q", name + "_s", name + "_z"}, {name}), "axis", axis);
+  };
+  qdq("x", "xd", 0.02f, 128);
+  weight("w1", {8, 3, 3, 3}, 0, 8, 31);
+  initializer(m, "b1_q", {8}, onnx::TensorProto::INT32, ints(8, -3000, 3000, 32));
+  std::vector<double> biasScales(8);
+  for (size_t c = 0; c < 8; ++c) biasScales[c] = static_cast<double>(0.02f * static_cast<float>(0.002 + 0.0005 * c));
+  initializer(m, "b1_s", {8}, onnx::TensorProto::FLOAT, biasScales);
+  testing::attrInt(m.node("DequantizeLinear", {"b1_q", "b1_s"}, {"b1"}), "axis", 0);
+  testing::attrInts(m.node("Conv", {"xd", "w1", "b1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  qdq("c1", "c1d", 0.04f, 120);
+  m.node("Relu", {"c1d"}, {"r1"});
+  qdq("r1", "r1d", 0.03f, 0);
+  auto& pool = m.node("MaxPool", {"r1d"}, {"p1"});
+  testing::attrInts(pool, "kernel_shape", {2, 2});
+  testing::attrInts(pool, "strides", {2, 2});
+  qdq("p1", "p1d", 0.03f, 0);
+  weight("w2", {8, 8, 1, 1}, 0, 8, 33);
+  m.node("Conv", {"p1d", "w2"}, {"c2"});
+  qdq("c2", "c2d", 0.02f, 128);
+  m.node("Add", {"p1d", "c2d"}, {"a"});
+  qdq("a", "ad", 0.04f, 100);
+  initializer(m, "flat", {2}, onnx::TensorProto::INT64, {1, 288});
+  m.node("Reshape", {"ad", "flat"}, {"f"});
+  weight("wm", {288, 10}, 1, 10, 34);
+  m.node("MatMul", {"f", "wm"}, {"mm"});
+  qdq("mm", "y", kQdqOutputScale, 128);
+  m.output("y", {1, 10});
+  return m.save(dir.file("qdq_model.onnx"));
+}
+
+TEST(VulkanInt8, QdqModelRunsOnVulkanWithinOneQuantizationStep) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(qdqModel(dir), s));
+  std::vector<float> x(3 * 12 * 12);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.23f * static_cast<float>(i)) * 2.0f;
+  const Inputs inputs = {{"x", Tensor::fromVector<float>({1, 3, 12, 12}, x)}};
+  auto expected = s.cpu->run(inputs);
+  auto actual = s.vulkan->run(inputs);
+  ASSERT_TRUE(expected.isOk() && actual.isOk()) << actual.status().toString();
+  const Tensor& e = (*expected)[0].tensor;
+  const Tensor& a = (*actual)[0].tensor;
+  ASSERT_EQ(e.shape(), a.shape());
+  int same = 0;
+  for (int64_t i = 0; i < e.numel(); ++i) {
+    EXPECT_LE(std::fabs(e.data<float>()[i] - a.data<float>()[i]), kQdqOutputScale * 1.001f) << i;
+    same += e.data<float>()[i] == a.data<float>()[i];
+  }
+  EXPECT_GE(same, e.numel() - 2) << "more than two outputs moved by a quantization step";
 }
 
 }  // namespace
