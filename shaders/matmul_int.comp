@@ -1,8 +1,7 @@
-// MatMulInteger (int32 y) and QLinearMatMul (REQUANT: 8-bit y) on packed 8-bit operands (quantize_math.glsl):
-// acc = sum_k (A[row, k] - a_zero[row]) * (B[k, col] - b_zero[col]) in int32, batches broadcast numpy-style (a batch
-// stride of 0 repeats an operand). REQUANT writes saturate(round(float(acc) * multiplier[row][col]) + y_zero[row]),
-// the multipliers computed on the host as the CPU EP computes them (engine/src/ep/vulkan/kernels/integer_ops.cpp).
-// Each invocation computes four consecutive output elements (one 32-bit word of an 8-bit y).
+// MatMulInteger, and QLinearMatMul's accumulation, on packed 8-bit operands (quantize_math.glsl):
+// y = sum_k (A[row, k] - a_zero[row]) * (B[k, col] - b_zero[col]) in int32, batches broadcast numpy-style (a batch
+// stride of 0 repeats an operand). Each invocation computes a 4 x 4 tile of y, so each unpacked byte serves four
+// products (engine/src/ep/vulkan/kernels/integer_ops.cpp; requantize.comp turns QLinearMatMul's int32 into 8-bit).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "quantize_math.glsl"
@@ -11,15 +10,9 @@ layout(std430, binding = 0) readonly buffer A { uint a[]; };
 layout(std430, binding = 1) readonly buffer B { uint b[]; };
 layout(std430, binding = 2) readonly buffer AZero { uint aZero[]; };
 layout(std430, binding = 3) readonly buffer BZero { uint bZero[]; };
-#if REQUANT
-layout(std430, binding = 4) readonly buffer Multiplier { float multiplier[]; };
-layout(std430, binding = 5) readonly buffer YZero { uint yZero[]; };
-layout(std430, binding = 6) writeonly buffer Y { uint y[]; };
-#else
 layout(std430, binding = 4) writeonly buffer Y { int y[]; };
-#endif
 layout(push_constant) uniform Params {
-  uint count;  // output elements
+  uint tiles;  // batches * ceil(M / 4) * ceil(N / 4)
   uint rowStride;
   uint M, N, K;
   uint batchRank;
@@ -28,54 +21,47 @@ layout(push_constant) uniform Params {
   uint bBatch[4];
   uint aZeroCount;  // 0 (none), 1 (per tensor) or M (per row)
   uint bZeroCount;  // 0, 1 or N (per column)
-  uint multRows;    // REQUANT: the multiplier table is [multRows][multCols], 1 or M by 1 or N
-  uint multCols;
-  uint yZeroCount;  // REQUANT: 0, 1 or M
 } p;
 
-const bool kASigned = A_SIGNED != 0, kBSigned = B_SIGNED != 0, kYSigned = Y_SIGNED != 0;
+const bool kASigned = A_SIGNED != 0, kBSigned = B_SIGNED != 0;
 
-// The int32 accumulator of output element e, with its row and column.
-int product(uint e, out uint row, out uint col) {
-  col = e % p.N;
-  uint t = e / p.N;
-  row = t % p.M;
-  uint rest = t / p.M, aOff = 0u, bOff = 0u;
+void main() {
+  uint t = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
+  if (t >= p.tiles) return;
+  uint nBlocks = (p.N + 3u) / 4u, mBlocks = (p.M + 3u) / 4u;
+  uint col0 = t % nBlocks * 4u;
+  t /= nBlocks;
+  uint row0 = t % mBlocks * 4u, batch = t / mBlocks;
+  uint rest = batch, aOff = 0u, bOff = 0u;
   for (int d = int(p.batchRank) - 1; d >= 0; --d) {
     uint coord = rest % p.batchDims[d];
     rest /= p.batchDims[d];
     aOff += coord * p.aBatch[d];
     bOff += coord * p.bBatch[d];
   }
-  int az = p.aZeroCount == 0u ? 0 : LOAD_Q(aZero, p.aZeroCount == 1u ? 0u : row, kASigned);
-  int bz = p.bZeroCount == 0u ? 0 : LOAD_Q(bZero, p.bZeroCount == 1u ? 0u : col, kBSigned);
-  uint ai = aOff + row * p.K, bi = bOff + col;
-  int acc = 0;
-  for (uint k = 0u; k < p.K; ++k, ++ai, bi += p.N) {
-    acc += (LOAD_Q(a, ai, kASigned) - az) * (LOAD_Q(b, bi, kBSigned) - bz);
+  // Rows and columns past the edge repeat the last one (computed, never written).
+  uint aRow[4], bCol[4];
+  int az[4], bz[4], acc[4][4];
+  for (uint r = 0u; r < 4u; ++r) {
+    uint row = min(row0 + r, p.M - 1u), col = min(col0 + r, p.N - 1u);
+    aRow[r] = aOff + row * p.K;
+    bCol[r] = bOff + col;
+    az[r] = p.aZeroCount == 0u ? 0 : LOAD_Q(aZero, p.aZeroCount == 1u ? 0u : row, kASigned);
+    bz[r] = p.bZeroCount == 0u ? 0 : LOAD_Q(bZero, p.bZeroCount == 1u ? 0u : col, kBSigned);
+    for (uint c = 0u; c < 4u; ++c) acc[r][c] = 0;
   }
-  return acc;
-}
-
-void main() {
-  uint word = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
-  uint first = word * 4u;
-  if (first >= p.count) return;
-  uint last = min(first + 4u, p.count);
-#if REQUANT
-  uint packed = 0u;
-  for (uint e = first; e < last; ++e) {
-    uint row, col;
-    int acc = product(e, row, col);
-    float m = multiplier[(p.multRows == 1u ? 0u : row) * p.multCols + (p.multCols == 1u ? 0u : col)];
-    int zp = p.yZeroCount == 0u ? 0 : LOAD_Q(yZero, p.yZeroCount == 1u ? 0u : row, kYSigned);
-    packed |= (uint(saturateRounded(float(acc) * m, zp, kYSigned)) & 0xFFu) << ((e - first) * 8u);
+  for (uint k = 0u; k < p.K; ++k) {
+    int da[4], db[4];
+    for (uint r = 0u; r < 4u; ++r) {
+      da[r] = LOAD_Q(a, aRow[r] + k, kASigned) - az[r];
+      db[r] = LOAD_Q(b, bCol[r] + k * p.N, kBSigned) - bz[r];
+    }
+    for (uint r = 0u; r < 4u; ++r) {
+      for (uint c = 0u; c < 4u; ++c) acc[r][c] += da[r] * db[c];
+    }
   }
-  y[word] = packed;
-#else
-  for (uint e = first; e < last; ++e) {
-    uint row, col;
-    y[e] = product(e, row, col);
+  uint at = batch * p.M * p.N;
+  for (uint r = 0u; r < 4u && row0 + r < p.M; ++r) {
+    for (uint c = 0u; c < 4u && col0 + c < p.N; ++c) y[at + (row0 + r) * p.N + col0 + c] = acc[r][c];
   }
-#endif
 }

@@ -1,5 +1,6 @@
 // Vulkan kernels: MatMulInteger, ConvInteger (int32 y) and QLinearMatMul, QLinearConv (requantized 8-bit y) on
-// uint8/int8 operands, shaders/matmul_int.comp and shaders/conv_int.comp. Accumulation is exact in int32, so the
+// uint8/int8 operands: shaders/matmul_int.comp and shaders/conv_int.comp accumulate in tiles, and for the QLinear
+// ops shaders/requantize.comp turns the int32 accumulators (in scratch) into 8-bit y. Accumulation is exact in int32, so the
 // results equal the CPU EP's (engine/src/ep/cpu/kernels/math.cpp, conv.cpp, qlinear_ops.cpp) bit for bit; the
 // requantization multipliers ((input scale * weight scale) / y_scale) are computed here with the CPU EP's float
 // expression, which is why the QLinear kernels need constant scales (kept as inputs too: the record-time checks
@@ -19,6 +20,8 @@ namespace {
 
 constexpr uint32_t kLocal = 64;
 constexpr size_t kMaxBatchRank = 4;
+// conv_int.comp's tile: output channels x consecutive output pixels per invocation.
+constexpr int64_t kChannelTile = 4, kPixelTile = 4;
 
 bool isQuantized8(DataType type) { return type == DataType::UINT8 || type == DataType::INT8; }
 
@@ -73,6 +76,30 @@ Result<const VkTensor*> operand(RecordContext& ctx, const std::string& op, size_
   return t;
 }
 
+// requantize.comp's variant for an 8-bit output of `type`.
+ShaderVariant requantizeVariant(DataType type) {
+  ShaderVariant variant{"requantize", {}, 4, kLocal};
+  variant.define("SIGNED", type == DataType::INT8 ? 1 : 0);
+  return variant;
+}
+
+// Where requantize.comp finds each element's multiplier and y zero point (see the shader).
+struct RequantLayout {
+  uint64_t rowInner = 1, rows = 1, colInner = 1, cols = 1, yInner = 1, yCount = 0;
+};
+
+// Records y = requantize(acc) over `count` elements.
+Status recordRequantize(RecordContext& ctx, uint32_t shader, uint64_t count, const RequantLayout& l,
+                        const BufferRange& acc, const BufferRange& multipliers, const BufferRange& yZero,
+                        const BufferRange& y) {
+  uint32_t rowStride = 0;
+  const auto groups = linearGroups((count + 3) / 4, kLocal, &rowStride);
+  PushConstants push;
+  push.u32(count).u32(rowStride).u32(l.rowInner).u32(l.rows).u32(l.colInner).u32(l.cols).u32(l.yInner).u32(l.yCount);
+  const BufferRange buffers[] = {acc, multipliers, yZero, y};
+  return ctx.dispatch(shader, buffers, push.data(), push.size(), groups);
+}
+
 // The output element type of a QLinear op: y_zero_point's, uint8 without one.
 DataType qlinearOutputType(const KernelCreateInfo& info) {
   return present(info.node, 7) ? info.inputType(7) : DataType::UINT8;
@@ -88,13 +115,11 @@ class IntegerMatMulKernel final : public VkKernel {
     aType_ = info.inputType(a_);
     bType_ = info.inputType(b_);
     yType_ = requant ? qlinearOutputType(info) : DataType::INT32;
-    ShaderVariant variant{"matmul_int", {}, requant ? 7u : 5u, kLocal};
-    variant.define("REQUANT", requant ? 1 : 0)
-        .define("A_SIGNED", aType_ == DataType::INT8 ? 1 : 0)
-        .define("B_SIGNED", bType_ == DataType::INT8 ? 1 : 0)
-        .define("Y_SIGNED", yType_ == DataType::INT8 ? 1 : 0);
+    ShaderVariant variant{"matmul_int", {}, 5, kLocal};
+    variant.define("A_SIGNED", aType_ == DataType::INT8 ? 1 : 0).define("B_SIGNED", bType_ == DataType::INT8 ? 1 : 0);
     shader_ = useShader(variant);
     if (requant) {
+      requantShader_ = useShader(requantizeVariant(yType_));
       aScale_ = constantFloats(info, 1);
       bScale_ = constantFloats(info, 4);
       yScale_ = constantFloats(info, 6);
@@ -146,19 +171,30 @@ class IntegerMatMulKernel final : public VkKernel {
     for (int64_t d : *batch) dims.push_back(static_cast<uint32_t>(d));
     for (uint32_t s : broadcastStrides(aBatch, *batch)) aStrides.push_back(s * static_cast<uint32_t>(M * K));
     for (uint32_t s : broadcastStrides(bBatch, *batch)) bStrides.push_back(s * static_cast<uint32_t>(K * N));
+    uint64_t batches = 1;
+    for (uint32_t d : dims) batches *= d;
+    const uint64_t tiles = batches * static_cast<uint64_t>((M + 3) / 4) * static_cast<uint64_t>((N + 3) / 4);
     uint32_t rowStride = 0;
-    const auto groups = linearGroups((count + 3) / 4, kLocal, &rowStride);
+    const auto groups = linearGroups(tiles, kLocal, &rowStride);
     PushConstants push;
-    push.u32(count).u32(rowStride).u32(M).u32(N).u32(K).u32(dims.size());
+    push.u32(tiles).u32(rowStride).u32(M).u32(N).u32(K).u32(dims.size());
     push.u32Array(dims, kMaxBatchRank, 1).u32Array(aStrides, kMaxBatchRank).u32Array(bStrides, kMaxBatchRank);
-    push.u32(az.count).u32(bz.count).u32(rows_).u32(cols_).u32(yz.count);
-    if (!requant_) {
-      const BufferRange buffers[] = {a->range(), b->range(), az.range, bz.range, y->range()};
-      return ctx.dispatch(shader_, buffers, push.data(), push.size(), groups);
+    push.u32(az.count).u32(bz.count);
+    BufferRange acc = y->range();
+    if (requant_) {
+      KILN_ASSIGN_OR_RETURN(acc, ctx.scratch(count * sizeof(int32_t)));
     }
-    const BufferRange buffers[] = {a->range(), b->range(), az.range, bz.range,
-                                   ctx.constant(*multipliers_).range(), yz.range, y->range()};
-    return ctx.dispatch(shader_, buffers, push.data(), push.size(), groups);
+    const BufferRange buffers[] = {a->range(), b->range(), az.range, bz.range, acc};
+    KILN_RETURN_IF_ERROR(ctx.dispatch(shader_, buffers, push.data(), push.size(), groups));
+    if (!requant_) return Status::ok();
+    RequantLayout layout;
+    layout.rowInner = static_cast<uint64_t>(N);
+    layout.rows = rows_;
+    layout.cols = cols_;
+    layout.yInner = static_cast<uint64_t>(N);
+    layout.yCount = yz.count;
+    return recordRequantize(ctx, requantShader_, count, layout, acc, ctx.constant(*multipliers_).range(), yz.range,
+                            y->range());
   }
 
  private:
@@ -170,7 +206,7 @@ class IntegerMatMulKernel final : public VkKernel {
   std::vector<float> aScale_, bScale_, yScale_;
   size_t rows_ = 1, cols_ = 1;
   std::optional<uint32_t> multipliers_;
-  uint32_t shader_ = 0;
+  uint32_t shader_ = 0, requantShader_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -190,13 +226,15 @@ class IntegerConvKernel final : public VkKernel {
     xType_ = info.inputType(0);
     wType_ = info.inputType(w_);
     yType_ = requant ? qlinearOutputType(info) : DataType::INT32;
-    ShaderVariant variant{"conv_int", {}, requant ? 8u : 5u, kLocal};
-    variant.define("REQUANT", requant ? 1 : 0)
-        .define("X_SIGNED", xType_ == DataType::INT8 ? 1 : 0)
+    ShaderVariant variant{"conv_int", {}, 6, kLocal};
+    variant.define("X_SIGNED", xType_ == DataType::INT8 ? 1 : 0)
         .define("W_SIGNED", wType_ == DataType::INT8 ? 1 : 0)
-        .define("Y_SIGNED", yType_ == DataType::INT8 ? 1 : 0);
+        .define("HAS_BIAS", requant && present(info.node, 8) ? 1 : 0)
+        .define("CB", std::to_string(kChannelTile) + "u")
+        .define("PIX", std::to_string(kPixelTile) + "u");
     shader_ = useShader(variant);
     if (requant) {
+      requantShader_ = useShader(requantizeVariant(yType_));
       xScale_ = constantFloats(info, 1);
       wScale_ = constantFloats(info, 4);
       yScale_ = constantFloats(info, 6);
@@ -248,19 +286,28 @@ class IntegerConvKernel final : public VkKernel {
     if (count == 0) return Status::ok();
     const auto in = hw(g.in, 1), out = hw(g.out, 1), k = hw(g.kernel, 1), s = hw(g.strides, 1),
                d = hw(g.dilations, 1), pad = hw(g.padBegin, 0);
+    const int64_t Mg = M / group_, mBlocks = (Mg + kChannelTile - 1) / kChannelTile;
+    const int64_t oxBlocks = (out[1] + kPixelTile - 1) / kPixelTile;
+    const uint64_t tiles = static_cast<uint64_t>(xs[0] * group_ * mBlocks * out[0] * oxBlocks);
     uint32_t rowStride = 0;
-    const auto groups = linearGroups((count + 3) / 4, kLocal, &rowStride);
+    const auto groups = linearGroups(tiles, kLocal, &rowStride);
     PushConstants push;
-    push.u32(count).u32(rowStride).u32(xs[1]).u32(in[0]).u32(in[1]).u32(out[0]).u32(out[1]);
-    push.u32(M).u32(M / group_).u32(Cg).u32(k[0]).u32(k[1]).u32(s[0]).u32(s[1]).u32(d[0]).u32(d[1]);
-    push.i32(pad[0]).i32(pad[1]).u32(xz.count).u32(wz.count).u32(hasBias ? 1 : 0).u32(wScale_.size()).u32(yz.count);
-    if (!requant_) {
-      const BufferRange buffers[] = {x->range(), w->range(), xz.range, wz.range, y->range()};
-      return ctx.dispatch(shader_, buffers, push.data(), push.size(), groups);
+    push.u32(tiles).u32(rowStride).u32(xs[1]).u32(in[0]).u32(in[1]).u32(out[0]).u32(out[1]);
+    push.u32(M).u32(Mg).u32(Cg).u32(k[0]).u32(k[1]).u32(s[0]).u32(s[1]).u32(d[0]).u32(d[1]);
+    push.i32(pad[0]).i32(pad[1]).u32(xz.count).u32(wz.count).u32(mBlocks).u32(oxBlocks);
+    BufferRange acc = y->range();
+    if (requant_) {
+      KILN_ASSIGN_OR_RETURN(acc, ctx.scratch(count * sizeof(int32_t)));
     }
-    const BufferRange buffers[] = {x->range(), w->range(), xz.range, wz.range, bias,
-                                   ctx.constant(*multipliers_).range(), yz.range, y->range()};
-    return ctx.dispatch(shader_, buffers, push.data(), push.size(), groups);
+    const BufferRange buffers[] = {x->range(), w->range(), xz.range, wz.range, hasBias ? bias : x->range(), acc};
+    KILN_RETURN_IF_ERROR(ctx.dispatch(shader_, buffers, push.data(), push.size(), groups));
+    if (!requant_) return Status::ok();
+    RequantLayout layout;
+    layout.rowInner = static_cast<uint64_t>(out[0] * out[1]);
+    layout.rows = wScale_.size();
+    layout.yCount = yz.count;
+    return recordRequantize(ctx, requantShader_, count, layout, acc, ctx.constant(*multipliers_).range(), yz.range,
+                            y->range());
   }
 
  private:
@@ -272,7 +319,7 @@ class IntegerConvKernel final : public VkKernel {
   DataType xType_ = DataType::UINT8, wType_ = DataType::UINT8, yType_ = DataType::INT32;
   std::vector<float> xScale_, wScale_, yScale_;
   std::optional<uint32_t> multipliers_;
-  uint32_t shader_ = 0;
+  uint32_t shader_ = 0, requantShader_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------------------------
