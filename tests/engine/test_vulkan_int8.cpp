@@ -249,6 +249,31 @@ TEST(VulkanInt8, ConvIntegerAndQLinearConvMatchCpuBytes) {
                       {"x1", tensorOf<int8_t>({1, 3, 11}, ints(33, -128, 127, 11))}});
 }
 
+// uint8/int8 tensors through the data-movement copies (bytes, with 8-bit storage): Transpose, Slice, Concat, Expand
+// and Reshape between QuantizeLinear and DequantizeLinear.
+TEST(VulkanInt8, DataMovementOfInt8TensorsMatchesCpuBytes) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(13);
+  m.input("x", {2, 3, 5});
+  initializer(m, "s", {}, onnx::TensorProto::FLOAT, {0.05});
+  initializer(m, "z", {}, onnx::TensorProto::INT8, {-3});
+  initializer(m, "starts", {1}, onnx::TensorProto::INT64, {1});
+  initializer(m, "ends", {1}, onnx::TensorProto::INT64, {4});
+  initializer(m, "axes", {1}, onnx::TensorProto::INT64, {2});
+  initializer(m, "shape", {4}, onnx::TensorProto::INT64, {2, 2, 3, 3});
+  m.node("QuantizeLinear", {"x", "s", "z"}, {"q"});
+  testing::attrInts(m.node("Transpose", {"q"}, {"t"}), "perm", {0, 2, 1});  // [2, 5, 3]
+  m.node("Slice", {"q", "starts", "ends", "axes"}, {"sl"});                  // [2, 3, 3]
+  testing::attrInt(m.node("Concat", {"sl", "q"}, {"c"}), "axis", 2);        // [2, 3, 8]
+  m.node("Expand", {"sl", "shape"}, {"e"});                                  // [2, 2, 3, 3]
+  m.node("DequantizeLinear", {"c", "s", "z"}, {"y"});
+  m.output("t", {}, onnx::TensorProto::INT8).output("e", {}, onnx::TensorProto::INT8).output("y");
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("moves.onnx")), s));
+  expectSameBytes(s, {{"x", trickyFloats({2, 3, 5}, 0.05f)}});
+}
+
 // A dynamically quantized conv net as onnxruntime's dynamic quantizer writes it: DynamicQuantizeLinear, then
 // ConvInteger / MatMulInteger, Cast to float and Mul by x_scale * w_scale (plus a bias Add and Relu). Every step
 // is integer or one correctly rounded float operation, so Vulkan equals the CPU EP bit for bit.
