@@ -274,6 +274,42 @@ TEST(VulkanInt8, DataMovementOfInt8TensorsMatchesCpuBytes) {
   expectSameBytes(s, {{"x", trickyFloats({2, 3, 5}, 0.05f)}});
 }
 
+// Bad inputs reach the Vulkan kernels only at run time (parameters that are graph inputs): a per-axis scale of the
+// wrong length, a zero point that does not match its scale, a ConvInteger input whose channels do not match w. Each
+// run fails with INVALID_ARGUMENT naming the op, as on the CPU EP, and the session keeps working.
+TEST(VulkanInt8, MismatchedRunTimeParametersAreInvalidArgument) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(13);
+  m.input("x", {2, 3});
+  m.input("scale", {-1});
+  m.input("zero", {-1}, onnx::TensorProto::UINT8);
+  m.input("xi", {1, -1, 5, 5}, onnx::TensorProto::UINT8);
+  initializer(m, "w", {2, 3, 3, 3}, onnx::TensorProto::UINT8, ints(54, 0, 255, 1));
+  testing::attrInt(m.node("QuantizeLinear", {"x", "scale", "zero"}, {"q"}), "axis", 1);
+  m.node("ConvInteger", {"xi", "w"}, {"c"});
+  m.output("q", {}, onnx::TensorProto::UINT8).output("c", {}, onnx::TensorProto::INT32);
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("bad.onnx")), s));
+  auto inputs = [](int64_t scales, int64_t zeros, int64_t channels) {
+    return Inputs{{"x", Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6})},
+                  {"scale", Tensor::fromVector<float>({scales}, std::vector<float>(static_cast<size_t>(scales), 0.5f))},
+                  {"zero", Tensor::fromVector<uint8_t>({zeros}, std::vector<uint8_t>(static_cast<size_t>(zeros), 3))},
+                  {"xi", Tensor::fromVector<uint8_t>({1, channels, 5, 5},
+                                                     std::vector<uint8_t>(static_cast<size_t>(channels * 25), 7))}};
+  };
+  for (const auto& [bad, what] : {std::pair{inputs(4, 4, 3), "QuantizeLinear"}, std::pair{inputs(3, 2, 3), "QuantizeLinear"},
+                                  std::pair{inputs(3, 3, 2), "ConvInteger"}}) {
+    auto cpu = s.cpu->run(bad);
+    auto vulkan = s.vulkan->run(bad);
+    ASSERT_FALSE(cpu.isOk());
+    ASSERT_FALSE(vulkan.isOk()) << what;
+    EXPECT_EQ(vulkan.status().code(), StatusCode::INVALID_ARGUMENT) << vulkan.status().toString();
+    EXPECT_NE(vulkan.status().message().find(what), std::string::npos) << vulkan.status().toString();
+  }
+  expectSameBytes(s, inputs(3, 3, 3));  // still runs
+}
+
 // A dynamically quantized conv net as onnxruntime's dynamic quantizer writes it: DynamicQuantizeLinear, then
 // ConvInteger / MatMulInteger, Cast to float and Mul by x_scale * w_scale (plus a bias Add and Relu). Every step
 // is integer or one correctly rounded float operation, so Vulkan equals the CPU EP bit for bit.
