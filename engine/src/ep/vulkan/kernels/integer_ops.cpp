@@ -2,9 +2,9 @@
 // uint8/int8 operands: shaders/matmul_int.comp and shaders/conv_int.comp accumulate in tiles, and for the QLinear
 // ops shaders/requantize.comp turns the int32 accumulators (in scratch) into 8-bit y. Accumulation is exact in int32, so the
 // results equal the CPU EP's (engine/src/ep/cpu/kernels/math.cpp, conv.cpp, qlinear_ops.cpp) bit for bit; the
-// requantization multipliers ((input scale * weight scale) / y_scale) are computed here with the CPU EP's float
-// expression, which is why the QLinear kernels need constant scales (kept as inputs too: the record-time checks
-// read them). Zero points are read on the device (they may
+// requantization multipliers ((input scale * weight scale) / y_scale) are computed on the device in the CPU EP's
+// float order with a correctly rounded division (requantize.comp, MULTIPLIERS), so scales may be constants or
+// run-time values. Zero points are read on the device (they may
 // be DynamicQuantizeLinear outputs): per tensor, per row of A / column of B, per output channel of w.
 // Convolutions take 1 or 2 spatial dims; MatMul batches broadcast numpy-style over at most 4 batch dims.
 #include <algorithm>
@@ -34,18 +34,6 @@ bool present(const ir::Node& node, size_t i) { return i < node.inputs.size() && 
 
 Status invalid(const std::string& op, const std::string& what) {
   return Status(StatusCode::INVALID_ARGUMENT, op + ": " + what);
-}
-
-// The float values of constant input i (a scale), or empty when it is not a float32 constant.
-std::vector<float> constantFloats(const KernelCreateInfo& info, size_t i) {
-  const Tensor* t = i < info.constantInputs.size() ? info.constantInputs[i] : nullptr;
-  if (!t || t->dtype() != DataType::FLOAT) return {};
-  return std::vector<float>(t->data<float>(), t->data<float>() + t->numel());
-}
-
-template <class V>
-V at(const std::vector<V>& values, size_t i) {
-  return values.size() == 1 ? values[0] : values[i];
 }
 
 // A zero-point input on the device: its buffer and value count (0 when absent), checked to hold 1 or `count`
@@ -78,10 +66,40 @@ Result<const VkTensor*> operand(RecordContext& ctx, const std::string& op, size_
 }
 
 // requantize.comp's variant for an 8-bit output of `type`.
-ShaderVariant requantizeVariant(DataType type) {
+ShaderVariant requantizeVariant(DataType type, bool multipliers = false) {
   ShaderVariant variant{"requantize", {}, 4, kLocal};
-  variant.define("SIGNED", type == DataType::INT8 ? 1 : 0);
+  variant.define("SIGNED", type == DataType::INT8 ? 1 : 0).define("MULTIPLIERS", multipliers ? 1 : 0);
   return variant;
+}
+
+// A scale input on the device: float32, holding 1 value (per tensor) or `count` (1-D).
+struct Scale {
+  BufferRange range;
+  uint64_t count = 1;
+};
+Result<Scale> scaleInput(RecordContext& ctx, const std::string& op, size_t i, int64_t count, const char* name) {
+  if (!ctx.input(i)) return invalid(op, std::string("input '") + name + "' is required");
+  KILN_ASSIGN_OR_RETURN(const VkTensor* t, ctx.deviceInput(i));
+  if (t->dtype != DataType::FLOAT) return invalid(op, std::string(name) + " must be float32");
+  const bool perTensor = t->elementCount() == 1 && t->shape.size() <= 1;
+  if (!perTensor && (t->shape.size() != 1 || t->elementCount() != count)) {
+    return invalid(op, std::string(name) + " " + shapeToString(t->shape) + " must hold 1 or " + std::to_string(count) +
+                           " values");
+  }
+  return Scale{t->range(), perTensor ? 1 : static_cast<uint64_t>(count)};
+}
+
+// Records the multiplier table [rows][cols] = (a[r] * b[c]) / y[r] into scratch and returns it.
+Result<BufferRange> recordMultipliers(RecordContext& ctx, uint32_t shader, const Scale& a, const Scale& b,
+                                      const Scale& y, uint64_t rows, uint64_t cols) {
+  KILN_ASSIGN_OR_RETURN(BufferRange table, ctx.scratch(rows * cols * sizeof(float)));
+  uint32_t rowStride = 0;
+  const auto groups = linearGroups(rows * cols, kLocal, &rowStride);
+  PushConstants push;
+  push.u32(rows * cols).u32(rowStride).u32(cols).u32(a.count).u32(b.count).u32(y.count);
+  const BufferRange buffers[] = {a.range, b.range, y.range, table};
+  KILN_RETURN_IF_ERROR(ctx.dispatch(shader, buffers, push.data(), push.size(), groups));
+  return table;
 }
 
 // Where requantize.comp finds each element's multiplier and y zero point (see the shader).
@@ -121,18 +139,7 @@ class IntegerMatMulKernel final : public VkKernel {
     shader_ = useShader(variant);
     if (requant) {
       requantShader_ = useShader(requantizeVariant(yType_));
-      aScale_ = constantFloats(info, 1);
-      bScale_ = constantFloats(info, 4);
-      yScale_ = constantFloats(info, 6);
-      rows_ = std::max(aScale_.size(), yScale_.size());
-      cols_ = bScale_.size();
-      multipliers_ = addConstant(info, [&] {
-        std::vector<float> table(rows_ * cols_);
-        for (size_t r = 0; r < rows_; ++r) {
-          for (size_t c = 0; c < cols_; ++c) table[r * cols_ + c] = at(aScale_, r) * at(bScale_, c) / at(yScale_, r);
-        }
-        return Tensor::fromVector<float>({static_cast<int64_t>(table.size())}, table);
-      });
+      multiplierShader_ = useShader(requantizeVariant(yType_, true));
     }
   }
 
@@ -158,11 +165,11 @@ class IntegerMatMulKernel final : public VkKernel {
     KILN_ASSIGN_OR_RETURN(ZeroPoint az, zeroPoint(ctx, op_, aZero_, aType_, M, a->range(), "a_zero_point"));
     KILN_ASSIGN_OR_RETURN(ZeroPoint bz, zeroPoint(ctx, op_, bZero_, bType_, N, a->range(), "b_zero_point"));
     ZeroPoint yz{a->range(), 0};
+    Scale aScale, bScale, yScale;
     if (requant_) {
-      auto fits = [](size_t n, int64_t count) { return n == 1 || static_cast<int64_t>(n) == count; };
-      if (!fits(aScale_.size(), M) || !fits(yScale_.size(), M) || !fits(bScale_.size(), N)) {
-        return invalid(op_, "a_scale and y_scale must hold 1 or M values, b_scale 1 or N");
-      }
+      KILN_ASSIGN_OR_RETURN(aScale, scaleInput(ctx, op_, 1, M, "a_scale"));
+      KILN_ASSIGN_OR_RETURN(bScale, scaleInput(ctx, op_, 4, N, "b_scale"));
+      KILN_ASSIGN_OR_RETURN(yScale, scaleInput(ctx, op_, 6, M, "y_scale"));
       KILN_ASSIGN_OR_RETURN(yz, zeroPoint(ctx, op_, 7, yType_, M, a->range(), "y_zero_point"));
     }
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, yType_, ys));
@@ -190,12 +197,13 @@ class IntegerMatMulKernel final : public VkKernel {
     if (!requant_) return Status::ok();
     RequantLayout layout;
     layout.rowInner = static_cast<uint64_t>(N);
-    layout.rows = rows_;
-    layout.cols = cols_;
+    layout.rows = std::max(aScale.count, yScale.count);
+    layout.cols = bScale.count;
     layout.yInner = static_cast<uint64_t>(N);
     layout.yCount = yz.count;
-    return recordRequantize(ctx, requantShader_, count, layout, acc, ctx.constant(*multipliers_).range(), yz.range,
-                            y->range());
+    KILN_ASSIGN_OR_RETURN(BufferRange table,
+                          recordMultipliers(ctx, multiplierShader_, aScale, bScale, yScale, layout.rows, layout.cols));
+    return recordRequantize(ctx, requantShader_, count, layout, acc, table, yz.range, y->range());
   }
 
  private:
@@ -204,10 +212,7 @@ class IntegerMatMulKernel final : public VkKernel {
   static constexpr size_t a_ = 0, aZero_ = 2;  // the same in both ops
   size_t b_, bZero_;
   DataType aType_ = DataType::UINT8, bType_ = DataType::UINT8, yType_ = DataType::INT32;
-  std::vector<float> aScale_, bScale_, yScale_;
-  size_t rows_ = 1, cols_ = 1;
-  std::optional<uint32_t> multipliers_;
-  uint32_t shader_ = 0, requantShader_ = 0;
+  uint32_t shader_ = 0, requantShader_ = 0, multiplierShader_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -252,14 +257,7 @@ class IntegerConvKernel final : public VkKernel {
     shader_ = useShader(variant);
     if (requant) {
       requantShader_ = useShader(requantizeVariant(yType_));
-      xScale_ = constantFloats(info, 1);
-      wScale_ = constantFloats(info, 4);
-      yScale_ = constantFloats(info, 6);
-      multipliers_ = addConstant(info, [&] {
-        std::vector<float> table(wScale_.size());
-        for (size_t m = 0; m < table.size(); ++m) table[m] = xScale_[0] * wScale_[m] / yScale_[0];
-        return Tensor::fromVector<float>({static_cast<int64_t>(table.size())}, table);
-      });
+      multiplierShader_ = useShader(requantizeVariant(yType_, true));
     }
   }
 
@@ -284,10 +282,11 @@ class IntegerConvKernel final : public VkKernel {
     ZeroPoint yz{x->range(), 0};
     BufferRange bias = x->range();
     bool hasBias = false;
+    Scale xScale, wScale, yScale;
     if (requant_) {
-      if (xScale_.size() != 1 || yScale_.size() != 1 || (wScale_.size() != 1 && static_cast<int64_t>(wScale_.size()) != M)) {
-        return invalid(op_, "x_scale and y_scale must hold 1 value, w_scale 1 or M");
-      }
+      KILN_ASSIGN_OR_RETURN(xScale, scaleInput(ctx, op_, 1, 1, "x_scale"));
+      KILN_ASSIGN_OR_RETURN(wScale, scaleInput(ctx, op_, 4, M, "w_scale"));
+      KILN_ASSIGN_OR_RETURN(yScale, scaleInput(ctx, op_, 6, 1, "y_scale"));
       KILN_ASSIGN_OR_RETURN(yz, zeroPoint(ctx, op_, 7, yType_, 1, x->range(), "y_zero_point"));
       if (ctx.input(8)) {
         KILN_ASSIGN_OR_RETURN(const VkTensor* b, ctx.deviceInput(8));
@@ -328,12 +327,13 @@ class IntegerConvKernel final : public VkKernel {
     const BufferRange buffers[] = {xw, ww, hasBias ? bias : xw, acc};
     KILN_RETURN_IF_ERROR(ctx.dispatch(shader_, buffers, push.data(), push.size(), groups));
     if (!requant_) return Status::ok();
+    // One multiplier per output channel (or one): the table's columns, (x_scale * w_scale[m]) / y_scale.
     RequantLayout layout;
-    layout.rowInner = static_cast<uint64_t>(out[0] * out[1]);
-    layout.rows = wScale_.size();
+    layout.colInner = static_cast<uint64_t>(out[0] * out[1]);
+    layout.cols = wScale.count;
     layout.yCount = yz.count;
-    return recordRequantize(ctx, requantShader_, count, layout, acc, ctx.constant(*multipliers_).range(), yz.range,
-                            y->range());
+    KILN_ASSIGN_OR_RETURN(BufferRange table, recordMultipliers(ctx, multiplierShader_, xScale, wScale, yScale, 1, layout.cols));
+    return recordRequantize(ctx, requantShader_, count, layout, acc, table, yz.range, y->range());
   }
 
  private:
@@ -343,9 +343,7 @@ class IntegerConvKernel final : public VkKernel {
   int64_t group_;
   size_t w_, xZero_, wZero_;
   DataType xType_ = DataType::UINT8, wType_ = DataType::UINT8, yType_ = DataType::INT32;
-  std::vector<float> xScale_, wScale_, yScale_;
-  std::optional<uint32_t> multipliers_;
-  uint32_t widenX_ = 0, widenW_ = 0, shader_ = 0, requantShader_ = 0;
+  uint32_t widenX_ = 0, widenW_ = 0, shader_ = 0, requantShader_ = 0, multiplierShader_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -361,12 +359,11 @@ NodeSupport operandSupport(const SupportQuery& q, size_t i, size_t zero, const c
   return supported();
 }
 
-// QLinear ops: float32 constant scales (the multipliers are folded on the host) and an 8-bit y_zero_point.
+// QLinear ops: float32 scales (scalars or 1-D; constants or run-time values) and an 8-bit y_zero_point.
 NodeSupport qlinearSupport(const SupportQuery& q) {
   for (size_t i : {1, 4, 6}) {
-    const Tensor* t = i < q.constantInputs.size() ? q.constantInputs[i] : nullptr;
-    if (!t || t->dtype() != DataType::FLOAT || t->numel() == 0 || t->rank() > 1) {
-      return unsupported("scale input " + std::to_string(i) + " is not a float32 constant scalar or 1-D tensor");
+    if (q.inputType(i) != DataType::FLOAT || q.inputRank(i) > 1) {
+      return unsupported("scale input " + std::to_string(i) + " is not a float32 scalar or 1-D tensor");
     }
   }
   if (q.hasInput(7) && !isQuantized8(q.inputType(7))) {
