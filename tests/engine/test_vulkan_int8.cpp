@@ -82,14 +82,17 @@ struct Sessions {
   std::unique_ptr<Session> cpu, vulkan;
 };
 
-// The model on the CPU EP and on Vulkan with CPU fallback disabled; expects every node on Vulkan in one partition.
-void createBoth(const std::string& path, Sessions& s) {
+// The model on the CPU EP and on Vulkan with CPU fallback disabled (plus `config` entries); expects every node on
+// Vulkan in one partition.
+void createBoth(const std::string& path, Sessions& s,
+                const std::vector<std::pair<std::string, std::string>>& config = {}) {
   SessionOptions cpuOptions;
   ASSERT_TRUE(cpuOptions.addConfigEntry("kiln.execution_providers", "cpu").isOk());
   auto cpu = Session::create(path, cpuOptions);
   ASSERT_TRUE(cpu.isOk()) << cpu.status().toString();
   SessionOptions options = testing::vulkanOptions();
   ASSERT_TRUE(options.addConfigEntry("session.disable_cpu_ep_fallback", "1").isOk());
+  for (const auto& [key, value] : config) ASSERT_TRUE(options.addConfigEntry(key, value).isOk());
   auto vulkan = Session::create(path, options);
   ASSERT_TRUE(vulkan.isOk()) << vulkan.status().toString();
   const auto perEp = nodesPerExecutionProvider((*vulkan)->partitionReport());
@@ -244,10 +247,17 @@ TEST(VulkanInt8, ConvIntegerAndQLinearConvMatchCpuBytes) {
   testing::attrInts(qconvS, "strides", {2, 2});
   for (const char* out : {"cg", "cu", "c1"}) m.output(out, {}, onnx::TensorProto::INT32);
   m.output("qc", {}, onnx::TensorProto::UINT8).output("qs", {}, onnx::TensorProto::INT8);
+  const Inputs inputs = {{"x", tensorOf<uint8_t>({2, 4, 9, 7}, ints(504, 0, 255, 10))},
+                         {"x1", tensorOf<int8_t>({1, 3, 11}, ints(33, -128, 127, 11))}};
+  const std::string path = m.save(dir.file("conv_int.onnx"));
   Sessions s;
-  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("conv_int.onnx")), s));
-  expectSameBytes(s, {{"x", tensorOf<uint8_t>({2, 4, 9, 7}, ints(504, 0, 255, 10))},
-                      {"x1", tensorOf<int8_t>({1, 3, 11}, ints(33, -128, 127, 11))}});
+  ASSERT_NO_FATAL_FAILURE(createBoth(path, s));
+  expectSameBytes(s, inputs);
+  // kiln.vulkan.autotune=1 times every tile of the integer convolutions on the first run: the same bytes.
+  Sessions tuned;
+  ASSERT_NO_FATAL_FAILURE(createBoth(path, tuned, {{"kiln.vulkan.autotune", "1"}}));
+  expectSameBytes(tuned, inputs);
+  expectSameBytes(tuned, inputs);
 }
 
 // uint8/int8 tensors through the data-movement copies (bytes, with 8-bit storage): Transpose, Slice, Concat, Expand

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
@@ -20,9 +22,11 @@ namespace {
 
 constexpr uint32_t kLocal = 64;
 constexpr size_t kMaxBatchRank = 4;
-// conv_int.comp's tile: kBlocksPerInvocation blocks of kChannelTile output channels x kPixelTile output pixels per
-// invocation (what llvmpipe runs fastest for the float conv2d.comp: 2 blocks x 8 pixels).
-constexpr int64_t kChannelTile = 4, kBlocksPerInvocation = 2, kPixelTile = 8;
+// conv_int.comp's weight blocks hold kChannelTile output channels; each invocation computes a tile of blocks x
+// output pixels, chosen as for the float conv2d.comp (CPU drivers: 2 blocks x 8 pixels; GPUs: up to 4 blocks x 1
+// pixel) or, with kiln.vulkan.autotune=1, timed among kConvTiles on the first run.
+constexpr int64_t kChannelTile = 4;
+constexpr std::pair<int64_t, int64_t> kConvTiles[] = {{1, 1}, {2, 1}, {4, 1}, {1, 4}, {2, 4}, {1, 8}, {2, 8}, {4, 4}};
 
 bool isQuantized8(DataType type) { return type == DataType::UINT8 || type == DataType::INT8; }
 
@@ -251,14 +255,30 @@ class IntegerConvKernel final : public VkKernel {
     widenX_ = useShader(widen(false, xType_));
     widenW_ = useShader(widen(true, wType_));
     ShaderVariant variant{"conv_int", {}, 4, kLocal};
-    variant.define("HAS_BIAS", requant && present(info.node, 8) ? 1 : 0)
-        .define("PIX", std::to_string(kPixelTile) + "u")
-        .define("CB", std::to_string(kBlocksPerInvocation) + "u");
-    shader_ = useShader(variant);
+    variant.define("HAS_BIAS", requant && present(info.node, 8) ? 1 : 0);
+    const bool cpu = info.device.isCpu();
+    std::vector<std::pair<int64_t, int64_t>> tiles = {cpu ? std::pair<int64_t, int64_t>{2, 8} : std::pair<int64_t, int64_t>{4, 1}};
+    if (info.autotune) {
+      for (const auto& tile : kConvTiles) {
+        if (std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) tiles.push_back(tile);
+      }
+    }
+    for (const auto& [blocks, pixels] : tiles) {
+      ShaderVariant tiled = variant;
+      tiled.define("CB", std::to_string(blocks) + "u").define("PIX", std::to_string(pixels) + "u");
+      candidates_.push_back({blocks, pixels, useShader(tiled)});
+    }
+    selectCandidate(0);
     if (requant) {
       requantShader_ = useShader(requantizeVariant(yType_));
       multiplierShader_ = useShader(requantizeVariant(yType_, true));
     }
+  }
+
+  size_t candidateCount() const override { return candidates_.size() > 1 ? candidates_.size() : 0; }
+  void selectCandidate(size_t index) override { tile_ = candidates_[index]; }
+  std::string candidateName(size_t index) const override {
+    return std::to_string(candidates_[index].pixels) + "px x " + std::to_string(candidates_[index].blocks) + "cb";
   }
 
   Status record(RecordContext& ctx) override {
@@ -310,9 +330,9 @@ class IntegerConvKernel final : public VkKernel {
     KILN_ASSIGN_OR_RETURN(BufferRange ww, ctx.scratch(wCount * sizeof(int32_t)));
     KILN_RETURN_IF_ERROR(recordWiden(ctx, widenX_, xCount, x->range(), xz, 0, 0, 0, xw));
     KILN_RETURN_IF_ERROR(recordWiden(ctx, widenW_, wCount, w->range(), wz, Mg, taps, mBlocks, ww));
-    const int64_t chunks = (mBlocks + kBlocksPerInvocation - 1) / kBlocksPerInvocation;
+    const int64_t chunks = (mBlocks + tile_.blocks - 1) / tile_.blocks;
     uint32_t rowStride = 0;
-    auto groups = linearGroups(static_cast<uint64_t>((out[0] * out[1] + kPixelTile - 1) / kPixelTile), kLocal, &rowStride);
+    auto groups = linearGroups(static_cast<uint64_t>((out[0] * out[1] + tile_.pixels - 1) / tile_.pixels), kLocal, &rowStride);
     const int64_t gz = xs[0] * group_ * chunks;
     if (gz > 65535) return Status(StatusCode::NOT_IMPLEMENTED, op_ + ": too many images x channel blocks for one dispatch");
     groups[2] = static_cast<uint32_t>(gz);
@@ -325,7 +345,7 @@ class IntegerConvKernel final : public VkKernel {
       KILN_ASSIGN_OR_RETURN(acc, ctx.scratch(count * sizeof(int32_t)));
     }
     const BufferRange buffers[] = {xw, ww, hasBias ? bias : xw, acc};
-    KILN_RETURN_IF_ERROR(ctx.dispatch(shader_, buffers, push.data(), push.size(), groups));
+    KILN_RETURN_IF_ERROR(ctx.dispatch(tile_.shader, buffers, push.data(), push.size(), groups));
     if (!requant_) return Status::ok();
     // One multiplier per output channel (or one): the table's columns, (x_scale * w_scale[m]) / y_scale.
     RequantLayout layout;
@@ -343,7 +363,13 @@ class IntegerConvKernel final : public VkKernel {
   int64_t group_;
   size_t w_, xZero_, wZero_;
   DataType xType_ = DataType::UINT8, wType_ = DataType::UINT8, yType_ = DataType::INT32;
-  uint32_t widenX_ = 0, widenW_ = 0, shader_ = 0, requantShader_ = 0, multiplierShader_ = 0;
+  struct Tile {
+    int64_t blocks, pixels;
+    uint32_t shader;
+  };
+  std::vector<Tile> candidates_;
+  Tile tile_{2, 8, 0};
+  uint32_t widenX_ = 0, widenW_ = 0, requantShader_ = 0, multiplierShader_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------------------------
