@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ep/vulkan/qdq_fusions.h"
 #include "gtest_requirements.h"
 #include "kiln/partition_report.h"
 #include "kiln/session.h"
@@ -319,6 +320,86 @@ TEST(VulkanInt8, MismatchedRunTimeParametersAreInvalidArgument) {
     EXPECT_NE(vulkan.status().message().find(what), std::string::npos) << vulkan.status().toString();
   }
   expectSameBytes(s, inputs(3, 3, 3));  // still runs
+}
+
+// The exact QDQ fusion: DequantizeLinear -> data movement -> QuantizeLinear with the same constant scale and zero
+// point becomes the data movement on the 8-bit tensor; other zero points, a second reader, a kept value or (for
+// copies) a device without 8-bit storage leave the chain alone.
+TEST(VulkanInt8, QdqPairsAroundDataMovementAreDroppedWhereExact) {
+  auto build = [](const std::string& op, int zeroBack, bool secondReader) {
+    ir::Graph graph;
+    auto value = [&](const std::string& name, DataType type) {
+      ir::ValueInfo info;
+      info.name = name;
+      info.dtype = type;
+      graph.valueInfo[name] = info;
+    };
+    value("q", DataType::UINT8);
+    value("d", DataType::FLOAT);
+    value("m", DataType::FLOAT);
+    value("y", DataType::UINT8);
+    graph.initializers["s"] = Tensor::fromVector<float>({}, {0.05f});
+    graph.initializers["z"] = Tensor::fromVector<uint8_t>({}, {7});
+    graph.initializers["z2"] = Tensor::fromVector<uint8_t>({}, {static_cast<uint8_t>(zeroBack)});
+    graph.initializers["shape"] = Tensor::fromVector<int64_t>({1}, {-1});
+    auto node = [&](const char* type, std::vector<std::string> in, std::string out) {
+      ir::Node n;
+      n.opType = type;
+      n.inputs = std::move(in);
+      n.outputs = {std::move(out)};
+      graph.nodes.push_back(n);
+    };
+    node("DequantizeLinear", {"q", "s", "z"}, "d");
+    if (op == "Reshape") {
+      node("Reshape", {"d", "shape"}, "m");
+    } else {
+      node(op.c_str(), {"d"}, "m");
+    }
+    node("QuantizeLinear", {"m", "s", "z2"}, "y");
+    if (secondReader) node("Relu", {"d"}, "r");
+    return graph;
+  };
+  ir::Graph dropped = build("Transpose", 7, false);
+  EXPECT_EQ(vk::dropQdqAroundDataMovement(dropped, {"y"}, true), 1);
+  ASSERT_EQ(dropped.nodes.size(), 1u);
+  EXPECT_EQ(dropped.nodes[0].opType, "Transpose");
+  EXPECT_EQ(dropped.nodes[0].inputs, std::vector<std::string>{"q"});
+  EXPECT_EQ(dropped.nodes[0].outputs, std::vector<std::string>{"y"});
+  ir::Graph view = build("Reshape", 7, false);
+  EXPECT_EQ(vk::dropQdqAroundDataMovement(view, {"y"}, false), 1);  // views need no 8-bit storage
+  EXPECT_EQ(view.nodes[0].inputs, (std::vector<std::string>{"q", "shape"}));
+  ir::Graph copy = build("Transpose", 7, false);
+  EXPECT_EQ(vk::dropQdqAroundDataMovement(copy, {"y"}, false), 0);
+  ir::Graph otherZero = build("Transpose", 8, false);
+  EXPECT_EQ(vk::dropQdqAroundDataMovement(otherZero, {"y"}, true), 0);
+  ir::Graph shared = build("Transpose", 7, true);
+  EXPECT_EQ(vk::dropQdqAroundDataMovement(shared, {"y", "r"}, true), 0);
+  ir::Graph kept = build("Transpose", 7, false);
+  EXPECT_EQ(vk::dropQdqAroundDataMovement(kept, {"y", "m"}, true), 0);
+  EXPECT_EQ(kept.nodes.size(), 3u);
+}
+
+// The same fusion in a session: Q -> DQ -> Transpose -> Q -> DQ -> Reshape -> Q -> DQ gives the CPU EP's bytes.
+TEST(VulkanInt8, DroppedQdqPairsKeepCpuBytes) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(13);
+  m.input("x", {2, 3, 5});
+  initializer(m, "s", {}, onnx::TensorProto::FLOAT, {0.07});
+  initializer(m, "z", {}, onnx::TensorProto::INT8, {4});
+  initializer(m, "shape", {2}, onnx::TensorProto::INT64, {5, 6});
+  m.node("QuantizeLinear", {"x", "s", "z"}, {"q1"});
+  m.node("DequantizeLinear", {"q1", "s", "z"}, {"d1"});
+  testing::attrInts(m.node("Transpose", {"d1"}, {"t"}), "perm", {2, 0, 1});
+  m.node("QuantizeLinear", {"t", "s", "z"}, {"q2"});
+  m.node("DequantizeLinear", {"q2", "s", "z"}, {"d2"});
+  m.node("Reshape", {"d2", "shape"}, {"r"});
+  m.node("QuantizeLinear", {"r", "s", "z"}, {"q3"});
+  m.node("DequantizeLinear", {"q3", "s", "z"}, {"y"});
+  m.output("y");
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("drop.onnx")), s));
+  expectSameBytes(s, {{"x", trickyFloats({2, 3, 5}, 0.07f)}});
 }
 
 // A dynamically quantized conv net as onnxruntime's dynamic quantizer writes it: DynamicQuantizeLinear, then
