@@ -402,6 +402,28 @@ TEST(VulkanInt8, DroppedQdqPairsKeepCpuBytes) {
   expectSameBytes(s, {{"x", trickyFloats({2, 3, 5}, 0.07f)}});
 }
 
+// Cast from uint8/int8 (an image input, a quantized tensor) to float32, float16, int32 and int64, and the same-type
+// copy: the CPU EP's bytes.
+TEST(VulkanInt8, CastFromInt8MatchesCpuBytes) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(13);
+  m.input("u", {3, 7}, onnx::TensorProto::UINT8);
+  m.input("i", {3, 7}, onnx::TensorProto::INT8);
+  testing::attrInt(m.node("Cast", {"u"}, {"uf"}), "to", onnx::TensorProto::FLOAT);
+  testing::attrInt(m.node("Cast", {"u"}, {"uh"}), "to", onnx::TensorProto::FLOAT16);
+  testing::attrInt(m.node("Cast", {"u"}, {"uu"}), "to", onnx::TensorProto::UINT8);
+  testing::attrInt(m.node("Cast", {"i"}, {"if"}), "to", onnx::TensorProto::FLOAT);
+  testing::attrInt(m.node("Cast", {"i"}, {"ii"}), "to", onnx::TensorProto::INT32);
+  testing::attrInt(m.node("Cast", {"i"}, {"il"}), "to", onnx::TensorProto::INT64);
+  m.output("uf").output("uh", {}, onnx::TensorProto::FLOAT16).output("uu", {}, onnx::TensorProto::UINT8);
+  m.output("if").output("ii", {}, onnx::TensorProto::INT32).output("il", {}, onnx::TensorProto::INT64);
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("cast8.onnx")), s));
+  expectSameBytes(s, {{"u", tensorOf<uint8_t>({3, 7}, ints(21, 0, 255, 40))},
+                      {"i", tensorOf<int8_t>({3, 7}, ints(21, -128, 127, 41))}});
+}
+
 // A dynamically quantized conv net as onnxruntime's dynamic quantizer writes it: DynamicQuantizeLinear, then
 // ConvInteger / MatMulInteger, Cast to float and Mul by x_scale * w_scale (plus a bias Add and Relu). Every step
 // is integer or one correctly rounded float operation, so Vulkan equals the CPU EP bit for bit.
