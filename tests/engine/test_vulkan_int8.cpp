@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/qdq_fusions.h"
 #include "gtest_requirements.h"
 #include "kiln/partition_report.h"
@@ -422,6 +423,50 @@ TEST(VulkanInt8, CastFromInt8MatchesCpuBytes) {
   ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("cast8.onnx")), s));
   expectSameBytes(s, {{"u", tensorOf<uint8_t>({3, 7}, ints(21, 0, 255, 40))},
                       {"i", tensorOf<int8_t>({3, 7}, ints(21, -128, 127, 41))}});
+}
+
+// What the Vulkan int8 kernels leave to the CPU EP, with the reason: a QuantizeLinear whose output_dtype (opset 21)
+// is not uint8 and has no zero point (the CPU EP writes uint8 there), float16 scales, and byte copies on a device
+// without 8-bit storage.
+TEST(VulkanInt8, NodesTheVulkanKernelsLeaveToTheCpu) {
+  vk::DeviceInfo device;
+  device.storageBuffer8Bit = true;
+  auto info = [](DataType type) {
+    ir::ValueInfo value;
+    value.dtype = type;
+    return value;
+  };
+  const ir::ValueInfo f32 = info(DataType::FLOAT), f16 = info(DataType::FLOAT16), i8 = info(DataType::INT8),
+                      u8 = info(DataType::UINT8);
+  ir::Node quantize;
+  quantize.opType = "QuantizeLinear";
+  quantize.inputs = {"x", "s"};
+  quantize.outputs = {"y"};
+  const vk::KernelEntry* q = vk::findKernel("", "QuantizeLinear", 21);
+  ASSERT_NE(q, nullptr);
+  EXPECT_TRUE(q->support({quantize, 21, device, {nullptr, nullptr}, {&f32, &f32}, {&u8}, {false, false}}).supported);
+  ir::Attribute dtype;
+  dtype.name = "output_dtype";
+  dtype.type = ir::AttributeType::INT;
+  dtype.i = static_cast<int64_t>(DataType::INT8);
+  quantize.attributes["output_dtype"] = dtype;
+  NodeSupport support = q->support({quantize, 21, device, {nullptr, nullptr}, {&f32, &f32}, {&i8}, {false, false}});
+  EXPECT_FALSE(support.supported);
+  support = q->support({quantize, 21, device, {nullptr, nullptr}, {&f32, &f16}, {&u8}, {false, false}});
+  EXPECT_FALSE(support.supported);
+  EXPECT_NE(support.reason.find("scale is float16"), std::string::npos) << support.reason;
+
+  ir::Node transpose;
+  transpose.opType = "Transpose";
+  transpose.inputs = {"q"};
+  transpose.outputs = {"t"};
+  const vk::KernelEntry* t = vk::findKernel("", "Transpose", 13);
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(t->support({transpose, 13, device, {nullptr}, {&i8}, {&i8}, {false}}).supported);
+  device.storageBuffer8Bit = false;
+  support = t->support({transpose, 13, device, {nullptr}, {&i8}, {&i8}, {false}});
+  EXPECT_FALSE(support.supported);
+  EXPECT_NE(support.reason.find("storageBuffer8BitAccess"), std::string::npos) << support.reason;
 }
 
 // A dynamically quantized conv net as onnxruntime's dynamic quantizer writes it: DynamicQuantizeLinear, then

@@ -20,6 +20,15 @@ std::string typeName(DataType type) {
   return type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type);
 }
 
+// QuantizeLinear's output type as the CPU EP decides it: the zero point's (`zeroPointType`, UNDEFINED without one),
+// else uint8. An output_dtype attribute (opset 21) naming another type without a zero point gives UNDEFINED: the
+// node is left to the CPU EP.
+DataType quantizedType(const ir::Node& node, DataType zeroPointType) {
+  if (zeroPointType != DataType::UNDEFINED) return zeroPointType;
+  const int64_t attribute = node.attrInt("output_dtype", 0);
+  return attribute == 0 || attribute == static_cast<int64_t>(DataType::UINT8) ? DataType::UINT8 : DataType::UNDEFINED;
+}
+
 // Where each element's scale and zero point come from: element i uses parameter (i / inner) % channels.
 struct QuantLayout {
   uint64_t inner = 1, channels = 1;
@@ -77,8 +86,9 @@ class LinearQuantizeKernel final : public VkKernel {
   LinearQuantizeKernel(const KernelCreateInfo& info, bool quantize)
       : op_(info.node.opType), quantize_(quantize), axis_(info.node.attrInt("axis", 1)), perAxis_(info.opset >= 13) {
     const bool hasZeroPoint = info.node.inputs.size() > 2 && !info.node.inputs[2].empty();
-    // QuantizeLinear's output type is its zero point's (uint8 without one); DequantizeLinear's x type decides.
-    type_ = quantize ? (hasZeroPoint ? info.inputType(2) : DataType::UINT8) : info.inputType(0);
+    // QuantizeLinear's output type is its zero point's (else output_dtype's, else uint8); DequantizeLinear's x type
+    // decides.
+    type_ = quantize ? quantizedType(info.node, hasZeroPoint ? info.inputType(2) : DataType::UNDEFINED) : info.inputType(0);
     shader_ = useShader(quantizeVariant(quantize, type_, false));
   }
 
@@ -163,7 +173,8 @@ NodeSupport quantizeSupport(const SupportQuery& q) {
   NodeSupport s = scaleSupport(q);
   if (!s.supported) return s;
   if (q.inputType(0) != DataType::FLOAT) return unsupported("x is " + typeName(q.inputType(0)) + " (float32 only)");
-  const DataType out = q.hasInput(2) ? q.inputType(2) : DataType::UINT8;
+  if (q.hasInput(2) && q.inputType(2) == DataType::UNDEFINED) return unsupported("y_zero_point's type is unknown");
+  const DataType out = quantizedType(q.node, q.hasInput(2) ? q.inputType(2) : DataType::UNDEFINED);
   if (!isQuantized8(out)) return unsupported("y is " + typeName(out) + " (the Vulkan kernel writes uint8 or int8)");
   if (q.outputType(0) != DataType::UNDEFINED && q.outputType(0) != out) {
     return unsupported("output type differs from the zero point's");
