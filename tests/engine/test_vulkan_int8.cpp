@@ -1,8 +1,8 @@
 // int8 on the Vulkan EP: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, ConvInteger,
-// QLinearMatMul and QLinearConv run entirely on Vulkan and give the CPU EP's bytes (uint8/int8, per tensor and per
-// axis, odd element counts, padding, strides, dilations, groups, half-way and saturating values, NaN); a QDQ model
-// (onnxruntime quantizer style) and a dynamically quantized conv net run in one Vulkan partition, equal to the CPU EP.
-// Skips without a Vulkan device unless KILN_REQUIRE_VULKAN=1 (CI).
+// QLinearMatMul and QLinearConv run entirely on Vulkan and give the CPU EP's bytes (uint8/int8, per tensor
+// and per axis, odd element counts, padding, strides, dilations, groups, half-way and saturating values,
+// NaN); a QDQ model (onnxruntime quantizer style) and a dynamically quantized conv net run in one Vulkan
+// partition, equal to the CPU EP. Skips without a Vulkan device unless KILN_REQUIRE_VULKAN=1 (CI).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -67,13 +67,26 @@ Tensor trickyFloats(const Shape& shape, float scale) {
   for (size_t i = 0; i < values.size(); ++i) {
     const float k = static_cast<float>(static_cast<int>(i % 61) - 30);
     switch (i % 7) {
-      case 0: values[i] = (k + 0.5f) * scale; break;
-      case 1: values[i] = std::nextafter((k + 0.5f) * scale, 1e9f); break;
-      case 2: values[i] = std::sin(static_cast<float>(i)) * 40.0f * scale; break;
-      case 3: values[i] = k * 97.0f * scale; break;  // saturates
-      case 4: values[i] = i % 3 ? 0.0f : -0.0f; break;
-      case 5: values[i] = (k + 0.5f) * scale * 3.0f; break;
-      default: values[i] = std::cos(static_cast<float>(i) * 0.3f) * 7.0f;
+      case 0:
+        values[i] = (k + 0.5f) * scale;
+        break;
+      case 1:
+        values[i] = std::nextafter((k + 0.5f) * scale, 1e9f);
+        break;
+      case 2:
+        values[i] = std::sin(static_cast<float>(i)) * 40.0f * scale;
+        break;
+      case 3:
+        values[i] = k * 97.0f * scale;
+        break;  // saturates
+      case 4:
+        values[i] = i % 3 ? 0.0f : -0.0f;
+        break;
+      case 5:
+        values[i] = (k + 0.5f) * scale * 3.0f;
+        break;
+      default:
+        values[i] = std::cos(static_cast<float>(i) * 0.3f) * 7.0f;
     }
   }
   if (values.size() > 11) values[11] = std::numeric_limits<float>::quiet_NaN();
@@ -84,8 +97,8 @@ struct Sessions {
   std::unique_ptr<Session> cpu, vulkan;
 };
 
-// The model on the CPU EP and on Vulkan with CPU fallback disabled (plus `config` entries); expects every node on
-// Vulkan in one partition.
+// The model on the CPU EP and on Vulkan with CPU fallback disabled (plus `config` entries); expects every
+// node on Vulkan in one partition.
 void createBoth(const std::string& path, Sessions& s,
                 const std::vector<std::pair<std::string, std::string>>& config = {}) {
   SessionOptions cpuOptions;
@@ -151,7 +164,10 @@ TEST(VulkanInt8, QuantizeAndDequantizeLinearMatchCpuBytes) {
   m.node("QuantizeLinear", {"x", "s1"}, {"qn"});  // no zero point: uint8, zero point 0
   m.node("DequantizeLinear", {"qn", "s1"}, {"dn"});
   testing::attrInt(m.node("DequantizeLinear", {"i32", "s3"}, {"di"}), "axis", 0);
-  m.output("qu", {}, onnx::TensorProto::UINT8).output("du").output("qs", {}, onnx::TensorProto::INT8).output("ds");
+  m.output("qu", {}, onnx::TensorProto::UINT8)
+      .output("du")
+      .output("qs", {}, onnx::TensorProto::INT8)
+      .output("ds");
   m.output("qn", {}, onnx::TensorProto::UINT8).output("dn").output("di");
   Sessions s;
   ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("qdq.onnx")), s));
@@ -174,7 +190,8 @@ TEST(VulkanInt8, DynamicQuantizeLinearMatchesCpuBytes) {
   expectSameBytes(s, {{"x", trickyFloats({9999, 7}, 0.11f)}});
   // All positive, all negative, all zero (scale 1), one element, tiny range.
   std::vector<float> positive(21), negative(21);
-  for (size_t i = 0; i < 21; ++i) positive[i] = 0.3f + static_cast<float>(i) * 1.7f, negative[i] = -positive[i];
+  for (size_t i = 0; i < 21; ++i)
+    positive[i] = 0.3f + static_cast<float>(i) * 1.7f, negative[i] = -positive[i];
   expectSameBytes(s, {{"x", Tensor::fromVector<float>({3, 7}, positive)}});
   expectSameBytes(s, {{"x", Tensor::fromVector<float>({3, 7}, negative)}});
   expectSameBytes(s, {{"x", Tensor::fromVector<float>({1, 7}, std::vector<float>(7, 0.0f))}});
@@ -194,9 +211,9 @@ TEST(VulkanInt8, MatMulIntegerAndQLinearMatMulMatchCpuBytes) {
   initializer(m, "bz", {7}, onnx::TensorProto::INT8, ints(7, -20, 20, 4));
   initializer(m, "buz", {}, onnx::TensorProto::UINT8, {100});
   initializer(m, "asz", {}, onnx::TensorProto::INT8, {-7});
-  m.node("MatMulInteger", {"a", "b", "az", "bz"}, {"mi"});         // batched A, per-column b zero point
-  m.node("MatMulInteger", {"a", "bu", "azr", "buz"}, {"mu"});      // batched B, per-row a zero point
-  m.node("MatMulInteger", {"as", "b"}, {"mn"});                    // int8 x int8, no zero points
+  m.node("MatMulInteger", {"a", "b", "az", "bz"}, {"mi"});     // batched A, per-column b zero point
+  m.node("MatMulInteger", {"a", "bu", "azr", "buz"}, {"mu"});  // batched B, per-row a zero point
+  m.node("MatMulInteger", {"as", "b"}, {"mn"});                // int8 x int8, no zero points
   initializer(m, "sa", {}, onnx::TensorProto::FLOAT, {0.021});
   initializer(m, "sb", {7}, onnx::TensorProto::FLOAT, {0.01, 0.02, 0.003, 0.5, 0.07, 0.011, 0.09});
   initializer(m, "sy", {}, onnx::TensorProto::FLOAT, {0.013});
@@ -262,8 +279,8 @@ TEST(VulkanInt8, ConvIntegerAndQLinearConvMatchCpuBytes) {
   expectSameBytes(tuned, inputs);
 }
 
-// uint8/int8 tensors through the data-movement copies (bytes, with 8-bit storage): Transpose, Slice, Concat, Expand
-// and Reshape between QuantizeLinear and DequantizeLinear.
+// uint8/int8 tensors through the data-movement copies (bytes, with 8-bit storage): Transpose, Slice, Concat,
+// Expand and Reshape between QuantizeLinear and DequantizeLinear.
 TEST(VulkanInt8, DataMovementOfInt8TensorsMatchesCpuBytes) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
@@ -277,9 +294,9 @@ TEST(VulkanInt8, DataMovementOfInt8TensorsMatchesCpuBytes) {
   initializer(m, "shape", {4}, onnx::TensorProto::INT64, {2, 2, 3, 3});
   m.node("QuantizeLinear", {"x", "s", "z"}, {"q"});
   testing::attrInts(m.node("Transpose", {"q"}, {"t"}), "perm", {0, 2, 1});  // [2, 5, 3]
-  m.node("Slice", {"q", "starts", "ends", "axes"}, {"sl"});                  // [2, 3, 3]
+  m.node("Slice", {"q", "starts", "ends", "axes"}, {"sl"});                 // [2, 3, 3]
   testing::attrInt(m.node("Concat", {"sl", "q"}, {"c"}), "axis", 2);        // [2, 3, 8]
-  m.node("Expand", {"sl", "shape"}, {"e"});                                  // [2, 2, 3, 3]
+  m.node("Expand", {"sl", "shape"}, {"e"});                                 // [2, 2, 3, 3]
   m.node("DequantizeLinear", {"c", "s", "z"}, {"y"});
   m.output("t", {}, onnx::TensorProto::INT8).output("e", {}, onnx::TensorProto::INT8).output("y");
   Sessions s;
@@ -287,9 +304,10 @@ TEST(VulkanInt8, DataMovementOfInt8TensorsMatchesCpuBytes) {
   expectSameBytes(s, {{"x", trickyFloats({2, 3, 5}, 0.05f)}});
 }
 
-// Bad inputs reach the Vulkan kernels only at run time (parameters that are graph inputs): a per-axis scale of the
-// wrong length, a zero point that does not match its scale, a ConvInteger input whose channels do not match w. Each
-// run fails with INVALID_ARGUMENT naming the op, as on the CPU EP, and the session keeps working.
+// Bad inputs reach the Vulkan kernels only at run time (parameters that are graph inputs): a per-axis scale
+// of the wrong length, a zero point that does not match its scale, a ConvInteger input whose channels do not
+// match w. Each run fails with INVALID_ARGUMENT naming the op, as on the CPU EP, and the session keeps
+// working.
 TEST(VulkanInt8, MismatchedRunTimeParametersAreInvalidArgument) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
@@ -305,14 +323,16 @@ TEST(VulkanInt8, MismatchedRunTimeParametersAreInvalidArgument) {
   Sessions s;
   ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("bad.onnx")), s));
   auto inputs = [](int64_t scales, int64_t zeros, int64_t channels) {
-    return Inputs{{"x", Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6})},
-                  {"scale", Tensor::fromVector<float>({scales}, std::vector<float>(static_cast<size_t>(scales), 0.5f))},
-                  {"zero", Tensor::fromVector<uint8_t>({zeros}, std::vector<uint8_t>(static_cast<size_t>(zeros), 3))},
-                  {"xi", Tensor::fromVector<uint8_t>({1, channels, 5, 5},
-                                                     std::vector<uint8_t>(static_cast<size_t>(channels * 25), 7))}};
+    return Inputs{
+        {"x", Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6})},
+        {"scale", Tensor::fromVector<float>({scales}, std::vector<float>(static_cast<size_t>(scales), 0.5f))},
+        {"zero", Tensor::fromVector<uint8_t>({zeros}, std::vector<uint8_t>(static_cast<size_t>(zeros), 3))},
+        {"xi", Tensor::fromVector<uint8_t>({1, channels, 5, 5},
+                                           std::vector<uint8_t>(static_cast<size_t>(channels * 25), 7))}};
   };
-  for (const auto& [bad, what] : {std::pair{inputs(4, 4, 3), "QuantizeLinear"}, std::pair{inputs(3, 2, 3), "QuantizeLinear"},
-                                  std::pair{inputs(3, 3, 2), "ConvInteger"}}) {
+  for (const auto& [bad, what] :
+       {std::pair{inputs(4, 4, 3), "QuantizeLinear"}, std::pair{inputs(3, 2, 3), "QuantizeLinear"},
+        std::pair{inputs(3, 3, 2), "ConvInteger"}}) {
     auto cpu = s.cpu->run(bad);
     auto vulkan = s.vulkan->run(bad);
     ASSERT_FALSE(cpu.isOk());
@@ -323,9 +343,9 @@ TEST(VulkanInt8, MismatchedRunTimeParametersAreInvalidArgument) {
   expectSameBytes(s, inputs(3, 3, 3));  // still runs
 }
 
-// The exact QDQ fusion: DequantizeLinear -> data movement -> QuantizeLinear with the same constant scale and zero
-// point becomes the data movement on the 8-bit tensor; other zero points, a second reader, a kept value or (for
-// copies) a device without 8-bit storage leave the chain alone.
+// The exact QDQ fusion: DequantizeLinear -> data movement -> QuantizeLinear with the same constant scale and
+// zero point becomes the data movement on the 8-bit tensor; other zero points, a second reader, a kept value
+// or (for copies) a device without 8-bit storage leave the chain alone.
 TEST(VulkanInt8, QdqPairsAroundDataMovementAreDroppedWhereExact) {
   auto build = [](const std::string& op, int zeroBack, bool secondReader) {
     ir::Graph graph;
@@ -380,7 +400,8 @@ TEST(VulkanInt8, QdqPairsAroundDataMovementAreDroppedWhereExact) {
   EXPECT_EQ(kept.nodes.size(), 3u);
 }
 
-// The same fusion in a session: Q -> DQ -> Transpose -> Q -> DQ -> Reshape -> Q -> DQ gives the CPU EP's bytes.
+// The same fusion in a session: Q -> DQ -> Transpose -> Q -> DQ -> Reshape -> Q -> DQ gives the CPU EP's
+// bytes.
 TEST(VulkanInt8, DroppedQdqPairsKeepCpuBytes) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
@@ -403,8 +424,8 @@ TEST(VulkanInt8, DroppedQdqPairsKeepCpuBytes) {
   expectSameBytes(s, {{"x", trickyFloats({2, 3, 5}, 0.07f)}});
 }
 
-// Cast from uint8/int8 (an image input, a quantized tensor) to float32, float16, int32 and int64, and the same-type
-// copy: the CPU EP's bytes.
+// Cast from uint8/int8 (an image input, a quantized tensor) to float32, float16, int32 and int64, and the
+// same-type copy: the CPU EP's bytes.
 TEST(VulkanInt8, CastFromInt8MatchesCpuBytes) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
@@ -425,9 +446,9 @@ TEST(VulkanInt8, CastFromInt8MatchesCpuBytes) {
                       {"i", tensorOf<int8_t>({3, 7}, ints(21, -128, 127, 41))}});
 }
 
-// What the Vulkan int8 kernels leave to the CPU EP, with the reason: a QuantizeLinear whose output_dtype (opset 21)
-// is not uint8 and has no zero point (the CPU EP writes uint8 there), float16 scales, and byte copies on a device
-// without 8-bit storage.
+// What the Vulkan int8 kernels leave to the CPU EP, with the reason: a QuantizeLinear whose output_dtype
+// (opset 21) is not uint8 and has no zero point (the CPU EP writes uint8 there), float16 scales, and byte
+// copies on a device without 8-bit storage.
 TEST(VulkanInt8, NodesTheVulkanKernelsLeaveToTheCpu) {
   vk::DeviceInfo device;
   device.storageBuffer8Bit = true;
@@ -444,13 +465,15 @@ TEST(VulkanInt8, NodesTheVulkanKernelsLeaveToTheCpu) {
   quantize.outputs = {"y"};
   const vk::KernelEntry* q = vk::findKernel("", "QuantizeLinear", 21);
   ASSERT_NE(q, nullptr);
-  EXPECT_TRUE(q->support({quantize, 21, device, {nullptr, nullptr}, {&f32, &f32}, {&u8}, {false, false}}).supported);
+  EXPECT_TRUE(
+      q->support({quantize, 21, device, {nullptr, nullptr}, {&f32, &f32}, {&u8}, {false, false}}).supported);
   ir::Attribute dtype;
   dtype.name = "output_dtype";
   dtype.type = ir::AttributeType::INT;
   dtype.i = static_cast<int64_t>(DataType::INT8);
   quantize.attributes["output_dtype"] = dtype;
-  NodeSupport support = q->support({quantize, 21, device, {nullptr, nullptr}, {&f32, &f32}, {&i8}, {false, false}});
+  NodeSupport support =
+      q->support({quantize, 21, device, {nullptr, nullptr}, {&f32, &f32}, {&i8}, {false, false}});
   EXPECT_FALSE(support.supported);
   support = q->support({quantize, 21, device, {nullptr, nullptr}, {&f32, &f16}, {&u8}, {false, false}});
   EXPECT_FALSE(support.supported);
@@ -470,8 +493,8 @@ TEST(VulkanInt8, NodesTheVulkanKernelsLeaveToTheCpu) {
 }
 
 // A dynamically quantized conv net as onnxruntime's dynamic quantizer writes it: DynamicQuantizeLinear, then
-// ConvInteger / MatMulInteger, Cast to float and Mul by x_scale * w_scale (plus a bias Add and Relu). Every step
-// is integer or one correctly rounded float operation, so Vulkan equals the CPU EP bit for bit.
+// ConvInteger / MatMulInteger, Cast to float and Mul by x_scale * w_scale (plus a bias Add and Relu). Every
+// step is integer or one correctly rounded float operation, so Vulkan equals the CPU EP bit for bit.
 std::string dynamicConvNet(const testing::TempDir& dir) {
   ModelBuilder m(13);
   m.input("x", {1, 3, 16, 16});
@@ -521,9 +544,9 @@ TEST(VulkanInt8, DynamicallyQuantizedConvNetRunsOnVulkanWithCpuBytes) {
   expectSameBytes(s, {{"x", Tensor::fromVector<float>({1, 3, 16, 16}, x)}});
 }
 
-// kiln.vulkan.fp16=1 over the dynamically quantized net: the floats cast from ConvInteger's int32 accumulators
-// exceed float16's range (they overflowed to infinity before their readers kept float32), so the result stays
-// within the float16 tolerance of issue 20 (atol 5e-3 * max(1, max|ref|), rtol 1e-2).
+// kiln.vulkan.fp16=1 over the dynamically quantized net: the floats cast from ConvInteger's int32
+// accumulators exceed float16's range (they overflowed to infinity before their readers kept float32), so the
+// result stays within the float16 tolerance of issue 20 (atol 5e-3 * max(1, max|ref|), rtol 1e-2).
 TEST(VulkanInt8, Fp16StorageKeepsIntegerAccumulatorsInFloat32) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
@@ -556,10 +579,10 @@ TEST(VulkanInt8, Fp16StorageKeepsIntegerAccumulatorsInFloat32) {
   }
 }
 
-// A QDQ model as onnxruntime's static quantizer writes it: QuantizeLinear/DequantizeLinear pairs around Conv (int8
-// per-channel weights, int32 bias), Relu, MaxPool, Add and MatMul. The float ops between the pairs sum in another
-// order on the device, so an output may land one quantization step away from the CPU EP's; the tolerance is that
-// step (the final QuantizeLinear's scale).
+// A QDQ model as onnxruntime's static quantizer writes it: QuantizeLinear/DequantizeLinear pairs around Conv
+// (int8 per-channel weights, int32 bias), Relu, MaxPool, Add and MatMul. The float ops between the pairs sum
+// in another order on the device, so an output may land one quantization step away from the CPU EP's; the
+// tolerance is that step (the final QuantizeLinear's scale).
 constexpr float kQdqOutputScale = 0.05f;
 std::string qdqModel(const testing::TempDir& dir) {
   ModelBuilder m(13);
@@ -574,18 +597,21 @@ std::string qdqModel(const testing::TempDir& dir) {
                     uint32_t seed) {
     int64_t count = 1;
     for (int64_t d : dims) count *= d;
-    initializer(m, name + "_q", dims, onnx::TensorProto::INT8, ints(static_cast<size_t>(count), -127, 127, seed));
+    initializer(m, name + "_q", dims, onnx::TensorProto::INT8,
+                ints(static_cast<size_t>(count), -127, 127, seed));
     std::vector<double> scales(channels), zeros(channels, 0);
     for (size_t c = 0; c < channels; ++c) scales[c] = 0.002 + 0.0005 * static_cast<double>(c);
     initializer(m, name + "_s", {static_cast<int64_t>(channels)}, onnx::TensorProto::FLOAT, scales);
     initializer(m, name + "_z", {static_cast<int64_t>(channels)}, onnx::TensorProto::INT8, zeros);
-    testing::attrInt(m.node("DequantizeLinear", {name + "_q", name + "_s", name + "_z"}, {name}), "axis", axis);
+    testing::attrInt(m.node("DequantizeLinear", {name + "_q", name + "_s", name + "_z"}, {name}), "axis",
+                     axis);
   };
   qdq("x", "xd", 0.02f, 128);
   weight("w1", {8, 3, 3, 3}, 0, 8, 31);
   initializer(m, "b1_q", {8}, onnx::TensorProto::INT32, ints(8, -3000, 3000, 32));
   std::vector<double> biasScales(8);
-  for (size_t c = 0; c < 8; ++c) biasScales[c] = static_cast<double>(0.02f * static_cast<float>(0.002 + 0.0005 * c));
+  for (size_t c = 0; c < 8; ++c)
+    biasScales[c] = static_cast<double>(0.02f * static_cast<float>(0.002 + 0.0005 * c));
   initializer(m, "b1_s", {8}, onnx::TensorProto::FLOAT, biasScales);
   testing::attrInt(m.node("DequantizeLinear", {"b1_q", "b1_s"}, {"b1"}), "axis", 0);
   testing::attrInts(m.node("Conv", {"xd", "w1", "b1"}, {"c1"}), "pads", {1, 1, 1, 1});

@@ -14,7 +14,8 @@ bool isViewOp(const std::string& op) {
 }
 
 bool isCopyOp(const std::string& op) {
-  static const std::set<std::string> ops = {"Transpose", "Slice", "Expand", "Tile", "DepthToSpace", "SpaceToDepth"};
+  static const std::set<std::string> ops = {"Transpose", "Slice",        "Expand",
+                                            "Tile",      "DepthToSpace", "SpaceToDepth"};
   return ops.count(op) != 0;
 }
 
@@ -36,12 +37,15 @@ Uses usesOf(const ir::Graph& graph) {
 }
 
 // Input i of `node` when present, else "".
-std::string inputOf(const ir::Node& node, size_t i) { return i < node.inputs.size() ? node.inputs[i] : std::string(); }
+std::string inputOf(const ir::Node& node, size_t i) {
+  return i < node.inputs.size() ? node.inputs[i] : std::string();
+}
 
 // The one-element initializer `name`, or nullptr.
 const Tensor* scalarInitializer(const ir::Graph& graph, const std::string& name) {
   auto it = graph.initializers.find(name);
-  return it != graph.initializers.end() && it->second.numel() == 1 && it->second.rank() <= 1 ? &it->second : nullptr;
+  return it != graph.initializers.end() && it->second.numel() == 1 && it->second.rank() <= 1 ? &it->second
+                                                                                             : nullptr;
 }
 
 // Whether a scale makes quantize(dequantize(k)) == k for every 8-bit k (see the header).
@@ -56,13 +60,14 @@ bool sameScalar(const Tensor& a, const Tensor& b) {
 }
 
 DataType typeOf(const ir::Graph& graph, const std::string& value) {
-  if (auto init = graph.initializers.find(value); init != graph.initializers.end()) return init->second.dtype();
+  if (auto init = graph.initializers.find(value); init != graph.initializers.end())
+    return init->second.dtype();
   const ir::ValueInfo* info = graph.findValueInfo(value);
   return info ? info->dtype : DataType::UNDEFINED;
 }
 
-// Whether DequantizeLinear `dq` and QuantizeLinear `q` use the same constant per-tensor scale and zero point, and
-// the 8-bit type dq reads is the one q writes.
+// Whether DequantizeLinear `dq` and QuantizeLinear `q` use the same constant per-tensor scale and zero point,
+// and the 8-bit type dq reads is the one q writes.
 bool sameParameters(const ir::Graph& graph, const ir::Node& dq, const ir::Node& q) {
   if (dq.attrInt("block_size", 0) != 0 || q.attrInt("block_size", 0) != 0) return false;
   const Tensor* s1 = scalarInitializer(graph, inputOf(dq, 1));
@@ -93,7 +98,8 @@ int dropQdqAroundDataMovement(ir::Graph& graph, const std::vector<std::string>& 
       const std::string dequantized = op.inputs[0], moved = op.outputs[0];
       auto dqAt = uses.producer.find(dequantized);
       if (dqAt == uses.producer.end() || kept.count(dequantized) || kept.count(moved)) continue;
-      if (uses.readers.at(dequantized) != 1 || uses.readers.count(moved) == 0 || uses.readers.at(moved) != 1) continue;
+      if (uses.readers.at(dequantized) != 1 || uses.readers.count(moved) == 0 || uses.readers.at(moved) != 1)
+        continue;
       size_t qAt = graph.nodes.size();
       for (size_t k = i + 1; k < graph.nodes.size() && qAt == graph.nodes.size(); ++k) {
         if (inputOf(graph.nodes[k], 0) == moved) qAt = k;
@@ -101,8 +107,12 @@ int dropQdqAroundDataMovement(ir::Graph& graph, const std::vector<std::string>& 
       if (qAt == graph.nodes.size()) continue;
       const ir::Node& dq = graph.nodes[dqAt->second];
       const ir::Node& q = graph.nodes[qAt];
-      if (!dq.domain.empty() || dq.opType != "DequantizeLinear" || !q.domain.empty() || q.opType != "QuantizeLinear") continue;
-      if (q.outputs.size() != 1 || typeOf(graph, dequantized) != DataType::FLOAT || !sameParameters(graph, dq, q)) continue;
+      if (!dq.domain.empty() || dq.opType != "DequantizeLinear" || !q.domain.empty() ||
+          q.opType != "QuantizeLinear")
+        continue;
+      if (q.outputs.size() != 1 || typeOf(graph, dequantized) != DataType::FLOAT ||
+          !sameParameters(graph, dq, q))
+        continue;
       // op reads the 8-bit tensor and writes the QuantizeLinear's output; both quantization nodes go.
       op.inputs[0] = dq.inputs[0];
       op.outputs[0] = q.outputs[0];

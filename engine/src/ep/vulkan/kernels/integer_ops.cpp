@@ -1,10 +1,10 @@
-// Vulkan kernels: MatMulInteger, ConvInteger (int32 y) and QLinearMatMul, QLinearConv (requantized 8-bit y) on
-// uint8/int8 operands: shaders/matmul_int.comp and shaders/conv_int.comp accumulate in tiles, and for the QLinear
-// ops shaders/requantize.comp turns the int32 accumulators (in scratch) into 8-bit y. Accumulation is exact in int32, so the
-// results equal the CPU EP's (engine/src/ep/cpu/kernels/math.cpp, conv.cpp, qlinear_ops.cpp) bit for bit; the
-// requantization multipliers ((input scale * weight scale) / y_scale) are computed on the device in the CPU EP's
-// float order with a correctly rounded division (requantize.comp, MULTIPLIERS), so scales may be constants or
-// run-time values. Zero points are read on the device (they may
+// Vulkan kernels: MatMulInteger, ConvInteger (int32 y) and QLinearMatMul, QLinearConv (requantized 8-bit y)
+// on uint8/int8 operands: shaders/matmul_int.comp and shaders/conv_int.comp accumulate in tiles, and for the
+// QLinear ops shaders/requantize.comp turns the int32 accumulators (in scratch) into 8-bit y. Accumulation is
+// exact in int32, so the results equal the CPU EP's (engine/src/ep/cpu/kernels/math.cpp, conv.cpp,
+// qlinear_ops.cpp) bit for bit; the requantization multipliers ((input scale * weight scale) / y_scale) are
+// computed on the device in the CPU EP's float order with a correctly rounded division (requantize.comp,
+// MULTIPLIERS), so scales may be constants or run-time values. Zero points are read on the device (they may
 // be DynamicQuantizeLinear outputs): per tensor, per row of A / column of B, per output channel of w.
 // Convolutions take 1 or 2 spatial dims; MatMul batches broadcast numpy-style over at most 4 batch dims.
 #include <algorithm>
@@ -22,11 +22,12 @@ namespace {
 
 constexpr uint32_t kLocal = 64;
 constexpr size_t kMaxBatchRank = 4;
-// conv_int.comp's weight blocks hold kChannelTile output channels; each invocation computes a tile of blocks x
-// output pixels, chosen as for the float conv2d.comp (CPU drivers: 2 blocks x 8 pixels; GPUs: up to 4 blocks x 1
-// pixel) or, with kiln.vulkan.autotune=1, timed among kConvTiles on the first run.
+// conv_int.comp's weight blocks hold kChannelTile output channels; each invocation computes a tile of blocks
+// x output pixels, chosen as for the float conv2d.comp (CPU drivers: 2 blocks x 8 pixels; GPUs: up to 4
+// blocks x 1 pixel) or, with kiln.vulkan.autotune=1, timed among kConvTiles on the first run.
 constexpr int64_t kChannelTile = 4;
-constexpr std::pair<int64_t, int64_t> kConvTiles[] = {{1, 1}, {2, 1}, {4, 1}, {1, 4}, {2, 4}, {1, 8}, {2, 8}, {4, 4}};
+constexpr std::pair<int64_t, int64_t> kConvTiles[] = {{1, 1}, {2, 1}, {4, 1}, {1, 4},
+                                                      {2, 4}, {1, 8}, {2, 8}, {4, 4}};
 
 bool isQuantized8(DataType type) { return type == DataType::UINT8 || type == DataType::INT8; }
 
@@ -51,7 +52,8 @@ Result<ZeroPoint> zeroPoint(RecordContext& ctx, const std::string& op, size_t i,
   ZeroPoint zp{fallback, 0};
   if (!ctx.input(i)) return zp;
   KILN_ASSIGN_OR_RETURN(const VkTensor* t, ctx.deviceInput(i));
-  if (t->dtype != type) return invalid(op, std::string(name) + " must have its operand's type " + dataTypeName(type));
+  if (t->dtype != type)
+    return invalid(op, std::string(name) + " must have its operand's type " + dataTypeName(type));
   const bool perTensor = t->elementCount() == 1 && t->shape.size() <= 1;
   if (!perTensor && (t->shape.size() != 1 || t->elementCount() != count)) {
     return invalid(op, std::string(name) + " " + shapeToString(t->shape) + " must hold 1 or " +
@@ -65,7 +67,9 @@ Result<ZeroPoint> zeroPoint(RecordContext& ctx, const std::string& op, size_t i,
 // An operand input with the element type the kernel was created for.
 Result<const VkTensor*> operand(RecordContext& ctx, const std::string& op, size_t i, DataType type) {
   KILN_ASSIGN_OR_RETURN(const VkTensor* t, ctx.deviceInput(i));
-  if (t->dtype != type) return invalid(op, "input " + std::to_string(i) + " is " + dataTypeName(t->dtype) + ", expected " + dataTypeName(type));
+  if (t->dtype != type)
+    return invalid(op, "input " + std::to_string(i) + " is " + dataTypeName(t->dtype) + ", expected " +
+                           dataTypeName(type));
   return t;
 }
 
@@ -81,14 +85,15 @@ struct Scale {
   BufferRange range;
   uint64_t count = 1;
 };
-Result<Scale> scaleInput(RecordContext& ctx, const std::string& op, size_t i, int64_t count, const char* name) {
+Result<Scale> scaleInput(RecordContext& ctx, const std::string& op, size_t i, int64_t count,
+                         const char* name) {
   if (!ctx.input(i)) return invalid(op, std::string("input '") + name + "' is required");
   KILN_ASSIGN_OR_RETURN(const VkTensor* t, ctx.deviceInput(i));
   if (t->dtype != DataType::FLOAT) return invalid(op, std::string(name) + " must be float32");
   const bool perTensor = t->elementCount() == 1 && t->shape.size() <= 1;
   if (!perTensor && (t->shape.size() != 1 || t->elementCount() != count)) {
-    return invalid(op, std::string(name) + " " + shapeToString(t->shape) + " must hold 1 or " + std::to_string(count) +
-                           " values");
+    return invalid(op, std::string(name) + " " + shapeToString(t->shape) + " must hold 1 or " +
+                           std::to_string(count) + " values");
   }
   return Scale{t->range(), perTensor ? 1 : static_cast<uint64_t>(count)};
 }
@@ -118,7 +123,14 @@ Status recordRequantize(RecordContext& ctx, uint32_t shader, uint64_t count, con
   uint32_t rowStride = 0;
   const auto groups = linearGroups((count + 3) / 4, kLocal, &rowStride);
   PushConstants push;
-  push.u32(count).u32(rowStride).u32(l.rowInner).u32(l.rows).u32(l.colInner).u32(l.cols).u32(l.yInner).u32(l.yCount);
+  push.u32(count)
+      .u32(rowStride)
+      .u32(l.rowInner)
+      .u32(l.rows)
+      .u32(l.colInner)
+      .u32(l.cols)
+      .u32(l.yInner)
+      .u32(l.yCount);
   const BufferRange buffers[] = {acc, multipliers, yZero, y};
   return ctx.dispatch(shader, buffers, push.data(), push.size(), groups);
 }
@@ -129,8 +141,8 @@ DataType qlinearOutputType(const KernelCreateInfo& info) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// MatMulInteger (inputs A, B, a_zero_point, b_zero_point) and QLinearMatMul (a, a_scale, a_zero_point, b, b_scale,
-// b_zero_point, y_scale, y_zero_point).
+// MatMulInteger (inputs A, B, a_zero_point, b_zero_point) and QLinearMatMul (a, a_scale, a_zero_point, b,
+// b_scale, b_zero_point, y_scale, y_zero_point).
 class IntegerMatMulKernel final : public VkKernel {
  public:
   IntegerMatMulKernel(const KernelCreateInfo& info, bool requant)
@@ -139,7 +151,8 @@ class IntegerMatMulKernel final : public VkKernel {
     bType_ = info.inputType(b_);
     yType_ = requant ? qlinearOutputType(info) : DataType::INT32;
     ShaderVariant variant{"matmul_int", {}, 5, kLocal};
-    variant.define("A_SIGNED", aType_ == DataType::INT8 ? 1 : 0).define("B_SIGNED", bType_ == DataType::INT8 ? 1 : 0);
+    variant.define("A_SIGNED", aType_ == DataType::INT8 ? 1 : 0)
+        .define("B_SIGNED", bType_ == DataType::INT8 ? 1 : 0);
     shader_ = useShader(variant);
     if (requant) {
       requantShader_ = useShader(requantizeVariant(yType_));
@@ -157,12 +170,14 @@ class IntegerMatMulKernel final : public VkKernel {
     if (bs.size() == 1) bs.push_back(1);
     const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
     if (bs[bs.size() - 2] != K) {
-      return invalid(op_, "shapes " + shapeToString(a->shape) + " and " + shapeToString(b->shape) + " do not match");
+      return invalid(
+          op_, "shapes " + shapeToString(a->shape) + " and " + shapeToString(b->shape) + " do not match");
     }
     const Shape aBatch(as.begin(), as.end() - 2), bBatch(bs.begin(), bs.end() - 2);
     auto batch = broadcastShapes(aBatch, bBatch);
     if (!batch.isOk()) return invalid(op_, "batch dimensions do not broadcast");
-    if (batch->size() > kMaxBatchRank) return Status(StatusCode::NOT_IMPLEMENTED, op_ + ": more than 4 batch dimensions");
+    if (batch->size() > kMaxBatchRank)
+      return Status(StatusCode::NOT_IMPLEMENTED, op_ + ": more than 4 batch dimensions");
     Shape ys = *batch;
     if (a->shape.size() > 1) ys.push_back(M);
     if (b->shape.size() > 1) ys.push_back(N);
@@ -205,8 +220,8 @@ class IntegerMatMulKernel final : public VkKernel {
     layout.cols = bScale.count;
     layout.yInner = static_cast<uint64_t>(N);
     layout.yCount = yz.count;
-    KILN_ASSIGN_OR_RETURN(BufferRange table,
-                          recordMultipliers(ctx, multiplierShader_, aScale, bScale, yScale, layout.rows, layout.cols));
+    KILN_ASSIGN_OR_RETURN(BufferRange table, recordMultipliers(ctx, multiplierShader_, aScale, bScale, yScale,
+                                                               layout.rows, layout.cols));
     return recordRequantize(ctx, requantShader_, count, layout, acc, table, yz.range, y->range());
   }
 
@@ -229,8 +244,8 @@ std::array<int64_t, 2> hw(const std::vector<int64_t>& v, int64_t fill) {
 }
 
 // Records widen_int8.comp: `count` int32 values of `src` minus its zero point into `dst` (see the shader).
-Status recordWiden(RecordContext& ctx, uint32_t shader, uint64_t count, const BufferRange& src, const ZeroPoint& zero,
-                   int64_t Mg, int64_t taps, int64_t mBlocks, const BufferRange& dst) {
+Status recordWiden(RecordContext& ctx, uint32_t shader, uint64_t count, const BufferRange& src,
+                   const ZeroPoint& zero, int64_t Mg, int64_t taps, int64_t mBlocks, const BufferRange& dst) {
   uint32_t rowStride = 0;
   const auto groups = linearGroups(count, kLocal, &rowStride);
   PushConstants push;
@@ -242,8 +257,13 @@ Status recordWiden(RecordContext& ctx, uint32_t shader, uint64_t count, const Bu
 class IntegerConvKernel final : public VkKernel {
  public:
   IntegerConvKernel(const KernelCreateInfo& info, bool requant)
-      : op_(info.node.opType), requant_(requant), attrs_(ops::WindowAttributes::read(info.node)),
-        group_(info.node.attrInt("group", 1)), w_(requant ? 3 : 1), xZero_(2), wZero_(requant ? 5 : 3) {
+      : op_(info.node.opType),
+        requant_(requant),
+        attrs_(ops::WindowAttributes::read(info.node)),
+        group_(info.node.attrInt("group", 1)),
+        w_(requant ? 3 : 1),
+        xZero_(2),
+        wZero_(requant ? 5 : 3) {
     xType_ = info.inputType(0);
     wType_ = info.inputType(w_);
     yType_ = requant ? qlinearOutputType(info) : DataType::INT32;
@@ -257,7 +277,8 @@ class IntegerConvKernel final : public VkKernel {
     ShaderVariant variant{"conv_int", {}, 4, kLocal};
     variant.define("HAS_BIAS", requant && present(info.node, 8) ? 1 : 0);
     const bool cpu = info.device.isCpu();
-    std::vector<std::pair<int64_t, int64_t>> tiles = {cpu ? std::pair<int64_t, int64_t>{2, 8} : std::pair<int64_t, int64_t>{4, 1}};
+    std::vector<std::pair<int64_t, int64_t>> tiles = {cpu ? std::pair<int64_t, int64_t>{2, 8}
+                                                          : std::pair<int64_t, int64_t>{4, 1}};
     if (info.autotune) {
       for (const auto& tile : kConvTiles) {
         if (std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) tiles.push_back(tile);
@@ -278,7 +299,8 @@ class IntegerConvKernel final : public VkKernel {
   size_t candidateCount() const override { return candidates_.size() > 1 ? candidates_.size() : 0; }
   void selectCandidate(size_t index) override { tile_ = candidates_[index]; }
   std::string candidateName(size_t index) const override {
-    return std::to_string(candidates_[index].pixels) + "px x " + std::to_string(candidates_[index].blocks) + "cb";
+    return std::to_string(candidates_[index].pixels) + "px x " + std::to_string(candidates_[index].blocks) +
+           "cb";
   }
 
   Status record(RecordContext& ctx) override {
@@ -286,12 +308,13 @@ class IntegerConvKernel final : public VkKernel {
     KILN_ASSIGN_OR_RETURN(const VkTensor* w, operand(ctx, op_, w_, wType_));
     const Shape &xs = x->shape, &ws = w->shape;
     if (xs.size() < 3 || xs.size() > 4 || ws.size() != xs.size()) {
-      return invalid(op_, "x " + shapeToString(xs) + " and w " + shapeToString(ws) + " must both be 3-D or 4-D");
+      return invalid(op_,
+                     "x " + shapeToString(xs) + " and w " + shapeToString(ws) + " must both be 3-D or 4-D");
     }
     const int64_t M = ws[0], Cg = ws[1];
     if (group_ <= 0 || xs[1] != Cg * group_ || M % group_ != 0) {
-      return invalid(op_, "x " + shapeToString(xs) + " does not match w " + shapeToString(ws) + " with group " +
-                              std::to_string(group_));
+      return invalid(op_, "x " + shapeToString(xs) + " does not match w " + shapeToString(ws) +
+                              " with group " + std::to_string(group_));
     }
     const std::vector<int64_t> spatial(xs.begin() + 2, xs.end()), kernel(ws.begin() + 2, ws.end());
     KILN_ASSIGN_OR_RETURN(ops::WindowGeometry g, ops::resolveForwardWindow(attrs_, spatial, kernel));
@@ -332,9 +355,11 @@ class IntegerConvKernel final : public VkKernel {
     KILN_RETURN_IF_ERROR(recordWiden(ctx, widenW_, wCount, w->range(), wz, Mg, taps, mBlocks, ww));
     const int64_t chunks = (mBlocks + tile_.blocks - 1) / tile_.blocks;
     uint32_t rowStride = 0;
-    auto groups = linearGroups(static_cast<uint64_t>((out[0] * out[1] + tile_.pixels - 1) / tile_.pixels), kLocal, &rowStride);
+    auto groups = linearGroups(static_cast<uint64_t>((out[0] * out[1] + tile_.pixels - 1) / tile_.pixels),
+                               kLocal, &rowStride);
     const int64_t gz = xs[0] * group_ * chunks;
-    if (gz > 65535) return Status(StatusCode::NOT_IMPLEMENTED, op_ + ": too many images x channel blocks for one dispatch");
+    if (gz > 65535)
+      return Status(StatusCode::NOT_IMPLEMENTED, op_ + ": too many images x channel blocks for one dispatch");
     groups[2] = static_cast<uint32_t>(gz);
     PushConstants push;
     push.u32(Cg).u32(in[0]).u32(in[1]).u32(out[0]).u32(out[1]).u32(Mg).u32(group_).u32(mBlocks);
@@ -352,7 +377,8 @@ class IntegerConvKernel final : public VkKernel {
     layout.colInner = static_cast<uint64_t>(out[0] * out[1]);
     layout.cols = wScale.count;
     layout.yCount = yz.count;
-    KILN_ASSIGN_OR_RETURN(BufferRange table, recordMultipliers(ctx, multiplierShader_, xScale, wScale, yScale, 1, layout.cols));
+    KILN_ASSIGN_OR_RETURN(BufferRange table,
+                          recordMultipliers(ctx, multiplierShader_, xScale, wScale, yScale, 1, layout.cols));
     return recordRequantize(ctx, requantShader_, count, layout, acc, table, yz.range, y->range());
   }
 
@@ -378,9 +404,11 @@ class IntegerConvKernel final : public VkKernel {
 // The 8-bit operand at `i` and its zero point at `zero` (same type when present).
 NodeSupport operandSupport(const SupportQuery& q, size_t i, size_t zero, const char* name) {
   const DataType type = q.inputType(i);
-  if (!isQuantized8(type)) return unsupported(std::string(name) + " is " + typeName(type) + " (uint8 or int8 only)");
+  if (!isQuantized8(type))
+    return unsupported(std::string(name) + " is " + typeName(type) + " (uint8 or int8 only)");
   if (q.hasInput(zero) && q.inputType(zero) != type) {
-    return unsupported(std::string(name) + "'s zero point is " + typeName(q.inputType(zero)) + ", not " + dataTypeName(type));
+    return unsupported(std::string(name) + "'s zero point is " + typeName(q.inputType(zero)) + ", not " +
+                       dataTypeName(type));
   }
   return supported();
 }
@@ -400,7 +428,9 @@ NodeSupport qlinearSupport(const SupportQuery& q) {
 
 NodeSupport convRankSupport(const SupportQuery& q, size_t w) {
   const int rank = q.inputRank(0);
-  if (rank != 3 && rank != 4) return unsupported("x has rank " + std::to_string(rank) + " (the Vulkan kernel takes 1-D and 2-D convolutions)");
+  if (rank != 3 && rank != 4)
+    return unsupported("x has rank " + std::to_string(rank) +
+                       " (the Vulkan kernel takes 1-D and 2-D convolutions)");
   if (q.inputRank(w) >= 0 && q.inputRank(w) != rank) return unsupported("w's rank differs from x's");
   return supported();
 }
@@ -422,7 +452,8 @@ NodeSupport all(NodeSupport first, Checks... rest) {
 void registerIntegerKernels(std::vector<KernelEntry>& out) {
   out.push_back({"MatMulInteger", 10, 1 << 30,
                  [](const SupportQuery& q) {
-                   return all(operandSupport(q, 0, 2, "A"), operandSupport(q, 1, 3, "B"), matMulRankSupport(q, 0, 1));
+                   return all(operandSupport(q, 0, 2, "A"), operandSupport(q, 1, 3, "B"),
+                              matMulRankSupport(q, 0, 1));
                  },
                  [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
                    return std::unique_ptr<VkKernel>(new IntegerMatMulKernel(info, false));
@@ -437,15 +468,16 @@ void registerIntegerKernels(std::vector<KernelEntry>& out) {
                  }});
   out.push_back({"ConvInteger", 10, 1 << 30,
                  [](const SupportQuery& q) {
-                   return all(operandSupport(q, 0, 2, "x"), operandSupport(q, 1, 3, "w"), convRankSupport(q, 1));
+                   return all(operandSupport(q, 0, 2, "x"), operandSupport(q, 1, 3, "w"),
+                              convRankSupport(q, 1));
                  },
                  [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
                    return std::unique_ptr<VkKernel>(new IntegerConvKernel(info, false));
                  }});
   out.push_back({"QLinearConv", 10, 1 << 30,
                  [](const SupportQuery& q) {
-                   NodeSupport s = all(operandSupport(q, 0, 2, "x"), operandSupport(q, 3, 5, "w"), qlinearSupport(q),
-                                       convRankSupport(q, 3));
+                   NodeSupport s = all(operandSupport(q, 0, 2, "x"), operandSupport(q, 3, 5, "w"),
+                                       qlinearSupport(q), convRankSupport(q, 3));
                    if (s.supported && q.hasInput(8) && q.inputType(8) != DataType::INT32) {
                      s = unsupported("B is " + typeName(q.inputType(8)) + " (int32 only)");
                    }

@@ -1,10 +1,10 @@
-// Vulkan kernels: QuantizeLinear, DequantizeLinear (per tensor and per axis, uint8/int8; DequantizeLinear also
-// int32 x without a zero point) and DynamicQuantizeLinear (uint8), shaders/quantize.comp and
+// Vulkan kernels: QuantizeLinear, DequantizeLinear (per tensor and per axis, uint8/int8; DequantizeLinear
+// also int32 x without a zero point) and DynamicQuantizeLinear (uint8), shaders/quantize.comp and
 // shaders/dynamic_range.comp. Results are bit-identical to the CPU EP's (engine/src/ep/cpu/kernels/
 // quantize_linear.cpp): the same float operations in the same order, division correctly rounded
-// (shaders/quantize_math.glsl). 8-bit tensors are device values like any other, four elements to a 32-bit word,
-// so no 8-bit storage feature is needed. Float32 x, scales and outputs only (float16/bfloat16 scales of opset 19
-// and blocked quantization stay with the CPU EP).
+// (shaders/quantize_math.glsl). 8-bit tensors are device values like any other, four elements to a 32-bit
+// word, so no 8-bit storage feature is needed. Float32 x, scales and outputs only (float16/bfloat16 scales of
+// opset 19 and blocked quantization stay with the CPU EP).
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
 
@@ -12,7 +12,8 @@ namespace kiln::vk {
 namespace {
 
 constexpr uint32_t kLocal = 64;
-constexpr uint32_t kReducePerInvocation = 16;  // x elements each invocation of dynamic_range.comp's PASS 0 reads
+constexpr uint32_t kReducePerInvocation =
+    16;  // x elements each invocation of dynamic_range.comp's PASS 0 reads
 
 bool isQuantized8(DataType type) { return type == DataType::UINT8 || type == DataType::INT8; }
 
@@ -20,13 +21,14 @@ std::string typeName(DataType type) {
   return type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type);
 }
 
-// QuantizeLinear's output type as the CPU EP decides it: the zero point's (`zeroPointType`, UNDEFINED without one),
-// else uint8. An output_dtype attribute (opset 21) naming another type without a zero point gives UNDEFINED: the
-// node is left to the CPU EP.
+// QuantizeLinear's output type as the CPU EP decides it: the zero point's (`zeroPointType`, UNDEFINED without
+// one), else uint8. An output_dtype attribute (opset 21) naming another type without a zero point gives
+// UNDEFINED: the node is left to the CPU EP.
 DataType quantizedType(const ir::Node& node, DataType zeroPointType) {
   if (zeroPointType != DataType::UNDEFINED) return zeroPointType;
   const int64_t attribute = node.attrInt("output_dtype", 0);
-  return attribute == 0 || attribute == static_cast<int64_t>(DataType::UINT8) ? DataType::UINT8 : DataType::UNDEFINED;
+  return attribute == 0 || attribute == static_cast<int64_t>(DataType::UINT8) ? DataType::UINT8
+                                                                              : DataType::UNDEFINED;
 }
 
 // Where each element's scale and zero point come from: element i uses parameter (i / inner) % channels.
@@ -39,17 +41,21 @@ Result<QuantLayout> resolveLayout(const std::string& op, const VkTensor& x, cons
                                   const VkTensor* zeroPoint, int64_t axisAttr, bool perAxis) {
   auto fail = [&](const std::string& what) { return Status(StatusCode::INVALID_ARGUMENT, op + ": " + what); };
   if (zeroPoint && zeroPoint->elementCount() != scale.elementCount()) {
-    return fail("zero point " + shapeToString(zeroPoint->shape) + " must match scale " + shapeToString(scale.shape));
+    return fail("zero point " + shapeToString(zeroPoint->shape) + " must match scale " +
+                shapeToString(scale.shape));
   }
   QuantLayout layout;
   layout.inner = static_cast<uint64_t>(std::max<int64_t>(x.elementCount(), 1));
   if (scale.elementCount() == 1 && scale.shape.size() <= 1) return layout;
   if (!perAxis) return fail("scale " + shapeToString(scale.shape) + " must be a scalar at opset 10");
-  if (scale.shape.size() != 1) return fail("scale must be a scalar or 1-D, got " + shapeToString(scale.shape));
-  KILN_ASSIGN_OR_RETURN(const int64_t axis, normalizeAxis(axisAttr, static_cast<int64_t>(x.shape.size()), op + " axis"));
+  if (scale.shape.size() != 1)
+    return fail("scale must be a scalar or 1-D, got " + shapeToString(scale.shape));
+  KILN_ASSIGN_OR_RETURN(const int64_t axis,
+                        normalizeAxis(axisAttr, static_cast<int64_t>(x.shape.size()), op + " axis"));
   if (scale.elementCount() != x.shape[static_cast<size_t>(axis)]) {
-    return fail("scale has " + std::to_string(scale.elementCount()) + " values but x " + shapeToString(x.shape) +
-                " has " + std::to_string(x.shape[static_cast<size_t>(axis)]) + " along axis " + std::to_string(axis));
+    return fail("scale has " + std::to_string(scale.elementCount()) + " values but x " +
+                shapeToString(x.shape) + " has " + std::to_string(x.shape[static_cast<size_t>(axis)]) +
+                " along axis " + std::to_string(axis));
   }
   layout.channels = static_cast<uint64_t>(scale.elementCount());
   layout.inner = static_cast<uint64_t>(shapeSize(Shape(x.shape.begin() + axis + 1, x.shape.end())));
@@ -68,9 +74,9 @@ ShaderVariant quantizeVariant(bool quantize, DataType type, bool dynamic) {
 }
 
 // Records quantize.comp over `count` elements (one invocation per 32-bit word of the 8-bit tensor).
-Status recordQuantize(RecordContext& ctx, uint32_t shader, uint64_t count, const QuantLayout& layout, bool hasZeroPoint,
-                      const BufferRange& x, const BufferRange& scale, const BufferRange& zeroPoint,
-                      const BufferRange& y) {
+Status recordQuantize(RecordContext& ctx, uint32_t shader, uint64_t count, const QuantLayout& layout,
+                      bool hasZeroPoint, const BufferRange& x, const BufferRange& scale,
+                      const BufferRange& zeroPoint, const BufferRange& y) {
   if (count == 0) return Status::ok();
   uint32_t rowStride = 0;
   const auto groups = linearGroups((count + 3) / 4, kLocal, &rowStride);
@@ -84,11 +90,15 @@ Status recordQuantize(RecordContext& ctx, uint32_t shader, uint64_t count, const
 class LinearQuantizeKernel final : public VkKernel {
  public:
   LinearQuantizeKernel(const KernelCreateInfo& info, bool quantize)
-      : op_(info.node.opType), quantize_(quantize), axis_(info.node.attrInt("axis", 1)), perAxis_(info.opset >= 13) {
+      : op_(info.node.opType),
+        quantize_(quantize),
+        axis_(info.node.attrInt("axis", 1)),
+        perAxis_(info.opset >= 13) {
     const bool hasZeroPoint = info.node.inputs.size() > 2 && !info.node.inputs[2].empty();
-    // QuantizeLinear's output type is its zero point's (else output_dtype's, else uint8); DequantizeLinear's x type
-    // decides.
-    type_ = quantize ? quantizedType(info.node, hasZeroPoint ? info.inputType(2) : DataType::UNDEFINED) : info.inputType(0);
+    // QuantizeLinear's output type is its zero point's (else output_dtype's, else uint8); DequantizeLinear's
+    // x type decides.
+    type_ = quantize ? quantizedType(info.node, hasZeroPoint ? info.inputType(2) : DataType::UNDEFINED)
+                     : info.inputType(0);
     shader_ = useShader(quantizeVariant(quantize, type_, false));
   }
 
@@ -100,9 +110,11 @@ class LinearQuantizeKernel final : public VkKernel {
       KILN_ASSIGN_OR_RETURN(zeroPoint, ctx.deviceInput(2));
     }
     KILN_ASSIGN_OR_RETURN(QuantLayout layout, resolveLayout(op_, *x, *scale, zeroPoint, axis_, perAxis_));
-    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, quantize_ ? type_ : DataType::FLOAT, x->shape));
-    return recordQuantize(ctx, shader_, static_cast<uint64_t>(x->elementCount()), layout, zeroPoint != nullptr,
-                          x->range(), scale->range(), zeroPoint ? zeroPoint->range() : scale->range(), y->range());
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y,
+                          ctx.allocateOutput(0, quantize_ ? type_ : DataType::FLOAT, x->shape));
+    return recordQuantize(ctx, shader_, static_cast<uint64_t>(x->elementCount()), layout,
+                          zeroPoint != nullptr, x->range(), scale->range(),
+                          zeroPoint ? zeroPoint->range() : scale->range(), y->range());
   }
 
  private:
@@ -152,8 +164,8 @@ class DynamicQuantizeKernel final : public VkKernel {
     KILN_RETURN_IF_ERROR(ctx.dispatch(paramsShader_, paramBuffers, push.data(), push.size(), {1, 1, 1}));
     QuantLayout layout;
     layout.inner = std::max<uint64_t>(count, 1);
-    return recordQuantize(ctx, quantizeShader_, count, layout, true, x->range(), scale->range(), zeroPoint->range(),
-                          y->range());
+    return recordQuantize(ctx, quantizeShader_, count, layout, true, x->range(), scale->range(),
+                          zeroPoint->range(), y->range());
   }
 
  private:
@@ -172,10 +184,13 @@ NodeSupport scaleSupport(const SupportQuery& q) {
 NodeSupport quantizeSupport(const SupportQuery& q) {
   NodeSupport s = scaleSupport(q);
   if (!s.supported) return s;
-  if (q.inputType(0) != DataType::FLOAT) return unsupported("x is " + typeName(q.inputType(0)) + " (float32 only)");
-  if (q.hasInput(2) && q.inputType(2) == DataType::UNDEFINED) return unsupported("y_zero_point's type is unknown");
+  if (q.inputType(0) != DataType::FLOAT)
+    return unsupported("x is " + typeName(q.inputType(0)) + " (float32 only)");
+  if (q.hasInput(2) && q.inputType(2) == DataType::UNDEFINED)
+    return unsupported("y_zero_point's type is unknown");
   const DataType out = quantizedType(q.node, q.hasInput(2) ? q.inputType(2) : DataType::UNDEFINED);
-  if (!isQuantized8(out)) return unsupported("y is " + typeName(out) + " (the Vulkan kernel writes uint8 or int8)");
+  if (!isQuantized8(out))
+    return unsupported("y is " + typeName(out) + " (the Vulkan kernel writes uint8 or int8)");
   if (q.outputType(0) != DataType::UNDEFINED && q.outputType(0) != out) {
     return unsupported("output type differs from the zero point's");
   }
@@ -203,7 +218,8 @@ NodeSupport dequantizeSupport(const SupportQuery& q) {
 }
 
 NodeSupport dynamicQuantizeSupport(const SupportQuery& q) {
-  if (q.inputType(0) != DataType::FLOAT) return unsupported("x is " + typeName(q.inputType(0)) + " (float32 only)");
+  if (q.inputType(0) != DataType::FLOAT)
+    return unsupported("x is " + typeName(q.inputType(0)) + " (float32 only)");
   return supported();
 }
 
