@@ -175,6 +175,41 @@ TEST(VulkanInt8, QuantizeAndDequantizeLinearMatchCpuBytes) {
                       {"i32", tensorOf<int32_t>({3, 5}, ints(15, -100000, 100000, 3))}});
 }
 
+// The division QuantizeLinear rounds to float before rounding half to even, against many scales: 1000 per-axis
+// channels with pseudo-random scales over 12 binades, each with values a few ULPs around half-integer quotients
+// (where a quotient off by one ULP would round the other way) and ordinary ones.
+TEST(VulkanInt8, QuantizeLinearDivisionMatchesCpuAcrossScales) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  constexpr int64_t kChannels = 1000, kPerChannel = 64;
+  std::vector<double> scales(kChannels);
+  uint32_t state = 12345;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<double>(state >> 8) / static_cast<double>(1u << 24);
+  };
+  for (auto& scale : scales) scale = static_cast<float>(std::ldexp(0.5 + next(), static_cast<int>(next() * 12) - 9));
+  ModelBuilder m(13);
+  m.input("x", {kChannels, kPerChannel});
+  initializer(m, "s", {kChannels}, onnx::TensorProto::FLOAT, scales);
+  initializer(m, "z", {kChannels}, onnx::TensorProto::INT8, ints(kChannels, -20, 20, 50));
+  testing::attrInt(m.node("QuantizeLinear", {"x", "s", "z"}, {"q"}), "axis", 0);
+  m.output("q", {}, onnx::TensorProto::INT8);
+  std::vector<float> x(static_cast<size_t>(kChannels * kPerChannel));
+  for (int64_t c = 0; c < kChannels; ++c) {
+    const float scale = static_cast<float>(scales[static_cast<size_t>(c)]);
+    for (int64_t k = 0; k < kPerChannel; ++k) {
+      const float half = (static_cast<float>(k % 40) - 19.5f) * scale;
+      float v = half;
+      for (int64_t step = 0; step < k % 5; ++step) v = std::nextafter(v, k % 2 ? 1e30f : -1e30f);
+      x[static_cast<size_t>(c * kPerChannel + k)] = k % 8 == 7 ? static_cast<float>(next() * 300 - 150) * scale : v;
+    }
+  }
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("division.onnx")), s));
+  expectSameBytes(s, {{"x", Tensor::fromVector<float>({kChannels, kPerChannel}, x)}});
+}
+
 TEST(VulkanInt8, DynamicQuantizeLinearMatchesCpuBytes) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
