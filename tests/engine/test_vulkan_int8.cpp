@@ -175,9 +175,9 @@ TEST(VulkanInt8, QuantizeAndDequantizeLinearMatchCpuBytes) {
                       {"i32", tensorOf<int32_t>({3, 5}, ints(15, -100000, 100000, 3))}});
 }
 
-// The division QuantizeLinear rounds to float before rounding half to even, against many scales: 1000 per-axis
-// channels with pseudo-random scales over 12 binades, each with values a few ULPs around half-integer quotients
-// (where a quotient off by one ULP would round the other way) and ordinary ones.
+// The division QuantizeLinear rounds to float before rounding half to even, against many scales: 1000
+// per-axis channels with pseudo-random scales over 12 binades, each with values a few ULPs around
+// half-integer quotients (where a quotient off by one ULP would round the other way) and ordinary ones.
 TEST(VulkanInt8, QuantizeLinearDivisionMatchesCpuAcrossScales) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
@@ -188,7 +188,8 @@ TEST(VulkanInt8, QuantizeLinearDivisionMatchesCpuAcrossScales) {
     state = state * 1664525u + 1013904223u;
     return static_cast<double>(state >> 8) / static_cast<double>(1u << 24);
   };
-  for (auto& scale : scales) scale = static_cast<float>(std::ldexp(0.5 + next(), static_cast<int>(next() * 12) - 9));
+  for (auto& scale : scales)
+    scale = static_cast<float>(std::ldexp(0.5 + next(), static_cast<int>(next() * 12) - 9));
   ModelBuilder m(13);
   m.input("x", {kChannels, kPerChannel});
   initializer(m, "s", {kChannels}, onnx::TensorProto::FLOAT, scales);
@@ -202,7 +203,8 @@ TEST(VulkanInt8, QuantizeLinearDivisionMatchesCpuAcrossScales) {
       const float half = (static_cast<float>(k % 40) - 19.5f) * scale;
       float v = half;
       for (int64_t step = 0; step < k % 5; ++step) v = std::nextafter(v, k % 2 ? 1e30f : -1e30f);
-      x[static_cast<size_t>(c * kPerChannel + k)] = k % 8 == 7 ? static_cast<float>(next() * 300 - 150) * scale : v;
+      x[static_cast<size_t>(c * kPerChannel + k)] =
+          k % 8 == 7 ? static_cast<float>(next() * 300 - 150) * scale : v;
     }
   }
   Sessions s;
@@ -411,6 +413,13 @@ TEST(VulkanInt8, QdqPairsAroundDataMovementAreDroppedWhereExact) {
     } else {
       node(op.c_str(), {"d"}, "m");
     }
+    if (op == "MaxPool") {
+      ir::Attribute kernel;
+      kernel.name = "kernel_shape";
+      kernel.type = ir::AttributeType::INTS;
+      kernel.ints = {2, 2};
+      graph.nodes.back().attributes["kernel_shape"] = kernel;
+    }
     node("QuantizeLinear", {"m", "s", "z2"}, "y");
     if (secondReader) node("Relu", {"d"}, "r");
     return graph;
@@ -430,6 +439,12 @@ TEST(VulkanInt8, QdqPairsAroundDataMovementAreDroppedWhereExact) {
   EXPECT_EQ(vk::dropQdqAroundDataMovement(otherZero, {"y"}, true), 0);
   ir::Graph shared = build("Transpose", 7, true);
   EXPECT_EQ(vk::dropQdqAroundDataMovement(shared, {"y", "r"}, true), 0);
+  ir::Graph pool = build("MaxPool", 7, false);
+  EXPECT_EQ(vk::dropQdqAroundDataMovement(pool, {"y"}, true), 1);
+  ir::Graph negative = build("MaxPool", 7, false);
+  negative.initializers["s"] =
+      Tensor::fromVector<float>({}, {-0.05f});  // dequantization decreasing: max != max
+  EXPECT_EQ(vk::dropQdqAroundDataMovement(negative, {"y"}, true), 0);
   ir::Graph kept = build("Transpose", 7, false);
   EXPECT_EQ(vk::dropQdqAroundDataMovement(kept, {"y", "m"}, true), 0);
   EXPECT_EQ(kept.nodes.size(), 3u);
@@ -453,10 +468,43 @@ TEST(VulkanInt8, DroppedQdqPairsKeepCpuBytes) {
   m.node("Reshape", {"d2", "shape"}, {"r"});
   m.node("QuantizeLinear", {"r", "s", "z"}, {"q3"});
   m.node("DequantizeLinear", {"q3", "s", "z"}, {"y"});
-  m.output("y");
+  initializer(m, "shape4", {4}, onnx::TensorProto::INT64, {1, 2, 3, 5});
+  m.node("Reshape", {"x", "shape4"}, {"x4"});
+  m.node("QuantizeLinear", {"x4", "s", "z"}, {"q4"});
+  m.node("DequantizeLinear", {"q4", "s", "z"}, {"d4"});
+  auto& pool = m.node("MaxPool", {"d4"}, {"p"});
+  testing::attrInts(pool, "kernel_shape", {2, 2});
+  testing::attrInts(pool, "pads", {1, 0, 1, 1});
+  m.node("QuantizeLinear", {"p", "s", "z"}, {"q5"});
+  m.node("DequantizeLinear", {"q5", "s", "z"}, {"yp"});
+  m.output("y").output("yp");
   Sessions s;
   ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("drop.onnx")), s));
   expectSameBytes(s, {{"x", trickyFloats({2, 3, 5}, 0.07f)}});
+}
+
+// MaxPool on uint8/int8 (opset 12) with padding, strides, dilations, ceil_mode and windows wholly in the
+// padding (the type's lowest value, as the CPU EP writes): the CPU EP's bytes.
+TEST(VulkanInt8, MaxPoolOnInt8MatchesCpuBytes) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(12);
+  m.input("u", {2, 3, 7, 6}, onnx::TensorProto::UINT8);
+  m.input("i", {1, 2, 9}, onnx::TensorProto::INT8);
+  auto& a = m.node("MaxPool", {"u"}, {"pu"});
+  testing::attrInts(a, "kernel_shape", {3, 2});
+  testing::attrInts(a, "strides", {2, 2});
+  testing::attrInts(a, "pads", {1, 3, 2, 3});
+  testing::attrInt(a, "ceil_mode", 1);
+  auto& b = m.node("MaxPool", {"i"}, {"pi"});
+  testing::attrInts(b, "kernel_shape", {2});
+  testing::attrInts(b, "dilations", {2});
+  testing::attrInts(b, "pads", {1, 1});
+  m.output("pu", {}, onnx::TensorProto::UINT8).output("pi", {}, onnx::TensorProto::INT8);
+  Sessions s;
+  ASSERT_NO_FATAL_FAILURE(createBoth(m.save(dir.file("maxpool8.onnx")), s));
+  expectSameBytes(s, {{"u", tensorOf<uint8_t>({2, 3, 7, 6}, ints(252, 0, 255, 60))},
+                      {"i", tensorOf<int8_t>({1, 2, 9}, ints(18, -128, 127, 61))}});
 }
 
 // Cast from uint8/int8 (an image input, a quantized tensor) to float32, float16, int32 and int64, and the

@@ -19,6 +19,15 @@ bool isCopyOp(const std::string& op) {
   return ops.count(op) != 0;
 }
 
+// MaxPool commutes with a dequantization whose scale is positive (it is then non-decreasing), and an empty
+// window's lowest float quantizes to the type's lowest, which the 8-bit MaxPool writes: exact where the 8-bit
+// kernel runs (1-D and 2-D windows, no Indices output).
+bool isExactMaxPool(const ir::Node& node) {
+  if (node.opType != "MaxPool" || node.outputs.size() != 1) return false;
+  const size_t spatial = node.attrInts("kernel_shape").size();
+  return spatial == 1 || spatial == 2;
+}
+
 // The producer of each value and how many nodes read it.
 struct Uses {
   std::map<std::string, size_t> producer;
@@ -93,7 +102,9 @@ int dropQdqAroundDataMovement(ir::Graph& graph, const std::vector<std::string>& 
     const Uses uses = usesOf(graph);
     for (size_t i = 0; i < graph.nodes.size() && !changed; ++i) {
       ir::Node& op = graph.nodes[i];
-      if (!op.domain.empty() || !(isViewOp(op.opType) || (moveBytes && isCopyOp(op.opType)))) continue;
+      const bool pool = moveBytes && isExactMaxPool(op);
+      if (!op.domain.empty() || !(isViewOp(op.opType) || (moveBytes && isCopyOp(op.opType)) || pool))
+        continue;
       if (op.inputs.empty() || op.outputs.size() != 1) continue;
       const std::string dequantized = op.inputs[0], moved = op.outputs[0];
       auto dqAt = uses.producer.find(dequantized);
@@ -111,7 +122,8 @@ int dropQdqAroundDataMovement(ir::Graph& graph, const std::vector<std::string>& 
           q.opType != "QuantizeLinear")
         continue;
       if (q.outputs.size() != 1 || typeOf(graph, dequantized) != DataType::FLOAT ||
-          !sameParameters(graph, dq, q))
+          !sameParameters(graph, dq, q) ||
+          (pool && !(graph.initializers.at(dq.inputs[1]).data<float>()[0] > 0)))
         continue;
       // op reads the 8-bit tensor and writes the QuantizeLinear's output; both quantization nodes go.
       op.inputs[0] = dq.inputs[0];
