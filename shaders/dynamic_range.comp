@@ -39,12 +39,14 @@ void main() {
   }
   partial[gl_LocalInvocationID.x] = range;
   barrier();
-  if (gl_LocalInvocationID.x != 0u) return;
-  for (uint t = 1u; t < LOCAL_SIZE_X; ++t) {
-    range = widen(range, partial[t].x);
-    range = widen(range, partial[t].y);
+  for (uint half_ = LOCAL_SIZE_X / 2u; half_ > 0u; half_ /= 2u) {
+    if (gl_LocalInvocationID.x < half_) {
+      vec2 other = partial[gl_LocalInvocationID.x + half_];
+      partial[gl_LocalInvocationID.x] = widen(widen(partial[gl_LocalInvocationID.x], other.x), other.y);
+    }
+    barrier();
   }
-  pairs[group] = range;
+  if (gl_LocalInvocationID.x == 0u) pairs[group] = partial[0];
 }
 #else
 void main() {

@@ -73,13 +73,14 @@ float exactQuotient(float a, float b) {
 }
 
 // saturate(round_half_even(a / b) + zeroPoint) with the quotient rounded to float32 first, as the CPU EP divides.
-// The driver's quotient (within 2.5 ULP where |b| is in [2^-126, 2^126] and a is normal or zero) decides alone when
-// no half-integer lies within 2^-10 of it (16 ULP at |q| < 1024) or when |q| >= 1024 saturates any 8-bit zero
-// point; otherwise exactQuotient decides.
+// The driver's quotient q (within 2.5 ULP where |b| is in [2^-126, 2^126] and a is normal or zero) decides alone
+// when no half-integer lies within max(|q|, 1) * 2^-19 of it (at least 16 ULP of q, so q and the correctly rounded
+// quotient round to the same integer) or when |q| >= 1024 saturates any 8-bit zero point; otherwise exactQuotient
+// decides.
 int quantizeDivided(float a, float b, int zeroPoint, bool isSigned) {
   uint ua = floatBitsToUint(a), ea = (ua >> 23) & 0xFFu, eb = (floatBitsToUint(b) >> 23) & 0xFFu;
   float q = a / b;
   bool fast = eb >= 1u && eb <= 253u && ea != 255u && (ea != 0u || (ua & 0x7FFFFFu) == 0u) && !isinf(q) && !isnan(q);
-  if (fast && abs(q) < 1024.0) fast = abs(q - floor(q) - 0.5) > 1.0 / 1024.0;
+  if (fast && abs(q) < 1024.0) fast = abs(q - floor(q) - 0.5) > max(abs(q), 1.0) * (1.0 / 524288.0);
   return saturateRounded(fast ? q : exactQuotient(a, b), zeroPoint, isSigned);
 }
