@@ -1,4 +1,5 @@
-// Cast between float32 (type 0), int32 (1), int64 (2) and float16 (3), SRC_TYPE to DST_TYPE (see
+// Cast between float32 (type 0), int32 (1), int64 (2) and float16 (3), SRC_TYPE to DST_TYPE, and from uint8 (4) and
+// int8 (5), which are read packed four to a 32-bit word and converted like int32 (see
 // engine/src/ep/vulkan/kernels/cast.cpp). int64 moves as (low, high) word pairs, so no shaderInt64 is needed;
 // float16 needs only 16-bit storage (values convert through float32).
 // Float to integer follows numpy on x86 as the CPU EP does: truncate, NaN gives 0, saturate to int64, then
@@ -14,6 +15,13 @@ layout(std430, binding = 0) readonly buffer Input { uvec2 src[]; };
 layout(std430, binding = 0) readonly buffer Input { float16_t src[]; };
 #else
 layout(std430, binding = 0) readonly buffer Input { uint src[]; };
+#endif
+#if SRC_TYPE == 5  // int8: sign-extended byte
+#define LOAD_SRC(i) bitfieldExtract(int(src[(i) >> 2u]), int(((i) & 3u) * 8u), 8)
+#elif SRC_TYPE == 4  // uint8: zero-extended byte
+#define LOAD_SRC(i) int(bitfieldExtract(src[(i) >> 2u], int(((i) & 3u) * 8u), 8))
+#else
+#define LOAD_SRC(i) int(src[i])
 #endif
 #if DST_TYPE == 2
 layout(std430, binding = 1) writeonly buffer Output { uvec2 dst[]; };
@@ -87,8 +95,8 @@ void main() {
 #else
   dst[i] = floatToInt64(f);
 #endif
-#elif SRC_TYPE == 1
-  int x = int(src[i]);
+#elif SRC_TYPE == 1 || SRC_TYPE == 4 || SRC_TYPE == 5
+  int x = LOAD_SRC(i);
 #if DST_TYPE == 0
   dst[i] = floatBitsToUint(float(x));
 #elif DST_TYPE == 3

@@ -1,16 +1,20 @@
 // dst[dstOffset + sum(c_d * dstStrides_d)] = src[srcOffset + sum(c_d * srcStrides_d)] over the coordinates c
 // of `dims`. One shader serves Transpose, Slice (negative strides), Expand (stride 0), Concat (a strided
 // destination), DepthToSpace and SpaceToDepth (see engine/src/ep/vulkan/kernels/data_movement.cpp). Elements
-// are moved as raw 32-bit words (WORDS 1: float32/int32), word pairs (WORDS 2: int64) or 16-bit halves
-// (ELEM16 1: float16). With TILE the source
+// are moved as raw 32-bit words (WORDS 1: float32/int32), word pairs (WORDS 2: int64), 16-bit halves
+// (ELEM16 1: float16) or bytes (ELEM8 1: uint8/int8, needs 8-bit storage). With TILE the source
 // coordinate wraps: c_d % srcDims_d.
 #version 450
 #if ELEM16  // 16-bit elements (float16): WORDS is ignored
 #extension GL_EXT_shader_16bit_storage : require
+#elif ELEM8  // 8-bit elements (uint8/int8): WORDS is ignored
+#extension GL_EXT_shader_8bit_storage : require
 #endif
 layout(local_size_x = LOCAL_SIZE_X) in;
 #if ELEM16
 #define ELEM uint16_t
+#elif ELEM8
+#define ELEM uint8_t
 #elif WORDS == 2
 #define ELEM uvec2
 #else

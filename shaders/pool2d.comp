@@ -1,4 +1,4 @@
-// Pooling, NCHW, float32. GLOBAL 0: one invocation per output of a 1-D/2-D MaxPool (AVERAGE 0) or AveragePool
+// Pooling, NCHW, float32 (uint8/int8 MaxPool with Q8, where the device has 8-bit storage). GLOBAL 0: one invocation per output of a 1-D/2-D MaxPool (AVERAGE 0) or AveragePool
 // (AVERAGE 1) window, with the tap ranges computed as in the CPU EP (cpu/kernels/pool.cpp): valid taps lie
 // inside the input, and count_include_pad divides by the taps inside the padded input. GLOBAL 1: one workgroup
 // per (n, c) plane reduces it with a shared-memory tree (GlobalAveragePool / GlobalMaxPool).
@@ -6,8 +6,19 @@
 #extension GL_GOOGLE_include_directive : require
 #include "storage.glsl"
 layout(local_size_x = LOCAL_SIZE_X) in;
+#if Q8  // uint8/int8 MaxPool (GLOBAL 0, AVERAGE 0 only): bytes through 8-bit storage, compared as integers
+#extension GL_EXT_shader_8bit_storage : require
+#if SIGNED
+#define QTYPE int8_t
+#else
+#define QTYPE uint8_t
+#endif
+layout(std430, binding = 0) readonly buffer Input { QTYPE x[]; };
+layout(std430, binding = 1) writeonly buffer Output { QTYPE y[]; };
+#else
 layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
 layout(std430, binding = 1) writeonly buffer Output { SFLOAT y[]; };
+#endif
 
 #if GLOBAL
 layout(push_constant) uniform Params {
@@ -80,6 +91,15 @@ void main() {
   taps(startH, int(p.inH), int(p.kH), int(p.dH), p.padEndH, loH, hiH, padHCount);
   taps(startW, int(p.inW), int(p.kW), int(p.dW), p.padEndW, loW, hiW, padWCount);
   const uint base = plane * p.inH * p.inW;
+#if Q8
+  int acc = SIGNED != 0 ? -128 : 0;  // the type's lowest, as the CPU EP writes for an empty window
+  for (int kh = loH; kh < hiH; ++kh) {
+    const uint row = base + uint(startH + kh * int(p.dH)) * p.inW;
+    for (int kw = loW; kw < hiW; ++kw) acc = max(acc, int(x[row + uint(startW + kw * int(p.dW))]));
+  }
+  y[i] = QTYPE(acc);
+}
+#else
 #if AVERAGE
   float acc = 0.0;
 #else
@@ -102,4 +122,5 @@ void main() {
 #endif
   y[i] = SFLOAT(acc);
 }
+#endif
 #endif

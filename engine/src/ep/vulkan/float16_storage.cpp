@@ -55,10 +55,27 @@ ir::Graph allFloat16(const ir::Graph& graph) {
   return half;
 }
 
+// Float values converted from integers by a Cast (ConvInteger/MatMulInteger accumulators before their dequantizing
+// Mul): their magnitude is not bounded by anything float16 holds, so their readers keep float32.
+std::set<std::string> floatsFromIntegers(const ir::Graph& graph) {
+  std::set<std::string> values;
+  for (const ir::Node& node : graph.nodes) {
+    if (!node.domain.empty() || node.opType != "Cast" || node.inputs.empty() || node.outputs.empty()) continue;
+    const DataType from = typeOf(graph, node.inputs[0]);
+    if (from != DataType::FLOAT && from != DataType::FLOAT16 && from != DataType::DOUBLE &&
+        from != DataType::BFLOAT16 && from != DataType::UNDEFINED && from != DataType::BOOL) {
+      values.insert(node.outputs[0]);
+    }
+  }
+  return values;
+}
+
 // Which nodes store float16: claimed by a float16 kernel, typed by their inputs, touching a float32 value, with
-// every value's type known (a kernel picks its storage from its inputs' declared types) and constants that fit.
+// every value's type known (a kernel picks its storage from its inputs' declared types), constants that fit and no
+// float input converted from integers.
 std::vector<bool> float16Nodes(const ir::Graph& graph, const std::vector<bool>& claimed) {
   std::vector<bool> result(graph.nodes.size(), false);
+  const std::set<std::string> fromIntegers = floatsFromIntegers(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& node = graph.nodes[i];
     if (i >= claimed.size() || !claimed[i] || typeFromAttribute(node)) continue;
@@ -69,6 +86,7 @@ std::vector<bool> float16Nodes(const ir::Graph& graph, const std::vector<bool>& 
       known = known && type != DataType::UNDEFINED;
       if (type != DataType::FLOAT || keepsType(node, k)) continue;
       touchesFloat = true;
+      fits = fits && !fromIntegers.count(node.inputs[k]);
       auto init = graph.initializers.find(node.inputs[k]);
       fits = fits && (init == graph.initializers.end() || fitsFloat16(init->second));
     }

@@ -1,7 +1,8 @@
 // kiln.vulkan.fp16=1 (ncnn's use_fp16_storage): a float32 partition rewritten at compile time to keep its float
 // tensors, weights included, as float16 on the device. Kernels still compute in float32 (shaders/storage.glsl),
 // so only storage rounding is added. The partition's inputs and outputs stay float32 (Casts on the device at its
-// edges), and nodes whose Vulkan kernel does not take float16 keep float32 with Casts around them. The rewritten
+// edges), and nodes whose Vulkan kernel does not take float16 keep float32 with Casts around them, as do readers of
+// floats cast from integers (int32 accumulators of ConvInteger/MatMulInteger, beyond float16's range). The rewritten
 // graph is what the context binary stores, so a binary compiled this way holds float16 weights and float16
 // SPIR-V variants only.
 #pragma once

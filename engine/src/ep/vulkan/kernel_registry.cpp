@@ -20,6 +20,8 @@ const std::vector<KernelEntry>& allKernels() {
     registerNormalizationKernels(out);
     registerReduceKernels(out);
     registerRecurrentKernels(out);
+    registerQuantizationKernels(out);
+    registerIntegerKernels(out);
     return out;
   }();
   return entries;

@@ -22,6 +22,8 @@ void registerResizeKernels(std::vector<KernelEntry>& out);
 void registerNormalizationKernels(std::vector<KernelEntry>& out);
 void registerReduceKernels(std::vector<KernelEntry>& out);
 void registerRecurrentKernels(std::vector<KernelEntry>& out);
+void registerQuantizationKernels(std::vector<KernelEntry>& out);
+void registerIntegerKernels(std::vector<KernelEntry>& out);
 
 // The entry for (domain, opType, opset), or nullptr.
 const KernelEntry* findKernel(const std::string& domain, const std::string& opType, int64_t opset);

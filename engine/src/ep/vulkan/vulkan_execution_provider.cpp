@@ -14,6 +14,7 @@
 #include "device/device_profile.h"
 #include "kiln/provider_names.h"
 #include "ep/vulkan/device_fusions.h"
+#include "ep/vulkan/qdq_fusions.h"
 #include "ep/vulkan/float16_storage.h"
 #include "ep/vulkan/host_kernel.h"
 #include "ep/vulkan/kernel_registry.h"
@@ -208,6 +209,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     auto sub = extractPartitionGraph(graph, context.model, spec);
     Stopwatch fusionClock;
     FusionStats fusions = applyDeviceFusions(*sub, spec.outputs, kFuseConvActivations);
+    const int qdqDropped = dropQdqAroundDataMovement(*sub, spec.outputs, target_.storageBuffer8Bit);
     if (context.timings) context.timings->weight_prepack_ms += fusionClock.elapsedMs();
     if (context.counters) context.counters->weights_prepacked += fusions.batchNormsFolded;
     std::vector<size_t> all(sub->nodes.size());
@@ -218,8 +220,9 @@ class VulkanExecutionProvider final : public ExecutionProvider {
         onDevice.push_back(placement.placement == Placement::DEVICE);
       }
       fuseElementwiseChains(*sub, spec.outputs, context.model.opsetVersion(""), onDevice, fusions);
-      log::debug("{}: {} BatchNormalization folded, {} elementwise chains ({} nodes) fused", spec.name,
-                 fusions.batchNormsFolded, fusions.elementwiseChains, fusions.elementwiseNodesFused);
+      log::debug("{}: {} BatchNormalization folded, {} elementwise chains ({} nodes) fused, {} QDQ pairs dropped",
+                 spec.name, fusions.batchNormsFolded, fusions.elementwiseChains, fusions.elementwiseNodesFused,
+                 qdqDropped);
       all.resize(sub->nodes.size());
       for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     }

@@ -1,6 +1,6 @@
 // Vulkan kernels: Cast and CastLike between float32, int32, int64 and float16 (where the device has 16-bit
-// storage), shaders/cast.comp. Same-type casts are a buffer copy. Other types (double, bool, strings, ...) stay
-// with the CPU EP.
+// storage), and from uint8/int8 (packed four to a word) to those, shaders/cast.comp. Same-type casts are a buffer
+// copy. Other types (double, bool, strings, casts to 8-bit, ...) stay with the CPU EP.
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
 
@@ -20,6 +20,10 @@ int typeCode(DataType type) {
       return 1;
     case DataType::INT64:
       return 2;
+    case DataType::UINT8:
+      return 4;
+    case DataType::INT8:
+      return 5;
     default:
       return -1;
   }
@@ -65,9 +69,9 @@ DataType targetOf(const Info& info) {
 
 NodeSupport castSupport(const SupportQuery& q) {
   const DataType from = q.inputType(0), to = targetOf(q);
-  if (typeCode(from) < 0 || typeCode(to) < 0) {
+  if (typeCode(from) < 0 || typeCode(to) < 0 || (typeCode(to) >= 4 && from != to)) {
     return unsupported(std::string("cast from ") + dataTypeName(from) + " to " + dataTypeName(to) +
-                       " (the Vulkan Cast converts float32, float16, int32 and int64)");
+                       " (the Vulkan Cast converts float32, float16, int32 and int64, and uint8/int8 to those)");
   }
   if ((from == DataType::FLOAT16 || to == DataType::FLOAT16) && !deviceStoresFloat16(q.device)) {
     return unsupported("cast to or from float16 needs storageBuffer16BitAccess, which the device lacks");

@@ -1,6 +1,7 @@
 // Vulkan kernels: data movement that is one strided copy (shaders/copy_strided.comp): Transpose, Slice,
 // Expand, Tile, Concat, DepthToSpace and SpaceToDepth. Each op only computes the output shape and the source
-// strides; the copy merges contiguous dimensions first, so most layouts dispatch with rank 1-3. Pad, Gather
+// strides; the copy merges contiguous dimensions first, so most layouts dispatch with rank 1-3. uint8/int8 tensors
+// move as bytes where the device has 8-bit storage (else those nodes stay with the CPU EP). Pad, Gather
 // and Cast live in pad.cpp, gather.cpp and cast.cpp and register through registerDataMovementKernels.
 #include <algorithm>
 
@@ -20,9 +21,10 @@ constexpr uint32_t kLocal = 64;
 constexpr uint32_t kChunk = 8;  // output elements per invocation (see copy_strided.comp)
 
 // 32-bit words per element for the element types the copy moves (0: not handled); float16 moves as 16-bit
-// halves (ELEM16, needs 16-bit storage).
+// halves (ELEM16, needs 16-bit storage), uint8/int8 as bytes (ELEM8, needs 8-bit storage).
+bool isByte(DataType type) { return type == DataType::UINT8 || type == DataType::INT8; }
 uint32_t wordsOf(DataType type) {
-  if (type == DataType::FLOAT || type == DataType::INT32 || type == DataType::FLOAT16) return 1;
+  if (type == DataType::FLOAT || type == DataType::INT32 || type == DataType::FLOAT16 || isByte(type)) return 1;
   if (type == DataType::INT64) return 2;
   return 0;
 }
@@ -90,6 +92,7 @@ ShaderVariant copyVariant(DataType type, bool tile) {
       .define("TILE", tile ? 1 : 0);
   variant.define("CHUNK", static_cast<int64_t>(kChunk));
   if (type == DataType::FLOAT16) variant.define("ELEM16", 1);
+  if (isByte(type)) variant.define("ELEM8", 1);
   return variant;
 }
 
@@ -268,10 +271,12 @@ SupportCheck copySupport(std::vector<size_t> hostInputs, size_t maxRank = kMaxRa
     if (wordsOf(type) == 0) {
       return unsupported("data is " +
                          (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
-                         " (the Vulkan copy takes float32, float16, int32 or int64)");
+                         " (the Vulkan copy takes float32, float16, int32, int64, uint8 or int8)");
     }
     if (type == DataType::FLOAT16 && !deviceStoresFloat16(q.device))
       return unsupported("float16 needs storageBuffer16BitAccess, which the device lacks");
+    if (isByte(type) && !q.device.storageBuffer8Bit)
+      return unsupported("moving 8-bit elements needs storageBuffer8BitAccess, which the device lacks");
     if (q.outputType(0) != DataType::UNDEFINED && q.outputType(0) != type)
       return unsupported("output type differs from the input's");
     NodeSupport s = requireRankAtMost(q, 0, maxRank);

@@ -1,5 +1,6 @@
 // Vulkan kernels: MaxPool (without the Indices output) and AveragePool over 1 or 2 spatial dims (1-D as height
-// 1), GlobalAveragePool and GlobalMaxPool over any rank, float32 or float16 storage (shaders/pool2d.comp). Window geometry
+// 1), GlobalAveragePool and GlobalMaxPool over any rank, float32 or float16 storage (shaders/pool2d.comp); MaxPool
+// also on uint8/int8 where the device has 8-bit storage. Window geometry
 // (auto_pad, pads, ceil_mode, dilations) is resolved exactly as the CPU EP does.
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
@@ -10,6 +11,8 @@ namespace {
 
 constexpr uint32_t kLocal = 64;
 
+bool isByte(DataType type) { return type == DataType::UINT8 || type == DataType::INT8; }
+
 class PoolKernel final : public VkKernel {
  public:
   PoolKernel(const KernelCreateInfo& info, bool average)
@@ -17,7 +20,12 @@ class PoolKernel final : public VkKernel {
         countIncludePad_(info.node.attrInt("count_include_pad", 0) != 0) {
     ShaderVariant variant{"pool2d", {}, 2, kLocal};
     variant.define("GLOBAL", 0).define("AVERAGE", average ? 1 : 0);
-    shader_ = useShader(storedAs(variant, floatStorage(info)));
+    const DataType type = info.inputType(0);
+    if (isByte(type)) {  // uint8/int8 MaxPool: Q8 defines only, so the float variants' keys are unchanged
+      shader_ = useShader(variant.define("Q8", 1).define("SIGNED", type == DataType::INT8 ? 1 : 0));
+    } else {
+      shader_ = useShader(storedAs(variant, floatStorage(info)));
+    }
   }
 
   Status record(RecordContext& ctx) override {
@@ -88,7 +96,17 @@ class GlobalPoolKernel final : public VkKernel {
 };
 
 NodeSupport checkPool(const SupportQuery& q, bool max) {
-  NodeSupport s = requireFloat(q, {0});
+  NodeSupport s = supported();
+  if (max && isByte(q.inputType(0))) {  // uint8/int8 MaxPool (opset 12) compares bytes: needs 8-bit storage
+    if (!q.device.storageBuffer8Bit) {
+      return unsupported("8-bit MaxPool needs storageBuffer8BitAccess, which the device lacks");
+    }
+    if (q.outputType(0) != DataType::UNDEFINED && q.outputType(0) != q.inputType(0)) {
+      return unsupported("output type differs from the input's");
+    }
+  } else {
+    s = requireFloat(q, {0});
+  }
   if (!s.supported) return s;
   const size_t spatial = q.node.attrInts("kernel_shape").size();
   if (spatial != 1 && spatial != 2) return unsupported("only 1-D and 2-D pooling runs on Vulkan");
