@@ -295,7 +295,11 @@ void GraphView::wheelEvent(QWheelEvent* event) {
 
 void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
   for (QGraphicsItem* item : items(event->position().toPoint())) {
-    if (item->type() == GraphNodeItem::Type) break;  // double-clicking a node inside a partition is not a toggle
+    if (item->type() == GraphNodeItem::Type) {  // double-clicking a node inside a partition is not a toggle
+      emit nodeActivated(static_cast<GraphNodeItem*>(item)->nodeIndex());
+      event->accept();
+      return;
+    }
     if (item->type() == GraphClusterItem::Type) {
       emit clusterToggleRequested(static_cast<GraphClusterItem*>(item)->clusterIndex());
       event->accept();
@@ -306,6 +310,7 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void GraphView::focusNode(int node) {
+  if (document_) node = document_->drawnNode(node);
   QGraphicsItem* item = nodeItems_.value(node);
   if (!item && document_) item = clusterItems_.value(document_->clusterOf(node));
   if (!item) return;

@@ -111,6 +111,8 @@ class GraphView : public QGraphicsView {
   void clusterSelected(int cluster);
   void selectionCleared();
   void clusterToggleRequested(int cluster);
+  // A node was double-clicked (If/Loop/Scan nodes open their body).
+  void nodeActivated(int node);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;

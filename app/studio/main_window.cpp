@@ -97,6 +97,13 @@ MainWindow::MainWindow(QWidget* parent)
   nodeTable_->horizontalHeader()->setStretchLastSection(true);
   nodeTable_->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
 
+  // Double-clicking a row shows the node in the graph (opening its body first when it sits in one).
+  connect(nodeTable_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    const int row = nodeProxy_->mapToSource(index).row();
+    tabs_->setCurrentIndex(0);
+    graph_->showModelNode(nodeModel_->graphPath(row), nodeModel_->nodeIndex(row));
+  });
+
   filterEdit_->setPlaceholderText(tr("Filter nodes by name, op type or value"));
   filterEdit_->setClearButtonEnabled(true);
   connect(filterEdit_, &QLineEdit::textChanged, nodeProxy_, &QSortFilterProxyModel::setFilterFixedString);
