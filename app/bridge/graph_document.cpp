@@ -71,6 +71,12 @@ QString epShortName(const QString& executionProvider) {
   return name;
 }
 
+QString GraphCluster::title() const { return QStringLiteral("%1 \u00b7 %2").arg(name, epShortName(executionProvider)); }
+
+QString GraphCluster::nodeCountText() const {
+  return nodes.size() == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(nodes.size());
+}
+
 QString GraphNode::displayName() const {
   if (!name.isEmpty()) return name;
   return QStringLiteral("(%1)").arg(opType);
@@ -358,7 +364,8 @@ VisibleGraph GraphDocument::visibleGraph(const QSet<int>& collapsed) const {
         VisibleGraph::Vertex v;
         v.id = QStringLiteral("c%1").arg(cluster);
         v.cluster = cluster;
-        v.widthIn = 2.2;
+        // Wide enough for the bold title ("vulkan_12 \u00b7 Vulkan"): a collapsed partition's label is never cut.
+        v.widthIn = std::max(2.2, 0.5 + 0.11 * static_cast<double>(clusters_[cluster].title().size()));
         v.heightIn = 0.75;
         vertexOfCluster[cluster] = static_cast<int>(graph.vertices.size());
         graph.vertices.push_back(v);

@@ -91,6 +91,13 @@ struct GraphCluster {
   QString executionProvider;
   bool compiled = false;
   QVector<int> nodes;  // indices into GraphDocument::nodes
+
+  // "vulkan_0 · Vulkan": the partition's title as the view draws it.
+  QString title() const;
+  // "12 nodes" (or "1 node").
+  QString nodeCountText() const;
+  // The caption of an expanded partition: "vulkan_0 · Vulkan (12 nodes)". The layout reserves room for all of it.
+  QString caption() const { return QStringLiteral("%1 (%2)").arg(title(), nodeCountText()); }
 };
 
 // The part of a document the layout lays out: collapsed clusters become one vertex each.

@@ -86,8 +86,10 @@ QByteArray GraphLayout::toDot(const VisibleGraph& graph, const GraphDocument& do
     }
   }
   for (int c : graph.expandedClusters) {
-    // The label only reserves room at the top of the box for the view's own caption; names never reach DOT.
-    dot += "  subgraph cluster_" + QByteArray::number(c) + " {\n    label=\"XXXXXXXXXXXX\"; fontsize=14;\n";
+    // The label only reserves room at the top of the box for the view's own caption (as wide as the whole caption,
+    // so it is never cut); names never reach DOT.
+    const QByteArray reserve(document.clusters()[c].caption().size(), 'X');
+    dot += "  subgraph cluster_" + QByteArray::number(c) + " {\n    label=\"" + reserve + "\"; fontsize=12;\n";
     for (int i : members[c]) {
       dot += "  ";
       vertexLine(graph.vertices[i]);

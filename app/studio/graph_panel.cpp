@@ -123,11 +123,20 @@ GraphPanel::GraphPanel(QWidget* parent)
   splitter->setSizes({900, 300});  // the rich-text details would otherwise claim most of the width
   details_->setMinimumWidth(200);
 
+  // Neither the legend nor the status line may set the panel's minimum width: with the compiled graph beside the
+  // source, two panels would widen the window and crush the summary dock. The legend clips, the status wraps.
+  auto* legendBox = new QWidget;
+  legendBox->setLayout(legend_);
+  legendBox->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  toolbar->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  status_->setWordWrap(true);
+  breadcrumb_->setWordWrap(true);
+
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
   layout->addWidget(toolbar);
-  layout->addLayout(legend_);
+  layout->addWidget(legendBox);
   layout->addWidget(breadcrumb_);
   layout->addWidget(splitter, 1);
   layout->addWidget(status_);

@@ -1,6 +1,7 @@
 #include "graph_view.h"
 
 #include <QFontMetricsF>
+#include <QKeyEvent>
 #include <QGraphicsScene>
 #include <QMouseEvent>
 #include <QPainter>
@@ -8,6 +9,7 @@
 #include <QStyleOptionGraphicsItem>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kiln::studio {
@@ -17,6 +19,9 @@ namespace {
 // Below this scale a node is a few pixels tall: text and arrowheads are not readable, so they are not drawn.
 constexpr double kTextLod = 0.55;
 constexpr double kDetailLod = 0.3;
+// Node labels: their size in scene units at normal zoom, and the smallest on-screen pixel size that is legible.
+constexpr double kLabelPx = 11;
+constexpr double kLegiblePx = 6.5;
 
 const QColor kFallbackPen(0xc0, 0x20, 0x20);
 const QColor kEpContextPen(0x20, 0x20, 0x20);
@@ -72,12 +77,14 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   const double lod = lodOf(option, painter);
   const bool selected = isSelected();
   if (lod < kDetailLod) {
-    // A colored block is all a node can show at this scale; markers survive as the block's color edge.
+    // A colored block is all a node can show at this scale; markers survive as the block's color edge, and the op
+    // type when it is still legible.
     painter->fillRect(rect_, selected || highlighted_ ? QColor(Qt::yellow) : fill_);
     if (fallback_ || epContext_) {
       painter->fillRect(QRectF(rect_.left(), rect_.top(), rect_.width(), rect_.height() / 4),
                         fallback_ ? kFallbackPen : kEpContextPen);
     }
+    drawLabels(painter, lod);
     return;
   }
   QPen pen(QColor(0x40, 0x40, 0x40), 1);
@@ -112,24 +119,50 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     painter->setBrush(Qt::NoBrush);
     painter->drawRoundedRect(rect_.adjusted(-2, -2, 2, 2), 5, 5);
   }
-  if (lod < kTextLod) return;
+  drawLabels(painter, lod);
+}
+
+void GraphNodeItem::drawLabels(QPainter* painter, double lod) const {
+  const QVector<Label> labels = labelsAt(lod);
+  if (labels.isEmpty()) return;
   painter->setPen(Qt::black);
-  QFont font = painter->font();
-  font.setPointSizeF(8);
-  if (subtitle_.isEmpty()) {
-    painter->setFont(font);
-    painter->drawText(rect_, Qt::AlignCenter, QFontMetricsF(font).elidedText(title_, Qt::ElideMiddle, rect_.width() - 8));
-    return;
+  for (const Label& label : labels) {
+    painter->setFont(label.font);
+    painter->drawText(label.rect, Qt::AlignCenter | Qt::TextDontClip, label.text);
   }
-  QFont bold = font;
+}
+
+QVector<GraphNodeItem::Label> GraphNodeItem::labelsAt(double lod) const {
+  QVector<Label> labels;
+  const QRectF inner = rect_.adjusted(4, 2, -4, -2);
+  // At this scale the largest text the box holds is still too small to read: no label at all.
+  if (inner.height() * 0.6 * lod < kLegiblePx) return labels;
+  auto fits = [](const QFont& font, const QString& text, const QRectF& box) {
+    const QFontMetricsF metrics(font);
+    return metrics.horizontalAdvance(text) <= box.width() && metrics.height() <= box.height() + 1;
+  };
+  QFont bold;
   bold.setBold(true);
-  const QRectF top(rect_.left() + 4, rect_.top() + 2, rect_.width() - 8, rect_.height() / 2 - 2);
-  const QRectF bottom(rect_.left() + 4, rect_.center().y(), rect_.width() - 8, rect_.height() / 2 - 2);
-  painter->setFont(bold);
-  painter->drawText(top, Qt::AlignCenter, QFontMetricsF(bold).elidedText(title_, Qt::ElideRight, top.width()));
-  painter->setFont(font);
-  painter->drawText(bottom, Qt::AlignCenter,
-                    QFontMetricsF(font).elidedText(subtitle_, Qt::ElideMiddle, bottom.width()));
+  if (kLabelPx * lod >= kLegiblePx) {
+    // Close enough for the regular size: the op type and, when it fits whole, the name below it.
+    bold.setPixelSize(static_cast<int>(kLabelPx));
+    QFont regular = bold;
+    regular.setBold(false);
+    const QRectF top(inner.left(), inner.top(), inner.width(), inner.height() / 2);
+    const QRectF bottom(inner.left(), inner.center().y(), inner.width(), inner.height() / 2);
+    if (!subtitle_.isEmpty() && fits(bold, title_, top) && fits(regular, subtitle_, bottom)) {
+      labels.push_back({title_, bold, top});
+      labels.push_back({subtitle_, regular, bottom});
+      return labels;
+    }
+    if (fits(bold, title_, inner)) labels.push_back({title_, bold, inner});
+    return labels;
+  }
+  // Zoomed out: the op type alone, drawn larger in the scene so that it stays legible on screen.
+  const double px = std::min(inner.height() * 0.6, kLegiblePx * 1.15 / lod);
+  bold.setPixelSize(std::max(1, static_cast<int>(px)));
+  if (fits(bold, title_, inner)) labels.push_back({title_, bold, inner});
+  return labels;
 }
 
 // ----- partitions -----
@@ -137,8 +170,8 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
 GraphClusterItem::GraphClusterItem(const bridge::GraphCluster& cluster, int index, const QRectF& rect, bool collapsed)
     : rect_(rect), index_(index), collapsed_(collapsed), fill_(epQColor(cluster.executionProvider)) {
   setFlag(ItemIsSelectable, collapsed);
-  title_ = QStringLiteral("%1 \u00b7 %2").arg(cluster.name, bridge::epShortName(cluster.executionProvider));
-  subtitle_ = QObject::tr("%n node(s)", nullptr, static_cast<int>(cluster.nodes.size()));
+  title_ = cluster.title();
+  subtitle_ = cluster.nodeCountText();
   setToolTip(collapsed ? QObject::tr("%1, %2: double-click to expand").arg(title_, subtitle_)
                        : QObject::tr("%1, %2: double-click the frame to collapse").arg(title_, subtitle_));
   setZValue(collapsed ? 2 : 0);
@@ -167,7 +200,8 @@ void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
     painter->setFont(font);
     painter->setPen(Qt::black);
     const QRectF inner = rect_.adjusted(4, 6, -8, -2);
-    painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2), Qt::AlignCenter, title_);
+    painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2),
+                      Qt::AlignCenter | Qt::TextDontClip, title_);
     font.setBold(false);
     painter->setFont(font);
     painter->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter,
@@ -185,7 +219,8 @@ void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
   font.setBold(true);
   painter->setFont(font);
   painter->setPen(fill_.darker(170));
-  painter->drawText(rect_.adjusted(8, 4, -8, 0), Qt::AlignTop | Qt::AlignLeft,
+  // The layout reserved the caption's width at the top of the box: it is drawn whole, never clipped.
+  painter->drawText(rect_.adjusted(8, 4, -8, 0), Qt::AlignTop | Qt::AlignLeft | Qt::TextDontClip,
                     QStringLiteral("%1 (%2)").arg(title_, subtitle_));
 }
 
@@ -229,8 +264,77 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
 
 // ----- view -----
 
-GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraphicsScene(this)) {
+// ----- minimap -----
+
+namespace {
+constexpr int kMinimapSide = 180;  // the longer side, in pixels
+}  // namespace
+
+GraphMinimap::GraphMinimap(GraphView* view) : QWidget(view), view_(view) {
+  setObjectName(QStringLiteral("graphMinimap"));
+  setCursor(Qt::PointingHandCursor);
+  setToolTip(tr("Overview: click or drag to move the view"));
+  hide();
+}
+
+void GraphMinimap::refresh() {
+  const QRectF scene = view_->sceneRect();
+  if (scene.isEmpty()) {
+    picture_ = QPixmap();
+    hide();
+    return;
+  }
+  const double scale = kMinimapSide / std::max(scene.width(), scene.height());
+  const QSize size(std::max(24, static_cast<int>(scene.width() * scale)), std::max(24, static_cast<int>(scene.height() * scale)));
+  resize(size + QSize(6, 6));
+  picture_ = QPixmap(size);
+  picture_.fill(Qt::white);
+  QPainter painter(&picture_);
+  view_->scene()->render(&painter, QRectF(picture_.rect()), scene);
+}
+
+QRectF GraphMinimap::picturedRect() const { return QRectF(3, 3, picture_.width(), picture_.height()); }
+
+QRectF GraphMinimap::viewportFrame() const {
+  const QRectF scene = view_->sceneRect();
+  if (scene.isEmpty() || picture_.isNull()) return {};
+  const QRectF visible = view_->mapToScene(view_->viewport()->rect()).boundingRect().intersected(scene);
+  const QRectF box = picturedRect();
+  const double sx = box.width() / scene.width(), sy = box.height() / scene.height();
+  return QRectF(box.left() + (visible.left() - scene.left()) * sx, box.top() + (visible.top() - scene.top()) * sy,
+                visible.width() * sx, visible.height() * sy);
+}
+
+QPointF GraphMinimap::toScene(const QPointF& point) const {
+  const QRectF scene = view_->sceneRect();
+  const QRectF box = picturedRect();
+  return {scene.left() + (point.x() - box.left()) * scene.width() / box.width(),
+          scene.top() + (point.y() - box.top()) * scene.height() / box.height()};
+}
+
+void GraphMinimap::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  painter.fillRect(rect(), QColor(0xf4, 0xf4, 0xf4));
+  painter.setPen(QColor(0x90, 0x90, 0x90));
+  painter.drawRect(rect().adjusted(0, 0, -1, -1));
+  painter.drawPixmap(picturedRect().topLeft(), picture_);
+  painter.setPen(QPen(QColor(0x10, 0x60, 0xff), 2));
+  painter.setBrush(QColor(0x10, 0x60, 0xff, 40));
+  painter.drawRect(viewportFrame());
+}
+
+void GraphMinimap::mousePressEvent(QMouseEvent* event) { view_->centerOn(toScene(event->position())); }
+
+void GraphMinimap::mouseMoveEvent(QMouseEvent* event) {
+  if (event->buttons() & Qt::LeftButton) view_->centerOn(toScene(event->position()));
+}
+
+// ----- view -----
+
+GraphView::GraphView(QWidget* parent)
+    : QGraphicsView(parent), scene_(new QGraphicsScene(this)), minimap_(new GraphMinimap(this)) {
   setScene(scene_);
+  setFocusPolicy(Qt::StrongFocus);  // keyboard zoom and node-to-node navigation
   setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
   setDragMode(ScrollHandDrag);
   setTransformationAnchor(AnchorUnderMouse);
@@ -240,6 +344,7 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraph
 }
 
 void GraphView::clearGraph() {
+  minimap_->hide();
   nodeItems_.clear();
   clusterItems_.clear();
   highlighted_.clear();
@@ -274,16 +379,124 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
     scene_->addItem(new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], graph.edges[i].count));
   }
   scene_->setSceneRect(layout.bounds.adjusted(-20, -20, 20, 20));
+  minimap_->refresh();
+  placeMinimap();
 }
 
 void GraphView::fitAll() {
   if (!scene_->sceneRect().isEmpty()) fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  placeMinimap();
 }
 
 void GraphView::zoomBy(double factor) {
   const double next = zoom() * factor;
   if (next < 0.005 || next > 8) return;  // beyond these the graph is a dot or one letter fills the view
   scale(factor, factor);
+  placeMinimap();
+}
+
+void GraphView::placeMinimap() {
+  // Shown only while part of the graph is out of sight: at fit it would repeat the view.
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+  const bool needed = !scene_->sceneRect().isEmpty() && !visible.contains(scene_->sceneRect().adjusted(2, 2, -2, -2));
+  const QRect area = viewport()->geometry();
+  minimap_->move(area.right() - minimap_->width() - 8, area.bottom() - minimap_->height() - 8);
+  minimap_->setVisible(needed && area.width() > 3 * minimap_->width() && area.height() > 2 * minimap_->height());
+  minimap_->update();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  placeMinimap();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+  QGraphicsView::scrollContentsBy(dx, dy);
+  placeMinimap();
+}
+
+int GraphView::selectedNode() const {
+  for (QGraphicsItem* item : scene_->selectedItems()) {
+    if (item->type() == GraphNodeItem::Type) return static_cast<GraphNodeItem*>(item)->nodeIndex();
+  }
+  return -1;
+}
+
+QVector<int> GraphView::neighbours(int node, int direction) const {
+  QVector<int> found;
+  if (!document_) return found;
+  for (const bridge::GraphEdge& e : document_->edges()) {
+    const int other = direction < 0 ? (e.to == node ? e.from : -1) : (e.from == node ? e.to : -1);
+    if (other >= 0 && nodeItems_.contains(other) && !found.contains(other)) found.push_back(other);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+bool GraphView::stepAlongEdges(int direction, bool sibling) {
+  if (nodeItems_.isEmpty()) return false;
+  const int current = selectedNode();
+  int target = -1;
+  if (current < 0) {
+    QList<int> drawn = nodeItems_.keys();
+    std::sort(drawn.begin(), drawn.end());
+    target = drawn.first();
+  } else if (!sibling) {
+    const QVector<int> next = neighbours(current, direction);
+    if (!next.isEmpty()) target = next.first();
+  } else {
+    // Siblings: the other consumers of the first producer, else the other producers of the first consumer.
+    QVector<int> group;
+    const QVector<int> producers = neighbours(current, -1);
+    if (!producers.isEmpty()) group = neighbours(producers.first(), 1);
+    if (group.size() < 2) {
+      const QVector<int> consumers = neighbours(current, 1);
+      if (!consumers.isEmpty()) group = neighbours(consumers.first(), -1);
+    }
+    const qsizetype at = group.indexOf(current);
+    if (group.size() >= 2 && at >= 0) target = group[(at + direction + group.size()) % group.size()];
+  }
+  if (target < 0) return false;
+  focusNode(target);
+  return true;
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+  const bool ctrl = event->modifiers() & Qt::ControlModifier;
+  // Zoom around the view's center: the mouse may be anywhere.
+  const ViewportAnchor anchor = transformationAnchor();
+  setTransformationAnchor(AnchorViewCenter);
+  bool handled = true;
+  switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomBy(1.25); break;
+    case Qt::Key_Minus:
+    case Qt::Key_Underscore: zoomBy(0.8); break;
+    case Qt::Key_0:
+      if (ctrl) {
+        fitAll();
+      } else {
+        handled = false;
+      }
+      break;
+    case Qt::Key_Down: handled = stepAlongEdges(1); break;
+    case Qt::Key_Up: handled = stepAlongEdges(-1); break;
+    case Qt::Key_Right: handled = selectedNode() >= 0 && stepAlongEdges(1, true); break;
+    case Qt::Key_Left: handled = selectedNode() >= 0 && stepAlongEdges(-1, true); break;
+    default: handled = false;
+  }
+  setTransformationAnchor(anchor);
+  if (handled) {
+    event->accept();
+    return;
+  }
+  QGraphicsView::keyPressEvent(event);
+}
+
+bool GraphView::focusNextPrevChild(bool next) {
+  // Tab and Shift+Tab walk the graph along its edges while it has nodes; at the end they leave the view.
+  if (!nodeItems_.isEmpty() && stepAlongEdges(next ? 1 : -1)) return true;
+  return QGraphicsView::focusNextPrevChild(next);
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {

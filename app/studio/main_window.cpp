@@ -135,6 +135,7 @@ MainWindow::MainWindow(QWidget* parent)
 
   summaryDock_->setObjectName(QStringLiteral("summaryDock"));
   summaryDock_->setWidget(summary_);
+  summary_->setMinimumWidth(220);  // never crushed to a sliver when the compiled graph opens beside the source
   summaryDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
   addDockWidget(Qt::RightDockWidgetArea, summaryDock_);
   resizeDocks({summaryDock_}, {380}, Qt::Horizontal);
@@ -266,7 +267,14 @@ void MainWindow::onCompiled(const QString& ctxModelPath) {
   recent_->add(ctxModelPath);
   // A compile that outlived its model (another one was opened meanwhile) is not drawn beside the new one.
   if (!info_ || compilePanel_->resultSourceModel() != QString::fromStdString(info_->path)) return;
+  // Beside the source, half and half, without taking width from the summary dock.
+  const int dockWidth = summaryDock_->isVisible() ? summaryDock_->width() : 0;
   compiledGraph_->show();
+  if (auto* splitter = qobject_cast<QSplitter*>(graph_->parentWidget())) {
+    const int half = std::max(200, (graph_->width() + compiledGraph_->width()) / 2);
+    splitter->setSizes({half, half});
+  }
+  if (dockWidth > 0) resizeDocks({summaryDock_}, {dockWidth}, Qt::Horizontal);
   compiledGraph_->openModel(ctxModelPath);
   inspector_->inspect(ctxModelPath);
   statusBar()->showMessage(tr("Compiled %1").arg(QFileInfo(ctxModelPath).fileName()));
