@@ -9,6 +9,8 @@
 
 #include <memory>
 
+#include "layered_layout.h"
+
 namespace kiln::bridge {
 
 namespace {
@@ -186,6 +188,26 @@ void GraphLayout::start(const VisibleGraph& graph, const GraphDocument& document
   cancel();
   const quint64 generation = ++generation_;
   timer_.start();
+  if (graph.vertices.size() > kMaxDotVertices) {
+    running_ = true;
+    emit progress(tr("Laying out %n node(s)", nullptr, static_cast<int>(graph.vertices.size())));
+    QStringList captions;
+    for (const GraphCluster& cluster : document.clusters()) captions << cluster.caption();
+    parsePool_.start([this, generation, graph, captions] {
+      if (generation != generation_) return;
+      auto result = std::make_shared<GraphLayoutResult>(layeredLayout(graph, captions));
+      QMetaObject::invokeMethod(
+          this,
+          [this, generation, result] {
+            if (generation != generation_) return;
+            running_ = false;
+            result->totalMs = static_cast<double>(timer_.nsecsElapsed()) / 1e6;
+            emit finished(*result);
+          },
+          Qt::QueuedConnection);
+    });
+    return;
+  }
   const QString program = dotProgram();
   if (program.isEmpty()) {
     // Reported asynchronously like every other outcome, so callers never see a signal from inside start().

@@ -490,7 +490,9 @@ bool GraphPanel::exportSvg(const QString& path, QString* error) {
     *error = tr("Cannot start the SVG painter");
     return false;  // QSaveFile discards what it has not committed
   }
+  view_->showAllEdges();
   scene()->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
+  view_->updateLevelOfDetail();
   painter.end();
   if (!file.commit()) {
     *error = tr("Cannot write %1: %2").arg(path, file.errorString());
@@ -516,7 +518,9 @@ bool GraphPanel::exportPng(const QString& path, QString* error) {
   {
     QPainter painter(&image);
     painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    view_->showAllEdges();
     scene()->render(&painter, QRectF(image.rect()), source);
+    view_->updateLevelOfDetail();
   }
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {

@@ -19,6 +19,7 @@ namespace {
 // Below this scale a node is a few pixels tall: text and arrowheads are not readable, so they are not drawn.
 constexpr double kTextLod = 0.55;
 constexpr double kDetailLod = 0.3;
+constexpr double kInvisibleEdgeLod = 0.04;
 // Node labels: their size in scene units at normal zoom, and the smallest on-screen pixel size that is legible.
 constexpr double kLabelPx = 11;
 constexpr double kLegiblePx = 6.5;
@@ -243,6 +244,8 @@ GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arro
 
 void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const double lod = lodOf(option, painter);
+  // A ten-thousand-node graph at fit: an edge is a fraction of a pixel next to the nodes it joins.
+  if (lod < kInvisibleEdgeLod) return;
   painter->setPen(QPen(QColor(0x50, 0x50, 0x50), count_ > 1 ? 2.0 : 1.0));
   if (lod < kDetailLod) {
     painter->drawLine(start_, tip_.isNull() ? end_ : tip_);
@@ -339,12 +342,16 @@ GraphView::GraphView(QWidget* parent)
   setDragMode(ScrollHandDrag);
   setTransformationAnchor(AnchorUnderMouse);
   setViewportUpdateMode(SmartViewportUpdate);
+  // Every item sets the pen, brush and font it draws with: saving and restoring the painter per item is wasted
+  // time on big graphs.
+  setOptimizationFlags(DontSavePainterState | DontAdjustForAntialiasing);
   setBackgroundBrush(Qt::white);
   connect(scene_, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
 }
 
 void GraphView::clearGraph() {
   minimap_->hide();
+  edgeItems_.clear();
   nodeItems_.clear();
   clusterItems_.clear();
   highlighted_.clear();
@@ -375,9 +382,13 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
     scene_->addItem(item);
     clusterItems_.insert(it.key(), item);
   }
+  edgeItems_.reserve(graph.edges.size());
   for (int i = 0; i < graph.edges.size(); ++i) {
-    scene_->addItem(new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], graph.edges[i].count));
+    auto* edge = new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], graph.edges[i].count);
+    scene_->addItem(edge);
+    edgeItems_.push_back(edge);
   }
+  edgesShown_ = true;
   scene_->setSceneRect(layout.bounds.adjusted(-20, -20, 20, 20));
   minimap_->refresh();
   placeMinimap();
@@ -395,7 +406,22 @@ void GraphView::zoomBy(double factor) {
   placeMinimap();
 }
 
+void GraphView::showAllEdges() {
+  edgesShown_ = true;
+  for (QGraphicsItem* edge : edgeItems_) edge->setVisible(true);
+}
+
+void GraphView::updateLevelOfDetail() {
+  // Edges thinner than a pixel beside their nodes are left out of painting altogether: hidden items cost nothing,
+  // while 13,000 edges returning early still cost the view a style option and a transform each.
+  const bool show = zoom() >= kInvisibleEdgeLod;
+  if (show == edgesShown_) return;
+  edgesShown_ = show;
+  for (QGraphicsItem* edge : edgeItems_) edge->setVisible(show);
+}
+
 void GraphView::placeMinimap() {
+  updateLevelOfDetail();
   // Shown only while part of the graph is out of sight: at fit it would repeat the view.
   const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
   const bool needed = !scene_->sceneRect().isEmpty() && !visible.contains(scene_->sceneRect().adjusted(2, 2, -2, -2));

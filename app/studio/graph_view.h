@@ -151,6 +151,11 @@ class GraphView : public QGraphicsView {
   void zoomBy(double factor);
   double zoom() const { return transform().m11(); }
   GraphMinimap* minimap() const { return minimap_; }
+  // Shows every edge (for an export, drawn at its own scale); updateLevelOfDetail() hides them again where the
+  // view's zoom makes them thinner than a pixel.
+  void showAllEdges();
+  void updateLevelOfDetail();
+  bool edgesShown() const { return edgesShown_; }
   // The drawn node selected now, or -1.
   int selectedNode() const;
   // Moves the selection along the edges: the first consumer (+1 steps) or producer (-1), or a sibling (another
@@ -186,6 +191,8 @@ class GraphView : public QGraphicsView {
   QHash<int, GraphClusterItem*> clusterItems_;
   QVector<int> highlighted_;
   GraphMinimap* minimap_;
+  QVector<QGraphicsItem*> edgeItems_;
+  bool edgesShown_ = true;
 };
 
 }  // namespace kiln::studio
