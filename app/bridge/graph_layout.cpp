@@ -196,6 +196,7 @@ void GraphLayout::start(const VisibleGraph& graph, const GraphDocument& document
     parsePool_.start([this, generation, graph, captions] {
       if (generation != generation_) return;
       auto result = std::make_shared<GraphLayoutResult>(layeredLayout(graph, captions));
+      result->layered = true;
       QMetaObject::invokeMethod(
           this,
           [this, generation, result] {

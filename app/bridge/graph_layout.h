@@ -32,6 +32,7 @@ struct GraphLayoutResult {
   QVector<QPointF> edgeArrowTips;    // null point when dot drew no arrowhead
   QHash<int, QRectF> clusterBoxes;   // expanded cluster index -> its box
   QRectF bounds;
+  bool layered = false;  // laid out by layeredLayout (no dot)
   double dotMs = 0;    // the dot process, start to exit
   double totalMs = 0;  // DOT text written to result delivered
 };

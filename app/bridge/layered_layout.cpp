@@ -5,6 +5,8 @@
 #include <deque>
 #include <vector>
 
+#include <QHash>
+
 namespace kiln::bridge {
 
 namespace {
@@ -17,6 +19,8 @@ constexpr double kCaptionRoom = 22;   // above the members, for the caption
 constexpr double kCaptionCharWidth = 7.5;  // generous for the view's 9 pt bold caption
 constexpr double kArrowLength = 8;
 constexpr double kMargin = 14;
+constexpr double kBandGap = 60;      // between the bands of a long graph
+constexpr double kBandAspect = 0.6;  // a band's height over the whole width: the page is wider than tall
 
 // Vertices in topological order (Kahn); vertices on cycles follow in index order.
 std::vector<int> topologicalOrder(int n, const std::vector<std::vector<int>>& out, std::vector<int> indegree) {
@@ -118,16 +122,60 @@ GraphLayoutResult layeredLayout(const VisibleGraph& graph, const QStringList& cl
     }
   }
 
-  // y: ranks top to bottom, each as tall as its tallest vertex; vertices centered in their rank.
-  double top = 0;
+  // y: ranks top to bottom, each as tall as its tallest vertex; vertices centered in their rank. A long graph is
+  // cut into bands set side by side (a newspaper's columns), so that at fit-to-view it is a page, not a hairline;
+  // bands break only between partitions, never through one.
+  std::vector<double> rankHeight(at(ranks), 0), rankLeft(at(ranks), 1e300), rankRight(at(ranks), -1e300);
+  double totalHeight = 0, widest = 0;
   for (int r = 0; r < ranks; ++r) {
-    double tallest = 0;
-    for (int v : members[at(r)]) tallest = std::max(tallest, height[at(v)]);
+    for (int v : members[at(r)]) {
+      rankHeight[at(r)] = std::max(rankHeight[at(r)], height[at(v)]);
+      rankLeft[at(r)] = std::min(rankLeft[at(r)], centerX[at(v)] - width[at(v)] / 2);
+      rankRight[at(r)] = std::max(rankRight[at(r)], centerX[at(v)] + width[at(v)] / 2);
+    }
+    totalHeight += rankHeight[at(r)] + kRankGap;
+    widest = std::max(widest, rankRight[at(r)] - rankLeft[at(r)]);
+  }
+  // Ranks after which no expanded partition continues: where a band may end.
+  std::vector<int> open(at(ranks) + 1, 0);
+  {
+    QHash<int, std::pair<int, int>> span;  // cluster -> first and last rank
+    for (int v = 0; v < n; ++v) {
+      const int c = graph.vertices[v].inCluster;
+      if (c < 0) continue;
+      auto it = span.find(c);
+      if (it == span.end()) {
+        span.insert(c, {rank[at(v)], rank[at(v)]});
+      } else {
+        it->first = std::min(it->first, rank[at(v)]);
+        it->second = std::max(it->second, rank[at(v)]);
+      }
+    }
+    for (const auto& [from, to] : span) {
+      ++open[at(from)];
+      --open[at(to)];
+    }
+    for (int r = 1; r <= ranks; ++r) open[at(r)] += open[at(r - 1)];
+  }
+  // A band is as wide as its widest rank, or a partition caption (boxes grow to hold theirs), whichever is wider.
+  for (int c : graph.expandedClusters) {
+    widest = std::max(widest, static_cast<double>(clusterCaptions.value(c).size()) * kCaptionCharWidth + 16);
+  }
+  const double bandWidth = widest + 2 * kClusterPad + kBandGap;
+  const double wantedHeight = std::max(2000.0, std::sqrt(totalHeight * bandWidth * kBandAspect));
+  double top = 0, bandLeft = 0, minLeft = 1e300;
+  for (int r = 0; r < ranks; ++r) minLeft = std::min(minLeft, rankLeft[at(r)]);
+  for (int r = 0; r < ranks; ++r) {
+    const double tallest = rankHeight[at(r)];
     for (int v : members[at(r)]) {
       const double y = top + (tallest - height[at(v)]) / 2;
-      result.vertices[v] = QRectF(centerX[at(v)] - width[at(v)] / 2, y, width[at(v)], height[at(v)]);
+      result.vertices[v] = QRectF(bandLeft + centerX[at(v)] - minLeft - width[at(v)] / 2, y, width[at(v)], height[at(v)]);
     }
     top += tallest + kRankGap;
+    if (top >= wantedHeight && open[at(r)] == 0 && r + 1 < ranks) {
+      top = 0;
+      bandLeft += bandWidth;
+    }
   }
 
   // Partition frames: around their members, with room for the whole caption.
@@ -156,7 +204,7 @@ GraphLayoutResult layeredLayout(const VisibleGraph& graph, const QStringList& cl
   for (int i = 0; i < graph.edges.size(); ++i) {
     const QRectF& from = result.vertices[graph.edges[i].from];
     const QRectF& to = result.vertices[graph.edges[i].to];
-    const bool down = to.top() >= from.bottom();
+    const bool down = to.top() >= from.bottom() || to.left() >= from.right() + kBandGap / 2;  // into the next band
     const QPointF start(from.center().x(), down ? from.bottom() : from.top());
     const QPointF tip(to.center().x(), down ? to.top() : to.bottom());
     const QPointF span = tip - start;

@@ -1,6 +1,7 @@
 // layeredLayout: a fast layered (Sugiyama-style) layout for graphs too big for Graphviz's dot to lay out in
 // seconds (dot takes about 20 s for 10,000 nodes here). Longest-path ranks top to bottom, each rank ordered by the
-// barycenter of its producers, straight edges, partition boxes around their members with room for the caption.
+// barycenter of its producers, straight edges, partition boxes around their members with room for the caption; a
+// long graph is cut into bands set side by side (between partitions), so that fit-to-view shows a page.
 // Linear in nodes and edges apart from one sort per rank; runs on GraphLayout's worker thread.
 #pragma once
 

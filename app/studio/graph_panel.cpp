@@ -116,12 +116,13 @@ GraphPanel::GraphPanel(QWidget* parent)
   breadcrumb_->hide();
 
   auto* splitter = new QSplitter;
+  splitter_ = splitter;
   splitter->addWidget(view_);
   splitter->addWidget(details_);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
   splitter->setSizes({900, 300});  // the rich-text details would otherwise claim most of the width
-  details_->setMinimumWidth(200);
+  details_->setMinimumWidth(160);
 
   // Neither the legend nor the status line may set the panel's minimum width: with the compiled graph beside the
   // source, two panels would widen the window and crush the summary dock. The legend clips, the status wraps.
@@ -178,6 +179,16 @@ GraphPanel::GraphPanel(QWidget* parent)
 }
 
 GraphPanel::~GraphPanel() = default;
+
+void GraphPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // Narrow (the compiled graph beside the source): the details go below the graph instead of squeezing both.
+  const Qt::Orientation wanted = width() < kNarrowWidth ? Qt::Vertical : Qt::Horizontal;
+  if (splitter_->orientation() == wanted) return;
+  splitter_->setOrientation(wanted);
+  const int side = wanted == Qt::Vertical ? splitter_->height() : splitter_->width();
+  splitter_->setSizes({side * 3 / 4, side / 4});
+}
 
 QGraphicsScene* GraphPanel::scene() const { return view_->scene(); }
 
@@ -265,10 +276,16 @@ void GraphPanel::onLayoutFinished(const bridge::GraphLayoutResult& result) {
   if (document_->foldedCount() > 1) text += tr(", %1 constants folded into their consumers").arg(document_->foldedCount());
   text += tr(", %n partition(s)", nullptr, static_cast<int>(document_->clusters().size()));
   if (!collapsed_.isEmpty()) text += tr(" (%1 collapsed, %2 expanded)").arg(collapsed_.size()).arg(clustersShown);
-  text += tr("; loaded in %1 ms, laid out in %2 ms (dot %3 ms)")
-              .arg(loadMs_, 0, 'f', 0)
-              .arg(result.totalMs, 0, 'f', 0)
-              .arg(result.dotMs, 0, 'f', 0);
+  if (result.layered) {
+    text += tr("; loaded in %1 ms, laid out in %2 ms (built-in layered layout: too big for dot)")
+                .arg(loadMs_, 0, 'f', 0)
+                .arg(result.totalMs, 0, 'f', 0);
+  } else {
+    text += tr("; loaded in %1 ms, laid out in %2 ms (dot %3 ms)")
+                .arg(loadMs_, 0, 'f', 0)
+                .arg(result.totalMs, 0, 'f', 0)
+                .arg(result.dotMs, 0, 'f', 0);
+  }
   if (!document_->partitionError().isEmpty()) {
     text += tr("; no partition report: %1").arg(document_->partitionError());
   }
@@ -300,6 +317,9 @@ void GraphPanel::updateLegend() {
   for (const QString& ep : eps) legend_->addWidget(legendChip(epQColor(ep), ep.isEmpty() ? tr("no EP / removed by optimizer") : bridge::epShortName(ep)));
   legend_->addWidget(legendChip(Qt::white, tr("CPU fallback (dashed red)"), QStringLiteral("2px dashed #c02020")));
   legend_->addWidget(legendChip(Qt::white, tr("EPContext (hexagon)"), QStringLiteral("3px double #202020")));
+  if (document_->graphPath() != QLatin1String(bridge::GraphDocument::kMainPath)) {
+    legend_->addWidget(legendChip(QColor(0xe6, 0xe0, 0xf4), tr("outer-scope value (dashed)"), QStringLiteral("1px dashed #605090")));
+  }
   legend_->addStretch(1);
 }
 

@@ -21,6 +21,7 @@ class QLineEdit;
 class QHBoxLayout;
 class QGraphicsScene;
 class QToolButton;
+class QSplitter;
 
 namespace kiln::bridge {
 class GraphLoader;
@@ -37,6 +38,9 @@ class GraphPanel : public QWidget {
  public:
   // Graphs with more op nodes than this open with every partition collapsed.
   static constexpr int kCollapseThreshold = 800;
+
+  // Narrower than this, the node details sit below the graph instead of beside it.
+  static constexpr int kNarrowWidth = 720;
 
   explicit GraphPanel(QWidget* parent = nullptr);
   ~GraphPanel() override;
@@ -84,6 +88,9 @@ class GraphPanel : public QWidget {
   QString statusText() const;
   void selectNode(int node);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  signals:
   void layoutReady();
   void failed(const QString& message);
@@ -111,6 +118,7 @@ class GraphPanel : public QWidget {
   QLabel* matchLabel_;
   QLabel* status_;
   QLabel* breadcrumb_;
+  QSplitter* splitter_ = nullptr;
   QString plainCrumbs_;
   QHBoxLayout* legend_;
   QToolButton* cancelButton_;

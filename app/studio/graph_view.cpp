@@ -19,12 +19,13 @@ namespace {
 // Below this scale a node is a few pixels tall: text and arrowheads are not readable, so they are not drawn.
 constexpr double kTextLod = 0.55;
 constexpr double kDetailLod = 0.3;
-constexpr double kInvisibleEdgeLod = 0.04;
+constexpr double kInvisibleEdgeLod = 0.1;
 // Node labels: their size in scene units at normal zoom, and the smallest on-screen pixel size that is legible.
 constexpr double kLabelPx = 11;
 constexpr double kLegiblePx = 6.5;
 
 const QColor kFallbackPen(0xc0, 0x20, 0x20);
+constexpr uint32_t kOuterScopeFill = 0xe6e0f4;  // pale violet: outer-scope values in a body
 const QColor kEpContextPen(0x20, 0x20, 0x20);
 
 QColor fromRgb(uint32_t rgb) { return QColor::fromRgb(static_cast<QRgb>(rgb)); }
@@ -48,7 +49,8 @@ GraphNodeItem::GraphNodeItem(const bridge::GraphNode& node, int index, const QRe
       io_(node.kind != bridge::GraphNode::Kind::Op) {
   setFlag(ItemIsSelectable);
   setAcceptHoverEvents(false);
-  fill_ = io_ ? fromRgb(bridge::ep_colors::kGraphIo) : epQColor(node.executionProvider);
+  outer_ = node.outerScope;
+  fill_ = io_ ? fromRgb(outer_ ? kOuterScopeFill : bridge::ep_colors::kGraphIo) : epQColor(node.executionProvider);
   if (io_) {
     title_ = node.name;
   } else {
@@ -56,7 +58,8 @@ GraphNodeItem::GraphNodeItem(const bridge::GraphNode& node, int index, const QRe
     subtitle_ = node.displayName();
   }
   if (fallback_) title_ = QStringLiteral("\u26a0 ") + title_;
-  QString tip = node.label;
+  QString tip = node.outerScope ? QObject::tr("%1: a value of an enclosing graph, read by this body").arg(node.name)
+                                : node.label;
   if (!node.executionProvider.isEmpty()) tip += QStringLiteral("\n") + bridge::epShortName(node.executionProvider);
   if (!node.partition.isEmpty()) tip += QStringLiteral(" (%1)").arg(node.partition);
   const QString why = node.cpuFallback() ? QStringLiteral("\nfallback: ") : QStringLiteral("\non the CPU by design: ");
@@ -97,6 +100,8 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   if (removed_) fill.setAlpha(110);
   painter->setBrush(highlighted_ ? fill.lighter(130) : fill);
   if (io_) {
+    // A value of an enclosing graph, read by this body: dashed, so it never passes for a graph input.
+    if (outer_ && !selected) painter->setPen(QPen(QColor(0x60, 0x50, 0x90), 1.5, Qt::DashLine));
     painter->drawRoundedRect(rect_, rect_.height() / 2, rect_.height() / 2);
   } else if (epContext_) {
     // EPContext nodes: a hexagon with a double border, unlike any op box.
@@ -396,13 +401,15 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
 
 void GraphView::fitAll() {
   if (!scene_->sceneRect().isEmpty()) fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  fitted_ = true;
   placeMinimap();
 }
 
 void GraphView::zoomBy(double factor) {
   const double next = zoom() * factor;
-  if (next < 0.005 || next > 8) return;  // beyond these the graph is a dot or one letter fills the view
+  if (next < 0.002 || next > 8) return;  // beyond these the graph is a dot or one letter fills the view
   scale(factor, factor);
+  fitted_ = false;
   placeMinimap();
 }
 
@@ -433,7 +440,13 @@ void GraphView::placeMinimap() {
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
-  placeMinimap();
+  // A view showing the whole graph keeps showing it when its panel grows or shrinks (a wrapped status line, the
+  // compiled graph opening beside the source).
+  if (fitted_) {
+    fitAll();
+  } else {
+    placeMinimap();
+  }
 }
 
 void GraphView::scrollContentsBy(int dx, int dy) {

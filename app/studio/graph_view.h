@@ -61,7 +61,7 @@ class GraphNodeItem : public QGraphicsItem {
   int index_;
   QColor fill_;
   QString title_, subtitle_;
-  bool epContext_, fallback_, removed_, io_;
+  bool epContext_, fallback_, removed_, io_, outer_ = false;
   bool highlighted_ = false;
 };
 
@@ -193,6 +193,7 @@ class GraphView : public QGraphicsView {
   GraphMinimap* minimap_;
   QVector<QGraphicsItem*> edgeItems_;
   bool edgesShown_ = true;
+  bool fitted_ = false;  // the whole graph is in view (Fit, Ctrl+0): kept so on resize
 };
 
 }  // namespace kiln::studio

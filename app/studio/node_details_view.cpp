@@ -16,7 +16,9 @@ const QString kBodyScheme = QStringLiteral("kiln-body");
 QString esc(const QString& text) { return text.toHtmlEscaped(); }
 
 QString row(const QString& key, const QString& valueHtml) {
-  return QStringLiteral("<tr><td style='color:#555;padding-right:10px'>%1</td><td>%2</td></tr>").arg(esc(key), valueHtml);
+  // Keys never wrap mid-word ("embed_mod|e"); a narrow panel puts the details below the graph, full width.
+  return QStringLiteral("<tr><td style='color:#555;padding-right:10px;white-space:nowrap'>%1</td><td>%2</td></tr>")
+      .arg(esc(key), valueHtml);
 }
 
 QString section(const QString& title) { return QStringLiteral("<h4 style='margin-bottom:2px'>%1</h4>").arg(esc(title)); }

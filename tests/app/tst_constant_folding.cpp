@@ -49,6 +49,9 @@ class TestConstantFolding : public QObject {
     QCOMPARE(bias.minimum, 0.25);
     QCOMPARE(bias.maximum, 0.25);
     QCOMPARE(QString::fromStdString(bias.preview), QStringLiteral("[0.25, 0.25, 0.25, 0.25]"));
+    // A body's initializer has a type like the main graph's (the details showed "bias ?").
+    QVERIFY(info.value().values.count("bias"));
+    QCOMPARE(info.value().values.at("bias").dtype, kiln::DataType::FLOAT);
     const kiln::ConstantInfo& w1 = constants.at("w1");
     QVERIFY(QString::fromStdString(w1.preview).endsWith(QStringLiteral(", ...]")));  // 144 values, 8 shown
     QCOMPARE(QString::fromStdString(w1.preview).count(u','), 8);

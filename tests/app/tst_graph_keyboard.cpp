@@ -7,6 +7,7 @@
 #include "graph_panel.h"
 #include "graph_view.h"
 #include "if_model.h"
+#include "node_details_view.h"
 
 using kiln::bridge::GraphDocument;
 using kiln::studio::GraphPanel;
@@ -116,7 +117,27 @@ class TestGraphKeyboard : public QObject {
     QVERIFY2(moved.center().y() > frame.center().y(), qPrintable(QStringLiteral("%1 -> %2").arg(frame.center().y()).arg(moved.center().y())));
   }
 
+  void staysFittedWhenResized() {
+    GraphView* view = panel_.view();
+    view->fitAll();
+    panel_.resize(1000, 400);
+    QCoreApplication::processEvents();
+    const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
+    QVERIFY(visible.contains(view->sceneRect().adjusted(1, 1, -1, -1)));
+    panel_.resize(1000, 700);
+  }
+
+  void narrowPanelPutsDetailsBelow() {
+    panel_.resize(GraphPanel::kNarrowWidth - 100, 700);
+    QCoreApplication::processEvents();
+    QVERIFY(panel_.detailsView()->geometry().top() >= view()->geometry().bottom());
+    panel_.resize(1000, 700);
+    QCoreApplication::processEvents();
+    QVERIFY(panel_.detailsView()->geometry().left() >= view()->geometry().right());
+  }
+
  private:
+  GraphView* view() { return panel_.view(); }
   QTemporaryDir dir_;
   QString model_;
   GraphPanel panel_;

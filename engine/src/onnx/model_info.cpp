@@ -150,7 +150,15 @@ NodeInfo describeNode(const ir::Graph& graph, const ir::Node& node) {
 void describeGraphContents(const ir::Graph& graph, const std::string& path, std::vector<NodeInfo>* nodes,
                            ModelInfo* info) {
   for (const auto& [name, vi] : graph.valueInfo) info->values.emplace(name, ir::toValueMetadata(vi));
-  for (const auto& [name, tensor] : graph.initializers) info->constants.emplace(name, describeConstant(name, tensor));
+  for (const auto& [name, tensor] : graph.initializers) {
+    info->constants.emplace(name, describeConstant(name, tensor));
+    ValueMetadata meta;  // a body's initializers have types too (the main graph's are listed by inspectModel)
+    meta.name = name;
+    meta.dtype = tensor.dtype();
+    meta.hasShape = true;
+    for (int64_t d : tensor.shape()) meta.shape.push_back(Dimension{d, {}});
+    info->values.emplace(name, std::move(meta));
+  }
   for (size_t index = 0; index < graph.nodes.size(); ++index) {
     const ir::Node& node = graph.nodes[index];
     nodes->push_back(describeNode(graph, node));
