@@ -82,7 +82,9 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   const bool selected = isSelected();
   if (lod < kDetailLod) {
     // A colored block is all a node can show at this scale; markers survive as the block's color edge, and the op
-    // type when it is still legible.
+    // type when it is still legible. No antialiasing for a block of a few pixels: it is the costly part of painting
+    // ten thousand of them, and the view's next paint starts with its own hints again.
+    painter->setRenderHint(QPainter::Antialiasing, false);
     painter->fillRect(rect_, selected || highlighted_ ? QColor(Qt::yellow) : fill_);
     if (fallback_ || epContext_) {
       painter->fillRect(QRectF(rect_.left(), rect_.top(), rect_.width(), rect_.height() / 4),
@@ -216,6 +218,11 @@ void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
   }
   QColor back = fill_;
   back.setAlpha(40);
+  if (lod < kDetailLod) {
+    // Far out a dashed, antialiased outline costs more than all the nodes inside: a tinted area says enough.
+    painter->fillRect(rect_, back);
+    return;
+  }
   painter->setBrush(back);
   painter->setPen(QPen(fill_.darker(130), 1.5, Qt::DashLine));
   painter->drawRoundedRect(rect_, 8, 8);
@@ -354,8 +361,11 @@ GraphView::GraphView(QWidget* parent)
   connect(scene_, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
 }
 
+GraphView::~GraphView() = default;
+
 void GraphView::clearGraph() {
   minimap_->hide();
+  edgesShown_ = true;
   edgeItems_.clear();
   nodeItems_.clear();
   clusterItems_.clear();

@@ -134,6 +134,7 @@ class GraphView : public QGraphicsView {
 
  public:
   explicit GraphView(QWidget* parent = nullptr);
+  ~GraphView() override;
 
   // Replaces the scene's items with the laid-out `graph` of `document`.
   void showGraph(std::shared_ptr<const bridge::GraphDocument> document, const bridge::VisibleGraph& graph,
