@@ -256,6 +256,7 @@ void GraphLayout::onDotFinished(quint64 generation, QProcess* process, const Vis
     auto result = std::make_shared<GraphLayoutResult>();
     QString error;
     const bool ok = parseJson(json, graph, result.get(), &error);
+    if (ok) setInBands(result.get(), graph);  // a deep network is a page at fit, not a sliver
     result->dotMs = dotMs;
     QMetaObject::invokeMethod(
         this,

@@ -9,6 +9,7 @@
 #include <QByteArray>
 #include <QElapsedTimer>
 #include <QHash>
+#include <QMultiHash>
 #include <QObject>
 #include <QPointF>
 #include <QRectF>
@@ -30,9 +31,11 @@ struct GraphLayoutResult {
   // Per VisibleGraph edge: the B-spline control points (first point, then 3 per segment) and the arrow tip.
   QVector<QVector<QPointF>> edgeSplines;
   QVector<QPointF> edgeArrowTips;    // null point when dot drew no arrowhead
-  QHash<int, QRectF> clusterBoxes;   // expanded cluster index -> its box
+  // Expanded cluster index -> its box; a partition cut by the bands of a tall layout has one box per band.
+  QMultiHash<int, QRectF> clusterBoxes;
   QRectF bounds;
   bool layered = false;  // laid out by layeredLayout (no dot)
+  int bands = 1;         // a tall layout set in this many bands side by side (setInBands)
   double dotMs = 0;    // the dot process, start to exit
   double totalMs = 0;  // DOT text written to result delivered
 };

@@ -216,4 +216,77 @@ GraphLayoutResult layeredLayout(const VisibleGraph& graph, const QStringList& cl
   return result;
 }
 
+void setInBands(GraphLayoutResult* result, const VisibleGraph& graph) {
+  const int n = static_cast<int>(graph.vertices.size());
+  const double width = result->bounds.width(), height = result->bounds.height();
+  if (n < 40 || width <= 0 || height < 3 * width) return;
+  const int bands = static_cast<int>(std::lround(std::sqrt(height / (kBandAspect * (width + kBandGap)))));
+  if (bands < 2) return;
+  // Cut where a whole rank gap lies between what is above and what is below, about every height / bands.
+  std::vector<int> byTop(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) byTop[static_cast<size_t>(i)] = i;
+  std::sort(byTop.begin(), byTop.end(), [&](int a, int b) { return result->vertices[a].top() < result->vertices[b].top(); });
+  std::vector<double> cuts{0};
+  double lowest = 0;
+  const double wanted = height / bands;
+  for (int v : byTop) {
+    const QRectF& r = result->vertices[v];
+    if (r.top() > lowest && r.top() - cuts.back() >= wanted && static_cast<int>(cuts.size()) < bands) {
+      cuts.push_back((lowest + r.top()) / 2);
+    }
+    lowest = std::max(lowest, r.bottom());
+  }
+  if (cuts.size() < 2) return;
+  cuts.push_back(height + 1);
+  auto bandOf = [&](double y) {
+    return static_cast<int>(std::upper_bound(cuts.begin(), cuts.end(), y) - cuts.begin()) - 1;
+  };
+  auto offset = [&](int band) { return QPointF(band * (width + kBandGap), -cuts[static_cast<size_t>(band)]); };
+  std::vector<int> band(static_cast<size_t>(n));
+  double tallest = 0;
+  for (int v = 0; v < n; ++v) {
+    band[static_cast<size_t>(v)] = bandOf(result->vertices[v].center().y());
+    result->vertices[v].translate(offset(band[static_cast<size_t>(v)]));
+  }
+  for (int b = 0; b + 1 < static_cast<int>(cuts.size()); ++b) {
+    tallest = std::max(tallest, cuts[static_cast<size_t>(b) + 1] - cuts[static_cast<size_t>(b)]);
+  }
+  for (int e = 0; e < graph.edges.size(); ++e) {
+    const int from = graph.edges[e].from, to = graph.edges[e].to;
+    if (band[static_cast<size_t>(from)] == band[static_cast<size_t>(to)]) {
+      const QPointF shift = offset(band[static_cast<size_t>(from)]);
+      for (QPointF& p : result->edgeSplines[e]) p += shift;
+      if (!result->edgeArrowTips[e].isNull()) result->edgeArrowTips[e] += shift;
+      continue;
+    }
+    const QRectF& a = result->vertices[from];
+    const QRectF& b = result->vertices[to];
+    const QPointF start(a.center().x(), a.bottom()), tip(b.center().x(), b.top());
+    const QPointF span = tip - start;
+    const double length = std::max(1e-6, std::hypot(span.x(), span.y()));
+    const QPointF end = tip - span / length * std::min(kArrowLength, length / 2);
+    result->edgeSplines[e] = {start, start + (end - start) / 3, start + (end - start) * 2 / 3, end};
+    result->edgeArrowTips[e] = tip;
+  }
+  // Partitions: one box per band they have members in, cut to the band (with room for the caption at a cut).
+  QMultiHash<int, QRectF> boxes;
+  for (auto it = result->clusterBoxes.constBegin(); it != result->clusterBoxes.constEnd(); ++it) {
+    std::vector<char> used(cuts.size(), 0);
+    for (int v = 0; v < n; ++v) {
+      if (graph.vertices[v].inCluster == it.key()) used[static_cast<size_t>(band[static_cast<size_t>(v)])] = 1;
+    }
+    for (int b = 0; b + 1 < static_cast<int>(cuts.size()); ++b) {
+      if (!used[static_cast<size_t>(b)]) continue;
+      QRectF piece = it.value();
+      piece.setTop(std::max(piece.top(), cuts[static_cast<size_t>(b)]));
+      piece.setBottom(std::min(piece.bottom(), cuts[static_cast<size_t>(b) + 1]));
+      if (piece.height() <= 0) continue;
+      boxes.insert(it.key(), piece.translated(offset(b)));
+    }
+  }
+  result->clusterBoxes = boxes;
+  result->bands = static_cast<int>(cuts.size()) - 1;
+  result->bounds = QRectF(0, 0, result->bands * (width + kBandGap) - kBandGap, tallest);
+}
+
 }  // namespace kiln::bridge

@@ -15,4 +15,10 @@ namespace kiln::bridge {
 // their whole caption (`clusterCaptions`, by cluster index: GraphCluster::caption()).
 GraphLayoutResult layeredLayout(const VisibleGraph& graph, const QStringList& clusterCaptions);
 
+// Sets a layout much taller than wide (dot's drawing of a deep network) in bands side by side, cut between ranks,
+// so that fit-to-view shows a page instead of a sliver: vertices and the edges inside a band move with it, edges
+// between bands become straight, and a partition cut by a band break gets one box per band. Does nothing to a
+// layout that is not tall.
+void setInBands(GraphLayoutResult* result, const VisibleGraph& graph);
+
 }  // namespace kiln::bridge

@@ -106,6 +106,43 @@ class TestLayeredLayout : public QObject {
     QVERIFY(kiln::bridge::layeredLayout(VisibleGraph{}, {}).vertices.isEmpty());
   }
 
+  void tallDotLayoutsAreSetInBands() {
+    // A dot-like drawing: one column of 200 boxes 40 points apart, one partition around all of them.
+    VisibleGraph graph;
+    GraphLayoutResult layout;
+    for (int i = 0; i < 200; ++i) {
+      graph.vertices.push_back({QStringLiteral("n%1").arg(i), i, -1, 0, 1, 0.4});
+      layout.vertices.push_back(QRectF(20, 20 + i * 60, 72, 29));
+      if (i > 0) {
+        graph.edges.push_back({i - 1, i, 1});
+        layout.edgeSplines.push_back({QPointF(56, i * 60 - 11), QPointF(56, i * 60), QPointF(56, i * 60 + 5), QPointF(56, i * 60 + 12)});
+        layout.edgeArrowTips.push_back(QPointF(56, i * 60 + 20));
+      }
+    }
+    layout.clusterBoxes.insert(0, QRectF(10, 5, 92, 200 * 60 + 10));
+    layout.bounds = QRectF(0, 0, 112, 200 * 60 + 30);
+    kiln::bridge::setInBands(&layout, graph);
+    QVERIFY2(layout.bands >= 4, qPrintable(QString::number(layout.bands)));
+    QVERIFY(layout.bounds.width() > layout.bounds.height() * 0.3);
+    QCOMPARE(layout.clusterBoxes.count(0), layout.bands);  // one box per band
+    for (int i = 0; i < 200; ++i) {
+      QVERIFY(layout.bounds.contains(layout.vertices[i]));
+      bool inBox = false;
+      for (const QRectF& box : layout.clusterBoxes.values(0)) inBox |= box.contains(layout.vertices[i]);
+      QVERIFY(inBox);
+    }
+    // Edges end at their consumer's top, inside a band or across to the next one.
+    for (int e = 0; e < graph.edges.size(); ++e) {
+      const QRectF to = layout.vertices[graph.edges[e].to];
+      QCOMPARE(layout.edgeArrowTips[e], QPointF(to.center().x(), to.top()));
+    }
+    // A wide layout is left alone.
+    GraphLayoutResult wide = layout;
+    const QRectF before = wide.bounds;
+    kiln::bridge::setInBands(&wide, graph);
+    QCOMPARE(wide.bounds, before);
+  }
+
   void tenThousandVerticesInUnderASecond() {
     const VisibleGraph graph = residualChain(3400, 30);
     QElapsedTimer timer;
