@@ -226,16 +226,42 @@ void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
   painter->setBrush(back);
   painter->setPen(QPen(fill_.darker(130), 1.5, Qt::DashLine));
   painter->drawRoundedRect(rect_, 8, 8);
-  if (lod < kTextLod) return;
-  QFont font = painter->font();
-  font.setPointSizeF(9);
-  font.setBold(true);
-  painter->setFont(font);
-  painter->setPen(fill_.darker(170));
-  // The layout reserved the caption's width at the top of the box: it is drawn whole, never clipped.
-  painter->drawText(rect_.adjusted(8, 4, -8, 0), Qt::AlignTop | Qt::AlignLeft | Qt::TextDontClip,
-                    QStringLiteral("%1 (%2)").arg(title_, subtitle_));
+  // The caption is its own item (PartitionCaptionItem), above the edges, so no edge crosses its text.
 }
+
+namespace {
+
+// An expanded partition's caption on an opaque tab of the partition's tint: drawn above the edges (and below the
+// nodes), whole (the layout reserved its width), so an edge never runs through it.
+class PartitionCaptionItem : public QGraphicsItem {
+ public:
+  PartitionCaptionItem(const QString& text, const QRectF& box, const QColor& color) : text_(text), color_(color) {
+    font_.setPointSizeF(9);
+    font_.setBold(true);
+    const QFontMetricsF metrics(font_);
+    rect_ = QRectF(box.left() + 6, box.top() + 3, metrics.horizontalAdvance(text) + 6, metrics.height() + 2);
+    setZValue(1.5);
+  }
+  QRectF boundingRect() const override { return rect_; }
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
+    if (lodOf(option, painter) < kTextLod) return;
+    QColor back = color_;
+    back.setAlpha(40);
+    painter->fillRect(rect_, Qt::white);
+    painter->fillRect(rect_, back);
+    painter->setFont(font_);
+    painter->setPen(color_.darker(170));
+    painter->drawText(rect_, Qt::AlignCenter | Qt::TextDontClip, text_);
+  }
+
+ private:
+  QString text_;
+  QColor color_;
+  QFont font_;
+  QRectF rect_;
+};
+
+}  // namespace
 
 // ----- edges -----
 
@@ -393,9 +419,11 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
   }
   for (auto it = layout.clusterBoxes.constBegin(); it != layout.clusterBoxes.constEnd(); ++it) {
     if (collapsed.contains(it.key()) || it.key() < 0 || it.key() >= document_->clusters().size()) continue;
-    auto* item = new GraphClusterItem(document_->clusters()[it.key()], it.key(), it.value(), false);
+    const bridge::GraphCluster& cluster = document_->clusters()[it.key()];
+    auto* item = new GraphClusterItem(cluster, it.key(), it.value(), false);
     scene_->addItem(item);
     clusterItems_.insert(it.key(), item);
+    scene_->addItem(new PartitionCaptionItem(cluster.caption(), it.value(), item->fillColor()));
   }
   edgeItems_.reserve(graph.edges.size());
   for (int i = 0; i < graph.edges.size(); ++i) {
