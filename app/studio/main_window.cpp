@@ -96,6 +96,8 @@ MainWindow::MainWindow(QWidget* parent)
   nodeTable_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   nodeTable_->horizontalHeader()->setStretchLastSection(true);
   nodeTable_->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  // The graph a node sits in comes first; it is shown only for models with If/Loop/Scan bodies.
+  nodeTable_->horizontalHeader()->moveSection(bridge::NodeTableModel::Graph, 0);
 
   // Double-clicking a row shows the node in the graph (opening its body first when it sits in one).
   connect(nodeTable_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
@@ -316,6 +318,7 @@ void MainWindow::onLoaded(const ModelInfo& info, double loadMs) {
   info_ = std::make_shared<const ModelInfo>(info);
   lastError_.clear();
   nodeModel_->setModelInfo(info_);
+  nodeTable_->setColumnHidden(bridge::NodeTableModel::Graph, info_->subgraphs.empty());
   summary_->showModel(info_.get());
   fitColumns();
 

@@ -174,6 +174,7 @@ class TestSubgraphs : public QObject {
       }
     }
     QCOMPARE(graphs.count(QStringLiteral("main")), 6);
+    QCOMPARE(table.headerData(kiln::bridge::NodeTableModel::Graph, Qt::Horizontal).toString(), QStringLiteral("Graph"));
     QCOMPARE(graphs.count(kElse), 3);
     kiln::studio::ModelSummaryView summary;
     summary.showModel(shared.get());
