@@ -91,15 +91,23 @@ void ModelSummaryView::showModel(const ModelInfo* info) {
     auto nodes = [this](size_t count) { return count == 1 ? tr("1 node") : tr("%1 nodes").arg(count); };
     addProperty(graphs, QStringLiteral("main"), nodes(info->nodes.size()));
     for (const SubgraphInfo& body : info->subgraphs) {
+      // The owner and the attribute ("If_0.else_branch"); the whole path is the tooltip.
       const QString path = QString::fromStdString(body.path);
-      addProperty(graphs, path.mid(5), nodes(body.nodes.size()), path);
+      addProperty(graphs, QString::fromStdString(body.ownerNode + "." + body.attribute), nodes(body.nodes.size()), path)
+          ->setToolTip(0, path);
     }
   }
   QTreeWidgetItem* operators = addSection(this, tr("Operators (%1)").arg(total));
   for (const auto& [op, count] : ops) addProperty(operators, QString::fromStdString(op), QString::number(count));
 
   expandAll();
+  // Dozens of bodies (Silero VAD has 50) would push the operators out of sight: listed, but folded.
+  for (int i = 0; i < topLevelItemCount(); ++i) {
+    if (topLevelItem(i)->text(0).startsWith(tr("Graphs")) && topLevelItem(i)->childCount() > 8) topLevelItem(i)->setExpanded(false);
+  }
   resizeColumnToContents(0);
+  // Long names never push the values out of view.
+  setColumnWidth(0, std::min(columnWidth(0), std::max(120, width() * 3 / 5)));
 }
 
 QString ModelSummaryView::valueOf(const QString& section, const QString& property) const {

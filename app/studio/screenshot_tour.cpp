@@ -138,6 +138,22 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                     }, 60000});
 }
 
+QString ScreenshotTour::largestBody(const bridge::GraphDocument& root, bool byEpContext) {
+  QString best;
+  int most = -1;
+  for (const QString& path : root.bodyPaths()) {
+    int count = 0;
+    for (const auto& node : root.body(path)->nodes()) {
+      count += node.kind == bridge::GraphNode::Kind::Op && (!byEpContext || node.epContext) ? 1 : 0;
+    }
+    if (count > most) {
+      most = count;
+      best = path;
+    }
+  }
+  return best;
+}
+
 void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, const QString& bigModel) {
   // The graph panel has finished a (re)layout started by `start`.
   auto waitForLayout = [this](GraphPanel* panel, Done done, const std::function<void()>& start) {
@@ -155,16 +171,19 @@ void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, co
                         window_.tabs()->setCurrentIndex(0);
                         waitForLayout(window_.graphPanel(), done, [this, model] { window_.openModel(model); });
                       }, 60000});
-    steps_.push_back({QStringLiteral("12-if-model-else-branch"), [this, waitForLayout](Done done) {
+    steps_.push_back({QStringLiteral("12-if-model-body"), [this, waitForLayout](Done done) {
                         GraphPanel* panel = window_.graphPanel();
                         waitForLayout(panel, [panel, done] {
-                          // else_add: its folded constant 'bias' shows in the details.
+                          // A node with folded constants, whose details list them.
                           for (int i = 0; i < panel->document()->nodes().size(); ++i) {
-                            if (panel->document()->nodes()[i].name == QStringLiteral("else_add")) panel->selectNode(i);
+                            if (!panel->document()->nodes()[i].constantInputs.isEmpty()) {
+                              panel->selectNode(i);
+                              break;
+                            }
                           }
                           panel->view()->fitAll();
                           done();
-                        }, [panel] { panel->openGraph(QStringLiteral("main/branch.else_branch")); });
+                        }, [panel] { panel->openGraph(largestBody(*panel->rootDocument(), false)); });
                       }, 60000});
     steps_.push_back({QStringLiteral("13-if-model-compiled"), [this, ctx](Done done) {
                         CompilePanel* compile = window_.compilePanel();
@@ -180,7 +199,7 @@ void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, co
                                 });
                         compile->startCompile();
                       }, 300000});
-    steps_.push_back({QStringLiteral("14-if-compiled-then-branch"), [this, waitForLayout](Done done) {
+    steps_.push_back({QStringLiteral("14-if-compiled-body"), [this, waitForLayout](Done done) {
                         GraphPanel* panel = window_.compiledGraphPanel();
                         waitForLayout(panel, [panel, done] {
                           for (int i = 0; i < panel->document()->nodes().size(); ++i) {
@@ -191,7 +210,7 @@ void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, co
                           }
                           panel->view()->fitAll();
                           done();
-                        }, [panel] { panel->openGraph(QStringLiteral("main/branch.then_branch")); });
+                        }, [panel] { panel->openGraph(largestBody(*panel->rootDocument(), true)); });
                       }, 60000});
   }
   if (!bigModel.isEmpty()) {

@@ -12,6 +12,10 @@
 #include <functional>
 #include <vector>
 
+namespace kiln::bridge {
+class GraphDocument;
+}
+
 namespace kiln::studio {
 
 class MainWindow;
@@ -48,6 +52,8 @@ class ScreenshotTour : public QObject {
     int timeoutMs;
   };
   void runStep(size_t index);
+  // The body with the most op nodes (or EPContext nodes), "" when the model has none.
+  static QString largestBody(const bridge::GraphDocument& root, bool byEpContext);
   void grab(const QString& name);
 
   MainWindow& window_;

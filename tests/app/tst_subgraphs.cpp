@@ -180,6 +180,7 @@ class TestSubgraphs : public QObject {
     summary.showModel(shared.get());
     QCOMPARE(summary.valueOf(QStringLiteral("Operators"), QStringLiteral("If")), QStringLiteral("2"));
     QCOMPARE(summary.valueOf(QStringLiteral("Graphs"), QStringLiteral("branch.else_branch")), QStringLiteral("3 nodes"));
+    QCOMPARE(summary.valueOf(QStringLiteral("Graphs"), QStringLiteral("inner.then_branch")), QStringLiteral("1 node"));
   }
 
  private:
