@@ -53,6 +53,7 @@ GraphNodeItem::GraphNodeItem(const bridge::GraphNode& node, int index, const QRe
   fill_ = io_ ? fromRgb(outer_ ? kOuterScopeFill : bridge::ep_colors::kGraphIo) : epQColor(node.executionProvider);
   if (io_) {
     title_ = node.name;
+    ioKind_ = node.opType;  // "input", "output", "outer scope": shown when the name does not fit
   } else {
     title_ = epContext_ ? QStringLiteral("EPContext") : node.opType;
     subtitle_ = node.displayName();
@@ -163,7 +164,11 @@ QVector<GraphNodeItem::Label> GraphNodeItem::labelsAt(double lod) const {
       labels.push_back({subtitle_, regular, bottom});
       return labels;
     }
-    if (fits(bold, title_, inner)) labels.push_back({title_, bold, inner});
+    if (fits(bold, title_, inner)) {
+      labels.push_back({title_, bold, inner});
+    } else if (!ioKind_.isEmpty() && fits(regular, ioKind_, inner)) {
+      labels.push_back({ioKind_, regular, inner});
+    }
     return labels;
   }
   // Zoomed out: the op type alone, drawn larger in the scene so that it stays legible on screen.

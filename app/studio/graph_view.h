@@ -60,7 +60,7 @@ class GraphNodeItem : public QGraphicsItem {
   QRectF rect_;
   int index_;
   QColor fill_;
-  QString title_, subtitle_;
+  QString title_, subtitle_, ioKind_;
   bool epContext_, fallback_, removed_, io_, outer_ = false;
   bool highlighted_ = false;
 };

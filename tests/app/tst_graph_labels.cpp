@@ -28,7 +28,8 @@ GraphNode opNode(const QString& name, const QString& opType) {
 // Every label the item draws at `lod` fits its box whole.
 void verifyWhole(const GraphNodeItem& item, double lod) {
   for (const auto& label : item.labelsAt(lod)) {
-    QVERIFY2(label.text == item.title() || label.text == item.subtitle(), qPrintable(label.text));
+    QVERIFY2(label.text == item.title() || label.text == item.subtitle() || label.text == QStringLiteral("output"),
+             qPrintable(label.text));
     QVERIFY2(QFontMetricsF(label.font).horizontalAdvance(label.text) <= label.rect.width(),
              qPrintable(QStringLiteral("%1 at %2").arg(label.text).arg(lod)));
     // Legible on screen: at least 6.5 pixels.
@@ -59,6 +60,17 @@ class TestGraphLabels : public QObject {
     QCOMPARE(labels.size(), 1);
     QCOMPARE(labels[0].text, QStringLiteral("MatMul"));
     verifyWhole(item, 1.0);
+  }
+
+  void graphOutputWithALongNameSaysWhatItIs() {
+    GraphNode node;
+    node.kind = GraphNode::Kind::GraphOutput;
+    node.name = node.label = QStringLiteral("If_0_else_branch__Inline_0__/decoder/rnn/LSTM_output_0_reshaped");
+    node.opType = QStringLiteral("output");
+    const GraphNodeItem item(node, 0, QRectF(0, 0, 200, 25));
+    const auto labels = item.labelsAt(1.0);
+    QCOMPARE(labels.size(), 1);
+    QCOMPARE(labels[0].text, QStringLiteral("output"));
   }
 
   void zoomedOutKeepsTheOpTypeLegible() {
