@@ -166,7 +166,7 @@ void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, co
   };
   if (!ifModel.isEmpty()) {
     const QString model = QFileInfo(ifModel).absoluteFilePath();
-    const QString ctx = QDir(outputDir_).filePath(QStringLiteral("if_model_ctx.onnx"));
+    const QString ctx = QDir(outputDir_).filePath(QFileInfo(model).completeBaseName() + QStringLiteral("_ctx.onnx"));
     steps_.push_back({QStringLiteral("11-if-model-graph"), [this, model, waitForLayout](Done done) {
                         window_.tabs()->setCurrentIndex(0);
                         waitForLayout(window_.graphPanel(), done, [this, model] { window_.openModel(model); });

@@ -78,6 +78,7 @@ std::string formatAttribute(const ir::Attribute& attr) {
 
 // Values shown in a constant's preview; the range covers every element.
 constexpr int64_t kPreviewValues = 8;
+constexpr int64_t kRangeSamples = 1 << 20;
 
 // Element `i` of a numeric tensor as double; false for strings and complex types.
 bool elementAsDouble(const Tensor& t, int64_t i, double* out) {
@@ -107,31 +108,36 @@ ConstantInfo describeConstant(const std::string& name, const Tensor& t) {
   const int64_t count = t.numel();
   if (count <= 0 || !t.defined()) return c;
   if (t.dtype() == DataType::STRING) {
+    if (!t.strings()) return c;
     std::vector<std::string> shown(t.strings(), t.strings() + std::min(count, kPreviewValues));
     c.preview = formatList(shown, formatString);
     if (count > kPreviewValues) c.preview.insert(c.preview.size() - 1, ", ...");
     return c;
   }
   double value = 0;
-  if (!elementAsDouble(t, 0, &value)) return c;
+  if (t.rawData() == nullptr || !elementAsDouble(t, 0, &value)) return c;
   c.hasRange = true;
   c.minimum = c.maximum = value;
-  double sum = 0;
   c.preview = "[";
-  for (int64_t i = 0; i < count; ++i) {
+  for (int64_t i = 0; i < std::min(count, kPreviewValues); ++i) {
+    elementAsDouble(t, i, &value);
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    c.preview += (i ? ", " : "") + std::string(text);
+  }
+  if (count > kPreviewValues) c.preview += ", ...";
+  c.preview += "]";
+  // The range of a big weight tensor is taken over an evenly strided sample, so describing a 1 GB model stays fast.
+  const int64_t stride = std::max<int64_t>(1, count / kRangeSamples);
+  double sum = 0;
+  int64_t seen = 0;
+  for (int64_t i = 0; i < count; i += stride, ++seen) {
     elementAsDouble(t, i, &value);
     c.minimum = std::min(c.minimum, value);
     c.maximum = std::max(c.maximum, value);
     sum += value;
-    if (i < kPreviewValues) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%g", value);
-      c.preview += (i ? ", " : "") + std::string(text);
-    }
   }
-  if (count > kPreviewValues) c.preview += ", ...";
-  c.preview += "]";
-  c.mean = sum / static_cast<double>(count);
+  c.mean = sum / static_cast<double>(seen);
   return c;
 }
 
