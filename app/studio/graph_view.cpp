@@ -20,6 +20,9 @@ namespace {
 constexpr double kTextLod = 0.55;
 constexpr double kDetailLod = 0.3;
 constexpr double kInvisibleEdgeLod = 0.1;
+// Graphs with more nodes than this are one cached picture below kOverviewZoom.
+constexpr int kOverviewNodes = 2000;
+constexpr double kOverviewZoom = 0.12;
 // Node labels: their size in scene units at normal zoom, and the smallest on-screen pixel size that is legible.
 constexpr double kLabelPx = 11;
 constexpr double kLegiblePx = 6.5;
@@ -396,6 +399,8 @@ GraphView::~GraphView() = default;
 
 void GraphView::clearGraph() {
   minimap_->hide();
+  overview_ = false;
+  overviewPicture_ = QImage();
   edgesShown_ = true;
   edgeItems_.clear();
   nodeItems_.clear();
@@ -457,17 +462,91 @@ void GraphView::zoomBy(double factor) {
 }
 
 void GraphView::showAllEdges() {
+  setOverview(false);
   edgesShown_ = true;
   for (QGraphicsItem* edge : edgeItems_) edge->setVisible(true);
 }
 
 void GraphView::updateLevelOfDetail() {
+  // A huge graph far out is one picture, drawn once: ten thousand blocks of a few pixels cost the view 20-80 ms a
+  // paint in per-item work, the picture a millisecond.
+  const bool overview = nodeItems_.size() > kOverviewNodes && zoom() < kOverviewZoom;
+  if (overview != overview_) setOverview(overview);
+  if (overview_) return;
   // Edges thinner than a pixel beside their nodes are left out of painting altogether: hidden items cost nothing,
   // while 13,000 edges returning early still cost the view a style option and a transform each.
   const bool show = zoom() >= kInvisibleEdgeLod;
   if (show == edgesShown_) return;
   edgesShown_ = show;
   for (QGraphicsItem* edge : edgeItems_) edge->setVisible(show);
+}
+
+void GraphView::setOverview(bool on) {
+  if (on == overview_) return;
+  if (on) {
+    if (overviewPicture_.isNull()) {
+      // Rendered with every item shown, at up to 4096 pixels on the longer side.
+      const QRectF scene = scene_->sceneRect();
+      const double scale = std::min(kOverviewZoom, 4096 / std::max(scene.width(), scene.height()));
+      overviewPicture_ = QImage(std::max(1, static_cast<int>(scene.width() * scale)),
+                                std::max(1, static_cast<int>(scene.height() * scale)), QImage::Format_RGB32);
+      overviewPicture_.fill(Qt::white);
+      for (QGraphicsItem* edge : edgeItems_) edge->setVisible(true);
+      QPainter painter(&overviewPicture_);
+      scene_->render(&painter, QRectF(overviewPicture_.rect()), scene);
+    }
+    for (QGraphicsItem* item : scene_->items()) item->setVisible(false);
+  } else {
+    for (QGraphicsItem* item : scene_->items()) item->setVisible(true);
+    edgesShown_ = true;
+  }
+  overview_ = on;
+  viewport()->update();
+}
+
+void GraphView::drawBackground(QPainter* painter, const QRectF& rect) {
+  QGraphicsView::drawBackground(painter, rect);
+  if (!overview_ || overviewPicture_.isNull()) return;
+  painter->drawImage(scene_->sceneRect(), overviewPicture_);
+}
+
+void GraphView::drawForeground(QPainter* painter, const QRectF& rect) {
+  QGraphicsView::drawForeground(painter, rect);
+  if (!overview_) return;
+  // The picture has no selection or search highlights: they are drawn over it.
+  const double pad = 3 / std::max(zoom(), 1e-6);
+  painter->setPen(Qt::NoPen);
+  painter->setBrush(QColor(0xff, 0xc0, 0x00));
+  for (int node : highlighted_) {
+    if (auto* item = nodeItems_.value(node)) painter->drawRect(item->sceneBoundingRect().adjusted(-pad, -pad, pad, pad));
+  }
+  if (auto* item = nodeItems_.value(selectedNode())) {
+    painter->setBrush(QColor(0x10, 0x60, 0xff));
+    painter->drawRect(item->sceneBoundingRect().adjusted(-pad, -pad, pad, pad));
+  }
+}
+
+void GraphView::mousePressEvent(QMouseEvent* event) {
+  if (overview_ && event->button() == Qt::LeftButton) {
+    // The items are hidden behind the picture: a click goes to the nearest node and zooms onto it.
+    const QPointF at = mapToScene(event->position().toPoint());
+    int best = -1;
+    double bestDistance = 1e300;
+    for (auto it = nodeItems_.constBegin(); it != nodeItems_.constEnd(); ++it) {
+      const QPointF d = it.value()->sceneBoundingRect().center() - at;
+      const double distance = d.x() * d.x() + d.y() * d.y();
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = it.key();
+      }
+    }
+    if (best >= 0) {
+      focusNode(best);
+      event->accept();
+      return;
+    }
+  }
+  QGraphicsView::mousePressEvent(event);
 }
 
 void GraphView::placeMinimap() {
@@ -606,6 +685,10 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
 
 void GraphView::focusNode(int node) {
   if (document_) node = document_->drawnNode(node);
+  // Hidden items cannot be selected: leave the picture first (the zoom below keeps it left).
+  if (overview_ && zoom() < kTextLod) {
+    zoomBy(0.9 / zoom());
+  }
   QGraphicsItem* item = nodeItems_.value(node);
   if (!item && document_) item = clusterItems_.value(document_->clusterOf(node));
   if (!item) return;

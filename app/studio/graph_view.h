@@ -12,6 +12,7 @@
 #include <QGraphicsView>
 #include <QFont>
 #include <QHash>
+#include <QImage>
 #include <QPixmap>
 #include <QSet>
 #include <QWidget>
@@ -157,6 +158,8 @@ class GraphView : public QGraphicsView {
   void showAllEdges();
   void updateLevelOfDetail();
   bool edgesShown() const { return edgesShown_; }
+  // True while a huge graph far out is drawn as one cached picture.
+  bool isOverview() const { return overview_; }
   // The drawn node selected now, or -1.
   int selectedNode() const;
   // Moves the selection along the edges: the first consumer (+1 steps) or producer (-1), or a sibling (another
@@ -173,6 +176,9 @@ class GraphView : public QGraphicsView {
   void nodeActivated(int node);
 
  protected:
+  void drawBackground(QPainter* painter, const QRectF& rect) override;
+  void drawForeground(QPainter* painter, const QRectF& rect) override;
+  void mousePressEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
@@ -183,6 +189,7 @@ class GraphView : public QGraphicsView {
  private:
   void onSelectionChanged();
   void placeMinimap();
+  void setOverview(bool on);
   // Drawn neighbours of `node` along its edges: producers (direction < 0) or consumers, in document order.
   QVector<int> neighbours(int node, int direction) const;
 
@@ -194,6 +201,8 @@ class GraphView : public QGraphicsView {
   GraphMinimap* minimap_;
   QVector<QGraphicsItem*> edgeItems_;
   bool edgesShown_ = true;
+  bool overview_ = false;   // a huge graph far out: items hidden, overviewPicture_ drawn instead
+  QImage overviewPicture_;  // the whole scene, rendered once per layout
   bool fitted_ = false;  // the whole graph is in view (Fit, Ctrl+0): kept so on resize
 };
 
