@@ -71,6 +71,12 @@ QString epShortName(const QString& executionProvider) {
   return name;
 }
 
+QString GraphCluster::title() const { return QStringLiteral("%1 \u00b7 %2").arg(name, epShortName(executionProvider)); }
+
+QString GraphCluster::nodeCountText() const {
+  return nodes.size() == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(nodes.size());
+}
+
 QString GraphNode::displayName() const {
   if (!name.isEmpty()) return name;
   return QStringLiteral("(%1)").arg(opType);
@@ -82,24 +88,72 @@ bool GraphNode::isControlFlow() const {
          (opType == QLatin1String("If") || opType == QLatin1String("Loop") || opType == QLatin1String("Scan"));
 }
 
+namespace {
+
+// The subgraph description of `path`, or nullptr (for "main").
+const SubgraphInfo* findSubgraph(const ModelInfo& info, const std::string& path) {
+  for (const auto& sub : info.subgraphs) {
+    if (sub.path == path) return &sub;
+  }
+  return nullptr;
+}
+
+bool isFoldableConstant(const NodeInfo& node) {
+  const bool onnxDomain = node.domain.empty() || node.domain == "ai.onnx";
+  return onnxDomain && node.opType == "Constant" && node.inputs.empty() && node.outputs.size() == 1;
+}
+
+}  // namespace
+
 GraphDocument GraphDocument::build(const ModelInfo& info, const Result<PartitionReport>& report,
                                    const std::optional<Result<EpContextModelInfo>>& epContext) {
-  GraphDocument doc;
-  doc.info_ = info;
+  auto shared = std::make_shared<const ModelInfo>(info);
+  GraphDocument doc = buildGraph(shared, QString::fromLatin1(kMainPath), report, epContext);
+  for (const auto& sub : shared->subgraphs) {
+    const QString path = qs(sub.path);
+    doc.bodyPaths_ << path;
+    doc.bodies_.insert(path, std::make_shared<const GraphDocument>(buildGraph(shared, path, report, epContext)));
+  }
+  return doc;
+}
 
-  // Graph inputs first, then the nodes in topological order, then the graph outputs: DOT ranks follow edges, the
-  // order only breaks ties.
+GraphDocument GraphDocument::buildGraph(std::shared_ptr<const ModelInfo> shared, const QString& path,
+                                        const Result<PartitionReport>& report,
+                                        const std::optional<Result<EpContextModelInfo>>& epContext) {
+  GraphDocument doc;
+  doc.info_ = std::move(shared);
+  doc.graphPath_ = path;
+  const ModelInfo& info = *doc.info_;
+  const std::string graphPath = path.toStdString();
+  const SubgraphInfo* sub = findSubgraph(info, graphPath);
+  doc.sourceNodes_ = sub ? &sub->nodes : &info.nodes;
+  const std::vector<NodeInfo>& sourceNodes = *doc.sourceNodes_;
+  const std::vector<ValueMetadata>& inputs = sub ? sub->inputs : info.inputs;
+  const std::vector<ValueMetadata>& outputs = sub ? sub->outputs : info.outputs;
+
+  // Graph inputs first (a body's outer-scope values after its formal inputs), then the nodes in topological
+  // order, then the graph outputs: DOT ranks follow edges, the order only breaks ties.
   QHash<QString, int> producer;  // value -> node producing it
-  for (const auto& input : info.inputs) {
+  auto addInput = [&](const std::string& name, bool outer) {
     GraphNode n;
     n.kind = GraphNode::Kind::GraphInput;
-    n.name = n.label = qs(input.name);
-    n.opType = QStringLiteral("input");
+    n.name = n.label = qs(name);
+    n.opType = outer ? QStringLiteral("outer scope") : QStringLiteral("input");
+    n.outerScope = outer;
     producer.insert(n.name, static_cast<int>(doc.nodes_.size()));
     doc.nodes_.push_back(std::move(n));
+  };
+  for (const auto& input : inputs) addInput(input.name, false);
+  if (sub) {
+    for (const auto& name : sub->outerScopeInputs) {
+      if (!info.constants.count(name)) addInput(name, true);  // outer initializers fold like local ones
+    }
   }
-  for (size_t i = 0; i < info.nodes.size(); ++i) {
-    const NodeInfo& src = info.nodes[i];
+  QSet<QString> graphOutputs;
+  for (const auto& output : outputs) graphOutputs.insert(qs(output.name));
+  QHash<QString, int> foldedProducer;  // Constant output -> folded node
+  for (size_t i = 0; i < sourceNodes.size(); ++i) {
+    const NodeInfo& src = sourceNodes[i];
     GraphNode n;
     n.modelIndex = static_cast<int>(i);
     n.name = qs(src.name);
@@ -108,17 +162,44 @@ GraphDocument GraphDocument::build(const ModelInfo& info, const Result<Partition
     n.label = qs(reportLabel(src));
     n.epContext = isEpContextNode(src);
     const int index = static_cast<int>(doc.nodes_.size());
+    n.folded = isFoldableConstant(src) && !graphOutputs.contains(qs(src.outputs[0]));
     for (const auto& input : src.inputs) {
+      if (input.empty()) continue;
+      const QString value = qs(input);
+      auto folded = foldedProducer.constFind(value);
+      if (folded != foldedProducer.constEnd()) {
+        n.constantInputs << value;
+        if (doc.nodes_[folded.value()].foldedInto < 0) doc.nodes_[folded.value()].foldedInto = index;
+        continue;
+      }
+      auto it = producer.constFind(value);
+      if (it != producer.constEnd()) {
+        doc.edges_.push_back({it.value(), index, value});
+      } else if (info.constants.count(input)) {
+        n.constantInputs << value;
+      }
+    }
+    // What the node's bodies read from here: drawn as edges into the node, so such values are never unconnected.
+    for (const auto& input : src.implicitInputs) {
       auto it = producer.constFind(qs(input));
-      if (!input.empty() && it != producer.constEnd()) doc.edges_.push_back({it.value(), index, qs(input)});
+      if (it != producer.constEnd()) doc.edges_.push_back({it.value(), index, qs(input)});
     }
     for (const auto& output : src.outputs) {
-      if (!output.empty()) producer.insert(qs(output), index);
+      if (output.empty()) continue;
+      if (n.folded) {
+        foldedProducer.insert(qs(output), index);
+      } else {
+        producer.insert(qs(output), index);
+      }
     }
+    for (const auto& body : info.subgraphs) {
+      if (body.parentPath == graphPath && body.ownerIndex == static_cast<int64_t>(i)) n.bodies << qs(body.path);
+    }
+    if (n.folded) ++doc.foldedCount_;
     doc.nodes_.push_back(std::move(n));
     ++doc.opNodeCount_;
   }
-  for (const auto& output : info.outputs) {
+  for (const auto& output : outputs) {
     GraphNode n;
     n.kind = GraphNode::Kind::GraphOutput;
     n.name = n.label = qs(output.name);
@@ -134,16 +215,16 @@ GraphDocument GraphDocument::build(const ModelInfo& info, const Result<Partition
   // report lists nodes in the same topological order.
   if (report.isOk()) {
     for (const auto& ep : report.value().executionProviders) doc.executionProviders_ << qs(ep);
-    const GraphPartitionReport* main = nullptr;
+    const GraphPartitionReport* graphReport = nullptr;
     for (const auto& graph : report.value().graphs) {
-      if (graph.path == "main") main = &graph;
+      if (graph.path == graphPath) graphReport = &graph;
     }
-    if (main) {
+    if (graphReport) {
       std::map<std::string, std::deque<const NodePlacement*>> placements;
-      for (const auto& placement : main->nodes) placements[placement.node].push_back(&placement);
+      for (const auto& placement : graphReport->nodes) placements[placement.node].push_back(&placement);
       std::map<std::string, std::deque<int>> partitionOf;
-      for (size_t p = 0; p < main->partitions.size(); ++p) {
-        const ReportedPartition& partition = main->partitions[p];
+      for (size_t p = 0; p < graphReport->partitions.size(); ++p) {
+        const ReportedPartition& partition = graphReport->partitions[p];
         GraphCluster cluster;
         cluster.name = qs(partition.name);
         cluster.executionProvider = qs(partition.executionProvider);
@@ -152,7 +233,7 @@ GraphDocument GraphDocument::build(const ModelInfo& info, const Result<Partition
         for (const auto& label : partition.nodes) partitionOf[label].push_back(static_cast<int>(p));
       }
       std::map<std::string, std::string> folded;  // label -> initializer
-      for (const auto& constant : main->foldedConstants) folded[constant.node] = constant.output;
+      for (const auto& constant : graphReport->foldedConstants) folded[constant.node] = constant.output;
       for (int i = 0; i < doc.nodes_.size(); ++i) {
         GraphNode& n = doc.nodes_[i];
         if (n.kind != GraphNode::Kind::Op) continue;
@@ -175,7 +256,7 @@ GraphDocument GraphDocument::build(const ModelInfo& info, const Result<Partition
           const int p = part->second.front();
           part->second.pop_front();
           n.partition = doc.clusters_[p].name;
-          doc.clusters_[p].nodes.push_back(i);
+          if (!n.folded) doc.clusters_[p].nodes.push_back(i);
           doc.clusterOfNode_[i] = p;
         }
       }
@@ -189,7 +270,7 @@ GraphDocument GraphDocument::build(const ModelInfo& info, const Result<Partition
       const EpContextModelInfo& ctx = epContext->value();
       std::map<std::string, const EpContextNodeInfo*> byName;
       for (const auto& node : ctx.nodes) {
-        if (node.graph == "main") byName[node.name] = &node;
+        if (node.graph == graphPath) byName[node.name] = &node;
       }
       for (GraphNode& n : doc.nodes_) {
         if (!n.epContext) continue;
@@ -206,6 +287,48 @@ GraphDocument GraphDocument::build(const ModelInfo& info, const Result<Partition
     }
   }
   return doc;
+}
+
+const NodeInfo& GraphDocument::nodeInfo(int node) const {
+  return (*sourceNodes_)[static_cast<size_t>(nodes_[node].modelIndex)];
+}
+
+const ConstantInfo* GraphDocument::constant(const QString& value) const {
+  auto it = info_->constants.find(value.toStdString());
+  return it == info_->constants.end() ? nullptr : &it->second;
+}
+
+QVector<GraphCrumb> GraphDocument::breadcrumb(const ModelInfo& info, const QString& path) {
+  QVector<GraphCrumb> crumbs;
+  const SubgraphInfo* sub = findSubgraph(info, path.toStdString());
+  while (sub) {
+    crumbs.prepend({qs(sub->attribute), qs(sub->path), {}});
+    crumbs.prepend({qs(sub->ownerNode), qs(sub->parentPath), qs(sub->ownerNode)});
+    sub = findSubgraph(info, sub->parentPath);
+  }
+  crumbs.prepend({QString::fromLatin1(kMainPath), QString::fromLatin1(kMainPath), {}});
+  return crumbs;
+}
+
+QVector<GraphHit> GraphDocument::searchAll(const QString& text) const {
+  QVector<GraphHit> hits;
+  for (int node : search(text)) hits.push_back({graphPath_, node});
+  for (const QString& path : bodyPaths_) {
+    const auto& doc = bodies_.value(path);
+    for (int node : doc->search(text)) hits.push_back({path, node});
+  }
+  return hits;
+}
+
+int GraphDocument::opNodeCountAll() const {
+  int count = opNodeCount_;
+  for (const auto& doc : bodies_) count += doc->opNodeCount();
+  return count;
+}
+
+int GraphDocument::drawnNode(int node) const {
+  if (node < 0 || node >= nodes_.size()) return -1;
+  return nodes_[node].folded ? nodes_[node].foldedInto : node;
 }
 
 int GraphDocument::findCluster(const QString& name) const {
@@ -234,13 +357,15 @@ VisibleGraph GraphDocument::visibleGraph(const QSet<int>& collapsed) const {
   QVector<int> vertexOfCluster(clusters_.size(), -1);
   for (int i = 0; i < nodes_.size(); ++i) {
     const GraphNode& n = nodes_[i];
+    if (n.folded) continue;  // drawn inside its consumer
     const int cluster = clusterOf(i);
     if (cluster >= 0 && collapsed.contains(cluster)) {
       if (vertexOfCluster[cluster] < 0) {
         VisibleGraph::Vertex v;
         v.id = QStringLiteral("c%1").arg(cluster);
         v.cluster = cluster;
-        v.widthIn = 2.2;
+        // Wide enough for the bold title ("vulkan_12 \u00b7 Vulkan"): a collapsed partition's label is never cut.
+        v.widthIn = std::max(2.2, 0.5 + 0.11 * static_cast<double>(clusters_[cluster].title().size()));
         v.heightIn = 0.75;
         vertexOfCluster[cluster] = static_cast<int>(graph.vertices.size());
         graph.vertices.push_back(v);

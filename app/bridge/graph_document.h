@@ -1,6 +1,8 @@
-// GraphDocument: what the graph view draws, built from the engine's own structures: the model's top-level graph
-// (kiln::inspectModel), where each node runs (kiln::analyzePartitions) and, for EPContext models, what each
-// EPContext node holds (kiln::inspectEpContextModel). Qt-Core only, so it is tested and built headless; the view
+// GraphDocument: what the graph view draws, built from the engine's own structures: one graph of the model (the
+// top-level graph or an If/Loop/Scan body, from kiln::inspectModel), where each node runs (kiln::analyzePartitions,
+// graph by graph) and, for EPContext models, what each EPContext node holds (kiln::inspectEpContextModel). The
+// main graph's document holds one document per body, so bodies open as their own graphs. Constant nodes are folded
+// into their consumers (GraphNode::folded), as initializers are. Qt-Core only, so it is tested and built headless; the view
 // turns it into items and the layout turns its visible part into DOT.
 #pragma once
 
@@ -11,6 +13,7 @@
 #include <QVector>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -53,7 +56,7 @@ struct EpContextDetails {
 struct GraphNode {
   enum class Kind { Op, GraphInput, GraphOutput };
   Kind kind = Kind::Op;
-  int modelIndex = -1;  // index into ModelInfo::nodes for Op nodes
+  int modelIndex = -1;  // index into the graph's NodeInfo list (GraphDocument::nodeInfo) for Op nodes
   QString name;         // node name ("" for unnamed nodes) or value name for graph inputs/outputs
   QString opType, domain;
   QString label;        // "'conv1' (Conv)" as the partition report spells it; the value name for graph I/O
@@ -64,6 +67,11 @@ struct GraphNode {
   QString optimizerNote;            // "folded into initializer 'scale'", "removed or fused by the optimizer"
   bool epContext = false;
   std::optional<EpContextDetails> epContextDetails;
+  bool outerScope = false;  // a GraphInput that is a value of an enclosing graph, read by this body
+  bool folded = false;      // a Constant node drawn inside its consumer, not as a box of its own
+  int foldedInto = -1;      // folded nodes: the first node reading the constant
+  QStringList constantInputs;  // initializers and folded Constant outputs this node reads, in input order
+  QStringList bodies;          // paths of the node's subgraph bodies ("main/If_25.else_branch")
 
   // The name to show: the node name, or "(OpType)" for unnamed nodes.
   QString displayName() const;
@@ -83,6 +91,13 @@ struct GraphCluster {
   QString executionProvider;
   bool compiled = false;
   QVector<int> nodes;  // indices into GraphDocument::nodes
+
+  // "vulkan_0 · Vulkan": the partition's title as the view draws it.
+  QString title() const;
+  // "12 nodes" (or "1 node").
+  QString nodeCountText() const;
+  // The caption of an expanded partition: "vulkan_0 · Vulkan (12 nodes)". The layout reserves room for all of it.
+  QString caption() const { return QStringLiteral("%1 (%2)").arg(title(), nodeCountText()); }
 };
 
 // The part of a document the layout lays out: collapsed clusters become one vertex each.
@@ -103,14 +118,47 @@ struct VisibleGraph {
   QVector<int> expandedClusters;  // drawn as DOT clusters around their vertices
 };
 
+// One step of a breadcrumb: its text and the graph it opens ("branch" opens the graph holding node 'branch').
+struct GraphCrumb {
+  QString text;
+  QString graphPath;
+  QString selectNode;  // the node to select there ("" for none)
+};
+
+// A search match anywhere in the model: the graph and the node's index in that graph's document.
+struct GraphHit {
+  QString graphPath;
+  int node = -1;
+};
+
 class GraphDocument {
  public:
-  // Builds the document. `report` is the analyzePartitions result: on failure every node is drawn with no EP and
-  // `partitionError` holds the engine's message. `epContext` is given for models with EPContext nodes.
+  static constexpr const char* kMainPath = "main";
+
+  // Builds the main graph's document and one per body. `report` is the analyzePartitions result: on failure every
+  // node is drawn with no EP and `partitionError` holds the engine's message. `epContext` is given for models with
+  // EPContext nodes.
   static GraphDocument build(const ModelInfo& info, const Result<PartitionReport>& report,
                              const std::optional<Result<EpContextModelInfo>>& epContext);
 
-  const ModelInfo& modelInfo() const { return info_; }
+  const ModelInfo& modelInfo() const { return *info_; }
+  // "main", or the body's path ("main/If_25.else_branch").
+  const QString& graphPath() const { return graphPath_; }
+  // The engine's description of op node `node` (GraphNode::modelIndex into this graph's node list).
+  const NodeInfo& nodeInfo(int node) const;
+  // The constant (initializer or Constant output) named `value`, or nullptr.
+  const ConstantInfo* constant(const QString& value) const;
+  // Main document only: the document of body `path`, or nullptr; every body path, depth-first.
+  std::shared_ptr<const GraphDocument> body(const QString& path) const { return bodies_.value(path); }
+  const QStringList& bodyPaths() const { return bodyPaths_; }
+  // The breadcrumb of graph `path`: main > branch > else_branch > ...
+  static QVector<GraphCrumb> breadcrumb(const ModelInfo& info, const QString& path);
+  // Main document only: matches of `text` in every graph (main first, then the bodies depth-first).
+  QVector<GraphHit> searchAll(const QString& text) const;
+  // Op nodes over every graph (main document: all bodies included).
+  int opNodeCountAll() const;
+  // The visible node standing for `node`: itself, or for a folded Constant its consumer.
+  int drawnNode(int node) const;
   const QVector<GraphNode>& nodes() const { return nodes_; }
   const QVector<GraphEdge>& edges() const { return edges_; }
   const QVector<GraphCluster>& clusters() const { return clusters_; }
@@ -118,6 +166,7 @@ class GraphDocument {
   const QString& partitionError() const { return partitionError_; }
   const QString& epContextError() const { return epContextError_; }
   int opNodeCount() const { return opNodeCount_; }
+  int foldedCount() const { return foldedCount_; }
   // The cluster node `node` belongs to, or -1.
   int clusterOf(int node) const { return node >= 0 && node < clusterOfNode_.size() ? clusterOfNode_[node] : -1; }
   int findCluster(const QString& name) const;
@@ -128,7 +177,15 @@ class GraphDocument {
   VisibleGraph visibleGraph(const QSet<int>& collapsed) const;
 
  private:
-  ModelInfo info_;
+  static GraphDocument buildGraph(std::shared_ptr<const ModelInfo> info, const QString& path,
+                                  const Result<PartitionReport>& report,
+                                  const std::optional<Result<EpContextModelInfo>>& epContext);
+
+  std::shared_ptr<const ModelInfo> info_;
+  QString graphPath_;
+  const std::vector<NodeInfo>* sourceNodes_ = nullptr;  // inside *info_
+  QHash<QString, std::shared_ptr<const GraphDocument>> bodies_;
+  QStringList bodyPaths_;
   QVector<GraphNode> nodes_;
   QVector<GraphEdge> edges_;
   QVector<GraphCluster> clusters_;
@@ -136,6 +193,7 @@ class GraphDocument {
   QStringList executionProviders_;
   QString partitionError_, epContextError_;
   int opNodeCount_ = 0;
+  int foldedCount_ = 0;
 };
 
 }  // namespace kiln::bridge

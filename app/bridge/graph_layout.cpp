@@ -9,6 +9,8 @@
 
 #include <memory>
 
+#include "layered_layout.h"
+
 namespace kiln::bridge {
 
 namespace {
@@ -86,8 +88,10 @@ QByteArray GraphLayout::toDot(const VisibleGraph& graph, const GraphDocument& do
     }
   }
   for (int c : graph.expandedClusters) {
-    // The label only reserves room at the top of the box for the view's own caption; names never reach DOT.
-    dot += "  subgraph cluster_" + QByteArray::number(c) + " {\n    label=\"XXXXXXXXXXXX\"; fontsize=14;\n";
+    // The label only reserves room at the top of the box for the view's own caption (as wide as the whole caption,
+    // so it is never cut); names never reach DOT.
+    const QByteArray reserve(document.clusters()[c].caption().size(), 'X');
+    dot += "  subgraph cluster_" + QByteArray::number(c) + " {\n    label=\"" + reserve + "\"; fontsize=12;\n";
     for (int i : members[c]) {
       dot += "  ";
       vertexLine(graph.vertices[i]);
@@ -184,6 +188,27 @@ void GraphLayout::start(const VisibleGraph& graph, const GraphDocument& document
   cancel();
   const quint64 generation = ++generation_;
   timer_.start();
+  if (graph.vertices.size() > kMaxDotVertices) {
+    running_ = true;
+    emit progress(tr("Laying out %n node(s)", nullptr, static_cast<int>(graph.vertices.size())));
+    QStringList captions;
+    for (const GraphCluster& cluster : document.clusters()) captions << cluster.caption();
+    parsePool_.start([this, generation, graph, captions] {
+      if (generation != generation_) return;
+      auto result = std::make_shared<GraphLayoutResult>(layeredLayout(graph, captions));
+      result->layered = true;
+      QMetaObject::invokeMethod(
+          this,
+          [this, generation, result] {
+            if (generation != generation_) return;
+            running_ = false;
+            result->totalMs = static_cast<double>(timer_.nsecsElapsed()) / 1e6;
+            emit finished(*result);
+          },
+          Qt::QueuedConnection);
+    });
+    return;
+  }
   const QString program = dotProgram();
   if (program.isEmpty()) {
     // Reported asynchronously like every other outcome, so callers never see a signal from inside start().
@@ -231,6 +256,7 @@ void GraphLayout::onDotFinished(quint64 generation, QProcess* process, const Vis
     auto result = std::make_shared<GraphLayoutResult>();
     QString error;
     const bool ok = parseJson(json, graph, result.get(), &error);
+    if (ok) setInBands(result.get(), graph);  // a deep network is a page at fit, not a sliver
     result->dotMs = dotMs;
     QMetaObject::invokeMethod(
         this,

@@ -23,7 +23,12 @@ void NodeTableModel::setModelInfo(std::shared_ptr<const ModelInfo> info) {
   rows_.clear();
   if (info_) {
     rows_.reserve(info_->nodes.size());
-    for (const NodeInfo& node : info_->nodes) rows_.push_back(makeRow(node));
+    const QString main = QStringLiteral("main");
+    for (size_t i = 0; i < info_->nodes.size(); ++i) rows_.push_back(makeRow(info_->nodes[i], main, static_cast<int>(i)));
+    for (const SubgraphInfo& body : info_->subgraphs) {
+      const QString path = QString::fromStdString(body.path);
+      for (size_t i = 0; i < body.nodes.size(); ++i) rows_.push_back(makeRow(body.nodes[i], path, static_cast<int>(i)));
+    }
   }
   endResetModel();
 }
@@ -59,12 +64,23 @@ QVariant NodeTableModel::headerData(int section, Qt::Orientation orientation, in
     case Inputs: return tr("Inputs");
     case Outputs: return tr("Outputs");
     case OutputTypes: return tr("Output types");
+    case Graph: return tr("Graph");
     default: return {};
   }
 }
 
-NodeTableModel::Row NodeTableModel::makeRow(const NodeInfo& node) const {
+QString NodeTableModel::graphPath(int row) const {
+  return row >= 0 && row < rowCount() ? rows_[static_cast<size_t>(row)].cells[Graph] : QString();
+}
+
+int NodeTableModel::nodeIndex(int row) const {
+  return row >= 0 && row < rowCount() ? rows_[static_cast<size_t>(row)].nodeIndex : -1;
+}
+
+NodeTableModel::Row NodeTableModel::makeRow(const NodeInfo& node, const QString& graph, int index) const {
   Row row;
+  row.cells[Graph] = graph;
+  row.nodeIndex = index;
   row.cells[Name] = QString::fromStdString(node.name);
   row.cells[OpType] = QString::fromStdString(node.opType);
   row.cells[Domain] = formatDomain(node.domain);

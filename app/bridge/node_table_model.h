@@ -1,4 +1,5 @@
-// NodeTableModel: one row per top-level node of a ModelInfo, in topological order, with its outputs' types.
+// NodeTableModel: one row per node of a ModelInfo, every graph: the top-level graph's nodes in topological order,
+// then each If/Loop/Scan body's (depth-first), with the graph path and its outputs' types.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -16,7 +17,7 @@ class NodeTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { Name, OpType, Domain, Inputs, Outputs, OutputTypes, ColumnCount };
+  enum Column { Name, OpType, Domain, Inputs, Outputs, OutputTypes, Graph, ColumnCount };
 
   explicit NodeTableModel(QObject* parent = nullptr);
 
@@ -29,6 +30,9 @@ class NodeTableModel : public QAbstractTableModel {
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   // Horizontal: column titles. Vertical: the node's topological index, kept when a proxy sorts or filters.
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  // The graph of source row `row` ("main" or a body's path) and the node's index in that graph's node list.
+  QString graphPath(int row) const;
+  int nodeIndex(int row) const;
 
  private:
   // Cells are rendered once per model so that sorting and filtering do not rebuild strings.
@@ -36,8 +40,9 @@ class NodeTableModel : public QAbstractTableModel {
     std::array<QString, ColumnCount> cells;
     QString inputsToolTip;
     QString outputsToolTip;
+    int nodeIndex = -1;
   };
-  Row makeRow(const NodeInfo& node) const;
+  Row makeRow(const NodeInfo& node, const QString& graph, int index) const;
   QString describeValue(const std::string& name) const;
 
   std::shared_ptr<const ModelInfo> info_;

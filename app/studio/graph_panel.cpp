@@ -51,6 +51,7 @@ GraphPanel::GraphPanel(QWidget* parent)
       searchEdit_(new QLineEdit),
       matchLabel_(new QLabel),
       status_(new QLabel),
+      breadcrumb_(new QLabel),
       legend_(new QHBoxLayout),
       cancelButton_(new QToolButton) {
   auto* toolbar = new QToolBar;
@@ -104,19 +105,40 @@ GraphPanel::GraphPanel(QWidget* parent)
   legend_->setSpacing(12);
   legend_->setContentsMargins(4, 0, 4, 0);
 
+  breadcrumb_->setObjectName(QStringLiteral("graphBreadcrumb"));
+  breadcrumb_->setTextFormat(Qt::RichText);
+  breadcrumb_->setContentsMargins(6, 0, 6, 0);
+  breadcrumb_->setToolTip(tr("The graph on display; click a step to go back"));
+  connect(breadcrumb_, &QLabel::linkActivated, this, [this](const QString& link) {
+    const QString path = link.section(u'#', 0, 0);
+    openGraph(path, link.section(u'#', 1));
+  });
+  breadcrumb_->hide();
+
   auto* splitter = new QSplitter;
+  splitter_ = splitter;
   splitter->addWidget(view_);
   splitter->addWidget(details_);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
   splitter->setSizes({900, 300});  // the rich-text details would otherwise claim most of the width
-  details_->setMinimumWidth(200);
+  details_->setMinimumWidth(160);
+
+  // Neither the legend nor the status line may set the panel's minimum width: with the compiled graph beside the
+  // source, two panels would widen the window and crush the summary dock. The legend clips, the status wraps.
+  auto* legendBox = new QWidget;
+  legendBox->setLayout(legend_);
+  legendBox->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  toolbar->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  status_->setWordWrap(true);
+  breadcrumb_->setWordWrap(true);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
   layout->addWidget(toolbar);
-  layout->addLayout(legend_);
+  layout->addWidget(legendBox);
+  layout->addWidget(breadcrumb_);
   layout->addWidget(splitter, 1);
   layout->addWidget(status_);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -147,12 +169,26 @@ GraphPanel::GraphPanel(QWidget* parent)
     if (document_) details_->showCluster(*document_, cluster);
   });
   connect(view_, &GraphView::selectionCleared, details_, &NodeDetailsView::clear);
+  connect(view_, &GraphView::nodeActivated, this, [this](int node) {
+    if (document_ && !document_->nodes()[node].bodies.isEmpty()) openGraph(document_->nodes()[node].bodies.first());
+  });
+  connect(details_, &NodeDetailsView::openBodyRequested, this, [this](const QString& path) { openGraph(path); });
   connect(view_, &GraphView::clusterToggleRequested, this,
           [this](int cluster) { setClusterCollapsed(cluster, !collapsed_.contains(cluster)); });
   connect(details_, &NodeDetailsView::inspectBinaryRequested, this, &GraphPanel::inspectBinaryRequested);
 }
 
 GraphPanel::~GraphPanel() = default;
+
+void GraphPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // Narrow (the compiled graph beside the source): the details go below the graph instead of squeezing both.
+  const Qt::Orientation wanted = width() < kNarrowWidth ? Qt::Vertical : Qt::Horizontal;
+  if (splitter_->orientation() == wanted) return;
+  splitter_->setOrientation(wanted);
+  const int side = wanted == Qt::Vertical ? splitter_->height() : splitter_->width();
+  splitter_->setSizes({side * 3 / 4, side / 4});
+}
 
 QGraphicsScene* GraphPanel::scene() const { return view_->scene(); }
 
@@ -169,6 +205,9 @@ void GraphPanel::openModel(const QString& path) {
   layout_->cancel();
   path_ = path;
   document_.reset();
+  root_.reset();
+  selectAfterLayout_.clear();
+  breadcrumb_->hide();
   view_->clearGraph();
   details_->clear();
   matches_.clear();
@@ -192,9 +231,17 @@ void GraphPanel::cancel() {
 }
 
 void GraphPanel::onLoaded(std::shared_ptr<const bridge::GraphDocument> document, double loadMs) {
-  document_ = std::move(document);
+  root_ = document;
   loadMs_ = loadMs;
+  showDocument(std::move(document));
+}
+
+void GraphPanel::showDocument(std::shared_ptr<const bridge::GraphDocument> document) {
+  document_ = std::move(document);
   collapsed_.clear();
+  fitOnLayout_ = true;
+  details_->clear();
+  updateBreadcrumb();
   // Big graphs start as their partitions: dot lays out a few dozen boxes in milliseconds where 3000 nodes take
   // seconds. A single partition holding everything stays expanded: collapsing it would show nothing.
   if (document_->opNodeCount() > kCollapseThreshold && document_->clusters().size() > 1) {
@@ -220,19 +267,37 @@ void GraphPanel::onLayoutFinished(const bridge::GraphLayoutResult& result) {
   if (fitOnLayout_) view_->fitAll();
   fitOnLayout_ = false;
   const int clustersShown = static_cast<int>(document_->clusters().size()) - static_cast<int>(collapsed_.size());
-  QString text = tr("%1: %n node(s)", nullptr, document_->opNodeCount()).arg(QFileInfo(path_).fileName());
+  QString text = tr("%1: %n node(s)", nullptr, root_->opNodeCountAll()).arg(QFileInfo(path_).fileName());
+  if (!root_->bodyPaths().isEmpty()) {
+    text += tr(" in %n graph(s)", nullptr, static_cast<int>(root_->bodyPaths().size()) + 1);
+    text += tr("; showing %1 (%n node(s))", nullptr, document_->opNodeCount()).arg(document_->graphPath());
+  }
+  if (document_->foldedCount() == 1) text += tr(", 1 constant folded into its consumer");
+  if (document_->foldedCount() > 1) text += tr(", %1 constants folded into their consumers").arg(document_->foldedCount());
   text += tr(", %n partition(s)", nullptr, static_cast<int>(document_->clusters().size()));
   if (!collapsed_.isEmpty()) text += tr(" (%1 collapsed, %2 expanded)").arg(collapsed_.size()).arg(clustersShown);
-  text += tr("; loaded in %1 ms, laid out in %2 ms (dot %3 ms)")
-              .arg(loadMs_, 0, 'f', 0)
-              .arg(result.totalMs, 0, 'f', 0)
-              .arg(result.dotMs, 0, 'f', 0);
+  if (result.layered) {
+    text += tr("; loaded in %1 ms, laid out in %2 ms (built-in layered layout: too big for dot)")
+                .arg(loadMs_, 0, 'f', 0)
+                .arg(result.totalMs, 0, 'f', 0);
+  } else {
+    text += tr("; loaded in %1 ms, laid out in %2 ms (dot %3 ms)")
+                .arg(loadMs_, 0, 'f', 0)
+                .arg(result.totalMs, 0, 'f', 0)
+                .arg(result.dotMs, 0, 'f', 0);
+  }
   if (!document_->partitionError().isEmpty()) {
     text += tr("; no partition report: %1").arg(document_->partitionError());
   }
   if (!document_->epContextError().isEmpty()) text += tr("; EPContext inspection failed: %1").arg(document_->epContextError());
   status_->setText(text);
-  if (!matches_.isEmpty()) view_->setHighlighted(matches_);
+  highlightMatches();
+  if (!selectAfterLayout_.isEmpty()) {
+    for (int i = 0; i < document_->nodes().size(); ++i) {
+      if (document_->nodes()[i].name == selectAfterLayout_) focusAfterLayout_ = i;
+    }
+    selectAfterLayout_.clear();
+  }
   if (focusAfterLayout_ >= 0) {
     view_->focusNode(focusAfterLayout_);
     focusAfterLayout_ = -1;
@@ -252,6 +317,9 @@ void GraphPanel::updateLegend() {
   for (const QString& ep : eps) legend_->addWidget(legendChip(epQColor(ep), ep.isEmpty() ? tr("no EP / removed by optimizer") : bridge::epShortName(ep)));
   legend_->addWidget(legendChip(Qt::white, tr("CPU fallback (dashed red)"), QStringLiteral("2px dashed #c02020")));
   legend_->addWidget(legendChip(Qt::white, tr("EPContext (hexagon)"), QStringLiteral("3px double #202020")));
+  if (document_->graphPath() != QLatin1String(bridge::GraphDocument::kMainPath)) {
+    legend_->addWidget(legendChip(QColor(0xe6, 0xe0, 0xf4), tr("outer-scope value (dashed)"), QStringLiteral("1px dashed #605090")));
+  }
   legend_->addStretch(1);
 }
 
@@ -284,12 +352,22 @@ void GraphPanel::collapseAll() {
 }
 
 int GraphPanel::search(const QString& text) {
-  matches_ = document_ ? document_->search(text) : QVector<int>{};
+  matches_ = root_ ? root_->searchAll(text) : QVector<bridge::GraphHit>{};
   currentMatch_ = -1;
-  view_->setHighlighted(matches_);
+  highlightMatches();
   if (!matches_.isEmpty()) goToMatch(0);
   updateSearchLabel();
   return static_cast<int>(matches_.size());
+}
+
+void GraphPanel::highlightMatches() {
+  QVector<int> here;
+  if (document_) {
+    for (const bridge::GraphHit& hit : matches_) {
+      if (hit.graphPath == document_->graphPath()) here << document_->drawnNode(hit.node);
+    }
+  }
+  view_->setHighlighted(here);
 }
 
 void GraphPanel::findNext() {
@@ -304,7 +382,15 @@ void GraphPanel::findPrevious() {
 
 void GraphPanel::goToMatch(int index) {
   currentMatch_ = index;
-  const int node = matches_[index];
+  const bridge::GraphHit hit = matches_[index];
+  updateSearchLabel();
+  if (!document_ || hit.graphPath != document_->graphPath()) {
+    // The match is in another graph: open it and go there once laid out.
+    openGraph(hit.graphPath);
+    focusAfterLayout_ = hit.node;
+    return;
+  }
+  const int node = document_->drawnNode(hit.node);
   const int cluster = document_->clusterOf(node);
   if (cluster >= 0 && collapsed_.contains(cluster)) {
     // The match hides in a collapsed partition: open it and go there once laid out.
@@ -313,10 +399,82 @@ void GraphPanel::goToMatch(int index) {
   } else {
     view_->focusNode(node);
   }
-  updateSearchLabel();
 }
 
 void GraphPanel::selectNode(int node) { view_->focusNode(node); }
+
+bool GraphPanel::openGraph(const QString& path, const QString& selectNode) {
+  if (!root_) return false;
+  std::shared_ptr<const bridge::GraphDocument> target =
+      path == root_->graphPath() ? root_ : root_->body(path);
+  if (!target) return false;
+  layout_->cancel();
+  focusAfterLayout_ = -1;
+  selectAfterLayout_ = selectNode;
+  if (target == document_) {
+    relayout();
+    return true;
+  }
+  showDocument(std::move(target));
+  return true;
+}
+
+QString GraphPanel::currentGraphPath() const { return document_ ? document_->graphPath() : QString(); }
+
+void GraphPanel::showModelNode(const QString& path, int modelIndex) {
+  if (!root_) return;
+  auto target = path == root_->graphPath() ? root_ : root_->body(path);
+  if (!target) return;
+  int node = -1;
+  for (int i = 0; i < target->nodes().size(); ++i) {
+    if (target->nodes()[i].kind == bridge::GraphNode::Kind::Op && target->nodes()[i].modelIndex == modelIndex) node = i;
+  }
+  if (node < 0) return;
+  if (target != document_) {
+    openGraph(path);
+    focusAfterLayout_ = node;
+    return;
+  }
+  view_->focusNode(node);
+}
+
+QString GraphPanel::breadcrumbText() const { return plainCrumbs_; }
+
+void GraphPanel::updateBreadcrumb() {
+  plainCrumbs_.clear();
+  if (!root_ || root_->bodyPaths().isEmpty()) {
+    breadcrumb_->hide();
+    return;
+  }
+  const QVector<bridge::GraphCrumb> crumbs = bridge::GraphDocument::breadcrumb(root_->modelInfo(), document_->graphPath());
+  QStringList html, plain;
+  for (int i = 0; i < crumbs.size(); ++i) {
+    const bridge::GraphCrumb& c = crumbs[i];
+    plain << c.text;
+    if (i + 1 == crumbs.size()) {
+      html << QStringLiteral("<b>%1</b>").arg(c.text.toHtmlEscaped());
+    } else {
+      html << QStringLiteral("<a href='%1#%2'>%3</a>").arg(c.graphPath.toHtmlEscaped(), c.selectNode.toHtmlEscaped(), c.text.toHtmlEscaped());
+    }
+  }
+  QString text = html.join(QStringLiteral(" \u25b8 "));
+  // The other bodies of the same node (an If's other branch) are one click away.
+  if (crumbs.size() >= 3) {
+    const QString owner = crumbs[crumbs.size() - 2].graphPath + QStringLiteral("/") + crumbs[crumbs.size() - 2].text + QStringLiteral(".");
+    QStringList siblings;
+    for (const QString& body : root_->bodyPaths()) {
+      if (body.startsWith(owner) && body != document_->graphPath() && !body.mid(owner.size()).contains(u'/')) {
+        siblings << QStringLiteral("<a href='%1#'>%2</a>").arg(body.toHtmlEscaped(), body.mid(owner.size()).toHtmlEscaped());
+      }
+    }
+    if (!siblings.isEmpty()) text += QStringLiteral("&nbsp;&nbsp;<span style='color:#777'>%1</span> %2").arg(tr("also:"), siblings.join(QStringLiteral(", ")));
+  } else {
+    text += QStringLiteral("&nbsp;&nbsp;<span style='color:#777'>%1</span>").arg(tr("double-click an If, Loop or Scan node to open its body"));
+  }
+  plainCrumbs_ = plain.join(QStringLiteral(" \u25b8 "));
+  breadcrumb_->setText(text);
+  breadcrumb_->show();
+}
 
 void GraphPanel::updateSearchLabel() {
   if (searchEdit_->text().trimmed().isEmpty()) {
@@ -324,7 +482,9 @@ void GraphPanel::updateSearchLabel() {
   } else if (matches_.isEmpty()) {
     matchLabel_->setText(tr("no match"));
   } else {
-    matchLabel_->setText(tr("%1 of %2").arg(currentMatch_ + 1).arg(matches_.size()));
+    QString text = tr("%1 of %2").arg(currentMatch_ + 1).arg(matches_.size());
+    if (currentMatch_ >= 0 && root_ && !root_->bodyPaths().isEmpty()) text += QStringLiteral(" (%1)").arg(matches_[currentMatch_].graphPath);
+    matchLabel_->setText(text);
   }
 }
 
@@ -350,7 +510,9 @@ bool GraphPanel::exportSvg(const QString& path, QString* error) {
     *error = tr("Cannot start the SVG painter");
     return false;  // QSaveFile discards what it has not committed
   }
+  view_->showAllEdges();
   scene()->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
+  view_->updateLevelOfDetail();
   painter.end();
   if (!file.commit()) {
     *error = tr("Cannot write %1: %2").arg(path, file.errorString());
@@ -376,7 +538,9 @@ bool GraphPanel::exportPng(const QString& path, QString* error) {
   {
     QPainter painter(&image);
     painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    view_->showAllEdges();
     scene()->render(&painter, QRectF(image.rect()), source);
+    view_->updateLevelOfDetail();
   }
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {

@@ -1,7 +1,9 @@
 // GraphPanel: the graph view of a model: a toolbar (search by name or op type, fit, zoom, expand/collapse all
 // partitions, export PNG/SVG, cancel), a legend of EP colors, the view and a status line with the load and layout
 // times. Loading (inspect + partition analysis) runs on a worker, the layout in a `dot` process: the UI never
-// waits. Big graphs open with their partitions collapsed, so the first layout is small and fast.
+// waits. Big graphs open with their partitions collapsed, so the first layout is small and fast. If/Loop/Scan
+// bodies open as their own graph (double-click the node, or its "Open" link) under a breadcrumb
+// (main > branch > else_branch) whose steps go back; search covers every graph.
 #pragma once
 
 #include <QSet>
@@ -19,6 +21,7 @@ class QLineEdit;
 class QHBoxLayout;
 class QGraphicsScene;
 class QToolButton;
+class QSplitter;
 
 namespace kiln::bridge {
 class GraphLoader;
@@ -36,6 +39,9 @@ class GraphPanel : public QWidget {
   // Graphs with more op nodes than this open with every partition collapsed.
   static constexpr int kCollapseThreshold = 800;
 
+  // Narrower than this, the node details sit below the graph instead of beside it.
+  static constexpr int kNarrowWidth = 720;
+
   explicit GraphPanel(QWidget* parent = nullptr);
   ~GraphPanel() override;
 
@@ -46,6 +52,15 @@ class GraphPanel : public QWidget {
   bool isBusy() const;
 
   NodeDetailsView* detailsView() const { return details_; }
+
+  // Shows graph `path` ("main" or a body's path) and selects the node named `selectNode` there, if any. False
+  // when the model has no such graph.
+  bool openGraph(const QString& path, const QString& selectNode = {});
+  QString currentGraphPath() const;
+  // The breadcrumb as plain text: "main ▸ branch ▸ else_branch".
+  QString breadcrumbText() const;
+  // Shows node `modelIndex` of graph `path` (an index into that graph's NodeInfo list), opening the graph first.
+  void showModelNode(const QString& path, int modelIndex);
 
   // Partitions (clusters of the document): collapse or expand, then re-layout (layoutReady() again).
   void setClusterCollapsed(int cluster, bool collapsed);
@@ -62,14 +77,19 @@ class GraphPanel : public QWidget {
   bool exportSvg(const QString& path, QString* error);
   bool exportPng(const QString& path, QString* error);
 
-  // Test and benchmark hooks.
+  // Test and benchmark hooks. document() is the graph on display, rootDocument() the main graph (with the bodies).
   std::shared_ptr<const bridge::GraphDocument> document() const { return document_; }
+  std::shared_ptr<const bridge::GraphDocument> rootDocument() const { return root_; }
+  const QVector<bridge::GraphHit>& searchMatches() const { return matches_; }
   GraphView* view() const { return view_; }
   QGraphicsScene* scene() const;
   double lastLoadMs() const { return loadMs_; }
   double lastLayoutMs() const { return layoutMs_; }
   QString statusText() const;
   void selectNode(int node);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  signals:
   void layoutReady();
@@ -83,6 +103,9 @@ class GraphPanel : public QWidget {
   void relayout();
   void updateLegend();
   void updateSearchLabel();
+  void updateBreadcrumb();
+  void highlightMatches();
+  void showDocument(std::shared_ptr<const bridge::GraphDocument> document);
   void goToMatch(int index);
   void setBusy(bool busy);
   void exportWithDialog(bool svg);
@@ -94,17 +117,22 @@ class GraphPanel : public QWidget {
   QLineEdit* searchEdit_;
   QLabel* matchLabel_;
   QLabel* status_;
+  QLabel* breadcrumb_;
+  QSplitter* splitter_ = nullptr;
+  QString plainCrumbs_;
   QHBoxLayout* legend_;
   QToolButton* cancelButton_;
   QList<QWidget*> graphActions_;  // enabled only while a graph is shown
 
   QString path_;
-  std::shared_ptr<const bridge::GraphDocument> document_;
+  std::shared_ptr<const bridge::GraphDocument> root_;      // the main graph, holding the bodies
+  std::shared_ptr<const bridge::GraphDocument> document_;  // the graph on display
+  QString selectAfterLayout_;  // a node name to select once the graph opened by openGraph() is laid out
   QSet<int> collapsed_;
   bridge::VisibleGraph visible_;
   bool fitOnLayout_ = true;
   int focusAfterLayout_ = -1;  // a search match inside a partition that was collapsed
-  QVector<int> matches_;
+  QVector<bridge::GraphHit> matches_;
   int currentMatch_ = -1;
   double loadMs_ = 0, layoutMs_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "graph_view.h"
 
 #include <QFontMetricsF>
+#include <QKeyEvent>
 #include <QGraphicsScene>
 #include <QMouseEvent>
 #include <QPainter>
@@ -8,6 +9,7 @@
 #include <QStyleOptionGraphicsItem>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kiln::studio {
@@ -17,8 +19,16 @@ namespace {
 // Below this scale a node is a few pixels tall: text and arrowheads are not readable, so they are not drawn.
 constexpr double kTextLod = 0.55;
 constexpr double kDetailLod = 0.3;
+constexpr double kInvisibleEdgeLod = 0.1;
+// Graphs with more nodes than this are one cached picture below kOverviewZoom.
+constexpr int kOverviewNodes = 2000;
+constexpr double kOverviewZoom = 0.12;
+// Node labels: their size in scene units at normal zoom, and the smallest on-screen pixel size that is legible.
+constexpr double kLabelPx = 11;
+constexpr double kLegiblePx = 6.5;
 
 const QColor kFallbackPen(0xc0, 0x20, 0x20);
+constexpr uint32_t kOuterScopeFill = 0xe6e0f4;  // pale violet: outer-scope values in a body
 const QColor kEpContextPen(0x20, 0x20, 0x20);
 
 QColor fromRgb(uint32_t rgb) { return QColor::fromRgb(static_cast<QRgb>(rgb)); }
@@ -42,15 +52,18 @@ GraphNodeItem::GraphNodeItem(const bridge::GraphNode& node, int index, const QRe
       io_(node.kind != bridge::GraphNode::Kind::Op) {
   setFlag(ItemIsSelectable);
   setAcceptHoverEvents(false);
-  fill_ = io_ ? fromRgb(bridge::ep_colors::kGraphIo) : epQColor(node.executionProvider);
+  outer_ = node.outerScope;
+  fill_ = io_ ? fromRgb(outer_ ? kOuterScopeFill : bridge::ep_colors::kGraphIo) : epQColor(node.executionProvider);
   if (io_) {
     title_ = node.name;
+    ioKind_ = node.opType;  // "input", "output", "outer scope": shown when the name does not fit
   } else {
     title_ = epContext_ ? QStringLiteral("EPContext") : node.opType;
     subtitle_ = node.displayName();
   }
   if (fallback_) title_ = QStringLiteral("\u26a0 ") + title_;
-  QString tip = node.label;
+  QString tip = node.outerScope ? QObject::tr("%1: a value of an enclosing graph, read by this body").arg(node.name)
+                                : node.label;
   if (!node.executionProvider.isEmpty()) tip += QStringLiteral("\n") + bridge::epShortName(node.executionProvider);
   if (!node.partition.isEmpty()) tip += QStringLiteral(" (%1)").arg(node.partition);
   const QString why = node.cpuFallback() ? QStringLiteral("\nfallback: ") : QStringLiteral("\non the CPU by design: ");
@@ -72,12 +85,16 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   const double lod = lodOf(option, painter);
   const bool selected = isSelected();
   if (lod < kDetailLod) {
-    // A colored block is all a node can show at this scale; markers survive as the block's color edge.
+    // A colored block is all a node can show at this scale; markers survive as the block's color edge, and the op
+    // type when it is still legible. No antialiasing for a block of a few pixels: it is the costly part of painting
+    // ten thousand of them, and the view's next paint starts with its own hints again.
+    painter->setRenderHint(QPainter::Antialiasing, false);
     painter->fillRect(rect_, selected || highlighted_ ? QColor(Qt::yellow) : fill_);
     if (fallback_ || epContext_) {
       painter->fillRect(QRectF(rect_.left(), rect_.top(), rect_.width(), rect_.height() / 4),
                         fallback_ ? kFallbackPen : kEpContextPen);
     }
+    drawLabels(painter, lod);
     return;
   }
   QPen pen(QColor(0x40, 0x40, 0x40), 1);
@@ -89,6 +106,8 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   if (removed_) fill.setAlpha(110);
   painter->setBrush(highlighted_ ? fill.lighter(130) : fill);
   if (io_) {
+    // A value of an enclosing graph, read by this body: dashed, so it never passes for a graph input.
+    if (outer_ && !selected) painter->setPen(QPen(QColor(0x60, 0x50, 0x90), 1.5, Qt::DashLine));
     painter->drawRoundedRect(rect_, rect_.height() / 2, rect_.height() / 2);
   } else if (epContext_) {
     // EPContext nodes: a hexagon with a double border, unlike any op box.
@@ -112,24 +131,54 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     painter->setBrush(Qt::NoBrush);
     painter->drawRoundedRect(rect_.adjusted(-2, -2, 2, 2), 5, 5);
   }
-  if (lod < kTextLod) return;
+  drawLabels(painter, lod);
+}
+
+void GraphNodeItem::drawLabels(QPainter* painter, double lod) const {
+  const QVector<Label> labels = labelsAt(lod);
+  if (labels.isEmpty()) return;
   painter->setPen(Qt::black);
-  QFont font = painter->font();
-  font.setPointSizeF(8);
-  if (subtitle_.isEmpty()) {
-    painter->setFont(font);
-    painter->drawText(rect_, Qt::AlignCenter, QFontMetricsF(font).elidedText(title_, Qt::ElideMiddle, rect_.width() - 8));
-    return;
+  for (const Label& label : labels) {
+    painter->setFont(label.font);
+    painter->drawText(label.rect, Qt::AlignCenter | Qt::TextDontClip, label.text);
   }
-  QFont bold = font;
+}
+
+QVector<GraphNodeItem::Label> GraphNodeItem::labelsAt(double lod) const {
+  QVector<Label> labels;
+  const QRectF inner = rect_.adjusted(4, 2, -4, -2);
+  // At this scale the largest text the box holds is still too small to read: no label at all.
+  if (inner.height() * 0.6 * lod < kLegiblePx) return labels;
+  auto fits = [](const QFont& font, const QString& text, const QRectF& box) {
+    const QFontMetricsF metrics(font);
+    return metrics.horizontalAdvance(text) <= box.width() && metrics.height() <= box.height() + 1;
+  };
+  QFont bold;
   bold.setBold(true);
-  const QRectF top(rect_.left() + 4, rect_.top() + 2, rect_.width() - 8, rect_.height() / 2 - 2);
-  const QRectF bottom(rect_.left() + 4, rect_.center().y(), rect_.width() - 8, rect_.height() / 2 - 2);
-  painter->setFont(bold);
-  painter->drawText(top, Qt::AlignCenter, QFontMetricsF(bold).elidedText(title_, Qt::ElideRight, top.width()));
-  painter->setFont(font);
-  painter->drawText(bottom, Qt::AlignCenter,
-                    QFontMetricsF(font).elidedText(subtitle_, Qt::ElideMiddle, bottom.width()));
+  if (kLabelPx * lod >= kLegiblePx) {
+    // Close enough for the regular size: the op type and, when it fits whole, the name below it.
+    bold.setPixelSize(static_cast<int>(kLabelPx));
+    QFont regular = bold;
+    regular.setBold(false);
+    const QRectF top(inner.left(), inner.top(), inner.width(), inner.height() / 2);
+    const QRectF bottom(inner.left(), inner.center().y(), inner.width(), inner.height() / 2);
+    if (!subtitle_.isEmpty() && fits(bold, title_, top) && fits(regular, subtitle_, bottom)) {
+      labels.push_back({title_, bold, top});
+      labels.push_back({subtitle_, regular, bottom});
+      return labels;
+    }
+    if (fits(bold, title_, inner)) {
+      labels.push_back({title_, bold, inner});
+    } else if (!ioKind_.isEmpty() && fits(regular, ioKind_, inner)) {
+      labels.push_back({ioKind_, regular, inner});
+    }
+    return labels;
+  }
+  // Zoomed out: the op type alone, drawn larger in the scene so that it stays legible on screen.
+  const double px = std::min(inner.height() * 0.6, kLegiblePx * 1.15 / lod);
+  bold.setPixelSize(std::max(1, static_cast<int>(px)));
+  if (fits(bold, title_, inner)) labels.push_back({title_, bold, inner});
+  return labels;
 }
 
 // ----- partitions -----
@@ -137,8 +186,8 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
 GraphClusterItem::GraphClusterItem(const bridge::GraphCluster& cluster, int index, const QRectF& rect, bool collapsed)
     : rect_(rect), index_(index), collapsed_(collapsed), fill_(epQColor(cluster.executionProvider)) {
   setFlag(ItemIsSelectable, collapsed);
-  title_ = QStringLiteral("%1 \u00b7 %2").arg(cluster.name, bridge::epShortName(cluster.executionProvider));
-  subtitle_ = QObject::tr("%n node(s)", nullptr, static_cast<int>(cluster.nodes.size()));
+  title_ = cluster.title();
+  subtitle_ = cluster.nodeCountText();
   setToolTip(collapsed ? QObject::tr("%1, %2: double-click to expand").arg(title_, subtitle_)
                        : QObject::tr("%1, %2: double-click the frame to collapse").arg(title_, subtitle_));
   setZValue(collapsed ? 2 : 0);
@@ -167,7 +216,8 @@ void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
     painter->setFont(font);
     painter->setPen(Qt::black);
     const QRectF inner = rect_.adjusted(4, 6, -8, -2);
-    painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2), Qt::AlignCenter, title_);
+    painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2),
+                      Qt::AlignCenter | Qt::TextDontClip, title_);
     font.setBold(false);
     painter->setFont(font);
     painter->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter,
@@ -176,18 +226,50 @@ void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
   }
   QColor back = fill_;
   back.setAlpha(40);
+  if (lod < kDetailLod) {
+    // Far out a dashed, antialiased outline costs more than all the nodes inside: a tinted area says enough.
+    painter->fillRect(rect_, back);
+    return;
+  }
   painter->setBrush(back);
   painter->setPen(QPen(fill_.darker(130), 1.5, Qt::DashLine));
   painter->drawRoundedRect(rect_, 8, 8);
-  if (lod < kTextLod) return;
-  QFont font = painter->font();
-  font.setPointSizeF(9);
-  font.setBold(true);
-  painter->setFont(font);
-  painter->setPen(fill_.darker(170));
-  painter->drawText(rect_.adjusted(8, 4, -8, 0), Qt::AlignTop | Qt::AlignLeft,
-                    QStringLiteral("%1 (%2)").arg(title_, subtitle_));
+  // The caption is its own item (PartitionCaptionItem), above the edges, so no edge crosses its text.
 }
+
+namespace {
+
+// An expanded partition's caption on an opaque tab of the partition's tint: drawn above the edges (and below the
+// nodes), whole (the layout reserved its width), so an edge never runs through it.
+class PartitionCaptionItem : public QGraphicsItem {
+ public:
+  PartitionCaptionItem(const QString& text, const QRectF& box, const QColor& color) : text_(text), color_(color) {
+    font_.setPointSizeF(9);
+    font_.setBold(true);
+    const QFontMetricsF metrics(font_);
+    rect_ = QRectF(box.left() + 6, box.top() + 3, metrics.horizontalAdvance(text) + 6, metrics.height() + 2);
+    setZValue(1.5);
+  }
+  QRectF boundingRect() const override { return rect_; }
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
+    if (lodOf(option, painter) < kTextLod) return;
+    QColor back = color_;
+    back.setAlpha(40);
+    painter->fillRect(rect_, Qt::white);
+    painter->fillRect(rect_, back);
+    painter->setFont(font_);
+    painter->setPen(color_.darker(170));
+    painter->drawText(rect_, Qt::AlignCenter | Qt::TextDontClip, text_);
+  }
+
+ private:
+  QString text_;
+  QColor color_;
+  QFont font_;
+  QRectF rect_;
+};
+
+}  // namespace
 
 // ----- edges -----
 
@@ -208,6 +290,8 @@ GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arro
 
 void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const double lod = lodOf(option, painter);
+  // A ten-thousand-node graph at fit: an edge is a fraction of a pixel next to the nodes it joins.
+  if (lod < kInvisibleEdgeLod) return;
   painter->setPen(QPen(QColor(0x50, 0x50, 0x50), count_ > 1 ? 2.0 : 1.0));
   if (lod < kDetailLod) {
     painter->drawLine(start_, tip_.isNull() ? end_ : tip_);
@@ -229,17 +313,96 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
 
 // ----- view -----
 
-GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), scene_(new QGraphicsScene(this)) {
+// ----- minimap -----
+
+namespace {
+constexpr int kMinimapSide = 180;  // the longer side, in pixels
+}  // namespace
+
+GraphMinimap::GraphMinimap(GraphView* view) : QWidget(view), view_(view) {
+  setObjectName(QStringLiteral("graphMinimap"));
+  setCursor(Qt::PointingHandCursor);
+  setToolTip(tr("Overview: click or drag to move the view"));
+  hide();
+}
+
+void GraphMinimap::refresh() {
+  const QRectF scene = view_->sceneRect();
+  if (scene.isEmpty()) {
+    picture_ = QPixmap();
+    hide();
+    return;
+  }
+  const double scale = kMinimapSide / std::max(scene.width(), scene.height());
+  const QSize size(std::max(24, static_cast<int>(scene.width() * scale)), std::max(24, static_cast<int>(scene.height() * scale)));
+  resize(size + QSize(6, 6));
+  picture_ = QPixmap(size);
+  picture_.fill(Qt::white);
+  QPainter painter(&picture_);
+  view_->scene()->render(&painter, QRectF(picture_.rect()), scene);
+}
+
+QRectF GraphMinimap::picturedRect() const { return QRectF(3, 3, picture_.width(), picture_.height()); }
+
+QRectF GraphMinimap::viewportFrame() const {
+  const QRectF scene = view_->sceneRect();
+  if (scene.isEmpty() || picture_.isNull()) return {};
+  const QRectF visible = view_->mapToScene(view_->viewport()->rect()).boundingRect().intersected(scene);
+  const QRectF box = picturedRect();
+  const double sx = box.width() / scene.width(), sy = box.height() / scene.height();
+  return QRectF(box.left() + (visible.left() - scene.left()) * sx, box.top() + (visible.top() - scene.top()) * sy,
+                visible.width() * sx, visible.height() * sy);
+}
+
+QPointF GraphMinimap::toScene(const QPointF& point) const {
+  const QRectF scene = view_->sceneRect();
+  const QRectF box = picturedRect();
+  return {scene.left() + (point.x() - box.left()) * scene.width() / box.width(),
+          scene.top() + (point.y() - box.top()) * scene.height() / box.height()};
+}
+
+void GraphMinimap::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  painter.fillRect(rect(), QColor(0xf4, 0xf4, 0xf4));
+  painter.setPen(QColor(0x90, 0x90, 0x90));
+  painter.drawRect(rect().adjusted(0, 0, -1, -1));
+  painter.drawPixmap(picturedRect().topLeft(), picture_);
+  painter.setPen(QPen(QColor(0x10, 0x60, 0xff), 2));
+  painter.setBrush(QColor(0x10, 0x60, 0xff, 40));
+  painter.drawRect(viewportFrame());
+}
+
+void GraphMinimap::mousePressEvent(QMouseEvent* event) { view_->centerOn(toScene(event->position())); }
+
+void GraphMinimap::mouseMoveEvent(QMouseEvent* event) {
+  if (event->buttons() & Qt::LeftButton) view_->centerOn(toScene(event->position()));
+}
+
+// ----- view -----
+
+GraphView::GraphView(QWidget* parent)
+    : QGraphicsView(parent), scene_(new QGraphicsScene(this)), minimap_(new GraphMinimap(this)) {
   setScene(scene_);
+  setFocusPolicy(Qt::StrongFocus);  // keyboard zoom and node-to-node navigation
   setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
   setDragMode(ScrollHandDrag);
   setTransformationAnchor(AnchorUnderMouse);
   setViewportUpdateMode(SmartViewportUpdate);
+  // Every item sets the pen, brush and font it draws with: saving and restoring the painter per item is wasted
+  // time on big graphs.
+  setOptimizationFlags(DontSavePainterState | DontAdjustForAntialiasing);
   setBackgroundBrush(Qt::white);
   connect(scene_, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
 }
 
+GraphView::~GraphView() = default;
+
 void GraphView::clearGraph() {
+  minimap_->hide();
+  overview_ = false;
+  overviewPicture_ = QImage();
+  edgesShown_ = true;
+  edgeItems_.clear();
   nodeItems_.clear();
   clusterItems_.clear();
   highlighted_.clear();
@@ -266,24 +429,235 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
   }
   for (auto it = layout.clusterBoxes.constBegin(); it != layout.clusterBoxes.constEnd(); ++it) {
     if (collapsed.contains(it.key()) || it.key() < 0 || it.key() >= document_->clusters().size()) continue;
-    auto* item = new GraphClusterItem(document_->clusters()[it.key()], it.key(), it.value(), false);
+    const bridge::GraphCluster& cluster = document_->clusters()[it.key()];
+    auto* item = new GraphClusterItem(cluster, it.key(), it.value(), false);
     scene_->addItem(item);
     clusterItems_.insert(it.key(), item);
+    scene_->addItem(new PartitionCaptionItem(cluster.caption(), it.value(), item->fillColor()));
   }
+  edgeItems_.reserve(graph.edges.size());
   for (int i = 0; i < graph.edges.size(); ++i) {
-    scene_->addItem(new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], graph.edges[i].count));
+    auto* edge = new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], graph.edges[i].count);
+    scene_->addItem(edge);
+    edgeItems_.push_back(edge);
   }
+  edgesShown_ = true;
   scene_->setSceneRect(layout.bounds.adjusted(-20, -20, 20, 20));
+  minimap_->refresh();
+  placeMinimap();
 }
 
 void GraphView::fitAll() {
   if (!scene_->sceneRect().isEmpty()) fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  fitted_ = true;
+  placeMinimap();
 }
 
 void GraphView::zoomBy(double factor) {
   const double next = zoom() * factor;
-  if (next < 0.005 || next > 8) return;  // beyond these the graph is a dot or one letter fills the view
+  if (next < 0.002 || next > 8) return;  // beyond these the graph is a dot or one letter fills the view
   scale(factor, factor);
+  fitted_ = false;
+  placeMinimap();
+}
+
+void GraphView::showAllEdges() {
+  setOverview(false);
+  edgesShown_ = true;
+  for (QGraphicsItem* edge : edgeItems_) edge->setVisible(true);
+}
+
+void GraphView::updateLevelOfDetail() {
+  // A huge graph far out is one picture, drawn once: ten thousand blocks of a few pixels cost the view 20-80 ms a
+  // paint in per-item work, the picture a millisecond.
+  const bool overview = nodeItems_.size() > kOverviewNodes && zoom() < kOverviewZoom;
+  if (overview != overview_) setOverview(overview);
+  if (overview_) return;
+  // Edges thinner than a pixel beside their nodes are left out of painting altogether: hidden items cost nothing,
+  // while 13,000 edges returning early still cost the view a style option and a transform each.
+  const bool show = zoom() >= kInvisibleEdgeLod;
+  if (show == edgesShown_) return;
+  edgesShown_ = show;
+  for (QGraphicsItem* edge : edgeItems_) edge->setVisible(show);
+}
+
+void GraphView::setOverview(bool on) {
+  if (on == overview_) return;
+  if (on) {
+    if (overviewPicture_.isNull()) {
+      // Rendered with every item shown, at up to 4096 pixels on the longer side.
+      const QRectF scene = scene_->sceneRect();
+      const double scale = std::min(kOverviewZoom, 4096 / std::max(scene.width(), scene.height()));
+      overviewPicture_ = QImage(std::max(1, static_cast<int>(scene.width() * scale)),
+                                std::max(1, static_cast<int>(scene.height() * scale)), QImage::Format_RGB32);
+      overviewPicture_.fill(Qt::white);
+      for (QGraphicsItem* edge : edgeItems_) edge->setVisible(true);
+      QPainter painter(&overviewPicture_);
+      scene_->render(&painter, QRectF(overviewPicture_.rect()), scene);
+    }
+    for (QGraphicsItem* item : scene_->items()) item->setVisible(false);
+  } else {
+    for (QGraphicsItem* item : scene_->items()) item->setVisible(true);
+    edgesShown_ = true;
+  }
+  overview_ = on;
+  viewport()->update();
+}
+
+void GraphView::drawBackground(QPainter* painter, const QRectF& rect) {
+  QGraphicsView::drawBackground(painter, rect);
+  if (!overview_ || overviewPicture_.isNull()) return;
+  painter->drawImage(scene_->sceneRect(), overviewPicture_);
+}
+
+void GraphView::drawForeground(QPainter* painter, const QRectF& rect) {
+  QGraphicsView::drawForeground(painter, rect);
+  if (!overview_) return;
+  // The picture has no selection or search highlights: they are drawn over it.
+  const double pad = 3 / std::max(zoom(), 1e-6);
+  painter->setPen(Qt::NoPen);
+  painter->setBrush(QColor(0xff, 0xc0, 0x00));
+  for (int node : highlighted_) {
+    if (auto* item = nodeItems_.value(node)) painter->drawRect(item->sceneBoundingRect().adjusted(-pad, -pad, pad, pad));
+  }
+  if (auto* item = nodeItems_.value(selectedNode())) {
+    painter->setBrush(QColor(0x10, 0x60, 0xff));
+    painter->drawRect(item->sceneBoundingRect().adjusted(-pad, -pad, pad, pad));
+  }
+}
+
+void GraphView::mousePressEvent(QMouseEvent* event) {
+  if (overview_ && event->button() == Qt::LeftButton) {
+    // The items are hidden behind the picture: a click goes to the nearest node and zooms onto it.
+    const QPointF at = mapToScene(event->position().toPoint());
+    int best = -1;
+    double bestDistance = 1e300;
+    for (auto it = nodeItems_.constBegin(); it != nodeItems_.constEnd(); ++it) {
+      const QPointF d = it.value()->sceneBoundingRect().center() - at;
+      const double distance = d.x() * d.x() + d.y() * d.y();
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = it.key();
+      }
+    }
+    if (best >= 0) {
+      focusNode(best);
+      event->accept();
+      return;
+    }
+  }
+  QGraphicsView::mousePressEvent(event);
+}
+
+void GraphView::placeMinimap() {
+  updateLevelOfDetail();
+  // Shown only while part of the graph is out of sight: at fit it would repeat the view.
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+  const bool needed = !scene_->sceneRect().isEmpty() && !visible.contains(scene_->sceneRect().adjusted(2, 2, -2, -2));
+  const QRect area = viewport()->geometry();
+  minimap_->move(area.right() - minimap_->width() - 8, area.bottom() - minimap_->height() - 8);
+  minimap_->setVisible(needed && area.width() > 3 * minimap_->width() && area.height() > 2 * minimap_->height());
+  minimap_->update();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  // A view showing the whole graph keeps showing it when its panel grows or shrinks (a wrapped status line, the
+  // compiled graph opening beside the source).
+  if (fitted_) {
+    fitAll();
+  } else {
+    placeMinimap();
+  }
+}
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+  QGraphicsView::scrollContentsBy(dx, dy);
+  placeMinimap();
+}
+
+int GraphView::selectedNode() const {
+  for (QGraphicsItem* item : scene_->selectedItems()) {
+    if (item->type() == GraphNodeItem::Type) return static_cast<GraphNodeItem*>(item)->nodeIndex();
+  }
+  return -1;
+}
+
+QVector<int> GraphView::neighbours(int node, int direction) const {
+  QVector<int> found;
+  if (!document_) return found;
+  for (const bridge::GraphEdge& e : document_->edges()) {
+    const int other = direction < 0 ? (e.to == node ? e.from : -1) : (e.from == node ? e.to : -1);
+    if (other >= 0 && nodeItems_.contains(other) && !found.contains(other)) found.push_back(other);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+bool GraphView::stepAlongEdges(int direction, bool sibling) {
+  if (nodeItems_.isEmpty()) return false;
+  const int current = selectedNode();
+  int target = -1;
+  if (current < 0) {
+    QList<int> drawn = nodeItems_.keys();
+    std::sort(drawn.begin(), drawn.end());
+    target = drawn.first();
+  } else if (!sibling) {
+    const QVector<int> next = neighbours(current, direction);
+    if (!next.isEmpty()) target = next.first();
+  } else {
+    // Siblings: the other consumers of the first producer, else the other producers of the first consumer.
+    QVector<int> group;
+    const QVector<int> producers = neighbours(current, -1);
+    if (!producers.isEmpty()) group = neighbours(producers.first(), 1);
+    if (group.size() < 2) {
+      const QVector<int> consumers = neighbours(current, 1);
+      if (!consumers.isEmpty()) group = neighbours(consumers.first(), -1);
+    }
+    const qsizetype at = group.indexOf(current);
+    if (group.size() >= 2 && at >= 0) target = group[(at + direction + group.size()) % group.size()];
+  }
+  if (target < 0) return false;
+  focusNode(target);
+  return true;
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+  const bool ctrl = event->modifiers() & Qt::ControlModifier;
+  // Zoom around the view's center: the mouse may be anywhere.
+  const ViewportAnchor anchor = transformationAnchor();
+  setTransformationAnchor(AnchorViewCenter);
+  bool handled = true;
+  switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomBy(1.25); break;
+    case Qt::Key_Minus:
+    case Qt::Key_Underscore: zoomBy(0.8); break;
+    case Qt::Key_0:
+      if (ctrl) {
+        fitAll();
+      } else {
+        handled = false;
+      }
+      break;
+    case Qt::Key_Down: handled = stepAlongEdges(1); break;
+    case Qt::Key_Up: handled = stepAlongEdges(-1); break;
+    case Qt::Key_Right: handled = selectedNode() >= 0 && stepAlongEdges(1, true); break;
+    case Qt::Key_Left: handled = selectedNode() >= 0 && stepAlongEdges(-1, true); break;
+    default: handled = false;
+  }
+  setTransformationAnchor(anchor);
+  if (handled) {
+    event->accept();
+    return;
+  }
+  QGraphicsView::keyPressEvent(event);
+}
+
+bool GraphView::focusNextPrevChild(bool next) {
+  // Tab and Shift+Tab walk the graph along its edges while it has nodes; at the end they leave the view.
+  if (!nodeItems_.isEmpty() && stepAlongEdges(next ? 1 : -1)) return true;
+  return QGraphicsView::focusNextPrevChild(next);
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {
@@ -295,7 +669,11 @@ void GraphView::wheelEvent(QWheelEvent* event) {
 
 void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
   for (QGraphicsItem* item : items(event->position().toPoint())) {
-    if (item->type() == GraphNodeItem::Type) break;  // double-clicking a node inside a partition is not a toggle
+    if (item->type() == GraphNodeItem::Type) {  // double-clicking a node inside a partition is not a toggle
+      emit nodeActivated(static_cast<GraphNodeItem*>(item)->nodeIndex());
+      event->accept();
+      return;
+    }
     if (item->type() == GraphClusterItem::Type) {
       emit clusterToggleRequested(static_cast<GraphClusterItem*>(item)->clusterIndex());
       event->accept();
@@ -306,6 +684,11 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void GraphView::focusNode(int node) {
+  if (document_) node = document_->drawnNode(node);
+  // Hidden items cannot be selected: leave the picture first (the zoom below keeps it left).
+  if (overview_ && zoom() < kTextLod) {
+    zoomBy(0.9 / zoom());
+  }
   QGraphicsItem* item = nodeItems_.value(node);
   if (!item && document_) item = clusterItems_.value(document_->clusterOf(node));
   if (!item) return;

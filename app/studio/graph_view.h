@@ -1,14 +1,21 @@
 // GraphView: draws a laid-out GraphDocument: one item per node (filled with its EP's color), per collapsed or
 // expanded partition and per edge. Wheel zooms around the cursor, dragging the background pans, double-clicking
-// a partition asks for it to be collapsed or expanded (the panel re-lays out). Items drop their text and arrows
-// when zoomed out (level of detail), which keeps painting a 3000-node graph at fit-to-view cheap.
+// a partition asks for it to be collapsed or expanded (the panel re-lays out). Keys: + and - (with or without
+// Ctrl) zoom, Ctrl+0 fits; arrow keys and Tab walk from the selected node along its edges. A minimap in the
+// corner shows where the view is while zoomed in; clicking it moves there. Labels follow the zoom (level of
+// detail): name and op type when both fit, the op type alone when the name does not, nothing when no text would be
+// legible; a label is never cut. Painting a 10,000-node graph at fit-to-view stays cheap.
 #pragma once
 
 #include <QColor>
 #include <QGraphicsItem>
 #include <QGraphicsView>
+#include <QFont>
 #include <QHash>
+#include <QImage>
+#include <QPixmap>
 #include <QSet>
+#include <QWidget>
 
 #include <memory>
 
@@ -37,12 +44,25 @@ class GraphNodeItem : public QGraphicsItem {
   void setHighlighted(bool on);
   bool isHighlighted() const { return highlighted_; }
 
+  // One text the node draws: always whole (a text that would not fit is left out, never cut).
+  struct Label {
+    QString text;
+    QFont font;
+    QRectF rect;  // scene coordinates
+  };
+  // What the node shows at scale `lod` (screen pixels per scene unit).
+  QVector<Label> labelsAt(double lod) const;
+  const QString& title() const { return title_; }
+  const QString& subtitle() const { return subtitle_; }
+
  private:
+  void drawLabels(QPainter* painter, double lod) const;
+
   QRectF rect_;
   int index_;
   QColor fill_;
-  QString title_, subtitle_;
-  bool epContext_, fallback_, removed_, io_;
+  QString title_, subtitle_, ioKind_;
+  bool epContext_, fallback_, removed_, io_, outer_ = false;
   bool highlighted_ = false;
 };
 
@@ -84,11 +104,38 @@ class GraphEdgeItem : public QGraphicsItem {
   int count_;
 };
 
+class GraphView;
+
+// The overview in the view's corner: the whole graph (a picture drawn once per layout) and the visible area.
+class GraphMinimap : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit GraphMinimap(GraphView* view);
+  // Redraws the picture of the scene (after a layout).
+  void refresh();
+  // The visible area in the minimap's coordinates (for tests).
+  QRectF viewportFrame() const;
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+
+ private:
+  QPointF toScene(const QPointF& point) const;
+  QRectF picturedRect() const;  // where the picture sits inside the widget
+
+  GraphView* view_;
+  QPixmap picture_;
+};
+
 class GraphView : public QGraphicsView {
   Q_OBJECT
 
  public:
   explicit GraphView(QWidget* parent = nullptr);
+  ~GraphView() override;
 
   // Replaces the scene's items with the laid-out `graph` of `document`.
   void showGraph(std::shared_ptr<const bridge::GraphDocument> document, const bridge::VisibleGraph& graph,
@@ -105,25 +152,58 @@ class GraphView : public QGraphicsView {
   void fitAll();
   void zoomBy(double factor);
   double zoom() const { return transform().m11(); }
+  GraphMinimap* minimap() const { return minimap_; }
+  // Shows every edge (for an export, drawn at its own scale); updateLevelOfDetail() hides them again where the
+  // view's zoom makes them thinner than a pixel.
+  void showAllEdges();
+  void updateLevelOfDetail();
+  bool edgesShown() const { return edgesShown_; }
+  // True while a huge graph far out is drawn as one cached picture.
+  bool isOverview() const { return overview_; }
+  // The drawn node selected now, or -1.
+  int selectedNode() const;
+  // Moves the selection along the edges: the first consumer (+1 steps) or producer (-1), or a sibling (another
+  // consumer of the same producer) with `sibling`. Selects the first node when none is selected. False when there
+  // is nowhere to go.
+  bool stepAlongEdges(int direction, bool sibling = false);
 
  signals:
   void nodeSelected(int node);
   void clusterSelected(int cluster);
   void selectionCleared();
   void clusterToggleRequested(int cluster);
+  // A node was double-clicked (If/Loop/Scan nodes open their body).
+  void nodeActivated(int node);
 
  protected:
+  void drawBackground(QPainter* painter, const QRectF& rect) override;
+  void drawForeground(QPainter* painter, const QRectF& rect) override;
+  void mousePressEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  bool focusNextPrevChild(bool next) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void scrollContentsBy(int dx, int dy) override;
 
  private:
   void onSelectionChanged();
+  void placeMinimap();
+  void setOverview(bool on);
+  // Drawn neighbours of `node` along its edges: producers (direction < 0) or consumers, in document order.
+  QVector<int> neighbours(int node, int direction) const;
 
   QGraphicsScene* scene_;
   std::shared_ptr<const bridge::GraphDocument> document_;
   QHash<int, GraphNodeItem*> nodeItems_;
   QHash<int, GraphClusterItem*> clusterItems_;
   QVector<int> highlighted_;
+  GraphMinimap* minimap_;
+  QVector<QGraphicsItem*> edgeItems_;
+  bool edgesShown_ = true;
+  bool overview_ = false;   // a huge graph far out: items hidden, overviewPicture_ drawn instead
+  QImage overviewPicture_;  // the whole scene, rendered once per layout
+  bool fitted_ = false;  // the whole graph is in view (Fit, Ctrl+0): kept so on resize
 };
 
 }  // namespace kiln::studio

@@ -45,6 +45,13 @@ struct CommandLine {
                           QStringLiteral("dir")};
   QCommandLineOption tourShapes{QStringLiteral("tour-shapes"),
                                 QStringLiteral("Input shapes for the tour's benchmark."), QStringLiteral("shapes")};
+  QCommandLineOption tourIfModel{QStringLiteral("tour-if-model"),
+                                 QStringLiteral("A model with If bodies for the tour."), QStringLiteral("model")};
+  QCommandLineOption tourBigModel{QStringLiteral("tour-big-model"), QStringLiteral("A large model for the tour."),
+                                  QStringLiteral("model")};
+  QCommandLineOption tourSteps{QStringLiteral("tour-steps"),
+                               QStringLiteral("Comma-separated prefixes of the tour steps to run."),
+                               QStringLiteral("prefixes")};
   CommandLine() {
     parser.setApplicationDescription(QStringLiteral("Kiln Studio: inspect ONNX models."));
     parser.addHelpOption();
@@ -55,8 +62,10 @@ struct CommandLine {
     parser.addOption(screenshot);
     tour.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(tour);
-    tourShapes.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOption(tourShapes);
+    for (QCommandLineOption* option : {&tourShapes, &tourIfModel, &tourBigModel, &tourSteps}) {
+      option->setFlags(QCommandLineOption::HiddenFromHelp);
+      parser.addOption(*option);
+    }
   }
 };
 
@@ -120,6 +129,11 @@ int main(int argc, char** argv) {
     }
     auto* tour = new kiln::studio::ScreenshotTour(window, commandLine.parser.value(commandLine.tour), models.first(),
                                                   commandLine.parser.value(commandLine.tourShapes));
+    tour->addControlFlowAndLargeGraphSteps(commandLine.parser.value(commandLine.tourIfModel),
+                                           commandLine.parser.value(commandLine.tourBigModel));
+    if (commandLine.parser.isSet(commandLine.tourSteps)) {
+      tour->setStepFilter(commandLine.parser.value(commandLine.tourSteps).split(u',', Qt::SkipEmptyParts));
+    }
     QObject::connect(tour, &kiln::studio::ScreenshotTour::finished, &window, [tour](bool ok) {
       for (const QString& file : tour->savedFiles()) std::printf("%s\n", qPrintable(file));
       for (const QString& error : tour->errors()) std::fprintf(stderr, "kiln-studio: tour: %s\n", qPrintable(error));

@@ -96,6 +96,15 @@ MainWindow::MainWindow(QWidget* parent)
   nodeTable_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   nodeTable_->horizontalHeader()->setStretchLastSection(true);
   nodeTable_->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  // The graph a node sits in comes first; it is shown only for models with If/Loop/Scan bodies.
+  nodeTable_->horizontalHeader()->moveSection(bridge::NodeTableModel::Graph, 0);
+
+  // Double-clicking a row shows the node in the graph (opening its body first when it sits in one).
+  connect(nodeTable_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    const int row = nodeProxy_->mapToSource(index).row();
+    tabs_->setCurrentIndex(0);
+    graph_->showModelNode(nodeModel_->graphPath(row), nodeModel_->nodeIndex(row));
+  });
 
   filterEdit_->setPlaceholderText(tr("Filter nodes by name, op type or value"));
   filterEdit_->setClearButtonEnabled(true);
@@ -128,6 +137,7 @@ MainWindow::MainWindow(QWidget* parent)
 
   summaryDock_->setObjectName(QStringLiteral("summaryDock"));
   summaryDock_->setWidget(summary_);
+  summary_->setMinimumWidth(220);  // never crushed to a sliver when the compiled graph opens beside the source
   summaryDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
   addDockWidget(Qt::RightDockWidgetArea, summaryDock_);
   resizeDocks({summaryDock_}, {380}, Qt::Horizontal);
@@ -259,7 +269,14 @@ void MainWindow::onCompiled(const QString& ctxModelPath) {
   recent_->add(ctxModelPath);
   // A compile that outlived its model (another one was opened meanwhile) is not drawn beside the new one.
   if (!info_ || compilePanel_->resultSourceModel() != QString::fromStdString(info_->path)) return;
+  // Beside the source, half and half, without taking width from the summary dock.
+  const int dockWidth = summaryDock_->isVisible() ? summaryDock_->width() : 0;
   compiledGraph_->show();
+  if (auto* splitter = qobject_cast<QSplitter*>(graph_->parentWidget())) {
+    const int half = std::max(200, (graph_->width() + compiledGraph_->width()) / 2);
+    splitter->setSizes({half, half});
+  }
+  if (dockWidth > 0) resizeDocks({summaryDock_}, {dockWidth}, Qt::Horizontal);
   compiledGraph_->openModel(ctxModelPath);
   inspector_->inspect(ctxModelPath);
   statusBar()->showMessage(tr("Compiled %1").arg(QFileInfo(ctxModelPath).fileName()));
@@ -301,6 +318,7 @@ void MainWindow::onLoaded(const ModelInfo& info, double loadMs) {
   info_ = std::make_shared<const ModelInfo>(info);
   lastError_.clear();
   nodeModel_->setModelInfo(info_);
+  nodeTable_->setColumnHidden(bridge::NodeTableModel::Graph, info_->subgraphs.empty());
   summary_->showModel(info_.get());
   fitColumns();
 

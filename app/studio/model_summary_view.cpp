@@ -75,15 +75,39 @@ void ModelSummaryView::showModel(const ModelInfo* info) {
               tr("%1 bytes").arg(locale.toString(static_cast<qlonglong>(info->initializerBytes))));
 
   // Operator histogram, most frequent first: the quickest read of what a model is made of.
+  // Every graph counts: a model whose work sits in If/Loop/Scan bodies is not "2 nodes".
   std::map<std::string, int> counts;
-  for (const NodeInfo& node : info->nodes) ++counts[node.domain.empty() ? node.opType : node.domain + "." + node.opType];
+  size_t total = 0;
+  auto count = [&](const std::vector<NodeInfo>& nodes) {
+    for (const NodeInfo& node : nodes) ++counts[node.domain.empty() ? node.opType : node.domain + "." + node.opType];
+    total += nodes.size();
+  };
+  count(info->nodes);
+  for (const SubgraphInfo& body : info->subgraphs) count(body.nodes);
   std::vector<std::pair<std::string, int>> ops(counts.begin(), counts.end());
   std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  QTreeWidgetItem* operators = addSection(this, tr("Operators (%1)").arg(info->nodes.size()));
+  if (!info->subgraphs.empty()) {
+    QTreeWidgetItem* graphs = addSection(this, tr("Graphs (%1)").arg(info->subgraphs.size() + 1));
+    auto nodes = [this](size_t count) { return count == 1 ? tr("1 node") : tr("%1 nodes").arg(count); };
+    addProperty(graphs, QStringLiteral("main"), nodes(info->nodes.size()));
+    for (const SubgraphInfo& body : info->subgraphs) {
+      // The owner and the attribute ("If_0.else_branch"); the whole path is the tooltip.
+      const QString path = QString::fromStdString(body.path);
+      addProperty(graphs, QString::fromStdString(body.ownerNode + "." + body.attribute), nodes(body.nodes.size()), path)
+          ->setToolTip(0, path);
+    }
+  }
+  QTreeWidgetItem* operators = addSection(this, tr("Operators (%1)").arg(total));
   for (const auto& [op, count] : ops) addProperty(operators, QString::fromStdString(op), QString::number(count));
 
   expandAll();
+  // Dozens of bodies (Silero VAD has 50) would push the operators out of sight: listed, but folded.
+  for (int i = 0; i < topLevelItemCount(); ++i) {
+    if (topLevelItem(i)->text(0).startsWith(tr("Graphs")) && topLevelItem(i)->childCount() > 8) topLevelItem(i)->setExpanded(false);
+  }
   resizeColumnToContents(0);
+  // Long names never push the values out of view.
+  setColumnWidth(0, std::min(columnWidth(0), std::max(120, width() * 3 / 5)));
 }
 
 QString ModelSummaryView::valueOf(const QString& section, const QString& property) const {

@@ -11,11 +11,14 @@ namespace kiln::studio {
 namespace {
 
 const QString kInspectScheme = QStringLiteral("kiln-inspect");
+const QString kBodyScheme = QStringLiteral("kiln-body");
 
 QString esc(const QString& text) { return text.toHtmlEscaped(); }
 
 QString row(const QString& key, const QString& valueHtml) {
-  return QStringLiteral("<tr><td style='color:#555;padding-right:10px'>%1</td><td>%2</td></tr>").arg(esc(key), valueHtml);
+  // Keys never wrap mid-word ("embed_mod|e"); a narrow panel puts the details below the graph, full width.
+  return QStringLiteral("<tr><td style='color:#555;padding-right:10px;white-space:nowrap'>%1</td><td>%2</td></tr>")
+      .arg(esc(key), valueHtml);
 }
 
 QString section(const QString& title) { return QStringLiteral("<h4 style='margin-bottom:2px'>%1</h4>").arg(esc(title)); }
@@ -45,6 +48,7 @@ NodeDetailsView::NodeDetailsView(QWidget* parent) : QWidget(parent), browser_(ne
   browser_->setOpenLinks(false);  // the link is ours to route, never a file:// open
   connect(browser_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
     if (url.scheme() == kInspectScheme && !binaryPath_.isEmpty()) emit inspectBinaryRequested(binaryPath_);
+    if (url.scheme() == kBodyScheme) emit openBodyRequested(url.fragment(QUrl::FullyDecoded));
   });
   clear();
 }
@@ -77,12 +81,16 @@ void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) 
   QString html;
   if (n.kind != bridge::GraphNode::Kind::Op) {
     const bool input = n.kind == bridge::GraphNode::Kind::GraphInput;
-    html = QStringLiteral("<h3>%1</h3><table>").arg(esc(input ? tr("Graph input %1").arg(n.name) : tr("Graph output %1").arg(n.name)));
+    const QString title = n.outerScope ? tr("Outer-scope value %1").arg(n.name)
+                          : input      ? tr("Graph input %1").arg(n.name)
+                                       : tr("Graph output %1").arg(n.name);
+    html = QStringLiteral("<h3>%1</h3><table>").arg(esc(title));
+    if (n.outerScope) html += row(tr("From"), esc(tr("an enclosing graph (read by this body)")));
     html += valueRows(document, {n.name.toStdString()}) + QStringLiteral("</table>");
     browser_->setHtml(html);
     return;
   }
-  const NodeInfo& info = document.modelInfo().nodes[static_cast<size_t>(n.modelIndex)];
+  const NodeInfo& info = document.nodeInfo(node);
   html = QStringLiteral("<h3>%1</h3><table>").arg(esc(n.displayName()));
   html += row(tr("Op type"), esc(n.opType));
   html += row(tr("Domain"), esc(bridge::formatDomain(info.domain)));
@@ -130,6 +138,33 @@ void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) 
     html += section(tr("Attributes")) + QStringLiteral("<table>");
     for (const auto& [key, value] : info.attributes) {
       html += row(QString::fromStdString(key), QStringLiteral("<code>%1</code>").arg(esc(QString::fromStdString(value))));
+    }
+    html += QStringLiteral("</table>");
+  }
+  if (!n.bodies.isEmpty()) {
+    html += section(tr("Bodies")) + QStringLiteral("<ul>");
+    for (const QString& body : n.bodies) {
+      QUrl url;
+      url.setScheme(kBodyScheme);
+      url.setPath(QStringLiteral("graph"));
+      url.setFragment(body);
+      html += QStringLiteral("<li><a href='%1'>%2</a></li>").arg(esc(url.toString(QUrl::FullyEncoded)), esc(tr("Open %1").arg(body.section(u'.', -1))));
+    }
+    html += QStringLiteral("</ul><p style='color:#777'>%1</p>").arg(esc(tr("Or double-click the node.")));
+  }
+  if (!n.constantInputs.isEmpty()) {
+    html += section(tr("Constants")) + QStringLiteral("<table>");
+    for (const QString& name : n.constantInputs) {
+      const ConstantInfo* c = document.constant(name);
+      if (!c) continue;
+      QStringList dims;
+      for (int64_t d : c->shape) dims << QString::number(d);
+      QString value = QStringLiteral("<code>%1[%2]</code>").arg(esc(QString::fromLatin1(dataTypeName(c->dtype))), dims.join(u','));
+      if (c->hasRange) {
+        value += QStringLiteral("<br>%1").arg(esc(tr("min %1, max %2, mean %3").arg(c->minimum, 0, 'g', 4).arg(c->maximum, 0, 'g', 4).arg(c->mean, 0, 'g', 4)));
+      }
+      if (!c->preview.empty()) value += QStringLiteral("<br><code>%1</code>").arg(esc(QString::fromStdString(c->preview)));
+      html += row(name, value);
     }
     html += QStringLiteral("</table>");
   }

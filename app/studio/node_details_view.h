@@ -1,6 +1,7 @@
 // NodeDetailsView: the selected node of the graph view: where it runs (EP, partition, why it fell back to the
 // CPU), its attributes and its inputs/outputs with types and shapes. For EPContext nodes it shows the decoded
-// attributes (never the payload bytes) and an "Inspect binary" link to the binary inspector.
+// attributes (never the payload bytes) and an "Inspect binary" link to the binary inspector. Constants folded into
+// the node are listed with dtype, shape, range and their first values; If/Loop/Scan nodes link to their bodies.
 #pragma once
 
 #include <QString>
@@ -28,6 +29,7 @@ class NodeDetailsView : public QWidget {
 
  signals:
   void inspectBinaryRequested(const QString& binaryPath);
+  void openBodyRequested(const QString& graphPath);
 
  private:
   QTextBrowser* browser_;

@@ -16,6 +16,7 @@
 #include "compile_panel.h"
 #include "environment_info.h"
 #include "graph_panel.h"
+#include "graph_view.h"
 #include "main_window.h"
 #include "merge_wizard.h"
 
@@ -137,7 +138,115 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                     }, 60000});
 }
 
-void ScreenshotTour::start() { runStep(0); }
+QString ScreenshotTour::largestBody(const bridge::GraphDocument& root, bool byEpContext) {
+  QString best;
+  int most = -1;
+  for (const QString& path : root.bodyPaths()) {
+    int count = 0;
+    for (const auto& node : root.body(path)->nodes()) {
+      count += node.kind == bridge::GraphNode::Kind::Op && (!byEpContext || node.epContext) ? 1 : 0;
+    }
+    if (count > most) {
+      most = count;
+      best = path;
+    }
+  }
+  return best;
+}
+
+void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, const QString& bigModel) {
+  // The graph panel has finished a (re)layout started by `start`.
+  auto waitForLayout = [this](GraphPanel* panel, Done done, const std::function<void()>& start) {
+    connect(panel, &GraphPanel::layoutReady, stepContext_, done);
+    connect(panel, &GraphPanel::failed, stepContext_, [this, done](const QString& message) {
+      errors_ << QStringLiteral("graph: ") + message;
+      done();
+    });
+    start();
+  };
+  if (!ifModel.isEmpty()) {
+    const QString model = QFileInfo(ifModel).absoluteFilePath();
+    const QString ctx = QDir(outputDir_).filePath(QFileInfo(model).completeBaseName() + QStringLiteral("_ctx.onnx"));
+    steps_.push_back({QStringLiteral("11-if-model-graph"), [this, model, waitForLayout](Done done) {
+                        window_.tabs()->setCurrentIndex(0);
+                        waitForLayout(window_.graphPanel(), done, [this, model] { window_.openModel(model); });
+                      }, 60000});
+    steps_.push_back({QStringLiteral("12-if-model-body"), [this, waitForLayout](Done done) {
+                        GraphPanel* panel = window_.graphPanel();
+                        waitForLayout(panel, [panel, done] {
+                          // A node with folded constants, whose details list them.
+                          for (int i = 0; i < panel->document()->nodes().size(); ++i) {
+                            if (!panel->document()->nodes()[i].constantInputs.isEmpty()) {
+                              panel->selectNode(i);
+                              break;
+                            }
+                          }
+                          panel->view()->fitAll();
+                          done();
+                        }, [panel] { panel->openGraph(largestBody(*panel->rootDocument(), false)); });
+                      }, 60000});
+    steps_.push_back({QStringLiteral("13-if-model-compiled"), [this, ctx](Done done) {
+                        CompilePanel* compile = window_.compilePanel();
+                        compile->findChild<QLineEdit*>(QStringLiteral("outputPathEdit"))->setText(ctx);
+                        connect(window_.compiledGraphPanel(), &GraphPanel::layoutReady, stepContext_, [this, done] {
+                          window_.tabs()->setCurrentIndex(0);
+                          done();
+                        });
+                        connect(compile, &CompilePanel::compileFailed, stepContext_,
+                                [this, done](const QString& code, const QString& message) {
+                                  errors_ << QStringLiteral("compile: %1 %2").arg(code, message);
+                                  done();
+                                });
+                        compile->startCompile();
+                      }, 300000});
+    steps_.push_back({QStringLiteral("14-if-compiled-body"), [this, waitForLayout](Done done) {
+                        GraphPanel* panel = window_.compiledGraphPanel();
+                        waitForLayout(panel, [panel, done] {
+                          for (int i = 0; i < panel->document()->nodes().size(); ++i) {
+                            if (panel->document()->nodes()[i].epContext) {
+                              panel->selectNode(i);
+                              break;
+                            }
+                          }
+                          panel->view()->fitAll();
+                          done();
+                        }, [panel] { panel->openGraph(largestBody(*panel->rootDocument(), true)); });
+                      }, 60000});
+  }
+  if (!bigModel.isEmpty()) {
+    const QString model = QFileInfo(bigModel).absoluteFilePath();
+    steps_.push_back({QStringLiteral("15-large-graph"), [this, model, waitForLayout](Done done) {
+                        window_.tabs()->setCurrentIndex(0);
+                        waitForLayout(window_.graphPanel(), done, [this, model] { window_.openModel(model); });
+                      }, 120000});
+    steps_.push_back({QStringLiteral("16-large-graph-expanded"), [this, waitForLayout](Done done) {
+                        GraphPanel* panel = window_.graphPanel();
+                        waitForLayout(panel, done, [panel] { panel->expandAll(); });
+                      }, 120000});
+    steps_.push_back({QStringLiteral("17-large-graph-node"), [this](Done done) {
+                        // A node in the middle, zoomed to read it: the minimap shows where it is.
+                        GraphPanel* panel = window_.graphPanel();
+                        panel->selectNode(panel->document()->nodes().size() / 2);
+                        done();
+                      }, 10000});
+  }
+}
+
+void ScreenshotTour::start() {
+  if (!filter_.isEmpty()) {
+    std::vector<Step> kept;
+    for (const Step& step : steps_) {
+      for (const QString& prefix : filter_) {
+        if (step.name.startsWith(prefix)) {
+          kept.push_back(step);
+          break;
+        }
+      }
+    }
+    steps_ = std::move(kept);
+  }
+  runStep(0);
+}
 
 void ScreenshotTour::runStep(size_t index) {
   if (index == steps_.size()) {

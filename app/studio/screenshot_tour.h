@@ -12,6 +12,10 @@
 #include <functional>
 #include <vector>
 
+namespace kiln::bridge {
+class GraphDocument;
+}
+
 namespace kiln::studio {
 
 class MainWindow;
@@ -24,6 +28,12 @@ class ScreenshotTour : public QObject {
   // `benchShapes` ("x=1x3x640x640") is what the benchmark needs for a model with symbolic dimensions.
   ScreenshotTour(MainWindow& window, QString outputDir, QString modelPath, QString benchShapes = {});
 
+  // Adds the control-flow and large-graph steps: `ifModel` (tests/tools/make_if_model.py) with a body open, then
+  // compiled with its nested EPContext nodes in a body; `bigModel` (make_big_graph.py) collapsed, expanded and
+  // zoomed onto a node. Either may be "" to leave its steps out.
+  void addControlFlowAndLargeGraphSteps(const QString& ifModel, const QString& bigModel);
+  // Runs only the steps whose name starts with one of `prefixes` ("11", "12-if"); all when empty.
+  void setStepFilter(const QStringList& prefixes) { filter_ = prefixes; }
   // Starts the tour; `finished(ok)` follows once every step ran (or one failed).
   void start();
   const QStringList& savedFiles() const { return saved_; }
@@ -42,6 +52,8 @@ class ScreenshotTour : public QObject {
     int timeoutMs;
   };
   void runStep(size_t index);
+  // The body with the most op nodes (or EPContext nodes), "" when the model has none.
+  static QString largestBody(const bridge::GraphDocument& root, bool byEpContext);
   void grab(const QString& name);
 
   MainWindow& window_;
@@ -49,7 +61,7 @@ class ScreenshotTour : public QObject {
   QObject* stepContext_ = nullptr;
   QPointer<MergeWizard> mergeWizard_;
   std::vector<Step> steps_;
-  QStringList saved_, errors_;
+  QStringList saved_, errors_, filter_;
 };
 
 }  // namespace kiln::studio

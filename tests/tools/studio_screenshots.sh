@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Screenshots of every kiln-studio panel on a real model, on a virtual X display (Xvfb), for the docs and for
 # checking layouts by eye: graph, node details, nodes table, compile (finished), the compiled graph beside its source,
-# binary inspector (a section's hex view), merge wizard preview, benchmark (3 runs, 4 modes), About, and the compile
-# panel after a second model (the bundled sample) was opened.
+# binary inspector (a section's hex view), merge wizard preview, benchmark (3 runs, 4 modes), About, the compile
+# panel after a second model (the bundled sample) was opened; then a model with If bodies (main graph, a body with a
+# folded constant, compiled with its nested EPContext nodes in a body) and a generated 10,000-node graph (collapsed,
+# expanded, zoomed onto a node with the minimap). TOUR_STEPS=11,12 runs only the steps with those name prefixes.
 #
 #   tests/tools/studio_screenshots.sh [BUILD_DIR] [OUT_DIR] [MODEL] [BENCH_SHAPES]
 # Defaults: build/ci, /tmp/kiln-studio-shots, PP-OCRv4 det from ~/.cache/kiln/models (tests/tools/fetch_models.sh),
@@ -20,5 +22,10 @@ command -v xvfb-run >/dev/null || { echo "studio_screenshots: xvfb-run missing (
 rm -rf "$out" && mkdir -p "$out"
 # A throw-away settings folder so the tour neither reads nor changes the user's recent files and window state.
 export XDG_CONFIG_HOME="$out/.config"
+mkdir -p "$out/models"
+/usr/bin/python3 tests/tools/make_if_model.py "$out/models/if_model.onnx"
+/usr/bin/python3 tests/tools/make_big_graph.py "$out/models/big_10000.onnx" --nodes 10000 >/dev/null
 xvfb-run -a -s "-screen 0 1600x1000x24" \
-  env KILN_CLI="$(cd "$build" && pwd)/app/cli/kiln" KILN_DATA_DIR="$PWD/resources" "$studio" -platform xcb --screenshot-tour "$out" --tour-shapes "$shapes" "$model"
+  env KILN_CLI="$(cd "$build" && pwd)/app/cli/kiln" KILN_DATA_DIR="$PWD/resources" "$studio" -platform xcb \
+  --screenshot-tour "$out" --tour-shapes "$shapes" --tour-if-model "$out/models/if_model.onnx" \
+  --tour-big-model "$out/models/big_10000.onnx" ${TOUR_STEPS:+--tour-steps "$TOUR_STEPS"} "$model"

@@ -29,6 +29,31 @@ struct KILN_EXPORT NodeInfo {
   // subgraphs as "graph 'body' (12 nodes)". A string that is long or not printable text (an EPContext node's
   // embedded ep_cache_context) is shown only as "<N bytes>", so payload bytes never reach a display as text.
   std::vector<std::pair<std::string, std::string>> attributes = {};
+  // Values the node's bodies read from this graph or an enclosing one (If/Loop/Scan outer-scope captures).
+  std::vector<std::string> implicitInputs = {};
+};
+
+// One If/Loop/Scan body (or a body nested in one), described like the top-level graph.
+struct KILN_EXPORT SubgraphInfo {
+  std::string path;        // "main/If_25.else_branch", as kiln::PartitionReport and EpContextNodeInfo::graph spell it
+  std::string parentPath;  // the graph holding the owner node: "main", or an enclosing body's path
+  std::string ownerNode;   // the owner's name in paths: its name, or "<OpType>_<index>" when unnamed
+  int64_t ownerIndex = -1;  // the owner's index in the parent graph's nodes
+  std::string attribute;   // "then_branch", "else_branch", "body", "body[1]"
+  std::vector<ValueMetadata> inputs;   // the body's formal inputs (Loop: iteration, condition, carried values)
+  std::vector<ValueMetadata> outputs;
+  std::vector<std::string> outerScopeInputs;  // values it (or a body nested in it) reads from enclosing graphs
+  std::vector<NodeInfo> nodes;                // topological order
+};
+
+// An initializer or a Constant node's value: what a viewer shows instead of drawing the constant as a node.
+struct KILN_EXPORT ConstantInfo {
+  std::string name;
+  DataType dtype = DataType::UNDEFINED;
+  std::vector<int64_t> shape;
+  std::string preview;  // the first values: "[0.5, -1, 3, ...]"; "" for types not shown (strings are quoted)
+  bool hasRange = false;  // numeric with at least one element
+  double minimum = 0, maximum = 0, mean = 0;  // over every element, or an even sample of 2^20 for bigger tensors
 };
 
 struct KILN_EXPORT ModelInfo {
@@ -42,9 +67,13 @@ struct KILN_EXPORT ModelInfo {
   std::map<std::string, ValueMetadata> values;          // every typed value: inputs, outputs, intermediates
   int64_t initializerCount = 0;
   int64_t initializerBytes = 0;
+  // Last, with defaults, so existing aggregate initializations stay complete.
+  std::vector<SubgraphInfo> subgraphs = {};             // every body, depth-first, parents before children
+  std::map<std::string, ConstantInfo> constants = {};  // initializers and Constant outputs of every graph
 };
 
-// Loads `path` (external data included), runs ONNX shape inference and describes the top-level graph.
+// Loads `path` (external data included), runs ONNX shape inference and describes the top-level graph, every
+// subgraph body and every constant.
 KILN_EXPORT Result<ModelInfo> inspectModel(const std::string& path);
 
 }  // namespace kiln

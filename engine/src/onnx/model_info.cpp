@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/graph_paths.h"
 #include "onnx/model_loader.h"
 
 namespace kiln {
@@ -75,6 +76,134 @@ std::string formatAttribute(const ir::Attribute& attr) {
   return "?";
 }
 
+// Values shown in a constant's preview; the range covers every element.
+constexpr int64_t kPreviewValues = 8;
+constexpr int64_t kRangeSamples = 1 << 20;
+
+// Element `i` of a numeric tensor as double; false for strings and complex types.
+bool elementAsDouble(const Tensor& t, int64_t i, double* out) {
+  switch (t.dtype()) {
+    case DataType::FLOAT: *out = t.data<float>()[i]; return true;
+    case DataType::DOUBLE: *out = t.data<double>()[i]; return true;
+    case DataType::FLOAT16: *out = static_cast<float>(t.data<Float16>()[i]); return true;
+    case DataType::BFLOAT16: *out = static_cast<float>(t.data<BFloat16>()[i]); return true;
+    case DataType::INT8: *out = t.data<int8_t>()[i]; return true;
+    case DataType::UINT8: *out = t.data<uint8_t>()[i]; return true;
+    case DataType::INT16: *out = t.data<int16_t>()[i]; return true;
+    case DataType::UINT16: *out = t.data<uint16_t>()[i]; return true;
+    case DataType::INT32: *out = t.data<int32_t>()[i]; return true;
+    case DataType::UINT32: *out = t.data<uint32_t>()[i]; return true;
+    case DataType::INT64: *out = static_cast<double>(t.data<int64_t>()[i]); return true;
+    case DataType::UINT64: *out = static_cast<double>(t.data<uint64_t>()[i]); return true;
+    case DataType::BOOL: *out = t.data<bool>()[i] ? 1 : 0; return true;
+    default: return false;
+  }
+}
+
+ConstantInfo describeConstant(const std::string& name, const Tensor& t) {
+  ConstantInfo c;
+  c.name = name;
+  c.dtype = t.dtype();
+  c.shape = t.shape();
+  const int64_t count = t.numel();
+  if (count <= 0 || !t.defined()) return c;
+  if (t.dtype() == DataType::STRING) {
+    if (!t.strings()) return c;
+    std::vector<std::string> shown(t.strings(), t.strings() + std::min(count, kPreviewValues));
+    c.preview = formatList(shown, formatString);
+    if (count > kPreviewValues) c.preview.insert(c.preview.size() - 1, ", ...");
+    return c;
+  }
+  double value = 0;
+  if (t.rawData() == nullptr || !elementAsDouble(t, 0, &value)) return c;
+  c.hasRange = true;
+  c.minimum = c.maximum = value;
+  c.preview = "[";
+  for (int64_t i = 0; i < std::min(count, kPreviewValues); ++i) {
+    elementAsDouble(t, i, &value);
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    c.preview += (i ? ", " : "") + std::string(text);
+  }
+  if (count > kPreviewValues) c.preview += ", ...";
+  c.preview += "]";
+  // The range of a big weight tensor is taken over an evenly strided sample, so describing a 1 GB model stays fast.
+  const int64_t stride = std::max<int64_t>(1, count / kRangeSamples);
+  double sum = 0;
+  int64_t seen = 0;
+  for (int64_t i = 0; i < count; i += stride, ++seen) {
+    elementAsDouble(t, i, &value);
+    c.minimum = std::min(c.minimum, value);
+    c.maximum = std::max(c.maximum, value);
+    sum += value;
+  }
+  c.mean = sum / static_cast<double>(seen);
+  return c;
+}
+
+NodeInfo describeNode(const ir::Graph& graph, const ir::Node& node) {
+  NodeInfo n{node.name, node.opType, node.domain, node.inputs, node.outputs, {}, {}, {}};
+  for (const auto& [key, attr] : node.attributes) {
+    n.attributeNames.push_back(key);
+    n.attributes.emplace_back(key, formatAttribute(attr));
+    if (attr.g || !attr.graphs.empty()) n.subgraphNames.push_back(key);
+  }
+  if (ir::hasSubgraphs(node)) n.implicitInputs = graph.implicitInputs(node);
+  return n;
+}
+
+// Types, constants and nodes of `graph`; its bodies go to info.subgraphs, depth-first.
+void describeGraphContents(const ir::Graph& graph, const std::string& path, std::vector<NodeInfo>* nodes,
+                           ModelInfo* info) {
+  for (const auto& [name, vi] : graph.valueInfo) info->values.emplace(name, ir::toValueMetadata(vi));
+  for (const auto& [name, tensor] : graph.initializers) {
+    info->constants.emplace(name, describeConstant(name, tensor));
+    ValueMetadata meta;  // a body's initializers have types too (the main graph's are listed by inspectModel)
+    meta.name = name;
+    meta.dtype = tensor.dtype();
+    meta.hasShape = true;
+    for (int64_t d : tensor.shape()) meta.shape.push_back(Dimension{d, {}});
+    info->values.emplace(name, std::move(meta));
+  }
+  for (size_t index = 0; index < graph.nodes.size(); ++index) {
+    const ir::Node& node = graph.nodes[index];
+    nodes->push_back(describeNode(graph, node));
+    if (node.opType == "Constant" && node.outputs.size() == 1) {
+      const ir::Attribute* value = node.attribute("value");
+      if (value && value->type == ir::AttributeType::TENSOR) {
+        info->constants.emplace(node.outputs[0], describeConstant(node.outputs[0], value->t));
+      }
+    }
+    ir::forEachBody(node, index, path, [&](const ir::Graph& body, const std::string& bodyPath) {
+      SubgraphInfo sub;
+      sub.path = bodyPath;
+      sub.parentPath = path;
+      sub.ownerNode = ir::nodePathName(node, index);
+      sub.ownerIndex = static_cast<int64_t>(index);
+      sub.attribute = bodyPath.substr(path.size() + 1 + sub.ownerNode.size() + 1);
+      for (const auto& in : body.inputs) {
+        if (body.isInitializer(in.name)) continue;
+        sub.inputs.push_back(ir::toValueMetadata(in));
+        info->values.emplace(in.name, ir::toValueMetadata(in));
+      }
+      for (const auto& out : body.outputs) {
+        sub.outputs.push_back(ir::toValueMetadata(out));
+        info->values.emplace(out.name, ir::toValueMetadata(out));
+      }
+      // What the body reads from outside: the free names of a node owning just this body (a non-owning alias,
+      // which implicitInputs only reads).
+      ir::Node holder;
+      holder.attributes["body"].g = std::shared_ptr<ir::Graph>(std::shared_ptr<ir::Graph>{}, const_cast<ir::Graph*>(&body));  // NOLINT
+      sub.outerScopeInputs = graph.implicitInputs(holder);
+      const size_t slot = info->subgraphs.size();
+      info->subgraphs.push_back(std::move(sub));
+      std::vector<NodeInfo> bodyNodes;
+      describeGraphContents(body, bodyPath, &bodyNodes, info);
+      info->subgraphs[slot].nodes = std::move(bodyNodes);
+    });
+  }
+}
+
 }  // namespace
 
 Result<ModelInfo> inspectModel(const std::string& path) {
@@ -94,7 +223,6 @@ Result<ModelInfo> inspectModel(const std::string& path) {
     info.outputs.push_back(ir::toValueMetadata(out));
     info.values[out.name] = ir::toValueMetadata(out);
   }
-  for (const auto& [name, vi] : graph.valueInfo) info.values.emplace(name, ir::toValueMetadata(vi));
   for (const auto& [name, tensor] : graph.initializers) {
     ++info.initializerCount;
     info.initializerBytes += static_cast<int64_t>(tensor.byteSize());
@@ -105,15 +233,7 @@ Result<ModelInfo> inspectModel(const std::string& path) {
     for (int64_t d : tensor.shape()) meta.shape.push_back(Dimension{d, {}});
     info.values.emplace(name, std::move(meta));
   }
-  for (const auto& node : graph.nodes) {
-    NodeInfo n{node.name, node.opType, node.domain, node.inputs, node.outputs, {}, {}, {}};
-    for (const auto& [key, attr] : node.attributes) {
-      n.attributeNames.push_back(key);
-      n.attributes.emplace_back(key, formatAttribute(attr));
-      if (attr.g || !attr.graphs.empty()) n.subgraphNames.push_back(key);
-    }
-    info.nodes.push_back(std::move(n));
-  }
+  describeGraphContents(graph, ir::kMainGraphPath, &info.nodes, &info);
   return info;
 }
 

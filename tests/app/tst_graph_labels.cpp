@@ -1,0 +1,146 @@
+// Labels stay readable at any size (issue 22): a node shows its name and op type when both fit whole, the op type
+// alone when the name does not, nothing once no text would be legible; a label is never cut. Partition captions
+// are drawn whole (the layout reserves their width), on screen and in the PNG export.
+#include <QFontMetricsF>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "graph_layout.h"
+#include "graph_panel.h"
+#include "graph_view.h"
+
+using kiln::bridge::GraphNode;
+using kiln::studio::GraphNodeItem;
+using kiln::studio::GraphPanel;
+
+namespace {
+
+GraphNode opNode(const QString& name, const QString& opType) {
+  GraphNode node;
+  node.name = name;
+  node.opType = opType;
+  node.label = QStringLiteral("'%1' (%2)").arg(name, opType);
+  return node;
+}
+
+// Every label the item draws at `lod` fits its box whole.
+void verifyWhole(const GraphNodeItem& item, double lod) {
+  for (const auto& label : item.labelsAt(lod)) {
+    QVERIFY2(label.text == item.title() || label.text == item.subtitle() || label.text == QStringLiteral("output"),
+             qPrintable(label.text));
+    QVERIFY2(QFontMetricsF(label.font).horizontalAdvance(label.text) <= label.rect.width(),
+             qPrintable(QStringLiteral("%1 at %2").arg(label.text).arg(lod)));
+    // Legible on screen: at least 6.5 pixels.
+    QVERIFY2(QFontMetricsF(label.font).height() * lod >= 6.5 || label.font.pixelSize() * lod >= 6.5,
+             qPrintable(QStringLiteral("%1 too small at %2").arg(label.text).arg(lod)));
+  }
+}
+
+}  // namespace
+
+class TestGraphLabels : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void nameAndOpTypeWhenBothFit() {
+    const GraphNodeItem item(opNode(QStringLiteral("conv1"), QStringLiteral("Conv")), 0, QRectF(0, 0, 100, 36));
+    const auto labels = item.labelsAt(1.0);
+    QCOMPARE(labels.size(), 2);
+    QCOMPARE(labels[0].text, QStringLiteral("Conv"));
+    QCOMPARE(labels[1].text, QStringLiteral("conv1"));
+    verifyWhole(item, 1.0);
+  }
+
+  void opTypeWhenTheNameDoesNotFit() {
+    const QString longName = QStringLiteral("backbone/stage4/block12/attention/output/dense/MatMul_quantized_1234");
+    const GraphNodeItem item(opNode(longName, QStringLiteral("MatMul")), 0, QRectF(0, 0, 200, 36));
+    const auto labels = item.labelsAt(1.0);
+    QCOMPARE(labels.size(), 1);
+    QCOMPARE(labels[0].text, QStringLiteral("MatMul"));
+    verifyWhole(item, 1.0);
+  }
+
+  void graphOutputWithALongNameSaysWhatItIs() {
+    GraphNode node;
+    node.kind = GraphNode::Kind::GraphOutput;
+    node.name = node.label = QStringLiteral("If_0_else_branch__Inline_0__/decoder/rnn/LSTM_output_0_reshaped");
+    node.opType = QStringLiteral("output");
+    const GraphNodeItem item(node, 0, QRectF(0, 0, 200, 25));
+    const auto labels = item.labelsAt(1.0);
+    QCOMPARE(labels.size(), 1);
+    QCOMPARE(labels[0].text, QStringLiteral("output"));
+  }
+
+  void zoomedOutKeepsTheOpTypeLegible() {
+    const GraphNodeItem item(opNode(QStringLiteral("conv1"), QStringLiteral("Conv")), 0, QRectF(0, 0, 100, 36));
+    for (double lod : {0.9, 0.6, 0.5, 0.45, 0.4, 0.36}) {
+      const auto labels = item.labelsAt(lod);
+      QVERIFY2(!labels.isEmpty(), qPrintable(QString::number(lod)));
+      QCOMPARE(labels.last().text.contains(QStringLiteral("Conv")) || labels.first().text == QStringLiteral("Conv"), true);
+      verifyWhole(item, lod);
+    }
+    // Far out no text would be legible: none is drawn (the box is a colored block).
+    QVERIFY(item.labelsAt(0.1).isEmpty());
+  }
+
+  void nothingIsEverCut_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("opType");
+    QTest::addColumn<double>("width");
+    QTest::newRow("short") << QStringLiteral("a") << QStringLiteral("Add") << 72.0;
+    QTest::newRow("long op") << QStringLiteral("q") << QStringLiteral("DynamicQuantizeLinear") << 72.0;
+    QTest::newRow("long name") << QStringLiteral("VulkanExecutionProviderPartitionNode_17") << QStringLiteral("Conv") << 120.0;
+  }
+  void nothingIsEverCut() {
+    QFETCH(QString, name);
+    QFETCH(QString, opType);
+    QFETCH(double, width);
+    const GraphNodeItem item(opNode(name, opType), 0, QRectF(0, 0, width, 36));
+    for (double lod = 0.05; lod < 4; lod *= 1.3) verifyWhole(item, lod);
+  }
+
+  void partitionCaptionText() {
+    kiln::bridge::GraphCluster cluster;
+    cluster.name = QStringLiteral("vulkan_partition_with_a_long_name_12");
+    cluster.executionProvider = QStringLiteral("VulkanExecutionProvider");
+    cluster.nodes = {0, 1, 2};
+    QCOMPARE(cluster.caption(), QStringLiteral("vulkan_partition_with_a_long_name_12 \u00b7 Vulkan (3 nodes)"));
+    cluster.nodes = {0};
+    QCOMPARE(cluster.nodeCountText(), QStringLiteral("1 node"));
+  }
+
+  void captionsFitTheirBoxesOnScreenAndInPng() {
+    GraphPanel panel;
+    panel.resize(1200, 800);
+    QSignalSpy ready(&panel, &GraphPanel::layoutReady);
+    panel.openModel(QStringLiteral(KILN_PARTITION_SAMPLE));
+    QVERIFY(ready.wait(60000));
+    int checked = 0;
+    for (int c = 0; c < panel.document()->clusters().size(); ++c) {
+      auto* item = panel.view()->clusterItem(c);
+      if (!item || item->isCollapsed()) continue;
+      QFont font;
+      font.setPointSizeF(9);
+      font.setBold(true);
+      const double captionWidth = QFontMetricsF(font).horizontalAdvance(panel.document()->clusters()[c].caption());
+      QVERIFY2(captionWidth + 16 <= item->boundingRect().width(),
+               qPrintable(QStringLiteral("%1: caption %2 wider than box %3").arg(panel.document()->clusters()[c].caption()).arg(captionWidth).arg(item->boundingRect().width())));
+      ++checked;
+    }
+    QVERIFY(checked > 0);
+    // The DOT label reserves one wide character per caption character (it used to be 12, so longer names were cut).
+    const QByteArray dot = kiln::bridge::GraphLayout::toDot(panel.document()->visibleGraph({}), *panel.document());
+    for (const auto& cluster : panel.document()->clusters()) {
+      QVERIFY(dot.contains("label=\"" + QByteArray(cluster.caption().size(), 'X') + "\""));
+    }
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(panel.exportPng(dir.filePath(QStringLiteral("g.png")), &error), qPrintable(error));
+    QVERIFY(!QImage(dir.filePath(QStringLiteral("g.png"))).isNull());
+  }
+};
+
+QTEST_MAIN(TestGraphLabels)
+#include "tst_graph_labels.moc"

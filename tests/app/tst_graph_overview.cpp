@@ -1,0 +1,91 @@
+// A huge graph far out is drawn as one cached picture (issue 22: a 10,000-node graph with every partition
+// expanded paints at fit in well under 30 ms): the items hide behind it, selection and search highlights are drawn
+// over it, a click zooms onto the nearest node, zooming in brings the items back, exports still draw every item.
+#include <QImage>
+#include <QImageReader>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "graph_panel.h"
+#include "graph_view.h"
+
+using kiln::studio::GraphPanel;
+using kiln::studio::GraphView;
+
+class TestGraphOverview : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    const QString model = dir_.filePath(QStringLiteral("big.onnx"));
+    QProcess python;
+    python.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral(KILN_SOURCE_DIR "/tests/tools/make_big_graph.py"),
+                                                      model, QStringLiteral("--nodes"), QStringLiteral("4000")});
+    QVERIFY(python.waitForFinished(120000) && python.exitCode() == 0);
+    panel_.resize(1000, 700);
+    panel_.show();
+    QSignalSpy ready(&panel_, &GraphPanel::layoutReady);
+    panel_.openModel(model);
+    QVERIFY(ready.wait(120000));
+    panel_.expandAll();
+    QVERIFY(ready.wait(120000));
+    QVERIFY(panel_.view()->nodeItems().size() > 3500);
+  }
+
+  void fitIsOnePicture() {
+    GraphView* view = panel_.view();
+    view->fitAll();
+    QVERIFY(view->isOverview());
+    int visible = 0;
+    for (auto* item : view->nodeItems()) visible += item->isVisible() ? 1 : 0;
+    QCOMPARE(visible, 0);
+    // The picture is what the viewport shows: not blank.
+    QImage image(view->viewport()->size(), QImage::Format_RGB32);
+    image.fill(Qt::white);
+    {
+      QPainter painter(&image);
+      view->render(&painter, QRectF(image.rect()), view->viewport()->rect());
+    }
+    int colored = 0;
+    for (int y = 0; y < image.height(); y += 4) {
+      for (int x = 0; x < image.width(); x += 4) colored += image.pixel(x, y) != qRgb(255, 255, 255) ? 1 : 0;
+    }
+    QVERIFY2(colored > 100, qPrintable(QString::number(colored)));
+  }
+
+  void clickZoomsOntoANode() {
+    GraphView* view = panel_.view();
+    view->fitAll();
+    QVERIFY(view->isOverview());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->viewport()->rect().center());
+    QVERIFY(!view->isOverview());
+    QVERIFY(view->selectedNode() >= 0);
+    QVERIFY(view->nodeItem(view->selectedNode())->isVisible());
+    view->fitAll();
+    QVERIFY(view->isOverview());
+    // Keyboard zoom in far enough brings the items back.
+    for (int i = 0; i < 12 && view->isOverview(); ++i) QTest::keyClick(view, Qt::Key_Plus);
+    QVERIFY(!view->isOverview());
+    for (auto* item : view->nodeItems()) QVERIFY(item->isVisible());
+  }
+
+  void exportDrawsTheItems() {
+    panel_.view()->fitAll();
+    QVERIFY(panel_.view()->isOverview());
+    QString error;
+    QVERIFY2(panel_.exportPng(dir_.filePath(QStringLiteral("g.png")), &error), qPrintable(error));
+    // Only its header is read: Qt refuses to decode images over 128 MB by default.
+    QVERIFY(QImageReader(dir_.filePath(QStringLiteral("g.png"))).size().width() > 1000);
+    QVERIFY(panel_.view()->isOverview());  // back to the picture afterwards
+  }
+
+ private:
+  QTemporaryDir dir_;
+  GraphPanel panel_;
+};
+
+QTEST_MAIN(TestGraphOverview)
+#include "tst_graph_overview.moc"
