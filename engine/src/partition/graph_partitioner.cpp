@@ -126,6 +126,7 @@ struct GraphNodes {
   std::vector<size_t>& owner;      // provider per node (changed when a group is kept on the CPU EP)
   const std::vector<bool>& onHost;  // evaluated on the host inside a partition
   bool body = false;
+  std::unordered_map<std::string, size_t> producer = {};  // value -> the node of the graph that produces it
 };
 
 class Planner {
@@ -215,6 +216,11 @@ Status Planner::planGraph(ir::Graph& graph, const std::string& path) {
   std::vector<bool> onHost(n, false);
   for (size_t i = 0; i < n; ++i) onHost[i] = owner[i] < answers.size() && answers[owner[i]][i].onHost;
   GraphNodes graphNodes{graph, consumers, owner, onHost, path != ir::kMainGraphPath};
+  for (size_t i = 0; i < n; ++i) {
+    for (const auto& out : graph.nodes[i].outputs) {
+      if (!out.empty()) graphNodes.producer[out] = i;
+    }
+  }
   std::vector<std::string> costRejections(n), reasons;
   const std::vector<NodeGroup> groups = groupByCost(graphNodes, ungrouped, answers, costRejections, reasons);
   for (size_t i = 0; i < n; ++i) {
@@ -306,12 +312,7 @@ std::vector<NodeGroup> Planner::groupByCost(GraphNodes& nodes, size_t ungrouped,
 
 bool Planner::isIsland(const GraphNodes& nodes, const NodeGroup& group, const Borders& borders) const {
   const ir::Graph& graph = nodes.graph;
-  std::unordered_map<std::string, size_t> producer;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (const auto& out : graph.nodes[i].outputs) {
-      if (!out.empty()) producer[out] = i;
-    }
-  }
+  const auto& producer = nodes.producer;
   for (const auto& in : borders.inputs) {
     if (graph.isInitializer(in)) continue;
     auto it = producer.find(in);

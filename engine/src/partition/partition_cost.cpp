@@ -149,8 +149,9 @@ OffloadDecision decideOffload(const GroupCost& cost, const GroupContext& context
     return {true, "offloaded: " + formatMs(cost.workMs()) + " of work outweighs " + transfers + " and a submit (" +
                       formatMs(cost.overheadMs()) + ")" + hostNote(cost)};
   }
-  return {true, "offloaded: reads or writes values from outside the CPU EP's nodes (" + formatMs(cost.workMs()) +
-                    " of work, " + transfers + ")" + hostNote(cost)};
+  return {true, "offloaded: not an island between CPU nodes (it reads or writes graph inputs or outputs, values of "
+                "an enclosing graph or of another partition): " + formatMs(cost.workMs()) + " of work, " + transfers +
+                    hostNote(cost)};
 }
 
 std::string formatBytes(int64_t bytes) {
