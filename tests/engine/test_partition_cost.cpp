@@ -1,7 +1,8 @@
-// The partitioner's cost model (partition/partition_cost.h): the decisions on their own, then the Vulkan EP on small
-// generated graphs where CumSum (no Vulkan kernel) stands for the CPU nodes around a group: a scalar Equal between
-// CPU ops stays on the CPU EP, a shape subgraph feeding a Conv runs on the host inside the Conv's partition, a small
-// island between CPU ops is kept on the CPU EP with its reason, and a large one is offloaded.
+// The partitioner's cost model (partition/partition_cost.h): the decisions on their own, then the Vulkan EP
+// on small generated graphs where CumSum (no Vulkan kernel) stands for the CPU nodes around a group: a scalar
+// Equal between CPU ops stays on the CPU EP, a shape subgraph feeding a Conv runs on the host inside the
+// Conv's partition, a small island between CPU ops is kept on the CPU EP with its reason, and a large one is
+// offloaded.
 #include <gtest/gtest.h>
 
 #include "gtest_requirements.h"
@@ -37,7 +38,8 @@ void addWeights(ModelBuilder& m, const std::string& name, const std::vector<int6
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   std::vector<float> values(static_cast<size_t>(n));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * 0.1f;
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * 0.1f;
   m.initializer(name, dims, values);
 }
 
@@ -66,14 +68,17 @@ TEST(PartitionCost, NoWorkNearTheCpuEpStaysOnCpu) {
   const auto kept = cost::decideOffload(c, {false, true, ""});
   EXPECT_FALSE(kept.offload);
   EXPECT_EQ(kept.reason,
-            "kept on CPU: no device work in 1 node (1 host shape arithmetic, 0 data movement), so a partition would "
+            "kept on CPU: no device work in 1 node (1 host shape arithmetic, 0 data movement), so a "
+            "partition would "
             "only add a submit and 9 bytes of transfers (0.100 ms)");
   // A graph with no CPU-EP node keeps it where the session was asked to run it.
   EXPECT_TRUE(cost::decideOffload(c, {false, false, ""}).offload);
   // The fallback switch keeps it offloaded and says what the model would have done.
   const auto forced = cost::decideOffload(c, {false, true, "session.disable_cpu_ep_fallback=1"});
   EXPECT_TRUE(forced.offload);
-  EXPECT_EQ(forced.reason.rfind("offloaded: session.disable_cpu_ep_fallback=1 (the cost model alone would have kept", 0), 0u)
+  EXPECT_EQ(forced.reason.rfind(
+                "offloaded: session.disable_cpu_ep_fallback=1 (the cost model alone would have kept", 0),
+            0u)
       << forced.reason;
 }
 
@@ -85,7 +90,8 @@ TEST(PartitionCost, IslandIsOffloadedOnlyWhenWorkOutweighsTransfersAndSubmit) {
   const auto rejected = cost::decideOffload(small, {true, true, ""});
   EXPECT_FALSE(rejected.offload);
   EXPECT_EQ(rejected.reason,
-            "kept on CPU: island of 2 nodes between CPU nodes, 3.0 KB of transfers and a submit (0.101 ms) outweigh "
+            "kept on CPU: island of 2 nodes between CPU nodes, 3.0 KB of transfers and a submit (0.101 ms) "
+            "outweigh "
             "0.000 ms of work");
   // The same group bordering the graph's inputs or outputs is not an island: offloaded.
   EXPECT_TRUE(cost::decideOffload(small, {false, true, ""}).offload);
@@ -104,7 +110,8 @@ TEST(PartitionCost, FormatsBytes) {
   EXPECT_EQ(cost::formatBytes(3 * 1024 * 1024), "3.0 MB");
 }
 
-// n (int64 [1]) → CumSum (CPU) → Equal(·, 16000) → If (CPU): the scalar Equal is no device work.
+// n (int64 [1]) → CumSum (CPU) → Equal(·, 16000) → If (CPU): the scalar Equal is no device work (Silero VAD's
+// sample-rate test); then = Identity(x) (a Silero-style body that only moves data), else = Relu(x).
 TEST(PartitionCostVulkan, ScalarEqualBetweenCpuOpsStaysOnCpu) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
@@ -116,7 +123,7 @@ TEST(PartitionCostVulkan, ScalarEqualBetweenCpuOpsStaysOnCpu) {
   m.node("CumSum", {"n", "axis"}, {"total"}, "cumsum");
   m.node("Equal", {"total", "rate"}, {"is_rate"}, "equal");
   testing::GraphBuilder thenBranch("then"), elseBranch("else");
-  thenBranch.node("Neg", {"x"}, {"then_y"}, "then_neg");
+  thenBranch.node("Identity", {"x"}, {"then_y"}, "then_identity");
   thenBranch.output("then_y");
   elseBranch.node("Relu", {"x"}, {"else_y"}, "else_relu");
   elseBranch.output("else_y");
@@ -129,13 +136,21 @@ TEST(PartitionCostVulkan, ScalarEqualBetweenCpuOpsStaysOnCpu) {
   const NodePlacement& equal = nodeNamed(*report, "equal");
   EXPECT_EQ(equal.executionProvider, "CPUExecutionProvider");
   ASSERT_EQ(equal.rejections.size(), 1u);
-  EXPECT_EQ(equal.rejections[0].rfind("VulkanExecutionProvider: kept on CPU: no device work in 1 node", 0), 0u)
+  EXPECT_EQ(equal.rejections[0].rfind("VulkanExecutionProvider: kept on CPU: no device work in 1 node", 0),
+            0u)
       << equal.rejections[0];
-  // No partition of the main graph is compiled; the bodies' Neg and Relu still are (they read the outer x).
+  // No partition of the main graph is compiled. In the bodies (their If runs on the CPU EP) the Identity only
+  // moves data: it stays on the CPU EP too; the Relu is work and reads the outer x, so it is offloaded.
   for (const auto& graph : report->graphs) {
     for (const auto& p : graph.partitions) EXPECT_TRUE(graph.path != "main" || !p.compiled) << p.name;
   }
-  EXPECT_EQ(compiledPartitionCount(*report), 2);
+  const NodePlacement& identity = nodeNamed(*report, "then_identity");
+  EXPECT_EQ(identity.executionProvider, "CPUExecutionProvider");
+  ASSERT_EQ(identity.rejections.size(), 1u);
+  EXPECT_NE(identity.rejections[0].find("(0 host shape arithmetic, 1 data movement)"), std::string::npos)
+      << identity.rejections[0];
+  EXPECT_EQ(nodeNamed(*report, "else_relu").executionProvider, "VulkanExecutionProvider");
+  EXPECT_EQ(compiledPartitionCount(*report), 1);
 }
 
 // x (N×2×4×4) → CumSum (CPU) → c; Shape(c) → Slice → Concat(·, [2, 8]) → Reshape(c) → Conv → y: the shape
@@ -172,7 +187,8 @@ TEST(PartitionCostVulkan, ShapeSubgraphFeedingAConvPartitionIsAbsorbed) {
       << compiled->reason;
 }
 
-// x → CumSum (CPU) → op → CumSum (CPU) → y, with `op` a Relu on 2×8 (loses) or a 16→32 3×3 Conv on 64×64 (wins).
+// x → CumSum (CPU) → op → CumSum (CPU) → y, with `op` a Relu on 2×8 (loses) or a 16→32 3×3 Conv on 64×64
+// (wins).
 std::string islandModel(const testing::TempDir& dir, bool large) {
   ModelBuilder m(13);
   m.input("x", large ? std::vector<int64_t>{1, 16, 64, 64} : std::vector<int64_t>{2, 8});
@@ -201,7 +217,8 @@ TEST(PartitionCostVulkan, SmallIslandBetweenCpuOpsIsKeptOnCpuWithItsReason) {
   ASSERT_EQ(island.rejections.size(), 1u) << allRejections(island);
   // 2×8 floats in and out (128 bytes), 16 operations.
   EXPECT_EQ(island.rejections[0],
-            "VulkanExecutionProvider: kept on CPU: island of 1 node between CPU nodes, 128 bytes of transfers and a "
+            "VulkanExecutionProvider: kept on CPU: island of 1 node between CPU nodes, 128 bytes of "
+            "transfers and a "
             "submit (0.100 ms) outweigh 0.000 ms of work");
 }
 
@@ -216,8 +233,10 @@ TEST(PartitionCostVulkan, LargeIslandBetweenCpuOpsIsOffloaded) {
   EXPECT_TRUE(island.rejections.empty()) << allRejections(island);
   const auto& partitions = report->graphs[0].partitions;
   ASSERT_EQ(partitions.size(), 3u);
-  // 2 × 32×64×64 outputs × 16·3·3 multiply-adds = 37.7 MFLOP; 16 + 32 channels of 64×64 floats cross the border.
-  EXPECT_EQ(partitions[1].reason, "offloaded: 3.775 ms of work outweighs 768.0 KB of transfers and a submit (0.297 ms)");
+  // 2 × 32×64×64 outputs × 16·3·3 multiply-adds = 37.7 MFLOP; 16 + 32 channels of 64×64 floats cross the
+  // border.
+  EXPECT_EQ(partitions[1].reason,
+            "offloaded: 3.775 ms of work outweighs 768.0 KB of transfers and a submit (0.297 ms)");
 }
 
 }  // namespace

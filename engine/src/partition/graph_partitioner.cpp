@@ -148,7 +148,8 @@ class Planner {
   // Groups the nodes, weighing each group of an EP that pays for transfers (partition_cost.h); groups that lose
   // move to the CPU EP (their nodes' `costRejections` say why) and the rest is grouped again, until every group
   // stays. `reasons` gets each final group's reason.
-  std::vector<NodeGroup> groupByCost(GraphNodes& nodes, size_t ungrouped, const std::vector<std::vector<NodeSupport>>& answers,
+  std::vector<NodeGroup> groupByCost(GraphNodes& nodes, size_t ungrouped,
+                                     const std::vector<std::vector<NodeSupport>>& answers,
                                      std::vector<std::string>& costRejections, std::vector<std::string>& reasons) const;
   // True when every value `group` reads (initializers aside) comes from a CPU-EP node of the graph and every value
   // it writes is read only by CPU-EP nodes (none is a graph output).
@@ -284,7 +285,8 @@ std::vector<NodeGroup> Planner::groupByCost(GraphNodes& nodes, size_t ungrouped,
       std::copy_if(borders.inputs.begin(), borders.inputs.end(), std::back_inserter(values),
                    [&](const std::string& name) { return !initializers_.count(name); });
       values.insert(values.end(), borders.outputs.begin(), borders.outputs.end());
-      const partition_cost::GroupCost cost = partition_cost::estimateGroupCost(graph, lookup, group.nodes, nodes.onHost, values);
+      const partition_cost::GroupCost cost =
+          partition_cost::estimateGroupCost(graph, lookup, group.nodes, nodes.onHost, values);
       partition_cost::GroupContext context;
       context.island = isIsland(nodes, group, borders);
       context.cpuAtHand = nodes.body || std::count(nodes.owner.begin(), nodes.owner.end(), cpu_) > 0;
@@ -292,7 +294,8 @@ std::vector<NodeGroup> Planner::groupByCost(GraphNodes& nodes, size_t ungrouped,
         context.keptBecause = "no CPU EP to keep it on";
       } else if (options_.disableCpuFallback) {
         context.keptBecause = "session.disable_cpu_ep_fallback=1";
-      } else if (std::any_of(group.nodes.begin(), group.nodes.end(), [&](size_t i) { return !answers[cpu_][i].supported; })) {
+      } else if (std::any_of(group.nodes.begin(), group.nodes.end(),
+                             [&](size_t i) { return !answers[cpu_][i].supported; })) {
         context.keptBecause = "the CPU EP cannot run all of its nodes";
       }
       const partition_cost::OffloadDecision decision = partition_cost::decideOffload(cost, context);

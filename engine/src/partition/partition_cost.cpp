@@ -63,7 +63,8 @@ std::string countedNodes(size_t n) { return std::to_string(n) + (n == 1 ? " node
 // "; 3 shape-arithmetic nodes run on the host inside it", or "".
 std::string hostNote(const GroupCost& cost) {
   if (cost.hostNodes == 0) return "";
-  return "; " + std::to_string(cost.hostNodes) + (cost.hostNodes == 1 ? " shape-arithmetic node runs" : " shape-arithmetic nodes run") +
+  return "; " + std::to_string(cost.hostNodes) +
+         (cost.hostNodes == 1 ? " shape-arithmetic node runs" : " shape-arithmetic nodes run") +
          " on the host inside it";
 }
 
@@ -94,7 +95,8 @@ double nodeFlops(const ir::Graph& graph, const ValueLookup& lookup, const ir::No
     // Every step multiplies the input by W and the hidden state by R, for each batch row.
     const std::string& x = inputAt(node, 0);
     const double steps = dimOf(graph, lookup, x, 0) * dimOf(graph, lookup, x, 1);
-    return 2 * steps * (elements(graph, lookup, inputAt(node, 1)) + elements(graph, lookup, inputAt(node, 2)));
+    return 2 * steps *
+           (elements(graph, lookup, inputAt(node, 1)) + elements(graph, lookup, inputAt(node, 2)));
   }
   // Elementwise, reductions, pooling, data rearrangement: one operation per element read or written.
   double most = out;
@@ -104,8 +106,9 @@ double nodeFlops(const ir::Graph& graph, const ValueLookup& lookup, const ir::No
   return most;
 }
 
-GroupCost estimateGroupCost(const ir::Graph& graph, const ValueLookup& lookup, const std::vector<size_t>& nodes,
-                            const std::vector<bool>& onHost, const std::vector<std::string>& borderValues) {
+GroupCost estimateGroupCost(const ir::Graph& graph, const ValueLookup& lookup,
+                            const std::vector<size_t>& nodes, const std::vector<bool>& onHost,
+                            const std::vector<std::string>& borderValues) {
   GroupCost cost;
   cost.nodes = nodes.size();
   for (size_t i : nodes) {
@@ -122,7 +125,8 @@ GroupCost estimateGroupCost(const ir::Graph& graph, const ValueLookup& lookup, c
     if (name.empty() || graph.isInitializer(name)) continue;
     const ir::ValueInfo* info = lookup(name);
     const size_t elementSize = info ? dataTypeSize(info->dtype) : 0;
-    cost.transferBytes += static_cast<int64_t>(elements(graph, lookup, name) * static_cast<double>(elementSize ? elementSize : 4));
+    cost.transferBytes += static_cast<int64_t>(elements(graph, lookup, name) *
+                                               static_cast<double>(elementSize ? elementSize : 4));
   }
   return cost;
 }
@@ -132,26 +136,30 @@ OffloadDecision decideOffload(const GroupCost& cost, const GroupContext& context
   const bool noWork = cost.hostNodes + cost.dataMovementNodes == cost.nodes;
   std::string rejection;
   if (noWork && context.cpuAtHand) {
-    rejection = "kept on CPU: no device work in " + countedNodes(cost.nodes) + " (" + std::to_string(cost.hostNodes) +
-                " host shape arithmetic, " + std::to_string(cost.dataMovementNodes) +
+    rejection = "kept on CPU: no device work in " + countedNodes(cost.nodes) + " (" +
+                std::to_string(cost.hostNodes) + " host shape arithmetic, " +
+                std::to_string(cost.dataMovementNodes) +
                 " data movement), so a partition would only add a submit and " + transfers + " (" +
                 formatMs(cost.overheadMs()) + ")";
   } else if (context.island && cost.workMs() <= cost.overheadMs()) {
     rejection = "kept on CPU: island of " + countedNodes(cost.nodes) + " between CPU nodes, " + transfers +
-                " and a submit (" + formatMs(cost.overheadMs()) + ") outweigh " + formatMs(cost.workMs()) + " of work";
+                " and a submit (" + formatMs(cost.overheadMs()) + ") outweigh " + formatMs(cost.workMs()) +
+                " of work";
   }
   if (!rejection.empty() && context.keptBecause.empty()) return {false, rejection};
   if (!rejection.empty()) {
-    return {true, "offloaded: " + context.keptBecause + " (the cost model alone would have " + rejection + ")"};
+    return {true,
+            "offloaded: " + context.keptBecause + " (the cost model alone would have " + rejection + ")"};
   }
   if (!context.keptBecause.empty()) return {true, "offloaded: " + context.keptBecause + hostNote(cost)};
   if (context.island) {
-    return {true, "offloaded: " + formatMs(cost.workMs()) + " of work outweighs " + transfers + " and a submit (" +
-                      formatMs(cost.overheadMs()) + ")" + hostNote(cost)};
+    return {true, "offloaded: " + formatMs(cost.workMs()) + " of work outweighs " + transfers +
+                      " and a submit (" + formatMs(cost.overheadMs()) + ")" + hostNote(cost)};
   }
-  return {true, "offloaded: not an island between CPU nodes (it reads or writes graph inputs or outputs, values of "
-                "an enclosing graph or of another partition): " + formatMs(cost.workMs()) + " of work, " + transfers +
-                    hostNote(cost)};
+  return {true,
+          "offloaded: not an island between CPU nodes (it reads or writes graph inputs or outputs, values of "
+          "an enclosing graph or of another partition): " +
+              formatMs(cost.workMs()) + " of work, " + transfers + hostNote(cost)};
 }
 
 std::string formatBytes(int64_t bytes) {
