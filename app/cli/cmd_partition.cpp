@@ -34,6 +34,8 @@ nlohmann::json toJson(const std::string& model, const PartitionReport& report) {
                                   {"outputs", p.outputs}};
       // Only partitions loaded from an EPContext node (a ctx model) have a binary: its path or "embedded".
       if (!p.binary.empty()) partition["binary"] = p.binary;
+      // Only partitions the cost model weighed (an EP that pays for transfers) have a reason: why they were offloaded.
+      if (!p.reason.empty()) partition["reason"] = p.reason;
       partitions.push_back(std::move(partition));
     }
     for (const auto& n : graph.nodes) {
@@ -90,6 +92,7 @@ void printText(const std::string& model, const PartitionReport& report) {
       std::printf("partition %s on %s (%s): %s\n", p.name.c_str(), p.executionProvider.c_str(), graph.path.c_str(),
                   counted(static_cast<int64_t>(p.nodes.size()), "node").c_str());
       if (!p.binary.empty()) std::printf("  binary: %s\n", p.binary.c_str());
+      if (!p.reason.empty()) std::printf("  reason: %s\n", p.reason.c_str());
       std::printf("  inputs: %s\n  outputs: %s\n", joined(p.inputs).c_str(), joined(p.outputs).c_str());
       for (const auto& node : p.nodes) std::printf("  %s\n", node.c_str());
     }

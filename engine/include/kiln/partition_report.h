@@ -27,6 +27,11 @@ struct KILN_EXPORT ReportedPartition {
   // ep_cache_context path as written, relative to the ctx model) or "embedded". Empty for partitions compiled by
   // the session and for runs of CPU-EP nodes.
   std::string binary;
+  // For a compiled partition planned by the session on an EP that pays for transfers (the Vulkan EP): why the
+  // partitioner's cost model offloaded it, with its estimated work, transfers and submit ("offloaded: 1.234 ms of
+  // work outweighs 3.0 KB of transfers and a submit (0.101 ms)"). Groups it kept on the CPU EP say why in their
+  // nodes' rejections ("VulkanExecutionProvider: kept on CPU: ..."). Empty otherwise.
+  std::string reason;
 };
 
 // Where one node went, and why the EPs preferred over that one declined it.

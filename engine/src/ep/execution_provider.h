@@ -21,6 +21,7 @@ namespace kiln {
 struct NodeSupport {
   bool supported = false;
   std::string reason;  // why not, when unsupported
+  bool onHost = false;  // supported, but evaluated on the host inside the partition (shape arithmetic): no device work
 };
 
 // A group of nodes of one graph that one EP runs as a unit. Inputs/outputs are the values crossing its border:
@@ -82,6 +83,10 @@ class ExecutionProvider {
   // graph and every If/Loop/Scan body (names a body reads but does not define come from enclosing graphs).
   // Nodes that own bodies always stay on the CPU EP, whatever the answer.
   virtual std::vector<NodeSupport> getCapability(const ir::Graph& graph, const ir::Model& model) const = 0;
+  // True when running a partition costs a submit and copies of the values crossing its border (a device EP): the
+  // partitioner then weighs each partition's cost (partition/partition_cost.h) and keeps the ones that lose on the
+  // CPU EP. False (the default): the EP takes every node it claims.
+  virtual bool paysForTransfers() const { return false; }
   // Compiles one partition of `graph` into plain data.
   virtual Result<CompiledPartition> compile(const ir::Graph& graph, const PartitionSpec& spec,
                                             const CompileContext& context) = 0;

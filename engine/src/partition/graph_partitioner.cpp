@@ -8,10 +8,12 @@
 #include <queue>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ep/cpu/cpu_execution_provider.h"
 #include "ir/graph_paths.h"
 #include "partition/partition_borders.h"
+#include "partition/partition_cost.h"
 #include "partition/partition_grouping.h"
 
 namespace kiln {
@@ -99,23 +101,66 @@ std::vector<PlannedUnit> orderUnits(const std::vector<std::vector<size_t>>& cons
   return order;  // complete: groupNodes guarantees the contracted graph is acyclic
 }
 
+// Every value info of every graph of the model by name (ONNX names are unique model-wide): a body reads values of
+// enclosing scopes whose types live in those graphs.
+// `constants` gets every initializer name of every graph (uploaded once with the partition that reads it, even
+// from an enclosing scope: no transfer at run time).
+void indexValueInfos(const ir::Graph& graph, std::unordered_map<std::string, const ir::ValueInfo*>& index,
+                     std::unordered_set<std::string>& constants) {
+  for (const auto& [name, tensor] : graph.initializers) constants.insert(name);
+  for (const auto& in : graph.inputs) index.emplace(in.name, &in);
+  for (const auto& out : graph.outputs) index.emplace(out.name, &out);
+  for (const auto& [name, info] : graph.valueInfo) index.emplace(name, &info);
+  for (const auto& node : graph.nodes) {
+    for (const auto& [key, attribute] : node.attributes) {
+      if (attribute.g) indexValueInfos(*attribute.g, index, constants);
+      for (const auto& body : attribute.graphs) indexValueInfos(*body, index, constants);
+    }
+  }
+}
+
+// One graph's nodes as the grouping and the cost model see them.
+struct GraphNodes {
+  const ir::Graph& graph;
+  const std::vector<std::vector<size_t>>& consumers;
+  std::vector<size_t>& owner;      // provider per node (changed when a group is kept on the CPU EP)
+  const std::vector<bool>& onHost;  // evaluated on the host inside a partition
+  bool body = false;
+  std::unordered_map<std::string, size_t> producer = {};  // value -> the node of the graph that produces it
+};
+
 class Planner {
  public:
-  Planner(ir::Model& model, const std::vector<ExecutionProvider*>& providers) : model_(model), providers_(providers) {
+  Planner(ir::Model& model, const std::vector<ExecutionProvider*>& providers, const PartitionOptions& options)
+      : model_(model), providers_(providers), options_(options) {
     for (size_t p = 0; p < providers.size(); ++p) {
       plan_.providerNames.push_back(providers[p]->name());
       if (providers[p]->name() == cpu::CpuExecutionProvider::kName && cpu_ == SIZE_MAX) cpu_ = p;
     }
     plan_.cpuProviderName = cpu::CpuExecutionProvider::kName;
+    if (model.graph) indexValueInfos(*model.graph, valueInfos_, initializers_);
   }
 
   Status planGraph(ir::Graph& graph, const std::string& path);
-  Result<PartitionPlan> finish(const PartitionOptions& options);
+  Result<PartitionPlan> finish();
 
  private:
+  // Groups the nodes, weighing each group of an EP that pays for transfers (partition_cost.h); groups that lose
+  // move to the CPU EP (their nodes' `costRejections` say why) and the rest is grouped again, until every group
+  // stays. `reasons` gets each final group's reason.
+  std::vector<NodeGroup> groupByCost(GraphNodes& nodes, size_t ungrouped,
+                                     const std::vector<std::vector<NodeSupport>>& answers,
+                                     std::vector<std::string>& costRejections, std::vector<std::string>& reasons) const;
+  // True when every value `group` reads (initializers aside) comes from a CPU-EP node of the graph and every value
+  // it writes is read only by CPU-EP nodes (none is a graph output).
+  bool isIsland(const GraphNodes& nodes, const NodeGroup& group, const Borders& borders) const;
+
   ir::Model& model_;
   const std::vector<ExecutionProvider*>& providers_;
+  const PartitionOptions& options_;
   size_t cpu_ = SIZE_MAX;
+  std::unordered_map<std::string, const ir::ValueInfo*> valueInfos_;
+  std::unordered_set<std::string> initializers_;  // of every graph
   PartitionPlan plan_;
   std::map<std::string, int> nextNumber_;  // per EP short name: partitions are numbered across the model
   std::vector<std::string> unassigned_;    // "path: label: reasons" of nodes no EP takes
@@ -169,12 +214,27 @@ Status Planner::planGraph(ir::Graph& graph, const std::string& path) {
   }
 
   const auto consumers = consumersOf(graph);
-  const std::vector<NodeGroup> groups = groupNodes({consumers, owner, ungrouped});
+  std::vector<bool> onHost(n, false);
+  for (size_t i = 0; i < n; ++i) onHost[i] = owner[i] < answers.size() && answers[owner[i]][i].onHost;
+  GraphNodes graphNodes{graph, consumers, owner, onHost, path != ir::kMainGraphPath};
+  for (size_t i = 0; i < n; ++i) {
+    for (const auto& out : graph.nodes[i].outputs) {
+      if (!out.empty()) graphNodes.producer[out] = i;
+    }
+  }
+  std::vector<std::string> costRejections(n), reasons;
+  const std::vector<NodeGroup> groups = groupByCost(graphNodes, ungrouped, answers, costRejections, reasons);
+  for (size_t i = 0; i < n; ++i) {
+    if (costRejections[i].empty()) continue;
+    graphPlan.assignments[i].executionProvider = providers_[cpu_]->name();
+    graphPlan.assignments[i].rejections.push_back(costRejections[i]);
+  }
   graphPlan.order = orderUnits(consumers, groups);
   // Partitions are created (and named) in execution order, so names count up along the rewritten graph.
   for (auto& unit : graphPlan.order) {
     if (!unit.fused) continue;
     const NodeGroup& group = groups[unit.index];
+    const std::string& reason = reasons[unit.index];
     unit.index = plan_.partitions.size();
     PlannedPartition& partition = plan_.partitions.emplace_back();
     const std::string shortName = providerShortName(providers_[group.owner]->name());
@@ -186,6 +246,7 @@ Status Planner::planGraph(ir::Graph& graph, const std::string& path) {
     partition.provider = group.owner;
     partition.graph = &graph;
     partition.graphPath = path;
+    partition.reason = reason;
     for (size_t node : group.nodes) partition.nodeLabels.push_back(graphPlan.assignments[node].node);
   }
   plan_.graphs.push_back(std::move(graphPlan));
@@ -200,7 +261,82 @@ Status Planner::planGraph(ir::Graph& graph, const std::string& path) {
   return Status::ok();
 }
 
-Result<PartitionPlan> Planner::finish(const PartitionOptions& options) {
+std::vector<NodeGroup> Planner::groupByCost(GraphNodes& nodes, size_t ungrouped,
+                                            const std::vector<std::vector<NodeSupport>>& answers,
+                                            std::vector<std::string>& costRejections,
+                                            std::vector<std::string>& reasons) const {
+  const ir::Graph& graph = nodes.graph;
+  const partition_cost::ValueLookup lookup = [&](const std::string& name) -> const ir::ValueInfo* {
+    if (const ir::ValueInfo* info = graph.findValueInfo(name)) return info;
+    auto it = valueInfos_.find(name);
+    return it == valueInfos_.end() ? nullptr : it->second;
+  };
+  // Every pass moves at least one node to the CPU EP, or ends.
+  for (;;) {
+    std::vector<NodeGroup> groups = groupNodes({nodes.consumers, nodes.owner, ungrouped});
+    reasons.assign(groups.size(), "");
+    bool moved = false;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const NodeGroup& group = groups[g];
+      const ExecutionProvider& ep = *providers_[group.owner];
+      if (!ep.paysForTransfers()) continue;
+      const Borders borders = computeBorders(graph, group.nodes);
+      std::vector<std::string> values;  // what crosses the border at run time
+      std::copy_if(borders.inputs.begin(), borders.inputs.end(), std::back_inserter(values),
+                   [&](const std::string& name) { return !initializers_.count(name); });
+      values.insert(values.end(), borders.outputs.begin(), borders.outputs.end());
+      const partition_cost::GroupCost cost =
+          partition_cost::estimateGroupCost(graph, lookup, group.nodes, nodes.onHost, values);
+      partition_cost::GroupContext context;
+      context.island = isIsland(nodes, group, borders);
+      context.cpuAtHand = nodes.body || std::count(nodes.owner.begin(), nodes.owner.end(), cpu_) > 0;
+      if (cpu_ == SIZE_MAX) {
+        context.keptBecause = "no CPU EP to keep it on";
+      } else if (options_.disableCpuFallback) {
+        context.keptBecause = "session.disable_cpu_ep_fallback=1";
+      } else if (std::any_of(group.nodes.begin(), group.nodes.end(),
+                             [&](size_t i) { return !answers[cpu_][i].supported; })) {
+        context.keptBecause = "the CPU EP cannot run all of its nodes";
+      }
+      const partition_cost::OffloadDecision decision = partition_cost::decideOffload(cost, context);
+      if (decision.offload) {
+        reasons[g] = decision.reason;
+        continue;
+      }
+      for (size_t i : group.nodes) {
+        nodes.owner[i] = cpu_;
+        costRejections[i] = ep.name() + ": " + decision.reason;
+      }
+      moved = true;
+    }
+    if (!moved) return groups;
+  }
+}
+
+bool Planner::isIsland(const GraphNodes& nodes, const NodeGroup& group, const Borders& borders) const {
+  const ir::Graph& graph = nodes.graph;
+  const auto& producer = nodes.producer;
+  for (const auto& in : borders.inputs) {
+    if (graph.isInitializer(in)) continue;
+    auto it = producer.find(in);
+    if (it == producer.end() || nodes.owner[it->second] != cpu_) return false;  // a graph input or outer scope
+  }
+  for (const auto& out : borders.outputs) {
+    for (const auto& graphOutput : graph.outputs) {
+      if (graphOutput.name == out) return false;
+    }
+  }
+  const std::set<size_t> members(group.nodes.begin(), group.nodes.end());
+  for (size_t i : group.nodes) {
+    for (size_t c : nodes.consumers[i]) {
+      if (!members.count(c) && nodes.owner[c] != cpu_) return false;
+    }
+  }
+  return true;
+}
+
+Result<PartitionPlan> Planner::finish() {
+  const PartitionOptions& options = options_;
   if (options.disableCpuFallback && (!onCpu_.empty() || !unassigned_.empty())) {
     std::vector<std::string> lines = unassigned_;
     lines.insert(lines.end(), onCpu_.begin(), onCpu_.end());
@@ -228,9 +364,9 @@ std::string providerShortName(const std::string& providerName) {
 Result<PartitionPlan> planPartitions(ir::Model& model, const std::vector<ExecutionProvider*>& providers,
                                      const PartitionOptions& options) {
   if (!model.graph) return Status(StatusCode::INVALID_GRAPH, "the model has no graph");
-  Planner planner(model, providers);
+  Planner planner(model, providers, options);
   KILN_RETURN_IF_ERROR(planner.planGraph(*model.graph, ir::kMainGraphPath));
-  return planner.finish(options);
+  return planner.finish();
 }
 
 Status applyPartitionPlan(PartitionPlan& plan) {

@@ -33,6 +33,7 @@ struct PlannedPartition {
   ir::Graph* graph = nullptr;   // the graph (top-level or a body) its nodes belong to
   std::string graphPath;        // "main", "main/If_3.then_branch"
   std::vector<std::string> nodeLabels;
+  std::string reason;  // why it was offloaded (partition_cost.h): "offloaded: ..."; empty for EPs that pay no transfers
 };
 
 // One unit of a graph's execution order after the rewrite: a node kept as is, or a fused partition.
@@ -58,7 +59,7 @@ struct PartitionPlan {
 
 struct PartitionOptions {
   // session.disable_cpu_ep_fallback=1 (with a non-CPU EP requested): every node, at any depth, that no non-CPU
-  // EP takes is an error.
+  // EP takes is an error. The cost model then keeps every partition (it never moves nodes to the CPU EP).
   bool disableCpuFallback = false;
 };
 
@@ -66,7 +67,8 @@ struct PartitionOptions {
 std::string providerShortName(const std::string& providerName);
 
 // Plans the partitions of every graph of `model` (graphs are not changed yet). With the CPU EP (named
-// "CPUExecutionProvider") in `providers`, its nodes are never fused. NOT_IMPLEMENTED names the nodes no EP takes;
+// "CPUExecutionProvider") in `providers`, its nodes are never fused, and groups of an EP that pays for transfers
+// that lose by the cost model (partition/partition_cost.h) run on it instead, each node saying why. NOT_IMPLEMENTED names the nodes no EP takes;
 // FAIL (options.disableCpuFallback) names every node that would not run on a non-CPU EP, with each EP's reason;
 // EP_FAIL when an EP answers for the wrong number of nodes.
 Result<PartitionPlan> planPartitions(ir::Model& model, const std::vector<ExecutionProvider*>& providers,

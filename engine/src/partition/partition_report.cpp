@@ -150,6 +150,7 @@ PartitionReport makePartitionReport(const PartitionPlan& plan, const optimizer::
       partition.nodes = planned.nodeLabels;
       partition.inputs = withoutInitializers(graph, planned.spec.inputs);
       partition.outputs = planned.spec.outputs;
+      partition.reason = planned.reason;
       entry.partitions.push_back(std::move(partition));
     }
     runs.close(entry.partitions);

@@ -198,10 +198,13 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   std::vector<NodeSupport> getCapability(const ir::Graph& graph, const ir::Model& model) const override {
     std::vector<NodeSupport> answers;
     for (const auto& placement : placeNodes(graph, model, target_, *host_)) {
-      answers.push_back({placement.placement != Placement::NONE, placement.reason});
+      answers.push_back(
+          {placement.placement != Placement::NONE, placement.reason, placement.placement == Placement::HOST});
     }
     return answers;
   }
+
+  bool paysForTransfers() const override { return true; }
 
   Result<CompiledPartition> compile(const ir::Graph& graph, const PartitionSpec& spec,
                                     const CompileContext& context) override {
