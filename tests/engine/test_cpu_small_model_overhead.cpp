@@ -3,12 +3,18 @@
 // shapes gives a fresh session's results; repeated runs of one shape take no new buffers).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <random>
+#include <tuple>
 #include <vector>
 
+#include "ep/cpu/graph_executor.h"
 #include "ep/cpu/kernels/skinny_gemm.h"
+#include "model_builder.h"
+#include "onnx/model_loader.h"
 
 namespace kiln::cpu {
 namespace {
@@ -85,6 +91,133 @@ TEST(SkinnyGemm, RefusesEmptyProducts) {
   EXPECT_FALSE(skinnyGemm(false, false, 1, 1, 0, 1.f, &a, 1, &b, 1, 0.f, &c, 1));
   EXPECT_FALSE(skinnyGemm(false, false, 0, 1, 1, 1.f, &a, 1, &b, 1, 0.f, &c, 1));
   EXPECT_EQ(c, 5.f);
+}
+
+// X [N, 4, L] (shape left free) -> Conv + Relu (fused) -> an If whose branches read the Relu output and X from the
+// enclosing graph -> Flatten (a view) and a ReduceMean -> MatMul with few rows (the skinny GEMM): every part of the
+// executor's static plan (bound slots, outer bindings, released and pooled storage) on shapes that change.
+testing::ModelBuilder planModel() {
+  testing::ModelBuilder m(13);
+  m.input("X", {}).input("cond", {}, onnx::TensorProto::BOOL).output("flat").output("Y");
+  std::vector<float> w(6 * 4 * 3), wm(6 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37f * static_cast<float>(i));
+  for (size_t i = 0; i < wm.size(); ++i) wm[i] = std::cos(0.23f * static_cast<float>(i));
+  m.initializer("W", {6, 4, 3}, w);
+  m.initializer("B", {6}, {0.1f, -0.2f, 0.3f, -0.4f, 0.5f, -0.6f});
+  m.initializer("Wm", {6, 3}, wm);
+  auto& conv = m.node("Conv", {"X", "W", "B"}, {"c"});
+  testing::attrInts(conv, "pads", {1, 1});
+  m.node("Relu", {"c"}, {"r"});
+  testing::GraphBuilder thenBody("then");
+  thenBody.output("t");
+  thenBody.node("Neg", {"r"}, {"t"});
+  testing::GraphBuilder elseBody("else");
+  elseBody.output("e");
+  elseBody.node("ReduceMax", {"X"}, {"xm"});
+  elseBody.node("Add", {"r", "xm"}, {"e"});
+  auto& branch = m.node("If", {"cond"}, {"b"});
+  testing::attrGraph(branch, "then_branch", thenBody.proto());
+  testing::attrGraph(branch, "else_branch", elseBody.proto());
+  auto& flatten = m.node("Flatten", {"b"}, {"flat"});
+  testing::attrInt(flatten, "axis", 1);
+  auto& mean = m.node("ReduceMean", {"b"}, {"pooled"});
+  testing::attrInts(mean, "axes", {2});
+  testing::attrInt(mean, "keepdims", 0);
+  m.node("MatMul", {"pooled", "Wm"}, {"Y"});
+  return m;
+}
+
+std::unique_ptr<GraphExecutor> planExecutor(const ir::Model& model, int threads) {
+  ExecutorConfig config;
+  config.opsets = model.opsetImports;
+  config.intraOpThreads = threads;
+  auto executor = GraphExecutor::create(model.graph, config);
+  EXPECT_TRUE(executor.isOk()) << executor.status().toString();
+  return executor.isOk() ? std::move(executor).value() : nullptr;
+}
+
+std::vector<Tensor> planInputs(int64_t n, int64_t length, bool cond) {
+  std::vector<float> x(static_cast<size_t>(n * 4 * length));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.11f * static_cast<float>(i) + static_cast<float>(length));
+  return {Tensor::fromVector<float>({n, 4, length}, x), Tensor::fromVector<bool>({}, {cond})};
+}
+
+std::vector<std::vector<float>> planOutputs(GraphExecutor& executor, const std::vector<Tensor>& inputs) {
+  auto outputs = executor.run(inputs);
+  EXPECT_TRUE(outputs.isOk()) << outputs.status().toString();
+  std::vector<std::vector<float>> values;
+  if (!outputs.isOk()) return values;
+  for (const Tensor& t : *outputs) values.emplace_back(t.data<float>(), t.data<float>() + t.numel());
+  return values;
+}
+
+TEST(CpuExecutionPlan, ChangingShapesGiveAFreshExecutorsResults) {
+  auto model = onnx_io::modelFromProto(planModel().build());
+  ASSERT_TRUE(model.isOk()) << model.status().toString();
+  for (int threads : {1, 2}) {
+    auto reused = planExecutor(*model, threads);
+    ASSERT_TRUE(reused);
+    const std::vector<std::tuple<int64_t, int64_t, bool>> shapes = {
+        {1, 9, true}, {3, 2, false}, {1, 1, true}, {2, 40, false}, {1, 9, false}, {4, 5, true}, {1, 9, true}};
+    for (int round = 0; round < 3; ++round) {
+      for (const auto& [n, length, cond] : shapes) {
+        const auto inputs = planInputs(n, length, cond);
+        auto fresh = planExecutor(*model, threads);
+        ASSERT_TRUE(fresh);
+        const auto expected = planOutputs(*fresh, inputs);
+        ASSERT_EQ(expected.size(), 2u);
+        EXPECT_EQ(expected[0].size(), static_cast<size_t>(n * 6 * length));
+        EXPECT_EQ(planOutputs(*reused, inputs), expected)
+            << "threads " << threads << " round " << round << " shape " << n << "x4x" << length << " cond " << cond;
+      }
+    }
+  }
+}
+
+TEST(CpuExecutionPlan, AFailedRunLeavesNothingBehindForTheNext) {
+  auto model = onnx_io::modelFromProto(planModel().build());
+  ASSERT_TRUE(model.isOk()) << model.status().toString();
+  auto executor = planExecutor(*model, 2);
+  ASSERT_TRUE(executor);
+  const auto inputs = planInputs(2, 7, false);
+  const auto expected = planOutputs(*executor, inputs);
+  // Three channels where the Conv wants four: the run fails at the Conv and names it.
+  const std::vector<Tensor> badInputs{Tensor(DataType::FLOAT, {1, 3, 7}), inputs[1]};
+  auto bad = executor->run(badInputs);
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find("Conv"), std::string::npos) << bad.status().toString();
+  EXPECT_EQ(planOutputs(*executor, inputs), expected);
+}
+
+TEST(CpuExecutionPlan, SteadyRunsTakeNoNewBuffers) {
+  auto model = onnx_io::modelFromProto(planModel().build());
+  ASSERT_TRUE(model.isOk()) << model.status().toString();
+  auto executor = planExecutor(*model, 2);
+  ASSERT_TRUE(executor);
+  const auto big = planInputs(2, 64, true), small = planInputs(1, 16, false);
+  planOutputs(*executor, big);
+  planOutputs(*executor, small);
+  // Outputs handed to the caller go back to the pool when dropped: after one run of each shape, alternating runs
+  // are served from the pool alone.
+  const auto warm = executor->bufferStats();
+  EXPECT_GT(warm.allocated, 0);
+  EXPECT_GT(warm.allocatedBytes, 0u);
+  for (int i = 0; i < 10; ++i) planOutputs(*executor, i % 2 ? small : big);
+  const auto steady = executor->bufferStats();
+  EXPECT_EQ(steady.allocated, warm.allocated);
+  EXPECT_EQ(steady.allocatedBytes, warm.allocatedBytes);
+  EXPECT_GT(steady.reused, warm.reused);
+}
+
+// A released buffer serves a request down to half its size, not smaller (a tiny tensor must not pin a big buffer).
+TEST(CpuExecutionPlan, PoolServesRequestsDownToHalfABuffer) {
+  BufferPool pool;
+  { Tensor a = pool.allocate(DataType::FLOAT, {1000}); }
+  { Tensor b = pool.allocate(DataType::FLOAT, {600}); }  // 2400 bytes from the 4032-byte buffer
+  EXPECT_EQ(pool.stats().allocated, 1);
+  { Tensor c = pool.allocate(DataType::FLOAT, {400}); }  // under half: a buffer of its own
+  EXPECT_EQ(pool.stats().allocated, 2);
+  EXPECT_EQ(pool.stats().allocatedBytes, 4032u + 1600u);
 }
 
 }  // namespace
