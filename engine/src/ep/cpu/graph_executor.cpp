@@ -84,12 +84,13 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
     }();
     Step step;
     step.node = &node;
-    KernelInfo info{node, opset, {}, {}, config.threadPool.get()};
+    KernelInfo info{node, opset, {}, {}, config.threadPool.get(), {}};
     for (const auto& in : node.inputs) {
       step.inputs.push_back(in.empty() ? -1 : resolve(in));
       auto init = g.initializers.find(in);
       const bool constant = !in.empty() && init != g.initializers.end() && !overridable.count(in);
       info.constantInputs.push_back(constant ? &init->second : nullptr);
+      info.inputInfos.push_back(in.empty() ? nullptr : g.findValueInfo(in));
     }
     // Subgraph bodies read outer names through this executor; make sure those names have slots.
     for (const auto& name : g.implicitInputs(node)) resolve(name);
