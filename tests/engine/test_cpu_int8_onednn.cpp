@@ -257,6 +257,52 @@ TEST_F(OneDnnInt8Test, MatMulDeclinesPerRowZeroPoint) {
   EXPECT_EQ(OneDnnInt8MatMul::create(batchedB, nullptr), nullptr);
 }
 
+// prepare() at kernel creation makes the plan of a static input shape (weights packed once), the first run uses it
+// (no second plan) and gives the reference result; shapes and types prepare() cannot take leave nothing behind.
+TEST_F(OneDnnInt8Test, PreparedPlansServeTheFirstRunOfTheirShape) {
+  std::mt19937 rng(17);
+  ops::WindowAttributes attrs;
+  attrs.pads = {1, 1, 1, 1};
+  const Tensor x = randomInt8(DataType::UINT8, {1, 8, 9, 9}, rng, false);
+  const Tensor w = randomInt8(DataType::UINT8, {16, 8, 3, 3}, rng, false);
+  const Tensor xZero = randomInt8(DataType::UINT8, {}, rng, false);
+  const Tensor wZero = randomInt8(DataType::UINT8, {16}, rng, false);
+  auto conv = OneDnnInt8Conv::create(attrs, 1, w, &wZero);
+  ASSERT_NE(conv, nullptr);
+  conv->prepare(DataType::FLOAT, x.shape(), nullptr);      // not an 8-bit input
+  conv->prepare(DataType::UINT8, {1, 3, 9, 9}, nullptr);   // channels W does not take
+  conv->prepare(DataType::UINT8, {1, 8, 9}, nullptr);      // rank W does not take
+  EXPECT_EQ(conv->planCount(), 0u);
+  conv->prepare(DataType::UINT8, x.shape(), nullptr);
+  EXPECT_EQ(conv->planCount(), 1u);
+  auto s = resolveConvShapes(attrs, 1, x, w, nullptr);
+  ASSERT_TRUE(s.isOk());
+  auto xi = widenConvOperand(x, &xZero, 1);
+  auto wi = widenConvOperand(w, &wZero, 16);
+  ASSERT_TRUE(xi.isOk() && wi.isOk());
+  std::vector<int32_t> expected(static_cast<size_t>(shapeSize(s->outShape)));
+  convolveInt32(xi->data(), wi->data(), nullptr, expected.data(), *s, 1, nullptr);
+  std::vector<int32_t> actual(expected.size(), 0x5a5a5a5a);
+  ThreadPool pool(2);
+  ASSERT_TRUE(conv->run(x, &xZero, nullptr, *s, actual.data(), &pool)) << conv->implementation();
+  EXPECT_EQ(actual, expected);
+  EXPECT_EQ(conv->planCount(), 1u);
+
+  const Tensor a = randomInt8(DataType::UINT8, {2, 3, 32}, rng, false);
+  const Tensor b = randomInt8(DataType::INT8, {32, 12}, rng, false);
+  auto matmul = OneDnnInt8MatMul::create(b, nullptr);
+  ASSERT_NE(matmul, nullptr);
+  matmul->prepare(DataType::UINT8, {2, 3, 31}, nullptr);  // K does not match
+  EXPECT_EQ(matmul->planCount(), 0u);
+  matmul->prepare(DataType::UINT8, a.shape(), nullptr);
+  EXPECT_EQ(matmul->planCount(), 1u);
+  auto plan = planMatMul(a.shape(), b.shape());
+  ASSERT_TRUE(plan.isOk());
+  std::vector<int32_t> y(static_cast<size_t>(shapeSize(plan->outShape)));
+  ASSERT_TRUE(matmul->run(a, nullptr, *plan, y.data(), &pool));
+  EXPECT_EQ(matmul->planCount(), 1u);
+}
+
 // The kernels end to end: each op with its weights as initializers (packed for oneDNN when the kernel is created)
 // gives what the same op computes with the weights fed as inputs (the reference loops), bit for bit.
 void addInt8(onnx::GraphProto& g, const std::string& name, const std::vector<int64_t>& dims, int32_t type,

@@ -88,6 +88,61 @@ TEST(Optimizer, FoldsConstantSubexpressions) {
   EXPECT_FALSE(ir.graph->isInitializer("s"));
 }
 
+// A body that reshapes an enclosing graph's constant (Silero VAD slices its LSTM weights inside an If branch) folds
+// too; a Loop body's own input of the same name shadows the outer constant and keeps its node.
+TEST(Optimizer, FoldsBodyNodesThatReadOuterConstants) {
+  testing::GraphBuilder thenBody("then");
+  thenBody.output("t");
+  thenBody.node("Neg", {"w"}, {"neg_w"}, "then_neg");
+  thenBody.node("Mul", {"X", "neg_w"}, {"t"}, "then_mul");
+  testing::GraphBuilder elseBody("else");
+  elseBody.output("e");
+  elseBody.node("Identity", {"X"}, {"e"}, "else_id");
+  testing::GraphBuilder loopBody("loop");
+  loopBody.input("iter", {}, onnx::TensorProto::INT64).input("cond_in", {}, onnx::TensorProto::BOOL).input("w", {2});
+  loopBody.output("cond_out", {}, onnx::TensorProto::BOOL).output("w_out", {2});
+  loopBody.node("Identity", {"cond_in"}, {"cond_out"}, "loop_cond");
+  loopBody.node("Neg", {"w"}, {"w_out"}, "loop_neg");  // reads its own input, not the outer constant
+  ModelBuilder model;
+  model.input("X", {2}).input("cond", {}, onnx::TensorProto::BOOL).output("Y").output("L", {2});
+  model.initializer("w", {2}, {3.f, 4.f});
+  onnx::TensorProto trips;
+  trips.set_data_type(onnx::TensorProto::INT64);
+  trips.add_int64_data(2);
+  trips.set_name("trips");
+  *model.proto().add_initializer() = trips;
+  auto& ifNode = model.node("If", {"cond"}, {"Y"}, "branch");
+  testing::attrGraph(ifNode, "then_branch", thenBody.proto());
+  testing::attrGraph(ifNode, "else_branch", elseBody.proto());
+  auto& loop = model.node("Loop", {"trips", "cond", "w"}, {"L"}, "loop");
+  testing::attrGraph(loop, "body", loopBody.proto());
+
+  ir::Model ir = toIr(model);
+  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC);
+  ASSERT_TRUE(result.isOk());
+  EXPECT_EQ(result->nodesFolded, 1);
+  const ir::Node* branch = nullptr;
+  const ir::Node* loopNode = nullptr;
+  for (const auto& node : ir.graph->nodes) (node.opType == "If" ? branch : loopNode) = &node;
+  ASSERT_TRUE(branch && loopNode);
+  const ir::Graph* thenBranch = branch->subgraph("then_branch");
+  ASSERT_NE(thenBranch, nullptr);
+  EXPECT_EQ(opTypes(*thenBranch), (std::vector<std::string>{"Mul"}));
+  ASSERT_TRUE(thenBranch->isInitializer("neg_w"));
+  EXPECT_EQ(thenBranch->initializers.at("neg_w").data<float>()[1], -4.f);
+  EXPECT_EQ(opTypes(*loopNode->subgraph("body")), (std::vector<std::string>{"Identity", "Neg"}));
+
+  // The folded model still computes the same outputs.
+  TempDir dir;
+  auto session = Session::create(model.save(dir.file("outer.onnx")));
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  auto out = (*session)->run({{"X", Tensor::fromVector<float>({2}, {1.f, 2.f})},
+                              {"cond", Tensor::fromVector<bool>({}, {true})}});
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  EXPECT_EQ((*out)[0].tensor.data<float>()[1], -8.f);
+  EXPECT_EQ((*out)[1].tensor.data<float>()[0], 3.f);  // two negations
+}
+
 TEST(Optimizer, RemovesDeadNodesAndTheirInitializers) {
   ModelBuilder model;
   model.input("X", {2}).output("Y", {2});

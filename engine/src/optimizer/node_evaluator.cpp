@@ -13,7 +13,7 @@ Result<std::vector<Tensor>> evaluateNode(const ir::Node& node, const ir::Model& 
   if (!def) return Status(StatusCode::NOT_IMPLEMENTED, "no CPU kernel for " + node.label());
   try {
     // Every input is constant here, so the kernel may also precompute from them (as it does for initializers).
-    cpu::KernelInfo info{node, opset, inputs, {}, nullptr};
+    cpu::KernelInfo info{node, opset, inputs, {}, nullptr, {}};
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::Kernel> kernel, def->factory(info));
     std::vector<Tensor> outputs(node.outputs.size());
     cpu::KernelContext context(inputs, outputs);

@@ -1,7 +1,8 @@
 // Tensor storage for a CPU executor that is reused from run to run: a released buffer goes back to the pool and
-// the next request of (about) its size takes it. After the first run of an input shape every allocation of the
-// next runs of that shape is served from the pool, so the hot path makes no system allocations and takes no
-// page faults: the memory plan of a shape is the set of buffers its first run left behind.
+// serves a later request (the smallest released buffer of at least the request and at most twice it). After the
+// first run of an input shape every allocation of the next runs of that shape is served from the pool, so the hot
+// path makes no system allocations and takes no page faults: the memory plan of a shape is the set of buffers its
+// first run left behind.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,7 @@ class BufferPool {
  public:
   struct Stats {
     int64_t allocated = 0;  // buffers taken from the system
+    size_t allocatedBytes = 0;  // their bytes, together
     int64_t reused = 0;     // requests served from released buffers
     size_t pooledBytes = 0;  // bytes waiting in the pool now
   };

@@ -84,12 +84,13 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
     }();
     Step step;
     step.node = &node;
-    KernelInfo info{node, opset, {}, {}, config.threadPool.get()};
+    KernelInfo info{node, opset, {}, {}, config.threadPool.get(), {}};
     for (const auto& in : node.inputs) {
       step.inputs.push_back(in.empty() ? -1 : resolve(in));
       auto init = g.initializers.find(in);
       const bool constant = !in.empty() && init != g.initializers.end() && !overridable.count(in);
       info.constantInputs.push_back(constant ? &init->second : nullptr);
+      info.inputInfos.push_back(in.empty() ? nullptr : g.findValueInfo(in));
     }
     // Subgraph bodies read outer names through this executor; make sure those names have slots.
     for (const auto& name : g.implicitInputs(node)) resolve(name);
@@ -158,6 +159,18 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
     }
   }
   values_.resize(frame_.size());
+  for (auto& step : steps_) {
+    step.boundInputs.resize(step.inputs.size());
+    step.boundValueInputs.resize(step.inputs.size());
+    step.producedTensors.resize(step.outputs.size());
+    step.producedValues.resize(step.outputs.size());
+  }
+  std::vector<char> cleared(frame_.size(), 0);
+  for (size_t slot = 0; slot < frame_.size(); ++slot) cleared[slot] = !pinned_[slot];
+  for (int slot : inputSlots_) cleared[static_cast<size_t>(slot)] = 1;
+  for (size_t slot = 0; slot < frame_.size(); ++slot) {
+    if (cleared[slot]) clearedSlots_.push_back(static_cast<int>(slot));
+  }
   return Status::ok();
 }
 
@@ -193,6 +206,62 @@ Result<std::vector<Tensor>> GraphExecutor::run(std::span<const Tensor> inputs) {
   return tensors;
 }
 
+void GraphExecutor::clearRunValues() {
+  for (int slot : clearedSlots_) {
+    const auto s = static_cast<size_t>(slot);
+    if (!pinned_[s]) frame_[s] = Tensor();
+    values_[s] = Value();
+  }
+  // An initializer the caller fed as an input gets its own value back for the next run.
+  for (size_t i = 0; i < inputSlots_.size(); ++i) {
+    const auto slot = static_cast<size_t>(inputSlots_[i]);
+    if (pinned_[slot]) frame_[slot] = graph_->initializers.at(graph_->inputs[i].name);
+  }
+}
+
+Status GraphExecutor::bindOuterValues() {
+  if (!outerBound_) {
+    // Every name a body reads has a slot in the executor that runs the body's node (build() resolves the node's
+    // implicit inputs there), so a body binds to its direct parent's slots.
+    const auto* parent = dynamic_cast<const GraphExecutor*>(outer_);
+    outerBindings_.clear();
+    for (const auto& [slot, name] : outerNames_) {
+      OuterBinding binding;
+      binding.slot = slot;
+      if (parent) {
+        auto it = parent->slots_.find(name);
+        if (it != parent->slots_.end()) {
+          binding.tensor = &parent->frame_[static_cast<size_t>(it->second)];
+          binding.value = &parent->values_[static_cast<size_t>(it->second)];
+        }
+      }
+      outerBindings_.push_back(binding);
+    }
+    outerBound_ = true;
+  }
+  for (size_t i = 0; i < outerBindings_.size(); ++i) {
+    const OuterBinding& binding = outerBindings_[i];
+    const auto slot = static_cast<size_t>(binding.slot);
+    // The parent's own tensor is what lookup() would find first; anything else takes the general path.
+    if (binding.tensor && binding.tensor->defined()) {
+      frame_[slot] = *binding.tensor;
+      continue;
+    }
+    const std::string& name = outerNames_[i].second;
+    const Tensor* value = outer_ ? outer_->lookup(name) : nullptr;
+    if (const Value* other = !value && outer_ ? outer_->lookupValue(name) : nullptr) {
+      values_[slot] = *other;
+      continue;
+    }
+    if (!value) {
+      return Status(StatusCode::INVALID_GRAPH, "graph '" + graph_->name + "' reads '" + name +
+                                                   "', which no enclosing scope provides");
+    }
+    frame_[slot] = *value;
+  }
+  return Status::ok();
+}
+
 Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> inputs) {
   if (running_) return Status(StatusCode::FAIL, "graph '" + graph_->name + "' is already running (recursive call)");
   if (inputs.size() > inputSlots_.size()) {
@@ -205,15 +274,7 @@ Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> input
     GraphExecutor* self;
     ~Reset() {
       self->running_ = false;
-      for (size_t slot = 0; slot < self->frame_.size(); ++slot) {
-        if (!self->pinned_[slot]) self->frame_[slot] = Tensor();
-        self->values_[slot] = Value();
-      }
-      // An initializer the caller fed as an input gets its own value back for the next run.
-      for (size_t i = 0; i < self->inputSlots_.size(); ++i) {
-        const auto slot = static_cast<size_t>(self->inputSlots_[i]);
-        if (self->pinned_[slot]) self->frame_[slot] = self->graph_->initializers.at(self->graph_->inputs[i].name);
-      }
+      self->clearRunValues();
     }
   } reset{this};
 
@@ -228,24 +289,9 @@ Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> input
       return Status(StatusCode::INVALID_ARGUMENT, "input '" + graph_->inputs[i].name + "' was not given");
     }
   }
-  for (const auto& [slot, name] : outerNames_) {
-    const Tensor* value = outer_ ? outer_->lookup(name) : nullptr;
-    if (const Value* other = !value && outer_ ? outer_->lookupValue(name) : nullptr) {
-      values_[static_cast<size_t>(slot)] = *other;
-      continue;
-    }
-    if (!value) {
-      return Status(StatusCode::INVALID_GRAPH, "graph '" + graph_->name + "' reads '" + name +
-                                                   "', which no enclosing scope provides");
-    }
-    frame_[static_cast<size_t>(slot)] = *value;
-  }
+  KILN_RETURN_IF_ERROR(bindOuterValues());
 
-  std::vector<const Tensor*> inputPtrs;
   std::array<const Tensor*, EpilogueBinding::kMaxInputs> epilogueInputs{};
-  std::vector<Tensor> outputs;
-  std::vector<const Value*> valueInputPtrs;
-  std::vector<Value> valueOutputs;
   for (size_t s = 0; s < steps_.size(); ++s) {
     Step& step = steps_[s];
     if (progress_ && progress_->cancelled()) return Status(StatusCode::CANCELLED, "run cancelled");
@@ -256,18 +302,13 @@ Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> input
       for (int slot : step.release) values_[static_cast<size_t>(slot)] = Value();
       continue;
     }
-    inputPtrs.clear();
-    for (int slot : step.inputs) {
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const int slot = step.inputs[i];
       const Tensor* t = slot >= 0 ? &frame_[static_cast<size_t>(slot)] : nullptr;
-      inputPtrs.push_back(t && t->defined() ? t : nullptr);
-    }
-    outputs.assign(step.outputs.size(), Tensor());
-    valueInputPtrs.clear();
-    for (int slot : step.inputs) {
+      step.boundInputs[i] = t && t->defined() ? t : nullptr;
       const Value* v = slot >= 0 ? &values_[static_cast<size_t>(slot)] : nullptr;
-      valueInputPtrs.push_back(v && v->defined() ? v : nullptr);
+      step.boundValueInputs[i] = v && v->defined() ? v : nullptr;
     }
-    valueOutputs.assign(step.outputs.size(), Value());
     std::optional<EpilogueBinding> binding;
     if (step.epilogue) {
       for (size_t i = 0; i < step.epilogueInputs.size(); ++i) {
@@ -276,8 +317,10 @@ Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> input
       }
       binding.emplace(*step.epilogue, std::span<const Tensor* const>(epilogueInputs.data(), step.epilogueInputs.size()));
     }
-    KernelContext ctx(inputPtrs, outputs, bufferPool_.get(), binding ? &*binding : nullptr);
-    ctx.bindValues(valueInputPtrs, &valueOutputs);
+    std::vector<Tensor>& outputs = step.producedTensors;
+    std::vector<Value>& valueOutputs = step.producedValues;
+    KernelContext ctx(step.boundInputs, outputs, bufferPool_.get(), binding ? &*binding : nullptr);
+    ctx.bindValues(step.boundValueInputs, &valueOutputs);
     const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status status = step.kernel->compute(ctx);
     if (timed) {
@@ -286,6 +329,8 @@ Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> input
     }
     // Kernel messages start with the op type, so the context names the node only ("node 'conv1': Conv: ...").
     if (!status.isOk()) {
+      for (auto& t : outputs) t = Tensor();
+      for (auto& v : valueOutputs) v = Value();
       return status.withContext(step.node->name.empty() ? "node " + step.node->label() : "node '" + step.node->name + "'");
     }
     chainApplied_[s] = binding && binding->applied();
@@ -297,6 +342,8 @@ Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> input
       if (step.outputs[i] >= 0 && valueOutputs[i].defined()) {
         values_[static_cast<size_t>(step.outputs[i])] = std::move(valueOutputs[i]);
       }
+      outputs[i] = Tensor();  // the step's arrays start the next run empty, holding no storage
+      valueOutputs[i] = Value();
     }
     for (int slot : step.release) frame_[static_cast<size_t>(slot)] = Tensor();
     for (int slot : step.release) values_[static_cast<size_t>(slot)] = Value();

@@ -1,5 +1,6 @@
-// Runs a graph's nodes with CPU kernels: one frame of value slots, kernels built once, tensors released after
-// their last use. Also runs subgraph bodies for control-flow kernels, resolving outer-scope names by lookup.
+// Runs a graph's nodes with CPU kernels: a static plan built once (value slots, each step's bound input and output
+// arrays, release points, the enclosing scope's slots a body reads), so a run makes no per-step vectors, maps or
+// string lookups; tensors are released after their last use. Also runs subgraph bodies for control-flow kernels.
 #pragma once
 
 #include <functional>
@@ -79,11 +80,27 @@ class GraphExecutor final : public ValueScope {
     std::vector<int> epilogueInputs;
     int epilogueOutput = -1;
     int fusedInto = -1;
+    // Bound once, refilled in place each run (their sizes are the node's input and output counts).
+    std::vector<const Tensor*> boundInputs;
+    std::vector<const Value*> boundValueInputs;
+    std::vector<Tensor> producedTensors;
+    std::vector<Value> producedValues;
+  };
+  // A name this graph reads from the enclosing executor, bound to that executor's slot at the first run (the
+  // enclosing frame no longer moves then); null pointers when the enclosing scope is not an executor.
+  struct OuterBinding {
+    int slot = -1;
+    const Tensor* tensor = nullptr;
+    const Value* value = nullptr;
   };
 
   GraphExecutor(std::shared_ptr<const ir::Graph> graph, const ValueScope* outer) : graph_(std::move(graph)), outer_(outer) {}
   int slotFor(const std::string& name);
   Status build(const ExecutorConfig& config);
+  // Fills the slots read from the enclosing scope for this run.
+  Status bindOuterValues();
+  // Drops every value of the last run (initializers stay; a fed initializer gets its own value back).
+  void clearRunValues();
 
   std::shared_ptr<const ir::Graph> graph_;
   const ValueScope* outer_;
@@ -92,6 +109,9 @@ class GraphExecutor final : public ValueScope {
   std::vector<Value> values_;  // per slot: its sequence or optional value (tensors stay in frame_)
   std::vector<bool> pinned_;                         // initializers: never released
   std::vector<std::pair<int, std::string>> outerNames_;  // slots filled from the enclosing scope at each run
+  std::vector<OuterBinding> outerBindings_;              // outerNames_ bound to the enclosing frame's slots
+  bool outerBound_ = false;
+  std::vector<int> clearedSlots_;  // slots a run may set: everything but initializers, plus the graph inputs
   std::vector<int> inputSlots_, outputSlots_;
   std::vector<Step> steps_;
   std::vector<char> chainApplied_;

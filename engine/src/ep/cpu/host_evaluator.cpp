@@ -29,7 +29,7 @@ class KernelHostEvaluator final : public HostEvaluator {
                                             std::vector<const Tensor*> constantInputs) const override {
     const KernelDef* def = KernelRegistry::cpu().find(node.domain, node.opType, opset);
     if (!def) return Status(StatusCode::NOT_IMPLEMENTED, "no host kernel for " + node.label());
-    KernelInfo info{node, opset, std::move(constantInputs), {}, nullptr};
+    KernelInfo info{node, opset, std::move(constantInputs), {}, nullptr, {}};
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, def->factory(info));
     return std::unique_ptr<HostNode>(new KernelHostNode(std::move(kernel)));
   }

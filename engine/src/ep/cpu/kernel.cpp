@@ -4,6 +4,22 @@
 
 namespace kiln::cpu {
 
+std::optional<Shape> KernelInfo::staticInputShape(size_t i) const {
+  const ir::ValueInfo* info = i < inputInfos.size() ? inputInfos[i] : nullptr;
+  if (!info || info->kind != ValueKind::TENSOR || !info->shape) return std::nullopt;
+  Shape shape;
+  for (const Dimension& d : *info->shape) {
+    if (!d.isFixed()) return std::nullopt;
+    shape.push_back(d.value);
+  }
+  return shape;
+}
+
+DataType KernelInfo::inputType(size_t i) const {
+  const ir::ValueInfo* info = i < inputInfos.size() ? inputInfos[i] : nullptr;
+  return info && info->kind == ValueKind::TENSOR ? info->dtype : DataType::UNDEFINED;
+}
+
 Tensor& KernelContext::allocateOutput(size_t i, DataType type, Shape shape) {
   if (!pool_) {
     outputs_[i] = Tensor(type, std::move(shape));  // zero-filled

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -40,6 +41,14 @@ struct KernelInfo {
   std::function<Result<std::unique_ptr<SubgraphExecutor>>(const ir::Graph&)> createSubgraphExecutor;
   // The session's intra-op threads; null where kernels run outside a session (constant folding): run inline.
   ThreadPool* threadPool = nullptr;
+  // What shape inference knows of each input (nullptr where nothing): kernels may prepare for it at creation
+  // (weights packed for a static shape), never rely on it, since a run may feed other shapes.
+  std::vector<const ir::ValueInfo*> inputInfos;
+
+  // Input i's shape when inference fixed every dimension of it; nullopt otherwise.
+  std::optional<Shape> staticInputShape(size_t i) const;
+  // Input i's inferred element type; UNDEFINED when unknown.
+  DataType inputType(size_t i) const;
 };
 
 // What a kernel sees when it runs.

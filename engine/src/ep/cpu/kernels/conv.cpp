@@ -370,6 +370,8 @@ class ConvIntegerKernel : public Kernel {
     const bool hasZeroPoint = info.node.inputs.size() > 3 && !info.node.inputs[3].empty();
     const Tensor* wZero = hasZeroPoint ? constantConvInput(info, 3) : nullptr;
     if (w && (!hasZeroPoint || wZero)) packed_ = OneDnnInt8Conv::create(attrs_, group_, *w, wZero);
+    // With x's shape fixed by inference, the primitive is made and the weights packed now, not at the first run.
+    if (auto shape = info.staticInputShape(0); packed_ && shape) packed_->prepare(info.inputType(0), *shape, info.threadPool);
   }
 
   Status compute(KernelContext& ctx) override {

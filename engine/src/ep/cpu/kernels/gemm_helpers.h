@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/kernels/skinny_gemm.h"
 #include "ep/cpu/thread_pool.h"
 #include "kiln/tensor.h"
 
@@ -37,7 +38,8 @@ inline bool cpuHasAvx2Fma() { return false; }
 namespace kiln::cpu {
 
 // C[M x N] = alpha * op(A) * op(B) + beta * C on row-major matrices; lda/ldb/ldc are the stored row strides.
-// float and double go to OpenBLAS; integer types use a plain loop (exact, wrapping like ONNX Runtime).
+// float and double go to OpenBLAS (float products with a side of at most kSkinnyMax go to skinnyGemm); integer
+// types use a plain loop (exact, wrapping like ONNX Runtime).
 // Half types are not accepted: callers convert them to float first.
 template <class T>
 void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
@@ -48,6 +50,7 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, T alpha, co
     if (K > 0) {
       const CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans, tb = transB ? CblasTrans : CblasNoTrans;
       if constexpr (std::is_same_v<T, float>) {
+        if (skinnyGemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) return;
         cblas_sgemm(CblasRowMajor, ta, tb, static_cast<blasint>(M), static_cast<blasint>(N),
                     static_cast<blasint>(K), alpha, A, static_cast<blasint>(lda), B,
                     static_cast<blasint>(ldb), beta, C, static_cast<blasint>(ldc));

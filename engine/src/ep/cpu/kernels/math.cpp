@@ -205,6 +205,7 @@ class MatMulIntegerKernel : public Kernel {
     const bool hasZeroPoint = info.node.inputs.size() > 3 && !info.node.inputs[3].empty();
     const Tensor* bZero = hasZeroPoint && info.constantInputs.size() > 3 ? info.constantInputs[3] : nullptr;
     if (b && (!hasZeroPoint || bZero)) packed_ = OneDnnInt8MatMul::create(*b, bZero);
+    if (auto shape = info.staticInputShape(0); packed_ && shape) packed_->prepare(info.inputType(0), *shape, info.threadPool);
   }
 
   Status compute(KernelContext& ctx) override {

@@ -334,6 +334,23 @@ std::unique_ptr<OneDnnInt8Conv> OneDnnInt8Conv::create(const ops::WindowAttribut
   return std::unique_ptr<OneDnnInt8Conv>(new OneDnnInt8Conv(std::move(state)));
 }
 
+void OneDnnInt8Conv::prepare(DataType xType, const Shape& xShape, ThreadPool* pool) {
+  State& st = *state_;
+  if ((xType != DataType::UINT8 && xType != DataType::INT8) || xShape.size() != st.kernel.size() + 2) return;
+  if (xShape[1] != st.Cg * st.group || shapeSize(xShape) == 0) return;
+  const std::vector<int64_t> spatial(xShape.begin() + 2, xShape.end());
+  auto geometry = ops::resolveForwardWindow(st.attrs, spatial, st.kernel);
+  if (!geometry.isOk() || geometry->outSize() == 0) return;
+  // oneDNN sizes a primitive's work split for the thread count current when it is created: the run's count.
+  setOneDnnThreads(pool, xShape[0] * geometry->outSize() * st.M * st.Cg * geometry->kernelSize());
+  st.planFor(xType, xShape, *geometry);
+}
+
+size_t OneDnnInt8Conv::planCount() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->plans.size();
+}
+
 std::string OneDnnInt8Conv::implementation() const {
   std::lock_guard lock(state_->mutex);
   return state_->lastImplementation;
@@ -486,6 +503,20 @@ std::unique_ptr<OneDnnInt8MatMul> OneDnnInt8MatMul::create(const Tensor& b, cons
     return nullptr;
   }
   return std::unique_ptr<OneDnnInt8MatMul>(new OneDnnInt8MatMul(std::move(state)));
+}
+
+void OneDnnInt8MatMul::prepare(DataType aType, const Shape& aShape, ThreadPool* pool) {
+  State& st = *state_;
+  if ((aType != DataType::UINT8 && aType != DataType::INT8) || aShape.size() < 2 || aShape.back() != st.K) return;
+  const int64_t rows = shapeSize(aShape) / st.K;
+  if (rows <= 0) return;
+  setOneDnnThreads(pool, rows * st.K * st.N);
+  st.planFor(aType, rows);
+}
+
+size_t OneDnnInt8MatMul::planCount() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->plans.size();
 }
 
 std::string OneDnnInt8MatMul::implementation() const {

@@ -1,7 +1,8 @@
 // Private: 8-bit convolution and matmul on oneDNN (u8/s8 activations x s8 weights, int32 accumulation). The constant
 // weights are converted to s8 with their compensation factors when the kernel is created, and laid out in the
-// primitive's blocked format once, when the first input of a shape arrives (the primitive needs the input's shape; a
-// representative shape at creation would cost a second JIT compile per layer). Results are bit-identical to the
+// primitive's blocked format once per input shape: at kernel creation when shape inference fixed the input's shape
+// (prepare()), else when the first input of a shape arrives (the primitive needs the input's shape; a representative
+// shape at creation would cost a second JIT compile per layer). Results are bit-identical to the
 // reference int32 loops (convolveInt32, runMatMul<int32_t>):
 //  - oneDNN has no u8 weights, so weights are stored as w_s8 = w - c (c = 128 for uint8, 0 for int8) and the
 //    weight zero point moves into a compensation term: (w - zw) = w_s8 + (c - zw). For a convolution,
@@ -41,6 +42,14 @@ class OneDnnInt8Conv {
                                                 const Tensor* wZero);
   ~OneDnnInt8Conv();
 
+  // Creates the primitive for inputs x of `xType` and `xShape` and packs the weights for it now (at kernel
+  // creation, when shape inference fixed x's shape), so the first run of that shape finds its plan ready. Does
+  // nothing for a shape or type this convolution cannot take: run() then decides as before.
+  // `pool`: the kernel's threads (oneDNN fixes a primitive's thread count when creating it).
+  void prepare(DataType xType, const Shape& xShape, ThreadPool* pool);
+  // Plans (primitive + packed weights) made so far, one per input type and shape, for tests.
+  size_t planCount() const;
+
   // y [s.outShape] = conv(x - xZero, w - wZero) + bias (bias: M values or null), for shapes `s` resolved from x and
   // this w. False (y untouched) when this x is outside what the packed primitive handles (element type, zero point
   // layout, a oneDNN reference implementation): the caller then runs the reference loops.
@@ -63,6 +72,10 @@ class OneDnnInt8MatMul {
   // oneDNN cannot compute it exactly here.
   static std::unique_ptr<OneDnnInt8MatMul> create(const Tensor& b, const Tensor* bZero);
   ~OneDnnInt8MatMul();
+
+  // prepare() of OneDnnInt8Conv for a matmul: the plan for a of `aType` and `aShape` ([..., M, K]), made now.
+  void prepare(DataType aType, const Shape& aShape, ThreadPool* pool);
+  size_t planCount() const;
 
   // y [plan.outShape] = (a - aZero) x (b - bZero) for a plan of a with this b; aZero must be per tensor. False
   // (y untouched) when this a is outside what the packed primitive handles.

@@ -101,6 +101,7 @@ class QLinearConvKernel final : public Kernel {
     const Tensor* w = constantInput(info, 3, hasWeight);
     const Tensor* wZero = constantInput(info, 5, hasZeroPoint);
     if (w && (!hasZeroPoint || wZero)) packed_ = OneDnnInt8Conv::create(attrs_, group_, *w, wZero);
+    if (auto shape = info.staticInputShape(0); packed_ && shape) packed_->prepare(info.inputType(0), *shape, info.threadPool);
     if (packed_) constantW_.reset();  // the rare fallback widens per run rather than keeping 4x the weights
   }
 
@@ -167,6 +168,7 @@ class QLinearMatMulKernel final : public Kernel {
     const Tensor* b = constantInput(info, 3, hasWeight);
     const Tensor* bZero = constantInput(info, 5, hasZeroPoint);
     if (b && (!hasZeroPoint || bZero)) packed_ = OneDnnInt8MatMul::create(*b, bZero);
+    if (auto shape = info.staticInputShape(0); packed_ && shape) packed_->prepare(info.inputType(0), *shape, info.threadPool);
     if (packed_) constantB_.reset();  // the rare fallback widens per run rather than keeping 4x the weights
   }
 
