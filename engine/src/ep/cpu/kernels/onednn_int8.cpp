@@ -364,6 +364,8 @@ bool OneDnnInt8Conv::run(const Tensor& x, const Tensor* xZero, const int32_t* bi
   if (s.M != st.M || s.C != st.Cg * st.group || s.geometry.rank() != st.kernel.size()) return false;
   const int64_t P = s.geometry.outSize();
   if (s.N == 0 || P == 0) return false;
+  // oneDNN fixes a primitive's thread count when it creates it: set the run's count before a plan is made.
+  setOneDnnThreads(pool, s.N * P * s.M * st.Cg * s.geometry.kernelSize());
   std::shared_ptr<State::Plan> plan = st.planFor(x.dtype(), x.shape(), s.geometry);
   if (!plan->usable) return false;
   std::unique_ptr<int32_t[]> acc(new int32_t[static_cast<size_t>(s.N * P * s.M)]);
@@ -380,7 +382,6 @@ bool OneDnnInt8Conv::run(const Tensor& x, const Tensor* xZero, const int32_t* bi
     }
     memory dst(plan->convDst, engine, acc.get());
     memory zero({{1}, memory::data_type::s32, memory::format_tag::x}, engine, &zx);
-    setOneDnnThreads(pool, s.N * P * s.M * st.Cg * s.geometry.kernelSize());
     plan->conv.execute(stream, {{DNNL_ARG_SRC, src},
                                 {DNNL_ARG_WEIGHTS, plan->weights},
                                 {DNNL_ARG_DST, dst},
@@ -531,6 +532,7 @@ bool OneDnnInt8MatMul::run(const Tensor& a, const Tensor* aZero, const MatMulPla
   if (plan.K != st.K || plan.N != st.N || shapeSize(plan.bBatch) != 1) return false;
   const int64_t rows = shapeSize(plan.aBatch) * plan.M;
   if (rows == 0) return false;
+  setOneDnnThreads(pool, rows * st.K * st.N);  // before the plan: a primitive keeps the count it was created with
   std::shared_ptr<State::Plan> p = st.planFor(a.dtype(), rows);
   if (!p->usable) return false;
   try {
@@ -539,7 +541,6 @@ bool OneDnnInt8MatMul::run(const Tensor& a, const Tensor* aZero, const MatMulPla
     memory src(p->src, engine, const_cast<void*>(a.rawData()));
     memory dst(p->dst, engine, y);
     memory zero({{1}, memory::data_type::s32, memory::format_tag::x}, engine, &za);
-    setOneDnnThreads(pool, rows * st.K * st.N);
     p->matmul.execute(stream, {{DNNL_ARG_SRC, src},
                                {DNNL_ARG_WEIGHTS, p->weights},
                                {DNNL_ARG_DST, dst},
