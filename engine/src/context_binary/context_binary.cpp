@@ -4,6 +4,7 @@
 
 #include "context_binary/graphs_section.h"
 #include "context_binary/spirv_features.h"
+#include "context_binary/tuning_section.h"
 #include "device/device_profile.h"
 #include "kiln/version.h"
 #include "util/file_io.h"
@@ -12,8 +13,10 @@
 namespace kiln::ctxbin {
 namespace {
 
-// Format 1.0 arrived with engine 0.1.0; any 0.x engine reads it (a reader skips nothing it does not know yet, so
-// a format change that older engines could misread must bump the major version instead).
+// Format 1.0 arrived with engine 0.1.0; any 0.x engine reads it. From format 1.1 (the tuning section) readers skip
+// section kinds they do not know, so new data comes as new kinds with a minor bump; a change that readers could
+// misread must bump the major version instead. (Engines built before 1.1 refused unknown kinds: a binary with a
+// tuning section, written only with autotune, is refused by them as corrupt.)
 constexpr const char* kFirstReader = "0.1.0";
 constexpr const char* kLastReader = "0.1023.1023";
 
@@ -80,6 +83,11 @@ Result<std::vector<std::byte>> encodeContextBinary(const BinaryContents& content
     pending.push_back({SectionKind::DRIVER_CACHE, contents.driverCache, contents.driverCache.empty() ? 0u : 1u});
   }
   pending.push_back({SectionKind::WEIGHTS, weights.encode(), weights.stats().blobs});
+  if (std::any_of(partitions.begin(), partitions.end(), [](const auto& p) { return p.tuning.requested; })) {
+    uint64_t records = 0;
+    std::vector<std::byte> tuning = encodeTuningSection(partitions, &records);
+    pending.push_back({SectionKind::TUNING, std::move(tuning), records});
+  }
   if (stats) *stats = weights.stats();
 
   std::vector<SectionEntry> table;
@@ -167,7 +175,29 @@ Result<std::vector<CompiledPartition>> ContextBinary::partitions() const {
   if (!partitions.isOk()) return partitions.status().withContext(origin_);
   const std::string profile = vk::deviceProfileJson(target_);
   for (auto& p : partitions.value()) p.targetProfile = profile;
+  KILN_ASSIGN_OR_RETURN(auto tuning, this->tuning());
+  for (auto& p : partitions.value()) {
+    auto record = tuning.find(p.name);
+    if (record == tuning.end()) continue;
+    p.tuning = std::move(record->second);
+    tuning.erase(record);
+  }
+  if (!tuning.empty()) {
+    return corrupt("the tuning section names partition '" + tuning.begin()->first + "', which the binary does not hold")
+        .withContext(origin_);
+  }
   return partitions;
+}
+
+bool ContextBinary::hasTuning() const {
+  return std::any_of(sections_.begin(), sections_.end(), [](const auto& s) { return s.kind == SectionKind::TUNING; });
+}
+
+Result<std::map<std::string, PartitionTuning>> ContextBinary::tuning() const {
+  if (!hasTuning()) return std::map<std::string, PartitionTuning>();
+  auto records = decodeTuningSection(section(SectionKind::TUNING));
+  if (!records.isOk()) return records.status().withContext(origin_);
+  return records;
 }
 
 }  // namespace kiln::ctxbin
