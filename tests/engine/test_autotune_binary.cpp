@@ -291,6 +291,38 @@ TEST(AutotuneBinary, UnknownSectionKindsAreSkipped) {
   EXPECT_EQ(info->sections.back().kind, "unknown (kind 42)");
 }
 
+// The session flow that writes an EPContext model (ep.context_enable=1) stores the choices too; a session from that
+// ctx model runs them with no tuning.
+TEST(AutotuneBinary, EpContextGenerationStoresTheChoices) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  SessionOptions options = tunedOptions();
+  ASSERT_TRUE(options.addConfigEntry("ep.context_enable", "1").isOk());
+  ASSERT_TRUE(options.addConfigEntry("ep.context_file_path", dir.file("tiny_ctx.onnx")).isOk());
+  auto generating = Session::create(kModel, options);
+  ASSERT_TRUE(generating.isOk()) << generating.status().toString();
+  EXPECT_GT(generating.value()->timings().autotune_ms, 0.0);
+  auto info = inspectContextBinary(dir.file("tiny_vulkan.bin"));
+  ASSERT_TRUE(info.isOk()) << info.status().toString();
+  EXPECT_EQ(info->autotune, "tuned");
+  size_t choices = 0;
+  for (const auto& g : info->graphs) {
+    for (const auto& k : g.tuning) {
+      ++choices;
+      EXPECT_GT(k.candidates.size(), 1u) << k.node;
+      EXPECT_GT(k.chosenMs, 0.0) << k.node;
+    }
+  }
+  EXPECT_GT(choices, 0u);
+  auto loaded = Session::create(dir.file("tiny_ctx.onnx"), testing::vulkanOptions());
+  ASSERT_TRUE(loaded.isOk()) << loaded.status().toString();
+  auto expected = generating.value()->run(input());
+  auto actual = loaded.value()->run(input());
+  ASSERT_TRUE(expected.isOk() && actual.isOk()) << actual.status().toString();
+  EXPECT_EQ(loaded.value()->timings().autotune_ms, 0.0);
+  expectClose(*expected, *actual);
+}
+
 // A cross-compile for a device profile keeps the defaults and says so (timings here would not apply there).
 TEST(AutotuneBinary, CrossCompileKeepsDefaultsAndSaysSo) {
   REQUIRE_VULKAN();
