@@ -213,7 +213,8 @@ Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.offset < b.offset; });
   for (size_t i = 1; i < sorted.size(); ++i) {
     if (sorted[i - 1].offset + sorted[i - 1].size > sorted[i].offset) {
-      return corrupt(sectionKindName(sorted[i - 1].kind) + " and " + sectionKindName(sorted[i].kind) + " sections overlap");
+      return corrupt(sectionKindName(sorted[i - 1].kind) + " and " + sectionKindName(sorted[i].kind) +
+                     " sections overlap");
     }
   }
   for (auto kind : {SectionKind::DEVICE, SectionKind::GRAPHS, SectionKind::SPIRV, SectionKind::WEIGHTS}) {

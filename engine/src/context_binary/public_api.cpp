@@ -95,7 +95,8 @@ Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& ope
   info.weightBlobs = weights.blobCount();
   info.weightBytes = weights.blobBytes();
   if (binary->hasTuning()) {
-    const bool anyChoice = std::any_of(partitions.begin(), partitions.end(), [](const auto& p) { return !p.tuning.kernels.empty(); });
+    const bool anyChoice = std::any_of(partitions.begin(), partitions.end(),
+                                       [](const auto& p) { return !p.tuning.kernels.empty(); });
     info.autotune = anyChoice ? "tuned" : "defaults";
   }
   for (const auto& p : partitions) {

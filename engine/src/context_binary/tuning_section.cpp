@@ -66,7 +66,9 @@ Result<std::map<std::string, PartitionTuning>> decodeTuningSection(std::span<con
     }
     if (r.ok() && !out.emplace(name, std::move(tuning)).second) return corrupt("names partition " + name + " twice");
   }
-  if (!r.ok()) return corrupt("does not parse (a count or length runs past its " + std::to_string(bytes.size()) + " bytes)");
+  if (!r.ok()) {
+    return corrupt("does not parse (a count or length runs past its " + std::to_string(bytes.size()) + " bytes)");
+  }
   if (r.left() != 0) return corrupt("has " + std::to_string(r.left()) + " bytes after its last record");
   return out;
 }

@@ -129,13 +129,14 @@ struct KernelSet {
 
 // The stored autotune choice of each node (empty where none). INVALID_GRAPH when a choice names a node the
 // partition does not have (a corrupt tuning section).
-Result<std::vector<std::string>> tunedChoices(const PartitionTuning& tuning, size_t nodes, const std::string& partition) {
+Result<std::vector<std::string>> tunedChoices(const PartitionTuning& tuning, size_t nodes,
+                                              const std::string& partition) {
   std::vector<std::string> chosen(nodes);
   for (const auto& k : tuning.kernels) {
     if (k.node >= nodes) {
-      return Status(StatusCode::INVALID_GRAPH, "corrupt context binary: the autotune choice for '" + k.label + "' names node " +
-                                                   std::to_string(k.node) + " of partition " + partition + ", which has " +
-                                                   std::to_string(nodes) + " nodes");
+      return Status(StatusCode::INVALID_GRAPH, "corrupt context binary: the autotune choice for '" + k.label +
+                                                   "' names node " + std::to_string(k.node) + " of partition " +
+                                                   partition + ", which has " + std::to_string(nodes) + " nodes");
     }
     chosen[k.node] = k.chosen;
   }
@@ -197,8 +198,11 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   VulkanExecutionProvider(DeviceInfo target, bool targetIsProfile,
                           std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile, bool autotune,
                           bool fp16, std::shared_ptr<PipelineCacheFile> cacheFile,
-                          std::shared_ptr<const HostEvaluator> host, VulkanEpConfig fixedShapes)
-      : fixedShapes_(std::move(fixedShapes)), target_(std::move(target)), targetIsProfile_(targetIsProfile), targetProfile_(deviceProfileJson(target_)),
+                          std::shared_ptr<const HostEvaluator> host,
+                          std::map<std::string, std::vector<int64_t>> givenShapes,
+                          std::map<std::string, int64_t> freeDims)
+      : givenShapes_(std::move(givenShapes)), freeDims_(std::move(freeDims)), target_(std::move(target)),
+        targetIsProfile_(targetIsProfile), targetProfile_(deviceProfileJson(target_)),
         deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune), fp16_(fp16),
         cacheFile_(std::move(cacheFile)), host_(std::move(host)) {}
 
@@ -378,9 +382,9 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       log::info("autotune {}: {}", compiled.name, tuning.note);
       return Status::ok();
     }
-    const bool anyCandidates = std::any_of(kernels->steps.begin(), kernels->steps.end(), [](const PartitionStep& step) {
-      return step.kernel && step.kernel->candidateCount() > 1;
-    });
+    const bool anyCandidates =
+        std::any_of(kernels->steps.begin(), kernels->steps.end(),
+                    [](const PartitionStep& step) { return step.kernel && step.kernel->candidateCount() > 1; });
     if (!anyCandidates) {
       tuning.note = "no kernel of this partition has candidate configurations";
       return Status::ok();
@@ -390,7 +394,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     for (const auto& in : compiled.graph->inputs) {
       Shape shape;
       bool fixed = in.shape.has_value() && in.dtype != DataType::UNDEFINED && in.dtype != DataType::STRING;
-      if (auto given = fixedShapes_.inputShapes.find(in.name); fixed && given != fixedShapes_.inputShapes.end()) {
+      if (auto given = givenShapes_.find(in.name); fixed && given != givenShapes_.end()) {
         shape = given->second;
       }
       for (size_t d = 0; fixed && shape.size() != in.shape->size() && d < in.shape->size(); ++d) {
@@ -444,11 +448,11 @@ class VulkanExecutionProvider final : public ExecutionProvider {
 
   // dim_param -> size: kiln.free_dim_override values, and the dimensions the given input shapes fix.
   std::map<std::string, int64_t> fixedDims(const ir::Model& model) const {
-    std::map<std::string, int64_t> dims = fixedShapes_.freeDims;
+    std::map<std::string, int64_t> dims = freeDims_;
     if (!model.graph) return dims;
     for (const auto& input : model.graph->inputs) {
-      auto given = fixedShapes_.inputShapes.find(input.name);
-      if (given == fixedShapes_.inputShapes.end() || !input.shape || input.shape->size() != given->second.size()) continue;
+      auto given = givenShapes_.find(input.name);
+      if (given == givenShapes_.end() || !input.shape || input.shape->size() != given->second.size()) continue;
       for (size_t d = 0; d < given->second.size(); ++d) {
         if (!(*input.shape)[d].param.empty()) dims.emplace((*input.shape)[d].param, given->second[d]);
       }
@@ -475,7 +479,8 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     KILN_ASSIGN_OR_RETURN(const std::vector<std::string> tuned,
                           tunedChoices(partition.tuning, partition.nodes.size(), partition.name));
     KILN_ASSIGN_OR_RETURN(KernelSet kernels,
-                          createKernels(*partition.graph, opsets, target, *host_, onHost, &partition.nodes, false, &tuned));
+                          createKernels(*partition.graph, opsets, target, *host_, onHost, &partition.nodes, false,
+                                        &tuned));
     return std::make_shared<KernelSet>(std::move(kernels));
   }
 
@@ -583,7 +588,9 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   }
 
   const std::string name_ = kVulkanExecutionProviderName;
-  VulkanEpConfig fixedShapes_;  // only inputShapes and freeDims are read (autotune at compile)
+  // What fixes input shapes for autotune at compile (VulkanEpConfig::inputShapes, freeDims).
+  std::map<std::string, std::vector<int64_t>> givenShapes_;
+  std::map<std::string, int64_t> freeDims_;
   DeviceInfo target_;
   bool targetIsProfile_ = false;
   std::string targetProfile_;
@@ -644,7 +651,7 @@ Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const V
   }
   return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(
       target ? *target : picked.value(), target.has_value(), std::move(device), profile, autotune, config.fp16,
-      std::move(cacheFile), std::move(host), config));
+      std::move(cacheFile), std::move(host), config.inputShapes, config.freeDims));
 }
 
 }  // namespace kiln::vk

@@ -204,8 +204,13 @@ class ConvKernel final : public VkKernel {
     pix_ = candidates_[index].pix;
     shader_ = candidates_[index].shader;
   }
-  std::string candidateName(size_t index) const override { return tileName(candidates_[index].cb, candidates_[index].pix); }
-  static std::string tileName(int64_t cb, int64_t pix) { return std::to_string(pix) + "px x " + std::to_string(cb) + "cb"; }
+  std::string candidateName(size_t index) const override {
+    return tileName(candidates_[index].cb, candidates_[index].pix);
+  }
+  // "8px x 2cb": pixels x channel blocks per invocation (stored in tuned context binaries: keep it stable).
+  static std::string tileName(int64_t cb, int64_t pix) {
+    return std::to_string(pix) + "px x " + std::to_string(cb) + "cb";
+  }
 
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* x, ctx.deviceInput(0));

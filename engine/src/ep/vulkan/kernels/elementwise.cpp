@@ -66,7 +66,8 @@ const UnaryOp kUnaryOps[] = {
 // A unary op, or Clip (whose bounds come from attributes before opset 11 and from host inputs after).
 class UnaryKernel final : public WorkgroupTunedKernel {
  public:
-  UnaryKernel(const KernelCreateInfo& info, const UnaryOp& op) : WorkgroupTunedKernel(info), op_(op), opset_(info.opset) {
+  UnaryKernel(const KernelCreateInfo& info, const UnaryOp& op)
+      : WorkgroupTunedKernel(info), op_(op), opset_(info.opset) {
     ShaderVariant variant{"unary", {}, 2, kLocal};
     variant.define("OP(v)", std::string("(") + op.expression + ")");
     shader_ = useTunedShader(storedAs(variant, floatStorage(info)));
