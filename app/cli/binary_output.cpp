@@ -53,8 +53,22 @@ void printText(const ContextBinaryInfo& info) {
                 static_cast<long long>(g.prepackedConstants), static_cast<long long>(g.spirvModules));
     std::printf("      inputs  %s\n      outputs %s\n      ops     %s\n", joined(g.inputs).c_str(), joined(g.outputs).c_str(),
                 joined(g.opTypes, " ").c_str());
+    if (!g.tuningNote.empty()) std::printf("      autotune: defaults kept: %s\n", g.tuningNote.c_str());
+    if (!g.tuning.empty()) std::printf("      autotune: %zu choices stored\n", g.tuning.size());
+    for (const auto& k : g.tuning) {
+      std::string others;
+      for (const auto& [name, ms] : k.candidates) {
+        char trial[96];
+        std::snprintf(trial, sizeof trial, "%s%s %.3f ms", others.empty() ? "" : ", ", name.c_str(), ms);
+        others += trial;
+      }
+      std::printf("        %-40s %-12s %9.3f ms  (%s)\n", k.node.c_str(), k.chosen.c_str(), k.chosenMs, others.c_str());
+    }
   }
   std::printf("  SPIR-V: %zu modules, %llu bytes\n", info.spirvModules.size(), static_cast<unsigned long long>(info.spirvBytes));
+  std::printf("  autotune: %s\n", info.autotune == "tuned"    ? "choices stored (a session runs them with no tuning)"
+                                 : info.autotune == "defaults" ? "requested, no choice stored (kernels use defaults)"
+                                                               : "off (kernels use defaults)");
   std::printf("  driver pipeline cache: %s\n",
               info.driverCacheBytes ? (std::to_string(info.driverCacheBytes) + " bytes").c_str() : "none");
   std::printf("  weights: %llu blobs, %s stored for %llu references (%s); deduplication saved %s\n",

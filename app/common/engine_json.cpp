@@ -8,7 +8,16 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
     sections.push_back({{"kind", s.kind}, {"offset", s.offset}, {"size", s.size}, {"hash", s.hash}, {"items", s.items}});
   }
   for (const auto& g : info.graphs) {
+    nlohmann::json tuning = nlohmann::json::array();
+    for (const auto& k : g.tuning) {
+      nlohmann::json candidates = nlohmann::json::array();
+      for (const auto& [name, ms] : k.candidates) candidates.push_back({{"name", name}, {"ms", ms}});
+      tuning.push_back({{"node_index", k.nodeIndex}, {"node", k.node}, {"chosen", k.chosen}, {"chosen_ms", k.chosenMs},
+                        {"candidates", candidates}});
+    }
     graphs.push_back({{"name", g.name},
+                      {"tuning", tuning},
+                      {"tuning_note", g.tuningNote},
                       {"execution_provider", g.executionProvider},
                       {"inputs", g.inputs},
                       {"outputs", g.outputs},
@@ -45,6 +54,7 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
           {"graphs", graphs},
           {"spirv", {{"modules", info.spirvModules.size()}, {"bytes", info.spirvBytes}, {"keys", info.spirvModules}}},
           {"driver_cache_bytes", info.driverCacheBytes},
+          {"autotune", info.autotune},
           {"weights",
            {{"blobs", info.weightBlobs},
             {"references", info.weightReferences},

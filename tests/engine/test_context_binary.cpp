@@ -203,7 +203,7 @@ TEST(ContextBinary, InspectDescribesHeaderSectionsAndGraphs) {
   ASSERT_FALSE(compiled.binary.empty());
   auto info = inspectContextBinary(compiled.binary);
   ASSERT_TRUE(info.isOk()) << info.status().toString();
-  EXPECT_EQ(info->formatVersion, "1.0");
+  EXPECT_EQ(info->formatVersion, "1.1");  // 1.1: the tuning section kind (skipped by readers)
   EXPECT_EQ(info->target, "device");
   EXPECT_FALSE(info->deviceName.empty());
   EXPECT_EQ(info->graphs.size(), compiled.model.partitions.size());
@@ -321,7 +321,10 @@ TEST(ContextBinary, VerdictsAgainstEditedProfiles) {
 
   const std::string future = dir.file("future.bin");
   std::filesystem::copy_file(compiled.binary, future);
-  patchHeader(future, [](ctxbin::Header& h) { h.formatMajor = 2; });
+  patchHeader(future, [](ctxbin::Header& h) {
+    h.formatMajor = 2;
+    h.formatMinor = 0;
+  });
   auto futureVerdict = checkContextBinary(future, "0");
   ASSERT_TRUE(futureVerdict.isOk()) << futureVerdict.status().toString();
   EXPECT_EQ(futureVerdict->compatibility, Compatibility::UNSUPPORTED);

@@ -35,6 +35,16 @@ struct KILN_EXPORT ContextBinarySection {
   uint64_t items = 0;
 };
 
+// One autotune choice stored in a binary (kiln compile --autotune): the node, the candidate configuration chosen
+// and every candidate's best measured time on the compiling device.
+struct KILN_EXPORT ContextBinaryTunedKernel {
+  int64_t nodeIndex = 0;
+  std::string node;    // the node's label
+  std::string chosen;  // candidate name, e.g. "8px x 2cb" (Conv tile) or "local 128" (workgroup size)
+  double chosenMs = 0;
+  std::vector<std::pair<std::string, double>> candidates;  // name -> ms, in the order they were timed
+};
+
 struct KILN_EXPORT ContextBinaryGraph {
   std::string name;                // the partition name (EPContext nodes refer to it)
   std::string executionProvider;
@@ -43,6 +53,8 @@ struct KILN_EXPORT ContextBinaryGraph {
   int64_t initializers = 0, prepackedConstants = 0;
   int64_t spirvModules = 0;
   std::vector<std::string> opTypes;  // distinct op types, sorted
+  std::vector<ContextBinaryTunedKernel> tuning;  // stored autotune choices (applied at load, no tuning there)
+  std::string tuningNote;  // why this graph's kernels keep their defaults although autotune was requested
 };
 
 struct KILN_EXPORT ContextBinaryInfo {
@@ -65,6 +77,9 @@ struct KILN_EXPORT ContextBinaryInfo {
   uint64_t driverCacheBytes = 0;  // 0 when the binary has no driver pipeline cache
   // Weights: distinct blobs stored, references to them, and the bytes deduplication saved.
   uint64_t weightBlobs = 0, weightReferences = 0, weightBytes = 0, weightBytesReferenced = 0;
+  // "off": compiled without autotune (no tuning section); "tuned": choices are stored (see each graph);
+  // "defaults": autotune was requested but nothing is stored (a cross-compile: each graph's tuningNote says why).
+  std::string autotune = "off";
 };
 
 // Reads and validates a context binary (every offset, size and hash). NO_SUCHFILE when missing; INVALID_GRAPH with

@@ -6,6 +6,7 @@
 
 #include "context_binary/graphs_section.h"
 #include "context_binary/spirv_features.h"
+#include "context_binary/tuning_section.h"
 #include "device/device_profile.h"
 #include "kiln/version.h"
 #include "util/file_io.h"
@@ -14,8 +15,10 @@
 namespace kiln::ctxbin {
 namespace {
 
-// Format 1.0 arrived with engine 0.1.0; any 0.x engine reads it (a reader skips nothing it does not know yet, so
-// a format change that older engines could misread must bump the major version instead).
+// Format 1.0 arrived with engine 0.1.0; any 0.x engine reads it. From format 1.1 (the tuning section) readers skip
+// section kinds they do not know, so new data comes as new kinds with a minor bump; a change that readers could
+// misread must bump the major version instead. (Engines built before 1.1 refused unknown kinds: a binary with a
+// tuning section, written only with autotune, is refused by them as corrupt.)
 constexpr const char* kFirstReader = "0.1.0";
 constexpr const char* kLastReader = "0.1023.1023";
 
@@ -140,6 +143,11 @@ Result<std::shared_ptr<const PreparedContextBinary>> PreparedContextBinary::prep
   const WeightTableWriter* table = &weights;  // owned by `binary`, which owns the producer too
   producers.push_back({SectionKind::WEIGHTS, weights.stats().blobs, weights.encodedSize(),
                        [table](const ChunkSink& sink) { return table->stream(sink); }});
+  if (std::any_of(binary->partitions_.begin(), binary->partitions_.end(), [](const auto& p) { return p.tuning.requested; })) {
+    uint64_t records = 0;
+    std::vector<std::byte> tuning = encodeTuningSection(binary->partitions_, &records);
+    producers.push_back(bytesSection(SectionKind::TUNING, records, std::move(tuning)));
+  }
 
   uint64_t offset = kHeaderBytes + producers.size() * kSectionEntryBytes;
   for (const auto& p : producers) {
@@ -261,7 +269,29 @@ Result<std::vector<CompiledPartition>> ContextBinary::partitions() const {
   if (!partitions.isOk()) return partitions.status().withContext(origin_);
   const std::string profile = vk::deviceProfileJson(target_);
   for (auto& p : partitions.value()) p.targetProfile = profile;
+  KILN_ASSIGN_OR_RETURN(auto tuning, this->tuning());
+  for (auto& p : partitions.value()) {
+    auto record = tuning.find(p.name);
+    if (record == tuning.end()) continue;
+    p.tuning = std::move(record->second);
+    tuning.erase(record);
+  }
+  if (!tuning.empty()) {
+    return corrupt("the tuning section names partition '" + tuning.begin()->first + "', which the binary does not hold")
+        .withContext(origin_);
+  }
   return partitions;
+}
+
+bool ContextBinary::hasTuning() const {
+  return std::any_of(sections_.begin(), sections_.end(), [](const auto& s) { return s.kind == SectionKind::TUNING; });
+}
+
+Result<std::map<std::string, PartitionTuning>> ContextBinary::tuning() const {
+  if (!hasTuning()) return std::map<std::string, PartitionTuning>();
+  auto records = decodeTuningSection(section(SectionKind::TUNING));
+  if (!records.isOk()) return records.status().withContext(origin_);
+  return records;
 }
 
 }  // namespace kiln::ctxbin

@@ -104,7 +104,12 @@ class ContextBinary {
   std::span<const std::byte> driverCache() const;
   bool hasDriverCache() const;
 
+  // Every partition, with its autotune record from the tuning section where there is one. INVALID_GRAPH when a
+  // section is corrupt (the tuning section included: a choice is never guessed at).
   Result<std::vector<CompiledPartition>> partitions() const;
+  // Whether the binary has a tuning section (compiled with autotune), and its records by partition name.
+  bool hasTuning() const;
+  Result<std::map<std::string, PartitionTuning>> tuning() const;
   Result<std::vector<std::pair<std::string, std::vector<uint32_t>>>> spirvModules() const;
   Result<WeightTableReader> weights() const;
 

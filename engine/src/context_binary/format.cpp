@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #include "context_binary/byte_io.h"
 
@@ -18,15 +19,20 @@ Status corrupt(const std::string& why) { return Status(StatusCode::INVALID_GRAPH
 
 }  // namespace
 
-const char* sectionKindName(SectionKind kind) {
+std::string sectionKindName(SectionKind kind) {
   switch (kind) {
     case SectionKind::DEVICE: return "device";
     case SectionKind::GRAPHS: return "graphs";
     case SectionKind::SPIRV: return "spirv";
     case SectionKind::DRIVER_CACHE: return "driver_cache";
     case SectionKind::WEIGHTS: return "weights";
+    case SectionKind::TUNING: return "tuning";
   }
-  return "unknown";
+  return "unknown (kind " + std::to_string(static_cast<uint32_t>(kind)) + ")";
+}
+
+bool isKnownSectionKind(uint32_t kind) {
+  return (kind >= 1 && kind <= 5) || kind == static_cast<uint32_t>(SectionKind::TUNING);
 }
 
 std::string featureNames(uint32_t features) {
@@ -183,7 +189,7 @@ Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
   if (h.target != TargetKind::DEVICE && h.target != TargetKind::PROFILE) return corrupt("unknown target kind");
 
   ByteReader table(file.subspan(kHeaderBytes, sectionCount * kSectionEntryBytes));
-  uint32_t seenKinds = 0;
+  std::set<uint32_t> seenKinds;
   for (uint32_t i = 0; i < sectionCount; ++i) {
     SectionEntry s;
     const uint32_t kind = table.u32();
@@ -192,11 +198,10 @@ Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
     s.size = table.u64();
     s.hash = table.u64();
     s.items = table.u64();
-    if (kind < 1 || kind > 5) return corrupt("section " + std::to_string(i) + " has unknown kind " + std::to_string(kind));
-    s.kind = static_cast<SectionKind>(kind);
+    if (kind == 0) return corrupt("section " + std::to_string(i) + " has kind 0");
+    s.kind = static_cast<SectionKind>(kind);  // an unknown kind is skipped by every reader (a newer minor version)
     const std::string name = sectionKindName(s.kind);
-    if (seenKinds & (1u << kind)) return corrupt("two " + name + " sections");
-    seenKinds |= 1u << kind;
+    if (!seenKinds.insert(kind).second) return corrupt("two " + name + " sections");
     if (s.offset % kSectionAlignment != 0 || s.offset < tableEnd || s.offset > file.size() ||
         s.size > file.size() - s.offset) {
       return corrupt(name + " section [" + std::to_string(s.offset) + ", +" + std::to_string(s.size) +
@@ -208,16 +213,16 @@ Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.offset < b.offset; });
   for (size_t i = 1; i < sorted.size(); ++i) {
     if (sorted[i - 1].offset + sorted[i - 1].size > sorted[i].offset) {
-      return corrupt(std::string(sectionKindName(sorted[i - 1].kind)) + " and " + sectionKindName(sorted[i].kind) +
+      return corrupt(sectionKindName(sorted[i - 1].kind) + " and " + sectionKindName(sorted[i].kind) +
                      " sections overlap");
     }
   }
   for (auto kind : {SectionKind::DEVICE, SectionKind::GRAPHS, SectionKind::SPIRV, SectionKind::WEIGHTS}) {
-    if (!(seenKinds & (1u << static_cast<uint32_t>(kind)))) return corrupt(std::string("no ") + sectionKindName(kind) + " section");
+    if (!seenKinds.count(static_cast<uint32_t>(kind))) return corrupt("no " + sectionKindName(kind) + " section");
   }
   for (const auto& s : parsed.sections) {
     if (contentHash(file.subspan(s.offset, s.size)) != s.hash) {
-      return corrupt(std::string(sectionKindName(s.kind)) + " section content hash mismatch");
+      return corrupt(sectionKindName(s.kind) + " section content hash mismatch");
     }
   }
   return parsed;

@@ -18,15 +18,19 @@ namespace kiln::ctxbin {
 
 inline constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'V', 'K', 'C', 'B'};
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr uint16_t kFormatMinor = 1;  // 1.1: the tuning section
 inline constexpr size_t kHeaderBytes = 192;
 inline constexpr size_t kSectionEntryBytes = 40;
 inline constexpr size_t kSectionAlignment = 64;
 inline constexpr uint32_t kMaxSections = 16;
 inline constexpr size_t kSectionCountOffset = 112;  // u32 in the header (tools that re-seal edited files read it)
 
-enum class SectionKind : uint32_t { DEVICE = 1, GRAPHS = 2, SPIRV = 3, DRIVER_CACHE = 4, WEIGHTS = 5 };
-const char* sectionKindName(SectionKind kind);
+// Kinds this engine reads. A reader skips (bounds- and hash-checks, then ignores) kinds it does not know, so new
+// data comes as new kinds with a minor version bump. TUNING: autotune choices (format 1.1, tuning_section.h).
+enum class SectionKind : uint32_t { DEVICE = 1, GRAPHS = 2, SPIRV = 3, DRIVER_CACHE = 4, WEIGHTS = 5, TUNING = 8 };
+// "weights"; "unknown (kind 9)" for a kind this engine does not know.
+std::string sectionKindName(SectionKind kind);
+bool isKnownSectionKind(uint32_t kind);
 
 // What the producing device (or target profile) was: where the compiled SPIR-V and the driver blob came from.
 enum class TargetKind : uint32_t { DEVICE = 0, PROFILE = 1 };
@@ -98,6 +102,7 @@ struct ParsedHeader {
 };
 // Parses and checks header and section table against `file`: sizes, checksum, every section inside the file,
 // aligned, not overlapping, each kind at most once and content hashes matching. INVALID_GRAPH with the reason.
+// Sections of kinds this engine does not know are checked the same way and kept in the table (nothing reads them).
 // The format major version must be kFormatMajor (check readFormatVersion first for a friendlier verdict).
 Result<ParsedHeader> parseHeader(std::span<const std::byte> file);
 

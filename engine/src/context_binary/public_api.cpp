@@ -1,4 +1,5 @@
 // kiln/context_binary.h over the format's internals.
+#include <algorithm>
 #include <set>
 
 #include "context_binary/context_binary.h"
@@ -25,6 +26,14 @@ ContextBinaryGraph describe(const CompiledPartition& p) {
   }
   g.initializers = static_cast<int64_t>(p.graph->initializers.size());
   g.spirvModules = static_cast<int64_t>(p.spirv.size());
+  g.tuningNote = p.tuning.note;
+  for (const auto& k : p.tuning.kernels) {
+    ContextBinaryTunedKernel tuned{static_cast<int64_t>(k.node), k.label, k.chosen, 0, k.trials};
+    for (const auto& [name, ms] : k.trials) {
+      if (name == k.chosen) tuned.chosenMs = ms;
+    }
+    g.tuning.push_back(std::move(tuned));
+  }
   return g;
 }
 
@@ -85,6 +94,11 @@ Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& ope
   KILN_ASSIGN_OR_RETURN(auto weights, binary->weights());
   info.weightBlobs = weights.blobCount();
   info.weightBytes = weights.blobBytes();
+  if (binary->hasTuning()) {
+    const bool anyChoice = std::any_of(partitions.begin(), partitions.end(),
+                                       [](const auto& p) { return !p.tuning.kernels.empty(); });
+    info.autotune = anyChoice ? "tuned" : "defaults";
+  }
   for (const auto& p : partitions) {
     info.graphs.push_back(describe(p));
     // Every reference counts, so referenced - stored is what deduplication saved.

@@ -43,6 +43,22 @@ struct CompiledNode {
   std::vector<size_t> absorbedInputs;
 };
 
+// One kernel's autotune result (kiln.vulkan.autotune=1): the candidate chosen and every candidate's best time.
+struct TunedKernel {
+  size_t node = 0;     // index into the partition's graph nodes (and CompiledPartition::nodes)
+  std::string label;   // the node's label (what inspect shows)
+  std::string chosen;  // the chosen candidate's name (VkKernel::candidateName)
+  std::vector<std::pair<std::string, double>> trials;  // candidate name -> best measured ms, in candidate order
+};
+
+// A partition's autotune record: the choices, or why there are none (a cross-compile for a device profile, input
+// shapes that are not fixed). `requested`: kiln.vulkan.autotune was on when it was compiled.
+struct PartitionTuning {
+  bool requested = false;
+  std::vector<TunedKernel> kernels;
+  std::string note;  // empty when tuned on the live device
+};
+
 // The result of compiling a partition: plain data only (no device handles), so it can be serialized into a
 // context binary and loaded without the source model.
 struct CompiledPartition {
@@ -56,6 +72,7 @@ struct CompiledPartition {
   std::map<std::string, std::vector<uint32_t>> spirv;  // Vulkan: shader variant key -> SPIR-V module
   std::string targetProfile;                // Vulkan: the device profile (JSON) the kernels were chosen for
   bool targetIsProfile = false;             // Vulkan: cross-compiled for a profile, not for the live device
+  PartitionTuning tuning;                   // Vulkan: autotune choices, applied when the partition is loaded
 };
 
 // A loaded compiled partition, ready to run.

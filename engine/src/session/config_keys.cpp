@@ -28,7 +28,9 @@ const std::vector<KeyInfo>& knownKeys() {
         {kIntraOpNumThreads, "0", "CPU EP threads (0 = default: one per logical core, at most 16)"},
         {kGraphOptimizationLevel, "basic", "none | basic | all"},
         {kVulkanDevice, "", "Vulkan device index or name substring"},
-        {kVulkanAutotune, "0", "1: time candidate kernel configurations on the first run, keep the fastest"},
+        {kVulkanAutotune, "0",
+         "1: time candidate kernel configurations while compiling (fixed input shapes; else at the first run), keep "
+         "the fastest; context binaries store the choices"},
         {kVulkanPipelineCachePath, "", "Vulkan pipeline cache file"},
         {kVulkanTargetProfile, "", "device profile JSON to compile for"},
         {kVulkanFp16, "0", "1: float16 storage (not implemented yet: warns)"},

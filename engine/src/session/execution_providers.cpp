@@ -1,6 +1,8 @@
 #include "session/execution_providers.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include "ep/cpu/cpu_execution_provider.h"
 #include "ep/cpu/host_evaluator.h"
@@ -12,8 +14,16 @@
 namespace kiln {
 namespace {
 
-vk::VulkanEpConfig vulkanEpConfig(const SessionConfig& config) {
+vk::VulkanEpConfig vulkanEpConfig(const SessionConfig& config, const SessionOptions& options) {
   vk::VulkanEpConfig ep;
+  ep.inputShapes = options.inputShapes();
+  constexpr std::string_view kFreeDim = "kiln.free_dim_override.";
+  for (const auto& [key, value] : options.configEntries()) {
+    if (key.rfind(kFreeDim, 0) != 0) continue;
+    char* end = nullptr;
+    const long long size = std::strtoll(value.c_str(), &end, 10);
+    if (end && *end == '\0' && size >= 0) ep.freeDims[key.substr(kFreeDim.size())] = size;  // else: refused elsewhere
+  }
   ep.device = config.vulkan.device;
   ep.targetProfile = config.vulkan.targetProfile;
   ep.pipelineCachePath = config.vulkan.pipelineCachePath;
@@ -41,7 +51,7 @@ Result<ProviderSet> createProviders(const SessionOptions& options) {
     // Contracts: a CPU-type device (lavapipe) only when asked for, by the EP list or by naming a device.
     const bool explicitlyRequested = config.executionProvidersSet || config.vulkan.deviceSet;
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionProvider> vulkan,
-                          vk::createVulkanExecutionProvider(vulkanEpConfig(config), explicitlyRequested,
+                          vk::createVulkanExecutionProvider(vulkanEpConfig(config, options), explicitlyRequested,
                                                             cpu::hostEvaluator()));
     if (vulkan) {
       set.providers.push_back(std::move(vulkan));

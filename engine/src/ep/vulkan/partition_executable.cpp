@@ -283,6 +283,7 @@ Status VulkanPartitionExecutable::autotuneStep(size_t s, const std::vector<VkTen
   size_t best = 0;
   double bestMs = 0;
   std::string trials;
+  TunedKernel record{s, steps_[s].node->label(), {}, {}};
   for (size_t c = 0; c < kernel.candidateCount(); ++c) {
     kernel.selectCandidate(c);
     double fastest = 0;
@@ -298,10 +299,13 @@ Status VulkanPartitionExecutable::autotuneStep(size_t s, const std::vector<VkTen
       fastest = repeat == 0 ? ms : std::min(fastest, ms);
     }
     trials += " " + kernel.candidateName(c) + "=" + std::to_string(fastest).substr(0, 6) + "ms";
+    record.trials.emplace_back(kernel.candidateName(c), fastest);
     if (c == 0 || fastest < bestMs) best = c, bestMs = fastest;
   }
   kernel.selectCandidate(best);
   log::info("autotune {}: {} ->{}", steps_[s].node->label(), kernel.candidateName(best), trials);
+  record.chosen = kernel.candidateName(best);
+  tuned_.push_back(std::move(record));
   if (autotuneTimings_) autotuneTimings_->autotune_ms += total.elapsedMs();
   return Status::ok();
 }
@@ -329,6 +333,11 @@ void VulkanPartitionExecutable::reportProfile(const std::vector<std::pair<size_t
   }
   log::info("Vulkan profile of {} ({} dispatches, {:.3f} ms on the device):{}", graph_->name, stream_->dispatchCount(),
             total, table);
+}
+
+std::vector<TunedKernel> VulkanPartitionExecutable::tunedKernels() const {
+  std::lock_guard lock(runMutex_);
+  return tuned_;
 }
 
 Result<std::vector<Tensor>> VulkanPartitionExecutable::run(std::span<const Tensor> inputs) {

@@ -39,6 +39,9 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   // Safe to call from several threads: runs of one partition are serialized (one command stream each).
   Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) override;
 
+  // The autotune choices made by the first run (kernels with candidates), in step order; empty before it.
+  std::vector<TunedKernel> tunedKernels() const;
+
  private:
   struct Slotted {
     std::vector<int> inputs, outputs, release;
@@ -64,7 +67,8 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   bool autotune_ = false;                // kiln.vulkan.autotune=1 and not tuned yet
   SessionTimings* autotuneTimings_ = nullptr;  // the session's timings (autotune_ms), owned by the session
   std::unique_ptr<CommandStream> tuneStream_;
-  std::mutex runMutex_;
+  std::vector<TunedKernel> tuned_;  // what autotuneStep chose and measured
+  mutable std::mutex runMutex_;
 };
 
 // Writes `tensor` into new device storage now (load time: no commands in flight).

@@ -86,8 +86,10 @@ class VkKernel {
   virtual Status record(RecordContext& ctx) = 0;
 
   // Autotune (kiln.vulkan.autotune=1): a kernel with interchangeable configurations (tile shapes, workgroup
-  // sizes) exposes them as candidates; the partition times each on the first run's real shapes and keeps the
-  // fastest. Kernels without candidates return 0.
+  // sizes) exposes them as candidates; the compile times each on the fixed input shapes (or, when they are not
+  // fixed, the first run on its real shapes) and keeps the fastest. Kernels without candidates return 0. A kernel
+  // registers its candidates through candidatesToRegister, so a context binary's stored choice (by name) comes
+  // back alone. Names are stored in context binaries: keep them stable.
   virtual size_t candidateCount() const { return 0; }
   virtual void selectCandidate(size_t /*index*/) {}
   virtual std::string candidateName(size_t /*index*/) const { return {}; }
@@ -129,6 +131,8 @@ struct KernelCreateInfo {
   // Declared/inferred type of each input and output (nullptr when unknown).
   std::vector<const ir::ValueInfo*> inputInfo, outputInfo;
   bool autotune = false;  // register every candidate configuration (kiln.vulkan.autotune=1)
+  // The candidate a tuned context binary chose for this node (by candidateName); empty: none stored.
+  std::string tunedCandidate{};
   // Constants stored by an earlier compile (loading from a context binary), in registration order; nullptr for a
   // fresh compile.
   const std::vector<Tensor>* storedConstants = nullptr;
@@ -150,6 +154,35 @@ inline uint32_t VkKernel::addConstant(const KernelCreateInfo& info, const std::f
   }
   return static_cast<uint32_t>(index);
 }
+
+// Which of a kernel's candidate configurations to register, as indices into `names` (the default first): the
+// stored choice alone when info.tunedCandidate names one (a name not among them logs a warning and gives the
+// default), every one when autotuning, else the default alone.
+std::vector<size_t> candidatesToRegister(const KernelCreateInfo& info, const std::vector<std::string>& names);
+
+// A kernel whose one tunable is the workgroup size (local_size_x) of its shaders, which index their work through
+// rowStride and so run any size: 64 by default; 32, 128 and 256 are the other candidates ("local 128").
+class WorkgroupTunedKernel : public VkKernel {
+ public:
+  size_t candidateCount() const override { return sizes_.size() > 1 ? sizes_.size() : 0; }
+  void selectCandidate(size_t index) override { selected_ = index; }
+  std::string candidateName(size_t index) const override { return localSizeName(sizes_[index]); }
+  static std::string localSizeName(uint32_t size) { return "local " + std::to_string(size); }
+
+ protected:
+  // Picks the sizes to register (candidatesToRegister); call before useTunedShader.
+  explicit WorkgroupTunedKernel(const KernelCreateInfo& info);
+  // Registers `variant` at every picked size; the returned family index is what shader() takes.
+  uint32_t useTunedShader(const ShaderVariant& variant);
+  // The shader of `family` at the selected size, and that size (what linearGroups takes).
+  uint32_t shader(uint32_t family) const { return families_[family][selected_]; }
+  uint32_t localSize() const { return sizes_[selected_]; }
+
+ private:
+  std::vector<uint32_t> sizes_;
+  std::vector<std::vector<uint32_t>> families_;
+  size_t selected_ = 0;
+};
 
 // What the capability check knows about a node.
 struct SupportQuery {

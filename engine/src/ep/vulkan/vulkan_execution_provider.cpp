@@ -128,11 +128,29 @@ struct KernelSet {
   bool pipelinesReady = false;  // every step's pipelines are set (prepareLoad created them)
 };
 
+// The stored autotune choice of each node (empty where none). INVALID_GRAPH when a choice names a node the
+// partition does not have (a corrupt tuning section).
+Result<std::vector<std::string>> tunedChoices(const PartitionTuning& tuning, size_t nodes,
+                                              const std::string& partition) {
+  std::vector<std::string> chosen(nodes);
+  for (const auto& k : tuning.kernels) {
+    if (k.node >= nodes) {
+      return Status(StatusCode::INVALID_GRAPH, "corrupt context binary: the autotune choice for '" + k.label +
+                                                   "' names node " + std::to_string(k.node) + " of partition " +
+                                                   partition + ", which has " + std::to_string(nodes) + " nodes");
+    }
+    chosen[k.node] = k.chosen;
+  }
+  return chosen;
+}
+
 // Creates the kernel of every node of a partition graph for `target`: host kernels where `onHost`, Vulkan kernels
-// elsewhere. `stored` (loading a context binary) supplies the constants an earlier compile prepacked.
+// elsewhere. `stored` (loading a context binary) supplies the constants an earlier compile prepacked; `tuned`, the
+// autotune choice of each node (empty: the kernel's default, or every candidate with `autotune`).
 Result<KernelSet> createKernels(const ir::Graph& graph, const ir::Model& opsets, const DeviceInfo& target,
                                 const HostEvaluator& host, const std::vector<bool>& onHost,
-                                const std::vector<CompiledNode>* stored, bool autotune) {
+                                const std::vector<CompiledNode>* stored, bool autotune,
+                                const std::vector<std::string>* tuned = nullptr) {
   KernelSet kernels;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& node = graph.nodes[i];
@@ -148,6 +166,7 @@ Result<KernelSet> createKernels(const ir::Graph& graph, const ir::Model& opsets,
     if (!entry) return Status(StatusCode::INVALID_GRAPH, "no Vulkan kernel for " + node.label() + " (opset " + std::to_string(opset) + ")");
     KernelCreateInfo info{node, opset, target, {}, {}, {}, autotune};
     if (stored) info.storedConstants = &(*stored)[i].constants;
+    if (tuned && i < tuned->size()) info.tunedCandidate = (*tuned)[i];
     for (const auto& in : node.inputs) {
       auto init = graph.initializers.find(in);
       info.constantInputs.push_back(in.empty() || init == graph.initializers.end() ? nullptr : &init->second);
@@ -180,8 +199,11 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   VulkanExecutionProvider(DeviceInfo target, bool targetIsProfile,
                           std::shared_future<Result<std::shared_ptr<Device>>> device, bool profile, bool autotune,
                           bool fp16, std::shared_ptr<PipelineCacheFile> cacheFile,
-                          std::shared_ptr<const HostEvaluator> host)
-      : target_(std::move(target)), targetIsProfile_(targetIsProfile), targetProfile_(deviceProfileJson(target_)),
+                          std::shared_ptr<const HostEvaluator> host,
+                          std::map<std::string, std::vector<int64_t>> givenShapes,
+                          std::map<std::string, int64_t> freeDims)
+      : givenShapes_(std::move(givenShapes)), freeDims_(std::move(freeDims)), target_(std::move(target)),
+        targetIsProfile_(targetIsProfile), targetProfile_(deviceProfileJson(target_)),
         deviceFuture_(std::move(device)), profile_(profile), autotune_(autotune), fp16_(fp16),
         cacheFile_(std::move(cacheFile)), host_(std::move(host)) {}
 
@@ -284,9 +306,11 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       for (const auto& variant : step.kernel->shaders()) variants.emplace(variant.key(), variant);
     }
     KILN_ASSIGN_OR_RETURN(compiled.spirv, compileVariants(variants, target_, spec.name, context, cacheFile_.get()));
-    // The cold path loads right after compiling: keep the kernels so load does not create them again.
+    auto kept = std::make_shared<KernelSet>(std::move(kernels));
+    if (autotune_) KILN_RETURN_IF_ERROR(tuneAtCompile(compiled, kept, context));
+    // The cold path loads right after compiling: keep the kernels (or the tuned executable) for load.
     std::lock_guard lock(pendingMutex_);
-    pending_[spec.name] = std::make_shared<KernelSet>(std::move(kernels));
+    if (kept) pending_[spec.name] = std::move(kept);
     return compiled;
   }
 
@@ -321,6 +345,11 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     std::shared_ptr<KernelSet> kernels;
     {
       std::lock_guard lock(pendingMutex_);
+      if (auto tuned = tunedExecutables_.find(partition.name); tuned != tunedExecutables_.end()) {
+        std::unique_ptr<PartitionExecutable> executable = std::move(tuned->second);
+        tunedExecutables_.erase(tuned);
+        return executable;
+      }
       auto it = pending_.find(partition.name);
       if (it != pending_.end()) {
         kernels = it->second;
@@ -344,8 +373,101 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   }
 
  private:
+  // Autotune during compile (kiln.vulkan.autotune=1): the partition runs once on zeros of its fixed input shapes,
+  // every kernel with candidates timing them (autotune_ms is the whole run); the choices go into
+  // compiled.tuning, which a context binary stores, and compiled.spirv keeps only the chosen variants. The tuned
+  // executable is what load() returns (`kernels` becomes null). Without a live target (a cross-compile), with
+  // an input shape that is not fixed, or when the run fails, the note says why: the kernels keep their defaults
+  // (with unfixed shapes they still tune on the first run, as before, but nothing is stored).
+  Status tuneAtCompile(CompiledPartition& compiled, std::shared_ptr<KernelSet>& kernels, const CompileContext& context) {
+    PartitionTuning& tuning = compiled.tuning;
+    tuning.requested = true;
+    if (targetIsProfile_) {
+      tuning.note = "cross-compiled for the device profile of " + target_.name +
+                    ": kernels keep their defaults (timings on this machine would not apply)";
+      log::info("autotune {}: {}", compiled.name, tuning.note);
+      return Status::ok();
+    }
+    const bool anyCandidates =
+        std::any_of(kernels->steps.begin(), kernels->steps.end(),
+                    [](const PartitionStep& step) { return step.kernel && step.kernel->candidateCount() > 1; });
+    if (!anyCandidates) {
+      tuning.note = "no kernel of this partition has candidate configurations";
+      return Status::ok();
+    }
+    std::vector<Tensor> inputs;
+    const std::map<std::string, int64_t> dims = fixedDims(context.model);
+    for (const auto& in : compiled.graph->inputs) {
+      Shape shape;
+      bool fixed = in.shape.has_value() && in.dtype != DataType::UNDEFINED && in.dtype != DataType::STRING;
+      if (auto given = givenShapes_.find(in.name); fixed && given != givenShapes_.end()) {
+        shape = given->second;
+      }
+      for (size_t d = 0; fixed && shape.size() != in.shape->size() && d < in.shape->size(); ++d) {
+        const auto& dim = (*in.shape)[d];
+        const auto named = dim.param.empty() ? dims.end() : dims.find(dim.param);
+        fixed = dim.isFixed() || named != dims.end();
+        if (fixed) shape.push_back(dim.isFixed() ? dim.value : named->second);
+      }
+      if (!fixed) {
+        tuning.note = "input '" + in.name + "' has no fixed shape (fix it with --shape or kiln.free_dim_override.*): "
+                      "tuned at the first run instead, and not stored";
+        log::warn("autotune {}: {}", compiled.name, tuning.note);
+        return Status::ok();
+      }
+      inputs.emplace_back(in.dtype, shape);
+    }
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, waitForDevice(context));
+    const std::pair<const CompiledPartition*, KernelSet*> only{&compiled, kernels.get()};
+    KILN_RETURN_IF_ERROR(createPipelines(*device, {&only, 1}, context));
+    double uploadMs = 0;
+    KILN_ASSIGN_OR_RETURN(auto executable,
+                          VulkanPartitionExecutable::create(device, compiled.graph, compiled.inputs, compiled.outputs,
+                                                            std::move(kernels->steps), &uploadMs, profile_, nullptr));
+    kernels.reset();
+    if (context.timings) context.timings->weight_upload_ms += uploadMs;
+    if (context.progress) context.progress->report(compiled.name + ": autotune", 0, 1);
+    Stopwatch clock;
+    auto ran = executable->run(inputs);
+    if (context.timings) context.timings->autotune_ms += clock.elapsedMs();
+    if (context.progress) context.progress->report(compiled.name + ": autotune", 1, 1);
+    if (!ran.isOk()) {
+      // The executable may hold half-tuned kernels: load() recreates them with their defaults.
+      tuning.note = "the tuning run failed (" + ran.status().message() + "): kernels keep their defaults";
+      log::warn("autotune {}: {}", compiled.name, tuning.note);
+      KILN_ASSIGN_OR_RETURN(kernels, recreateKernels(compiled));
+      return Status::ok();
+    }
+    tuning.kernels = executable->tunedKernels();
+    // The binary carries only the SPIR-V the chosen candidates (and the untuned kernels) dispatch.
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<KernelSet> chosen, recreateKernels(compiled));
+    std::set<std::string> used;
+    for (const auto& step : chosen->steps) {
+      if (!step.kernel) continue;
+      for (const auto& variant : step.kernel->shaders()) used.insert(variant.key());
+    }
+    std::erase_if(compiled.spirv, [&](const auto& entry) { return used.count(entry.first) == 0; });
+    std::lock_guard lock(pendingMutex_);
+    tunedExecutables_[compiled.name] = std::move(executable);
+    return Status::ok();
+  }
+
+  // dim_param -> size: kiln.free_dim_override values, and the dimensions the given input shapes fix.
+  std::map<std::string, int64_t> fixedDims(const ir::Model& model) const {
+    std::map<std::string, int64_t> dims = freeDims_;
+    if (!model.graph) return dims;
+    for (const auto& input : model.graph->inputs) {
+      auto given = givenShapes_.find(input.name);
+      if (given == givenShapes_.end() || !input.shape || input.shape->size() != given->second.size()) continue;
+      for (size_t d = 0; d < given->second.size(); ++d) {
+        if (!(*input.shape)[d].param.empty()) dims.emplace((*input.shape)[d].param, given->second[d]);
+      }
+    }
+    return dims;
+  }
+
   // Kernels of a stored partition (from a context binary), chosen as they were for its target device, with the
-  // constants it stored: no placement, fusion, prepacking or glslang.
+  // constants and the autotune choices it stored: no placement, fusion, prepacking, glslang or tuning.
   Result<std::shared_ptr<KernelSet>> recreateKernels(const CompiledPartition& partition) const {
     if (partition.nodes.size() != partition.graph->nodes.size()) {
       return Status(StatusCode::INVALID_GRAPH, "compiled partition " + partition.name + " stores " +
@@ -360,8 +482,11 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     opsets.opsetImports = partition.opsets;
     std::vector<bool> onHost;
     for (const auto& node : partition.nodes) onHost.push_back(node.onHost);
+    KILN_ASSIGN_OR_RETURN(const std::vector<std::string> tuned,
+                          tunedChoices(partition.tuning, partition.nodes.size(), partition.name));
     KILN_ASSIGN_OR_RETURN(KernelSet kernels,
-                          createKernels(*partition.graph, opsets, target, *host_, onHost, &partition.nodes, autotune_));
+                          createKernels(*partition.graph, opsets, target, *host_, onHost, &partition.nodes, false,
+                                        &tuned));
     return std::make_shared<KernelSet>(std::move(kernels));
   }
 
@@ -469,6 +594,9 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   }
 
   const std::string name_ = kVulkanExecutionProviderName;
+  // What fixes input shapes for autotune at compile (VulkanEpConfig::inputShapes, freeDims).
+  std::map<std::string, std::vector<int64_t>> givenShapes_;
+  std::map<std::string, int64_t> freeDims_;
   DeviceInfo target_;
   bool targetIsProfile_ = false;
   std::string targetProfile_;
@@ -479,6 +607,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
   bool fp16_ = false;
   std::mutex pendingMutex_;
   std::map<std::string, std::shared_ptr<KernelSet>> pending_;
+  std::map<std::string, std::unique_ptr<PartitionExecutable>> tunedExecutables_;  // tuned by compile, for load
   std::shared_ptr<PipelineCacheFile> cacheFile_;  // kiln.vulkan.pipeline_cache_path, else null
   bool driverCacheAttached_ = false;               // its driver blob went to the device's VkPipelineCache
   std::shared_ptr<const HostEvaluator> host_;
@@ -528,7 +657,7 @@ Result<std::unique_ptr<ExecutionProvider>> createVulkanExecutionProvider(const V
   }
   return std::unique_ptr<ExecutionProvider>(new VulkanExecutionProvider(
       target ? *target : picked.value(), target.has_value(), std::move(device), profile, autotune, config.fp16,
-      std::move(cacheFile), std::move(host)));
+      std::move(cacheFile), std::move(host), config.inputShapes, config.freeDims));
 }
 
 }  // namespace kiln::vk

@@ -2,8 +2,10 @@
 // glslang, pipelines) and runs them on a Vulkan 1.1+ device.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ep/execution_provider.h"
 #include "ep/host_evaluator.h"
@@ -21,6 +23,10 @@ struct VulkanEpConfig {
   bool profile = false;           // kiln.vulkan.profile
   bool autotune = false;          // kiln.vulkan.autotune
   bool fp16 = false;              // kiln.vulkan.fp16: float32 partitions store tensors as float16
+  // What fixes input shapes for autotune at compile: the session's per-input shapes (--shape) and
+  // kiln.free_dim_override.<dim_param> values.
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  std::map<std::string, int64_t> freeDims;
 };
 
 // Creates the Vulkan EP for a session. Device selection: `config.device` (index or name substring) picks one;

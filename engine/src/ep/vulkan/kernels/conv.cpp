@@ -178,16 +178,17 @@ class ConvKernel final : public VkKernel {
     // blocks (measured on PP-OCRv4's convs: 2-4x faster than 1 x 4 there).
     const int64_t mBlocks = w ? (w->dim(0) / std::max<int64_t>(group_, 1) + kBlock - 1) / kBlock : 4;
     const bool cpu = info.device.isCpu();
-    // The default first; with autotune, the other tiles too (the first run times them all).
+    // The default first, then the other tiles (registered as candidatesToRegister says).
     std::vector<std::pair<int64_t, int64_t>> tiles = {{std::clamp<int64_t>(mBlocks, 1, cpu ? 2 : 4), cpu ? 8 : 1}};
-    if (info.autotune) {
-      for (auto tile : std::initializer_list<std::pair<int64_t, int64_t>>{{1, 1}, {2, 1}, {4, 1}, {1, 4}, {2, 4},
-                                                                          {1, 8}, {2, 8}, {4, 4}}) {
-        tile.first = std::clamp<int64_t>(tile.first, 1, mBlocks);
-        if (std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) tiles.push_back(tile);
-      }
+    for (auto tile : std::initializer_list<std::pair<int64_t, int64_t>>{{1, 1}, {2, 1}, {4, 1}, {1, 4}, {2, 4},
+                                                                        {1, 8}, {2, 8}, {4, 4}}) {
+      tile.first = std::clamp<int64_t>(tile.first, 1, mBlocks);
+      if (std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) tiles.push_back(tile);
     }
-    for (const auto& [cb, pix] : tiles) {
+    std::vector<std::string> names;
+    for (const auto& [cb, pix] : tiles) names.push_back(tileName(cb, pix));
+    for (size_t chosen : candidatesToRegister(info, names)) {
+      const auto [cb, pix] = tiles[chosen];
       ShaderVariant tiled = variant;
       tiled.define("PIX", std::to_string(pix) + "u");
       tiled.define("CB", std::to_string(cb) + "u");
@@ -204,7 +205,11 @@ class ConvKernel final : public VkKernel {
     shader_ = candidates_[index].shader;
   }
   std::string candidateName(size_t index) const override {
-    return std::to_string(candidates_[index].pix) + "px x " + std::to_string(candidates_[index].cb) + "cb";
+    return tileName(candidates_[index].cb, candidates_[index].pix);
+  }
+  // "8px x 2cb": pixels x channel blocks per invocation (stored in tuned context binaries: keep it stable).
+  static std::string tileName(int64_t cb, int64_t pix) {
+    return std::to_string(pix) + "px x " + std::to_string(cb) + "cb";
   }
 
   Status record(RecordContext& ctx) override {

@@ -64,12 +64,13 @@ const UnaryOp kUnaryOps[] = {
 };
 
 // A unary op, or Clip (whose bounds come from attributes before opset 11 and from host inputs after).
-class UnaryKernel final : public VkKernel {
+class UnaryKernel final : public WorkgroupTunedKernel {
  public:
-  UnaryKernel(const KernelCreateInfo& info, const UnaryOp& op) : op_(op), opset_(info.opset) {
+  UnaryKernel(const KernelCreateInfo& info, const UnaryOp& op)
+      : WorkgroupTunedKernel(info), op_(op), opset_(info.opset) {
     ShaderVariant variant{"unary", {}, 2, kLocal};
     variant.define("OP(v)", std::string("(") + op.expression + ")");
-    shader_ = useShader(storedAs(variant, floatStorage(info)));
+    shader_ = useTunedShader(storedAs(variant, floatStorage(info)));
     alpha_ = op.alphaAttr ? info.node.attrFloat(op.alphaAttr, op.alpha) : op.alpha;
     beta_ = op.betaAttr ? info.node.attrFloat(op.betaAttr, op.beta) : op.beta;
     gamma_ = op.gammaAttr ? info.node.attrFloat(op.gammaAttr, op.gamma) : op.gamma;
@@ -96,11 +97,11 @@ class UnaryKernel final : public VkKernel {
     }
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, x->shape));
     uint32_t rowStride = 0;
-    const auto groups = linearGroups(static_cast<uint64_t>(x->elementCount()), kLocal, &rowStride);
+    const auto groups = linearGroups(static_cast<uint64_t>(x->elementCount()), localSize(), &rowStride);
     PushConstants push;
     push.u32(x->elementCount()).u32(rowStride).f32(alpha).f32(beta).f32(gamma_);
     const BufferRange buffers[] = {x->range(), y->range()};
-    return ctx.dispatch(shader_, buffers, push.data(), push.size(), groups);
+    return ctx.dispatch(shader(shader_), buffers, push.data(), push.size(), groups);
   }
 
  private:
@@ -122,21 +123,22 @@ const BinaryOp kBinaryOps[] = {
     {"Max", "max(x, y)", 8}, {"Min", "min(x, y)", 8}, {"Sum", "x + y", 8}, {"Mean", "x + y", 8},
 };
 
-class BinaryKernel final : public VkKernel {
+class BinaryKernel final : public WorkgroupTunedKernel {
  public:
-  BinaryKernel(const KernelCreateInfo& info, const BinaryOp& op) : mean_(std::string(op.opType) == "Mean") {
+  BinaryKernel(const KernelCreateInfo& info, const BinaryOp& op)
+      : WorkgroupTunedKernel(info), mean_(std::string(op.opType) == "Mean") {
     // Pow follows C: a negative base with an integral exponent keeps its sign.
     const std::string expression = std::string("(") + op.expression + ")";
     for (int broadcast = 0; broadcast < 3; ++broadcast) {
       ShaderVariant variant{"binary", {}, 3, kLocal};
       variant.define("OP(x, y)", expression).define("BROADCAST", broadcast);
-      const uint32_t index = useShader(storedAs(variant, floatStorage(info)));
-      (broadcast == 0 ? shaders_.direct : broadcast == 1 ? shaders_.general : shaders_.grid) = index;
+      const uint32_t family = useTunedShader(storedAs(variant, floatStorage(info)));
+      (broadcast == 0 ? families_.direct : broadcast == 1 ? families_.general : families_.grid) = family;
     }
     if (mean_) {
       ShaderVariant scale{"unary", {}, 2, kLocal};
       scale.define("OP(v)", "(v * alpha)");
-      scale_ = useShader(storedAs(scale, floatStorage(info)));
+      scale_ = useTunedShader(storedAs(scale, floatStorage(info)));
     }
   }
 
@@ -160,26 +162,27 @@ class BinaryKernel final : public VkKernel {
     }
     KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, first->dtype, shape));
     const VkTensor* accumulated = first;
+    const BroadcastShaders shaders{shader(families_.direct), shader(families_.general), shader(families_.grid)};
     for (size_t i = 1; i < ctx.inputCount(); ++i) {
       KILN_ASSIGN_OR_RETURN(const VkTensor* next, ctx.deviceInput(i));
       // Later steps read the output in place: same index, so no hazard inside one dispatch.
-      KILN_RETURN_IF_ERROR(recordBroadcast(ctx, shaders_, {accumulated, next}, *out, kLocal));
+      KILN_RETURN_IF_ERROR(recordBroadcast(ctx, shaders, {accumulated, next}, *out, localSize()));
       accumulated = out;
     }
     if (mean_) {
       uint32_t rowStride = 0;
-      const auto groups = linearGroups(static_cast<uint64_t>(out->elementCount()), kLocal, &rowStride);
+      const auto groups = linearGroups(static_cast<uint64_t>(out->elementCount()), localSize(), &rowStride);
       PushConstants push;
       push.u32(out->elementCount()).u32(rowStride).f32(1.0 / static_cast<double>(ctx.inputCount())).f32(0).f32(0);
       const BufferRange buffers[] = {out->range(), out->range()};
-      KILN_RETURN_IF_ERROR(ctx.dispatch(scale_, buffers, push.data(), push.size(), groups));
+      KILN_RETURN_IF_ERROR(ctx.dispatch(shader(scale_), buffers, push.data(), push.size(), groups));
     }
     return Status::ok();
   }
 
  private:
   bool mean_;
-  BroadcastShaders shaders_;
+  BroadcastShaders families_;  // useTunedShader families (shader() gives the selected size's shader)
   uint32_t scale_ = 0;
 };
 

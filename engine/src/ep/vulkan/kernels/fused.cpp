@@ -8,24 +8,24 @@ namespace {
 
 constexpr uint32_t kLocal = 64;
 
-class FusedElementwiseKernel final : public VkKernel {
+class FusedElementwiseKernel final : public WorkgroupTunedKernel {
  public:
-  explicit FusedElementwiseKernel(const KernelCreateInfo& info) {
+  explicit FusedElementwiseKernel(const KernelCreateInfo& info) : WorkgroupTunedKernel(info) {
     ShaderVariant variant{"fused", {}, 2, kLocal};
     variant.define("FUNCTIONS", info.node.attrString("kiln_functions", ""))
         .define("EXPRESSION", info.node.attrString("kiln_expression", "v"));
-    shader_ = useShader(storedAs(variant, floatStorage(info)));
+    shader_ = useTunedShader(storedAs(variant, floatStorage(info)));
   }
 
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* x, ctx.deviceInput(0));
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, x->shape));
     uint32_t rowStride = 0;
-    const auto groups = linearGroups(static_cast<uint64_t>(x->elementCount()), kLocal, &rowStride);
+    const auto groups = linearGroups(static_cast<uint64_t>(x->elementCount()), localSize(), &rowStride);
     PushConstants push;
     push.u32(x->elementCount()).u32(rowStride);
     const BufferRange buffers[] = {x->range(), y->range()};
-    return ctx.dispatch(shader_, buffers, push.data(), push.size(), groups);
+    return ctx.dispatch(shader(shader_), buffers, push.data(), push.size(), groups);
   }
 
  private:

@@ -20,7 +20,7 @@ struct Product {
   float alpha = 1, beta = 0;
 };
 
-Status recordProduct(RecordContext& ctx, uint32_t shader, const Product& pr, const BufferRange& a,
+Status recordProduct(RecordContext& ctx, uint32_t shader, uint32_t localSize, const Product& pr, const BufferRange& a,
                      const BufferRange& b, const BufferRange& c, const BufferRange& y) {
   if (pr.batchDims.size() > kMaxBatchRank) {
     return Status(StatusCode::NOT_IMPLEMENTED, "more than 4 batch dimensions");
@@ -31,7 +31,7 @@ Status recordProduct(RecordContext& ctx, uint32_t shader, const Product& pr, con
   if (batches > 65535) return Status(StatusCode::NOT_IMPLEMENTED, "more than 65535 batched products");
   const int64_t nBlocks = (pr.N + 3) / 4, tiles = (pr.M + 3) / 4 * nBlocks;
   uint32_t rowStride = 0;
-  auto groups = linearGroups(static_cast<uint64_t>(tiles), kLocal, &rowStride);
+  auto groups = linearGroups(static_cast<uint64_t>(tiles), localSize, &rowStride);
   groups[2] = static_cast<uint32_t>(batches);
   PushConstants push;
   push.u32(pr.M).u32(pr.N).u32(pr.K).u32(pr.aRow).u32(pr.aCol).u32(pr.bRow).u32(pr.bCol).u32(pr.cRow).u32(pr.cCol);
@@ -42,17 +42,18 @@ Status recordProduct(RecordContext& ctx, uint32_t shader, const Product& pr, con
   return ctx.dispatch(shader, buffers, push.data(), push.size(), groups);
 }
 
-class GemmKernel final : public VkKernel {
+class GemmKernel final : public WorkgroupTunedKernel {
  public:
   explicit GemmKernel(const KernelCreateInfo& info)
-      : transA_(info.node.attrInt("transA", 0) != 0),
+      : WorkgroupTunedKernel(info),
+        transA_(info.node.attrInt("transA", 0) != 0),
         transB_(info.node.attrInt("transB", 0) != 0),
         alpha_(info.node.attrFloat("alpha", 1.0f)),
         beta_(info.node.attrFloat("beta", 1.0f)) {
     for (int hasC = 0; hasC < 2; ++hasC) {
       ShaderVariant variant{"gemm", {}, 4, kLocal};
       variant.define("HAS_C", hasC);
-      (hasC ? withC_ : withoutC_) = useShader(storedAs(variant, floatStorage(info)));
+      (hasC ? withC_ : withoutC_) = useTunedShader(storedAs(variant, floatStorage(info)));
     }
   }
 
@@ -90,8 +91,8 @@ class GemmKernel final : public VkKernel {
       pr.cRow = strides[0];
       pr.cCol = strides[1];
     }
-    return recordProduct(ctx, c ? withC_ : withoutC_, pr, a->range(), b->range(), c ? c->range() : a->range(),
-                         y->range());
+    return recordProduct(ctx, shader(c ? withC_ : withoutC_), localSize(), pr, a->range(), b->range(),
+                         c ? c->range() : a->range(), y->range());
   }
 
  private:
@@ -100,12 +101,12 @@ class GemmKernel final : public VkKernel {
   uint32_t withC_ = 0, withoutC_ = 0;
 };
 
-class MatMulKernel final : public VkKernel {
+class MatMulKernel final : public WorkgroupTunedKernel {
  public:
-  explicit MatMulKernel(const KernelCreateInfo& info) {
+  explicit MatMulKernel(const KernelCreateInfo& info) : WorkgroupTunedKernel(info) {
     ShaderVariant variant{"gemm", {}, 4, kLocal};
     variant.define("HAS_C", 0);
-    shader_ = useShader(storedAs(variant, floatStorage(info)));
+    shader_ = useTunedShader(storedAs(variant, floatStorage(info)));
   }
 
   Status record(RecordContext& ctx) override {
@@ -139,7 +140,7 @@ class MatMulKernel final : public VkKernel {
     if (a->shape.size() > 1) ys.push_back(pr.M);
     if (b->shape.size() > 1) ys.push_back(pr.N);
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, a->dtype, ys));
-    return recordProduct(ctx, shader_, pr, a->range(), b->range(), a->range(), y->range());
+    return recordProduct(ctx, shader(shader_), localSize(), pr, a->range(), b->range(), a->range(), y->range());
   }
 
  private:
