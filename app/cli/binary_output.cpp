@@ -61,6 +61,12 @@ void printText(const ContextBinaryInfo& info) {
               static_cast<unsigned long long>(info.weightBlobs), sizeText(info.weightBytes).c_str(),
               static_cast<unsigned long long>(info.weightReferences), sizeText(info.weightBytesReferenced).c_str(),
               sizeText(info.weightBytesReferenced - info.weightBytes).c_str());
+  if (info.weightless) {
+    std::printf("  weightless: %llu weights (%s) come from the source model %s at load; %llu prepacked constants are "
+                "derived again there\n",
+                static_cast<unsigned long long>(info.externalWeights), sizeText(info.externalWeightBytes).c_str(),
+                joined(info.weightSources).c_str(), static_cast<unsigned long long>(info.derivedConstants));
+  }
 }
 
 void printText(const CompatibilityVerdict& verdict) {

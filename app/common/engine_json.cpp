@@ -19,7 +19,7 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
                       {"spirv_modules", g.spirvModules},
                       {"op_types", g.opTypes}});
   }
-  return {{"path", info.path},
+  nlohmann::json document = {{"path", info.path},
           {"kind", "context_binary"},
           {"file_size", info.fileSize},
           {"format_version", info.formatVersion},
@@ -51,6 +51,13 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
             {"bytes", info.weightBytes},
             {"bytes_referenced", info.weightBytesReferenced},
             {"bytes_saved_by_dedup", info.weightBytesReferenced - info.weightBytes}}}};
+  if (info.weightless) {
+    document["weightless"] = {{"sources", info.weightSources},
+                              {"references", info.externalWeights},
+                              {"bytes", info.externalWeightBytes},
+                              {"derived_constants", info.derivedConstants}};
+  }
+  return document;
 }
 
 nlohmann::json toJson(const CompatibilityVerdict& verdict) {

@@ -29,7 +29,7 @@ struct KILN_EXPORT CompatibilityVerdict {
 };
 
 struct KILN_EXPORT ContextBinarySection {
-  std::string kind;  // "device", "graphs", "spirv", "driver_cache", "weights"
+  std::string kind;  // "device", "graphs", "spirv", "driver_cache", "weights", "compile_record", "weight_refs"
   uint64_t offset = 0, size = 0;
   std::string hash;  // xxHash3-64, 16 hex digits
   uint64_t items = 0;
@@ -65,6 +65,13 @@ struct KILN_EXPORT ContextBinaryInfo {
   uint64_t driverCacheBytes = 0;  // 0 when the binary has no driver pipeline cache
   // Weights: distinct blobs stored, references to them, and the bytes deduplication saved.
   uint64_t weightBlobs = 0, weightReferences = 0, weightBytes = 0, weightBytesReferenced = 0;
+  // Weightless binaries (ep.enable_weightless_ep_context_nodes=1): the source models whose weights they refer to
+  // (as recorded: relative to the ctx model's folder), how many weights and bytes, and the prepacked constants
+  // derived again at load.
+  bool weightless = false;
+  std::vector<std::string> weightSources;
+  uint64_t externalWeights = 0, externalWeightBytes = 0, derivedConstants = 0;
+  std::string compileRecord;  // the compile record the binary carries (JSON, format 1.1); "" when none
 };
 
 // Reads and validates a context binary (every offset, size and hash). NO_SUCHFILE when missing; INVALID_GRAPH with

@@ -12,8 +12,9 @@
 namespace kiln::ctxbin {
 namespace {
 
-// Format 1.0 arrived with engine 0.1.0; any 0.x engine reads it (a reader skips nothing it does not know yet, so
-// a format change that older engines could misread must bump the major version instead).
+// Format 1.0 arrived with engine 0.1.0; any 0.x engine reads it. Readers skip section kinds they do not know
+// (format 1.1 added COMPILE_RECORD and WEIGHT_REFS); a change that older engines could misread must bump the major
+// version instead (a weightless binary's empty blobs fail in an older reader rather than misread).
 constexpr const char* kFirstReader = "0.1.0";
 constexpr const char* kLastReader = "0.1023.1023";
 
@@ -62,6 +63,7 @@ Result<std::vector<std::byte>> encodeContextBinary(const BinaryContents& content
     p.targetProfile.clear();  // stored once, in the device section
   }
   WeightTableWriter weights;
+  if (contents.findExternal) weights.setWeightless(contents.findExternal);
   SpirvTableWriter spirv;
   KILN_ASSIGN_OR_RETURN(std::vector<std::byte> graphs, encodeGraphs(partitions, weights, spirv));
   KILN_ASSIGN_OR_RETURN(Header header, makeHeader(contents, spirv));
@@ -80,6 +82,14 @@ Result<std::vector<std::byte>> encodeContextBinary(const BinaryContents& content
     pending.push_back({SectionKind::DRIVER_CACHE, contents.driverCache, contents.driverCache.empty() ? 0u : 1u});
   }
   pending.push_back({SectionKind::WEIGHTS, weights.encode(), weights.stats().blobs});
+  if (!contents.compileRecord.empty()) {
+    const auto* record = reinterpret_cast<const std::byte*>(contents.compileRecord.data());
+    pending.push_back({SectionKind::COMPILE_RECORD, std::vector<std::byte>(record, record + contents.compileRecord.size()), 1});
+  }
+  if (weights.weightless()) {
+    const WeightRefs refs{contents.weightSources, weights.externalRefs(), weights.derivedConstants()};
+    pending.push_back({SectionKind::WEIGHT_REFS, encodeWeightRefs(refs), refs.refs.size()});
+  }
   if (stats) *stats = weights.stats();
 
   std::vector<SectionEntry> table;
@@ -154,15 +164,33 @@ Result<std::vector<std::pair<std::string, std::vector<uint32_t>>>> ContextBinary
   return modules;
 }
 
-Result<WeightTableReader> ContextBinary::weights() const {
-  auto table = WeightTableReader::parse(section(SectionKind::WEIGHTS), owner_);
+Result<WeightTableReader> ContextBinary::weights(const ExternalBlobs* external) const {
+  ExternalBlobs unresolved;
+  if (!external && isWeightless()) {
+    KILN_ASSIGN_OR_RETURN(const WeightRefs refs, weightRefs());
+    for (const auto& ref : refs.refs) unresolved[ref.blob] = Tensor();
+    external = &unresolved;
+  }
+  auto table = WeightTableReader::parse(section(SectionKind::WEIGHTS), owner_, external);
   if (!table.isOk()) return table.status().withContext(origin_);
   return table;
 }
 
-Result<std::vector<CompiledPartition>> ContextBinary::partitions() const {
+Result<WeightRefs> ContextBinary::weightRefs() const {
+  if (!isWeightless()) return WeightRefs{};
+  auto refs = decodeWeightRefs(section(SectionKind::WEIGHT_REFS));
+  if (!refs.isOk()) return refs.status().withContext(origin_);
+  return refs;
+}
+
+std::string ContextBinary::compileRecord() const {
+  const auto bytes = section(SectionKind::COMPILE_RECORD);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+Result<std::vector<CompiledPartition>> ContextBinary::partitions(const ExternalBlobs* external) const {
   KILN_ASSIGN_OR_RETURN(auto spirv, spirvModules());
-  KILN_ASSIGN_OR_RETURN(WeightTableReader weights, this->weights());
+  KILN_ASSIGN_OR_RETURN(WeightTableReader weights, this->weights(external));
   auto partitions = decodeGraphs(section(SectionKind::GRAPHS), weights, spirv);
   if (!partitions.isOk()) return partitions.status().withContext(origin_);
   const std::string profile = vk::deviceProfileJson(target_);

@@ -21,6 +21,10 @@ struct BinaryContents {
   TargetKind targetKind = TargetKind::DEVICE;
   std::vector<std::byte> driverCache;        // vkGetPipelineCacheData of the producer (DEVICE targets only)
   uint32_t requiredPushConstantBytes = 0;    // the push-constant block the partitions' kernels use
+  std::string compileRecord;                 // the COMPILE_RECORD section's JSON; "" writes none
+  // Weightless (format 1.1): weights `findExternal` locates in `weightSources` are referenced, not stored.
+  ExternalWeightFinder findExternal;
+  std::vector<WeightSourceModel> weightSources;
 };
 
 // The engine version range a binary written now declares readable (architecture.md, Versions).
@@ -53,9 +57,17 @@ class ContextBinary {
   std::span<const std::byte> driverCache() const;
   bool hasDriverCache() const;
 
-  Result<std::vector<CompiledPartition>> partitions() const;
+  // The partitions; a weightless binary's referenced weights come from `external` (without it they read as type
+  // and shape only: enough to describe, not to run).
+  Result<std::vector<CompiledPartition>> partitions(const ExternalBlobs* external = nullptr) const;
   Result<std::vector<std::pair<std::string, std::vector<uint32_t>>>> spirvModules() const;
-  Result<WeightTableReader> weights() const;
+  Result<WeightTableReader> weights(const ExternalBlobs* external = nullptr) const;
+  // Whether the binary refers to its source models' weights instead of storing them (a WEIGHT_REFS section).
+  bool isWeightless() const { return !section(SectionKind::WEIGHT_REFS).empty(); }
+  // The WEIGHT_REFS section decoded (empty references for a binary that stores its weights).
+  Result<WeightRefs> weightRefs() const;
+  // The COMPILE_RECORD section's JSON ("" when the binary has none).
+  std::string compileRecord() const;
 
  private:
   ContextBinary() = default;

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #include "context_binary/byte_io.h"
 
@@ -25,6 +26,8 @@ const char* sectionKindName(SectionKind kind) {
     case SectionKind::SPIRV: return "spirv";
     case SectionKind::DRIVER_CACHE: return "driver_cache";
     case SectionKind::WEIGHTS: return "weights";
+    case SectionKind::COMPILE_RECORD: return "compile_record";
+    case SectionKind::WEIGHT_REFS: return "weight_refs";
   }
   return "unknown";
 }
@@ -183,7 +186,7 @@ Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
   if (h.target != TargetKind::DEVICE && h.target != TargetKind::PROFILE) return corrupt("unknown target kind");
 
   ByteReader table(file.subspan(kHeaderBytes, sectionCount * kSectionEntryBytes));
-  uint32_t seenKinds = 0;
+  std::set<uint32_t> seenKinds;
   for (uint32_t i = 0; i < sectionCount; ++i) {
     SectionEntry s;
     const uint32_t kind = table.u32();
@@ -192,11 +195,12 @@ Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
     s.size = table.u64();
     s.hash = table.u64();
     s.items = table.u64();
-    if (kind < 1 || kind > 5) return corrupt("section " + std::to_string(i) + " has unknown kind " + std::to_string(kind));
+    // Kind 0 was never assigned; a kind above the known ones comes from a newer minor version: kept, then skipped.
+    if (kind == 0) return corrupt("section " + std::to_string(i) + " has kind 0");
     s.kind = static_cast<SectionKind>(kind);
-    const std::string name = sectionKindName(s.kind);
-    if (seenKinds & (1u << kind)) return corrupt("two " + name + " sections");
-    seenKinds |= 1u << kind;
+    const std::string name = std::string(sectionKindName(s.kind)) + (sectionKindName(s.kind) == std::string("unknown") ?
+                                                                      " (kind " + std::to_string(kind) + ")" : "");
+    if (!seenKinds.insert(kind).second) return corrupt("two " + name + " sections");
     if (s.offset % kSectionAlignment != 0 || s.offset < tableEnd || s.offset > file.size() ||
         s.size > file.size() - s.offset) {
       return corrupt(name + " section [" + std::to_string(s.offset) + ", +" + std::to_string(s.size) +
@@ -213,7 +217,7 @@ Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
     }
   }
   for (auto kind : {SectionKind::DEVICE, SectionKind::GRAPHS, SectionKind::SPIRV, SectionKind::WEIGHTS}) {
-    if (!(seenKinds & (1u << static_cast<uint32_t>(kind)))) return corrupt(std::string("no ") + sectionKindName(kind) + " section");
+    if (!seenKinds.count(static_cast<uint32_t>(kind))) return corrupt(std::string("no ") + sectionKindName(kind) + " section");
   }
   for (const auto& s : parsed.sections) {
     if (contentHash(file.subspan(s.offset, s.size)) != s.hash) {

@@ -18,14 +18,20 @@ namespace kiln::ctxbin {
 
 inline constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'V', 'K', 'C', 'B'};
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr uint16_t kFormatMinor = 1;  // 1.1: COMPILE_RECORD and WEIGHT_REFS sections
 inline constexpr size_t kHeaderBytes = 192;
 inline constexpr size_t kSectionEntryBytes = 40;
 inline constexpr size_t kSectionAlignment = 64;
 inline constexpr uint32_t kMaxSections = 16;
 inline constexpr size_t kSectionCountOffset = 112;  // u32 in the header (tools that re-seal edited files read it)
 
-enum class SectionKind : uint32_t { DEVICE = 1, GRAPHS = 2, SPIRV = 3, DRIVER_CACHE = 4, WEIGHTS = 5 };
+// Kinds a reader does not know (a newer minor version's) are checked like any section (bounds, overlap, hash) and
+// otherwise skipped. COMPILE_RECORD (format 1.1): the compile record JSON (epcontext/compile_record.h).
+// WEIGHT_REFS (1.1): a weightless binary's references to its source models' weights (weight_refs_section.h).
+enum class SectionKind : uint32_t {
+  DEVICE = 1, GRAPHS = 2, SPIRV = 3, DRIVER_CACHE = 4, WEIGHTS = 5, COMPILE_RECORD = 6, WEIGHT_REFS = 7
+};
+// "weights", ...; "unknown" for a kind this engine does not know.
 const char* sectionKindName(SectionKind kind);
 
 // What the producing device (or target profile) was: where the compiled SPIR-V and the driver blob came from.

@@ -164,7 +164,7 @@ Status writePartition(const CompiledPartition& p, WeightTableWriter& weights, Sp
     const CompiledNode* stored = i < p.nodes.size() ? &p.nodes[i] : nullptr;
     w.u8(stored && stored->onHost ? 1 : 0);
     w.u32(stored ? static_cast<uint32_t>(stored->constants.size()) : 0);
-    if (stored) for (const auto& c : stored->constants) weights.writeReference(c, w);
+    if (stored) for (const auto& c : stored->constants) weights.writeConstant(c, w);
   }
   w.u32(static_cast<uint32_t>(g.inputs.size()));
   for (const auto& v : g.inputs) writeValueInfo(v, w);
@@ -185,7 +185,8 @@ Status writePartition(const CompiledPartition& p, WeightTableWriter& weights, Sp
     w.str(name);
     // A shape-only tensor (read back from a binary, so absorbedInputs is not known) stays shape-only.
     const bool hasData = t.dtype() == DataType::STRING || t.rawData() != nullptr || t.numel() == 0;
-    if (hasData && (needed.count(name) || t.dtype() == DataType::STRING)) {
+    // Weightless: absorbed weights too, as source references: kernels derive their constants from them at load.
+    if (hasData && (needed.count(name) || t.dtype() == DataType::STRING || weights.weightless())) {
       weights.writeReference(t, w);
     } else {
       weights.writeShapeOnly(t, w);  // folded into prepacked constants: stored once, packed

@@ -69,11 +69,29 @@ Result<Tensor> tensorFromBytes(DataType type, const Shape& shape, std::span<cons
 }
 
 void WeightTableWriter::writeReference(const Tensor& tensor, ByteWriter& out) {
+  if (tensor.dtype() != DataType::STRING && !tensor.rawData() && tensor.numel() > 0) {
+    writeShapeOnly(tensor, out);  // nothing to store (read as type and shape only)
+    return;
+  }
   writeTensorType(tensor, out);
   std::vector<std::byte> bytes = tensorBytes(tensor);
   stats_.references++;
   stats_.referencedBytes += bytes.size();
   out.u32(addBlob(std::move(bytes)));
+}
+
+void WeightTableWriter::writeConstant(const Tensor& tensor, ByteWriter& out) {
+  if (!weightless() || tensor.dtype() == DataType::STRING || !tensor.rawData() || tensor.numel() == 0) {
+    writeReference(tensor, out);
+    return;
+  }
+  const auto bytes = std::span(static_cast<const std::byte*>(tensor.rawData()), tensor.byteSize());
+  if (find_(bytes, contentHash(bytes))) {
+    writeReference(tensor, out);
+    return;
+  }
+  derived_++;
+  writeShapeOnly(tensor, out);
 }
 
 void WeightTableWriter::writeShapeOnly(const Tensor& tensor, ByteWriter& out) {
@@ -83,6 +101,21 @@ void WeightTableWriter::writeShapeOnly(const Tensor& tensor, ByteWriter& out) {
 
 uint32_t WeightTableWriter::addBlob(std::vector<std::byte> bytes) {
   const uint64_t hash = contentHash(bytes);
+  if (weightless() && !bytes.empty()) {
+    if (std::optional<WeightRef> ref = find_(bytes, hash)) {
+      const auto key = std::make_tuple(ref->source, ref->name, ref->transform);
+      if (auto it = externalBlob_.find(key); it != externalBlob_.end()) return it->second;
+      ref->blob = static_cast<uint32_t>(blobs_.size());
+      ref->blobHash = hash;
+      ref->blobBytes = bytes.size();
+      stats_.blobs++;
+      stats_.externalBytes += bytes.size();
+      blobs_.emplace_back();  // stored empty: the bytes come from the source at load
+      externalBlob_[key] = ref->blob;
+      refs_.push_back(*ref);
+      return ref->blob;
+    }
+  }
   auto it = std::lower_bound(byHash_.begin(), byHash_.end(), std::make_pair(hash, uint32_t{0}));
   for (; it != byHash_.end() && it->first == hash; ++it) {
     if (blobs_[it->second] == bytes) return it->second;  // same content: share it
@@ -112,10 +145,12 @@ std::vector<std::byte> WeightTableWriter::encode() const {
   return w.data();
 }
 
-Result<WeightTableReader> WeightTableReader::parse(std::span<const std::byte> section, std::shared_ptr<const void> owner) {
+Result<WeightTableReader> WeightTableReader::parse(std::span<const std::byte> section, std::shared_ptr<const void> owner,
+                                                  const ExternalBlobs* external) {
   WeightTableReader table;
   table.section_ = section;
   table.owner_ = std::move(owner);
+  if (external) table.external_ = *external;
   ByteReader r(section);
   const uint32_t count = r.count(24);
   for (uint32_t i = 0; i < count; ++i) {
@@ -144,6 +179,18 @@ Result<Tensor> WeightTableReader::readReference(ByteReader& in) const {
     return Tensor::wrap(type.first, type.second, nullptr);
   }
   if (!in.ok() || blob >= blobs_.size()) return corrupt("weight reference to a blob that does not exist");
+  if (auto it = external_.find(blob); it != external_.end() && type.first != DataType::STRING) {
+    const Tensor& supplied = it->second;
+    if (!supplied.defined()) return Tensor::wrap(type.first, type.second, nullptr);  // unresolved: type and shape
+    const uint64_t expected = static_cast<uint64_t>(shapeSize(type.second)) * dataTypeSize(type.first);
+    if (supplied.byteSize() != expected) {
+      return corrupt("weight blob " + std::to_string(blob) + " from the source model has " +
+                     std::to_string(supplied.byteSize()) + " bytes, the reference needs " + std::to_string(expected));
+    }
+    auto holder = std::make_shared<Tensor>(supplied);
+    auto* data = static_cast<std::byte*>(holder->rawData());
+    return Tensor::wrap(type.first, type.second, std::shared_ptr<std::byte>(holder, data));
+  }
   const auto bytes = blobs_[blob];
   const size_t alignment = std::max<size_t>(dataTypeSize(type.first), 1);
   const bool aligned = reinterpret_cast<uintptr_t>(bytes.data()) % alignment == 0;

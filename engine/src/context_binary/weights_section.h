@@ -9,11 +9,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "context_binary/byte_io.h"
+#include "context_binary/weight_refs_section.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
 
@@ -26,7 +32,15 @@ struct WeightStats {
   uint64_t blobs = 0;           // distinct contents stored
   uint64_t referencedBytes = 0; // bytes the references would take without deduplication
   uint64_t storedBytes = 0;     // bytes stored
+  uint64_t externalBytes = 0;   // bytes a weightless binary refers to in its source models instead
 };
+
+// A weightless binary's lookup: the source weight whose bytes equal `bytes` (their contentHash is `hash`), or
+// nullopt. WeightRef::blob is filled in by the writer.
+using ExternalWeightFinder = std::function<std::optional<WeightRef>(std::span<const std::byte> bytes, uint64_t hash)>;
+// Blobs a weightless binary does not store, by blob index: the tensor that supplies the bytes (from the source
+// model), or an undefined tensor when unresolved (such references then read as type and shape only).
+using ExternalBlobs = std::map<uint32_t, Tensor>;
 
 class WeightTableWriter {
  public:
@@ -34,6 +48,14 @@ class WeightTableWriter {
   void writeReference(const Tensor& tensor, ByteWriter& out);
   // Writes a reference with type and shape only (a constant a kernel folded away: nothing reads its values).
   void writeShapeOnly(const Tensor& tensor, ByteWriter& out);
+  // A prepacked constant: writeReference, except in a weightless binary, where one the source does not hold as
+  // is becomes type and shape only (the kernel derives it again at load).
+  void writeConstant(const Tensor& tensor, ByteWriter& out);
+  // Weightless: bytes `find` locates in a source model are referenced (an empty blob plus a WeightRef), not stored.
+  void setWeightless(ExternalWeightFinder find) { find_ = std::move(find); }
+  bool weightless() const { return static_cast<bool>(find_); }
+  const std::vector<WeightRef>& externalRefs() const { return refs_; }
+  uint64_t derivedConstants() const { return derived_; }
   std::vector<std::byte> encode() const;
   const WeightStats& stats() const { return stats_; }
 
@@ -42,13 +64,19 @@ class WeightTableWriter {
   std::vector<std::vector<std::byte>> blobs_;
   std::vector<std::pair<uint64_t, uint32_t>> byHash_;  // sorted by hash
   WeightStats stats_;
+  ExternalWeightFinder find_;
+  std::vector<WeightRef> refs_;
+  std::map<std::tuple<uint32_t, std::string, WeightTransform>, uint32_t> externalBlob_;
+  uint64_t derived_ = 0;
 };
 
 class WeightTableReader {
  public:
   // Parses the blob table of `section`; `owner` keeps the section's memory alive for tensors that wrap it.
   // INVALID_GRAPH when any blob lies outside the section or its hash does not match.
-  static Result<WeightTableReader> parse(std::span<const std::byte> section, std::shared_ptr<const void> owner);
+  // `external` supplies the blobs a weightless binary does not store (nullptr: none).
+  static Result<WeightTableReader> parse(std::span<const std::byte> section, std::shared_ptr<const void> owner,
+                                         const ExternalBlobs* external = nullptr);
   // Reads a tensor reference; INVALID_GRAPH when the reference is malformed or its size does not match the blob.
   // A shape-only reference gives a tensor of that type and shape without storage (rawData() == nullptr).
   Result<Tensor> readReference(ByteReader& in) const;
@@ -59,6 +87,7 @@ class WeightTableReader {
   std::span<const std::byte> section_;
   std::shared_ptr<const void> owner_;
   std::vector<std::span<const std::byte>> blobs_;
+  ExternalBlobs external_;
 };
 
 // Shape encoding shared with inline tensors: dtype i32, rank u32, dims i64... INVALID_GRAPH on a negative

@@ -127,8 +127,13 @@ Result<std::string> relativeInside(const std::string& path, const std::string& f
   return relative.string();
 }
 
-Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions) {
+Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const BinaryExtras& extras) {
   KILN_ASSIGN_OR_RETURN(ctxbin::BinaryContents contents, binaryContentsFor(std::move(partitions)));
+  contents.compileRecord = extras.compileRecord;
+  if (extras.weightless) {
+    contents.findExternal = extras.weightless->finder;
+    contents.weightSources = extras.weightless->sources;
+  }
   EncodedBinary encoded;
   encoded.target = contents.target;
   KILN_ASSIGN_OR_RETURN(encoded.bytes, ctxbin::encodeContextBinary(contents));

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "device/device_info.h"
+#include "epcontext/weightless.h"
 #include "kiln/compiler.h"
 #include "partition/compiled_model.h"
 
@@ -18,8 +20,13 @@ struct EncodedBinary {
   std::vector<std::byte> bytes;
   vk::DeviceInfo target;
 };
+// What a context binary carries beside the partitions (format 1.1 sections).
+struct BinaryExtras {
+  std::string compileRecord;                    // the COMPILE_RECORD section; "" writes none
+  std::optional<WeightlessSources> weightless;  // set: a weightless binary (epcontext/weightless.h)
+};
 // The context binary of `partitions` (one target device; a live-device target carries the driver cache).
-Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions);
+Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const BinaryExtras& extras = {});
 
 struct OutputLayout {
   int embedMode = 0;
