@@ -50,7 +50,7 @@ def main():
         code, out, err = kiln("inspect", str(live), "--json")
         expect(code == 0, f"inspect exits 0 (got {code}: {err})")
         info = json.loads(out)
-        expect(info["format_version"] == "1.0", "format 1.0")
+        expect(info["format_version"] == "1.1", "format 1.1")
         expect([s["kind"] for s in info["sections"]] == ["device", "graphs", "spirv", "driver_cache", "weights"],
                f"section kinds {[s['kind'] for s in info['sections']]}")
         expect(len(info["graphs"]) == 1 and info["graphs"][0]["nodes"] > 0, "one graph with nodes")

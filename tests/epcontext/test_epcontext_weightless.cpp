@@ -2,8 +2,8 @@
 // compile --weightless): the context binary stores no weight the source model holds (initializers and Constant
 // node values, embedded or in an external-data file), a session takes them from the source, checks their hashes and
 // prepacks again, and runs bit for bit as the regular ctx model does. A missing source is NO_SUCHFILE, a changed
-// source or a weight that is not there INVALID_GRAPH, and ep.context_source_model_path points at a moved source.
-// Sharing groups and float16 storage stay weightless too.
+// source or a weight that is not there INVALID_GRAPH, ep.context_source_model_path points at a moved source, and
+// merging weightless ctx models is refused. Sharing groups and float16 storage stay weightless too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +15,7 @@
 #include "gtest_requirements.h"
 #include "kiln/compiler.h"
 #include "kiln/context_binary.h"
+#include "kiln/epcontext.h"
 #include "model_builder.h"
 #include "test_models.h"
 
@@ -194,6 +195,13 @@ TEST_F(Weightless, MissingMovedChangedAndRenamedSources) {
   // The source back as it was: loads again.
   save(convModel(1.0f), source);
   expectRunsAs(ctx, convInputs(), expected);
+
+  // Merging needs the weights in the binaries: refused, nothing written.
+  auto merged = mergeEpContextModels({{ctx, "a_"}, {ctx, "b_"}}, dir_.file("merged_ctx.onnx"));
+  ASSERT_FALSE(merged.isOk());
+  EXPECT_EQ(merged.status().code(), StatusCode::INVALID_ARGUMENT) << merged.status().toString();
+  EXPECT_NE(merged.status().message().find("weightless"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_.file("merged_ctx.onnx")));
 }
 
 TEST_F(Weightless, ModelFromMemoryNeedsTheSourcePathAndWritesNothing) {

@@ -5,7 +5,15 @@
 namespace kiln::ctxbin {
 
 const char* weightTransformName(WeightTransform transform) {
-  return transform == WeightTransform::FLOAT16 ? "float16" : "none";
+  switch (transform) {
+    case WeightTransform::NONE: return "none";
+    case WeightTransform::FLOAT16: return "float16";
+    case WeightTransform::BN_FOLD_WEIGHT: return "bn_fold_weight";
+    case WeightTransform::BN_FOLD_BIAS: return "bn_fold_bias";
+    case WeightTransform::BN_FOLD_WEIGHT_FLOAT16: return "bn_fold_weight_float16";
+    case WeightTransform::BN_FOLD_BIAS_FLOAT16: return "bn_fold_bias_float16";
+  }
+  return "unknown";
 }
 
 std::vector<std::byte> encodeWeightRefs(const WeightRefs& refs) {
@@ -52,7 +60,7 @@ Result<WeightRefs> decodeWeightRefs(std::span<const std::byte> section) {
     ref.blobHash = r.u64();
     ref.blobBytes = r.u64();
     if (!r.ok()) break;
-    if (transform > static_cast<uint8_t>(WeightTransform::FLOAT16)) return corrupt("name an unknown transform");
+    if (transform > static_cast<uint8_t>(WeightTransform::BN_FOLD_BIAS_FLOAT16)) return corrupt("name an unknown transform");
     ref.transform = static_cast<WeightTransform>(transform);
     if (ref.source >= refs.sources.size()) return corrupt("name a source model that does not exist");
   }

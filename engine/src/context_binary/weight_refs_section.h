@@ -17,8 +17,12 @@
 
 namespace kiln::ctxbin {
 
-// What turns a source tensor into the blob: nothing, or float32 → float16 (kiln.vulkan.fp16=1 storage).
-enum class WeightTransform : uint8_t { NONE = 0, FLOAT16 = 1 };
+// What turns source tensors into the blob: nothing, float32 → float16 (kiln.vulkan.fp16=1 storage), or a
+// BatchNormalization folded into the Conv before it (the reference then names the BatchNormalization's output: the
+// folded weights or bias, float16 when the Conv's weights are, or the _FLOAT16 kinds under kiln.vulkan.fp16=1).
+enum class WeightTransform : uint8_t {
+  NONE = 0, FLOAT16 = 1, BN_FOLD_WEIGHT = 2, BN_FOLD_BIAS = 3, BN_FOLD_WEIGHT_FLOAT16 = 4, BN_FOLD_BIAS_FLOAT16 = 5
+};
 const char* weightTransformName(WeightTransform transform);
 
 struct WeightSourceModel {

@@ -195,12 +195,12 @@ class Binder {
     return loaded.get();
   }
 
-  // The partitions of `binary`; a weightless binary's weights come from its source model (weightless.h), also when
-  // merging (the merged binary then stores them).
+  // The partitions of `binary`; a weightless binary's weights come from its source model (weightless.h), except
+  // when nothing will run them (forDevice false: merging refuses weightless binaries).
   Result<std::vector<CompiledPartition>> decode(const ctxbin::ContextBinary& binary) {
     // The callers' clocks count the whole decode as binary_read_ms: the float16 conversion moves to weight_prepack_ms.
     SessionTimings own;
-    auto partitions = decodePartitions(binary, true, baseFolder_,
+    auto partitions = decodePartitions(binary, forDevice_, baseFolder_,
                                        configValue(options_, config::kEpContextSourceModelPath), &own);
     timings_.weight_prepack_ms += own.weight_prepack_ms;
     timings_.binary_read_ms -= own.weight_prepack_ms;
