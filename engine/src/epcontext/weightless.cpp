@@ -194,7 +194,8 @@ Result<WeightlessSources> weightlessSourcesFor(const std::vector<std::string>& s
       if (fp16 && tensor.dtype() == DataType::FLOAT) {
         Tensor converted = vk::toFloat16(tensor);
         ref.transform = half;
-        index->emplace(ctxbin::contentHash(bytesOf(converted)), IndexEntry{ref, std::move(converted)});
+        const uint64_t hash = ctxbin::contentHash(bytesOf(converted));  // before the move below
+        index->emplace(hash, IndexEntry{ref, std::move(converted)});
       }
     };
     using T = ctxbin::WeightTransform;
