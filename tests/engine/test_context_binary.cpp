@@ -379,7 +379,10 @@ TEST(ContextBinary, VerdictsAgainstEditedProfiles) {
 
   const std::string future = dir.file("future.bin");
   std::filesystem::copy_file(compiled.binary, future);
-  patchHeader(future, [](ctxbin::Header& h) { h.formatMajor = 2; });
+  patchHeader(future, [](ctxbin::Header& h) {
+    h.formatMajor = 2;
+    h.formatMinor = 0;  // this engine writes 1.1
+  });
   auto futureVerdict = checkContextBinary(future, "0");
   ASSERT_TRUE(futureVerdict.isOk()) << futureVerdict.status().toString();
   EXPECT_EQ(futureVerdict->compatibility, Compatibility::UNSUPPORTED);
