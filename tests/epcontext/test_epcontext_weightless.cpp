@@ -211,6 +211,21 @@ TEST_F(Weightless, MissingMovedChangedAndRenamedSources) {
   EXPECT_FALSE(fs::exists(dir_.file("merged_ctx.onnx")));
 }
 
+TEST_F(Weightless, SessionOptionGenerationWritesAWeightlessBinary) {
+  const std::string source = dir_.file("conv.onnx");
+  save(convModel(1.0f), source);
+  const std::string ctx = dir_.file("gen_ctx.onnx");
+  auto generating = Session::create(source, withEntries(vulkanOptions(), {{"ep.context_enable", "1"},
+                                                                          {"ep.context_file_path", ctx},
+                                                                          {"ep.enable_weightless_ep_context_nodes", "1"}}));
+  ASSERT_TRUE(generating.isOk()) << generating.status().toString();
+  auto info = inspectContextBinary(dir_.file("gen_vulkan.bin"));
+  ASSERT_TRUE(info.isOk()) << info.status().toString();
+  EXPECT_TRUE(info->weightless);
+  EXPECT_FALSE(info->compileRecord.empty());
+  expectRunsAs(ctx, convInputs(), runAll(**generating, convInputs()));
+}
+
 TEST_F(Weightless, ModelFromMemoryNeedsTheSourcePathAndWritesNothing) {
   save(convModel(1.0f), dir_.file("conv.onnx"));
   const auto bytes = readBytes(dir_.file("conv.onnx"));
