@@ -14,6 +14,7 @@
 #include "context_binary/context_binary.h"
 #include "context_binary/format.h"
 #include "epcontext/binary_admission.h"
+#include "epcontext/weightless.h"
 #include "kiln/context_binary.h"
 #include "kiln/device.h"
 #include "kiln/session.h"
@@ -452,6 +453,39 @@ TEST(ContextBinary, MutationsAreInvalidGraphNeverACrash) {
   std::vector<std::string> failures;
   const size_t cases = testing::mutateContextBinary(readFileBytes(compiled.binary).value(),
                                                     [&](const std::string& what) { failures.push_back(what); });
+  EXPECT_GT(cases, 1000u);
+  for (size_t i = 0; i < failures.size() && i < 20; ++i) ADD_FAILURE() << failures[i];
+}
+
+// A weightless binary (weight_refs section, empty blobs) mutated the same way: INVALID_GRAPH or a clean decode,
+// never a crash; unmutated, its references resolve against the source and give the regular binary's partitions.
+TEST(ContextBinary, WeightlessMutationsAreInvalidGraphNeverACrash) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  const std::string model = smallModel(dir);
+  Compiled compiled = compileToBinary(model, dir, "small_vulkan.bin");
+  ASSERT_FALSE(compiled.binary.empty());
+  auto contents = binaryContentsFor(compiled.model.partitions);
+  ASSERT_TRUE(contents.isOk()) << contents.status().toString();
+  auto sources = epctx::weightlessSourcesFor({model}, dir.path().string(), false);
+  ASSERT_TRUE(sources.isOk()) << sources.status().toString();
+  contents->findExternal = sources->finder;
+  contents->weightSources = sources->sources;
+  auto bytes = ctxbin::encodeContextBinary(*contents);
+  ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+  EXPECT_LT(bytes->size(), readFileBytes(compiled.binary).value().size());
+  auto binary = ctxbin::ContextBinary::fromBytes(*bytes, "weightless");
+  ASSERT_TRUE(binary.isOk()) << binary.status().toString();
+  ASSERT_TRUE((*binary)->isWeightless());
+  auto blobs = epctx::resolveWeightRefs(**binary, dir.path().string(), "", nullptr);
+  ASSERT_TRUE(blobs.isOk()) << blobs.status().toString();
+  EXPECT_FALSE(blobs->empty());
+  auto partitions = (*binary)->partitions(&*blobs);
+  ASSERT_TRUE(partitions.isOk()) << partitions.status().toString();
+  EXPECT_EQ(partitions->size(), compiled.model.partitions.size());
+
+  std::vector<std::string> failures;
+  const size_t cases = testing::mutateContextBinary(*bytes, [&](const std::string& what) { failures.push_back(what); });
   EXPECT_GT(cases, 1000u);
   for (size_t i = 0; i < failures.size() && i < 20; ++i) ADD_FAILURE() << failures[i];
 }
