@@ -117,6 +117,15 @@ TEST_F(Weightless, BinaryRefersToConstantAndInitializerWeightsAndRunsBitForBit) 
   ASSERT_TRUE(reference.isOk()) << reference.status().toString();
   const auto expected = runAll(**reference, convInputs());
   expectRunsAs(weightless, convInputs(), expected);
+
+  // Embedded in the EPContext node (embed mode 1): the source is found relative to the ctx model the same way.
+  const std::string embedded = dir_.file("embedded_ctx.onnx");
+  ModelCompilationOptions options(withEntries(vulkanOptions(), {{"ep.enable_weightless_ep_context_nodes", "1"}}));
+  options.setInputModelPath(source).setOutputModelPath(embedded).setEpContextEmbedMode(true);
+  auto embed = compileModel(options);
+  ASSERT_TRUE(embed.isOk()) << embed.status().toString();
+  EXPECT_LT(fs::file_size(embedded), fs::file_size(light->binaryPath) + fs::file_size(weightless) + 4096);
+  expectRunsAs(embedded, convInputs(), expected);
 }
 
 TEST_F(Weightless, ExternalDataWeightsAndTheNewerKeyName) {
