@@ -66,6 +66,10 @@ void printText(const ContextBinaryInfo& info) {
                 "derived again there\n",
                 static_cast<unsigned long long>(info.externalWeights), sizeText(info.externalWeightBytes).c_str(),
                 joined(info.weightSources).c_str(), static_cast<unsigned long long>(info.derivedConstants));
+    for (const auto& ref : info.weightRefs) {
+      std::printf("    %-40s %-24s %10s  from %s\n", ref.name.c_str(), ref.transform.c_str(), sizeText(ref.bytes).c_str(),
+                  ref.source.c_str());
+    }
   }
 }
 

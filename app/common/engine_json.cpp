@@ -52,7 +52,12 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
             {"bytes_referenced", info.weightBytesReferenced},
             {"bytes_saved_by_dedup", info.weightBytesReferenced - info.weightBytes}}}};
   if (info.weightless) {
+    nlohmann::json refs = nlohmann::json::array();
+    for (const auto& ref : info.weightRefs) {
+      refs.push_back({{"name", ref.name}, {"source", ref.source}, {"transform", ref.transform}, {"bytes", ref.bytes}});
+    }
     document["weightless"] = {{"sources", info.weightSources},
+                              {"weights", refs},
                               {"references", info.externalWeights},
                               {"bytes", info.externalWeightBytes},
                               {"derived_constants", info.derivedConstants}};

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "epcontext_checks.h"
 #include "epcontext_models.h"
@@ -30,8 +31,8 @@ std::vector<float> ramp(size_t n, float scale) {
   return v;
 }
 
-// Conv (weights from a Constant node) → BatchNormalization (folded at compile) → Relu → 1x1 Conv (initializer
-// weights) → Add (an initializer the partition reads as is): Constant values, folded and prepacked weights.
+// Conv (weights from a Constant node) → BatchNormalization (folded at compile) → Relu → 1x1 Conv (weights from
+// another Constant) → Add (an initializer the partition reads as is): Constant values, folded and prepacked weights.
 onnx::ModelProto convModel(float weightScale) {
   ModelBuilder m(13);
   m.input("x", {1, 4, 8, 8});
@@ -41,7 +42,7 @@ onnx::ModelProto convModel(float weightScale) {
   m.initializer("shift", {8}, ramp(8, 0.2f));
   m.initializer("mean", {8}, ramp(8, 0.05f));
   m.initializer("var", {8}, {1.0f, 0.5f, 2.0f, 0.25f, 1.0f, 1.5f, 0.8f, 1.1f});
-  m.initializer("w2", {4, 8, 1, 1}, ramp(32, 0.25f));
+  m.constant("w2", {4, 8, 1, 1}, ramp(32, 0.25f), "w2_constant");
   m.initializer("offset", {1, 4, 8, 8}, ramp(256, 0.3f));
   auto& conv = m.node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1");
   attrInts(conv, "kernel_shape", {3, 3});
@@ -102,9 +103,13 @@ TEST_F(Weightless, BinaryRefersToConstantAndInitializerWeightsAndRunsBitForBit) 
   ASSERT_TRUE(info.isOk()) << info.status().toString();
   EXPECT_TRUE(info->weightless);
   EXPECT_EQ(info->weightSources, std::vector<std::string>{"conv.onnx"});
-  EXPECT_GE(info->externalWeights, 3u) << "w1 (a Constant), w2 and offset at least";
+  EXPECT_GE(info->externalWeights, 3u) << "conv1's folded weights, w2 (a Constant) and offset at least";
   EXPECT_GT(info->derivedConstants, 0u);
   EXPECT_FALSE(info->compileRecord.empty()) << "the binary carries the compile record";
+  std::set<std::string> referred;
+  for (const auto& ref : info->weightRefs) referred.insert(ref.name + ":" + ref.transform);
+  EXPECT_TRUE(referred.count("w2:none") && referred.count("offset:none")) << describe(referred);
+  EXPECT_TRUE(referred.count("n1:bn_fold_weight")) << "conv1's weights with bn1 folded in: " << describe(referred);
   auto regularInfo = inspectContextBinary(plain->binaryPath);
   ASSERT_TRUE(regularInfo.isOk());
   EXPECT_FALSE(regularInfo->weightless);
@@ -194,12 +199,11 @@ TEST_F(Weightless, MissingMovedChangedAndRenamedSources) {
 
   // A weight renamed away: INVALID_GRAPH naming it.
   onnx::ModelProto renamed = convModel(1.0f);
-  for (auto& init : *renamed.mutable_graph()->mutable_initializer()) {
-    if (init.name() == "w2") init.set_name("w2_renamed");
-  }
   for (auto& node : *renamed.mutable_graph()->mutable_node()) {
-    for (auto& input : *node.mutable_input()) {
-      if (input == "w2") input = "w2_renamed";
+    for (auto* names : {node.mutable_input(), node.mutable_output()}) {
+      for (auto& name : *names) {
+        if (name == "w2") name = "w2_renamed";
+      }
     }
   }
   save(renamed, source);

@@ -55,8 +55,13 @@ def main():
             if not weightless or weightless["sources"] != [os.path.join("..", "src", MODEL)]:
                 print(f"FAIL: kiln inspect does not show the weightless binary's source: {weightless}")
                 return 1
-            print(f"weightless: {weightless['references']} weights ({weightless['bytes']} bytes) from the source, "
-                  f"{weightless['derived_constants']} prepacked constants derived at load")
+            folds = sum(1 for w in weightless["weights"] if w["transform"].startswith("bn_fold"))
+            if len(weightless["weights"]) != weightless["references"]:
+                print(f"FAIL: kiln inspect lists {len(weightless['weights'])} of {weightless['references']} references")
+                return 1
+            print(f"weightless: {weightless['references']} weights ({weightless['bytes']} bytes) from the source "
+                  f"({folds} Conv+BatchNormalization folds), {weightless['derived_constants']} prepacked constants "
+                  f"derived at load")
     ratio = sizes["weightless"] / sizes["regular"]
     print(f"binary: regular {sizes['regular']} bytes, weightless {sizes['weightless']} bytes ({ratio:.1%})")
     failed = False

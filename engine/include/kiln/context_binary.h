@@ -45,6 +45,14 @@ struct KILN_EXPORT ContextBinaryGraph {
   std::vector<std::string> opTypes;  // distinct op types, sorted
 };
 
+// One weight a weightless binary takes from a source model.
+struct KILN_EXPORT ContextBinaryWeightRef {
+  std::string name;       // initializer or Constant output (for a fold: the BatchNormalization's output)
+  std::string source;     // the source model as recorded (relative to the ctx model's folder)
+  std::string transform;  // "none", "float16", "bn_fold_weight", "bn_fold_bias" (+ "_float16")
+  uint64_t bytes = 0;     // what the graphs read
+};
+
 struct KILN_EXPORT ContextBinaryInfo {
   std::string path;
   uint64_t fileSize = 0;
@@ -71,6 +79,7 @@ struct KILN_EXPORT ContextBinaryInfo {
   bool weightless = false;
   std::vector<std::string> weightSources;
   uint64_t externalWeights = 0, externalWeightBytes = 0, derivedConstants = 0;
+  std::vector<ContextBinaryWeightRef> weightRefs;  // every weight referred to, in blob order
   std::string compileRecord;  // the compile record the binary carries (JSON, format 1.1); "" when none
 };
 

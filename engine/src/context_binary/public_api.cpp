@@ -86,7 +86,11 @@ Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& ope
   info.weightless = binary->isWeightless();
   for (const auto& source : refs.sources) info.weightSources.push_back(source.relativePath);
   info.externalWeights = refs.refs.size();
-  for (const auto& ref : refs.refs) info.externalWeightBytes += ref.blobBytes;
+  for (const auto& ref : refs.refs) {
+    info.externalWeightBytes += ref.blobBytes;
+    info.weightRefs.push_back({ref.name, refs.sources[ref.source].relativePath, ctxbin::weightTransformName(ref.transform),
+                               ref.blobBytes});
+  }
   info.derivedConstants = refs.derivedConstants;
   KILN_ASSIGN_OR_RETURN(auto partitions, binary->partitions());
   KILN_ASSIGN_OR_RETURN(auto weights, binary->weights());
