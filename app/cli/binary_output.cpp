@@ -75,6 +75,16 @@ void printText(const ContextBinaryInfo& info) {
               static_cast<unsigned long long>(info.weightBlobs), sizeText(info.weightBytes).c_str(),
               static_cast<unsigned long long>(info.weightReferences), sizeText(info.weightBytesReferenced).c_str(),
               sizeText(info.weightBytesReferenced - info.weightBytes).c_str());
+  if (info.weightless) {
+    std::printf("  weightless: %llu weights (%s) come from the source model %s at load; %llu prepacked constants are "
+                "derived again there\n",
+                static_cast<unsigned long long>(info.externalWeights), sizeText(info.externalWeightBytes).c_str(),
+                joined(info.weightSources).c_str(), static_cast<unsigned long long>(info.derivedConstants));
+    for (const auto& ref : info.weightRefs) {
+      std::printf("    %-40s %-24s %10s  from %s\n", ref.name.c_str(), ref.transform.c_str(), sizeText(ref.bytes).c_str(),
+                  ref.source.c_str());
+    }
+  }
 }
 
 void printText(const CompatibilityVerdict& verdict) {

@@ -28,6 +28,7 @@ struct CompileArgs {
   bool errorIfExists = false;
   bool errorIfNoNodes = false;
   bool share = false;
+  bool weightless = false;
   std::string optimizationLevel;
   std::vector<std::string> configs;
   CommonFlags flags;
@@ -73,6 +74,7 @@ Result<ModelCompilationOptions> optionsFrom(const CompileArgs& args, ProgressDis
   settings.autotune = args.autotune;
   settings.shapes = args.shapes;
   settings.configs = args.configs;
+  if (args.weightless) settings.configs.push_back("ep.enable_weightless_ep_context_nodes=1");
   KILN_ASSIGN_OR_RETURN(ModelCompilationOptions options, app::compilationOptionsFor(settings));
   options.sessionOptions().progress.onProgress = progress.callback();
   return options;
@@ -142,6 +144,8 @@ void registerCompile(CLI::App& app, Commands& commands) {
   cmd->add_flag("--error-if-no-nodes", args->errorIfNoNodes, "Fail when no node compiles (default: write the plain model)");
   cmd->add_flag("--share", args->share,
                 "Compile all models with shared EP contexts: N ctx models and one binary named after the first model");
+  cmd->add_flag("--weightless", args->weightless,
+                "Write no weights the source model holds: the binary refers to them (the source must stay)");
   cmd->add_option("--optimization-level", args->optimizationLevel, "none | basic | all (default: basic)");
   cmd->add_option("--config", args->configs, "KEY=VALUE session config entry (repeatable)");
   addCommonFlags(*cmd, args->flags);

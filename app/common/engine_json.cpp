@@ -28,7 +28,7 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
                       {"spirv_modules", g.spirvModules},
                       {"op_types", g.opTypes}});
   }
-  return {{"path", info.path},
+  nlohmann::json document = {{"path", info.path},
           {"kind", "context_binary"},
           {"file_size", info.fileSize},
           {"format_version", info.formatVersion},
@@ -61,6 +61,18 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
             {"bytes", info.weightBytes},
             {"bytes_referenced", info.weightBytesReferenced},
             {"bytes_saved_by_dedup", info.weightBytesReferenced - info.weightBytes}}}};
+  if (info.weightless) {
+    nlohmann::json refs = nlohmann::json::array();
+    for (const auto& ref : info.weightRefs) {
+      refs.push_back({{"name", ref.name}, {"source", ref.source}, {"transform", ref.transform}, {"bytes", ref.bytes}});
+    }
+    document["weightless"] = {{"sources", info.weightSources},
+                              {"weights", refs},
+                              {"references", info.externalWeights},
+                              {"bytes", info.externalWeightBytes},
+                              {"derived_constants", info.derivedConstants}};
+  }
+  return document;
 }
 
 nlohmann::json toJson(const CompatibilityVerdict& verdict) {

@@ -155,6 +155,8 @@ py::dict toPython(const ContextBinaryInfo& info) {
   d["driver_cache_bytes"] = info.driverCacheBytes;
   d["weight_blobs"] = info.weightBlobs;
   d["weight_bytes"] = info.weightBytes;
+  d["weightless"] = info.weightless;          // refers to source models' weights (ep.enable_weightless_ep_context_nodes)
+  d["weight_sources"] = info.weightSources;
   return d;
 }
 

@@ -51,7 +51,8 @@ def main():
         expect(code == 0, f"inspect exits 0 (got {code}: {err})")
         info = json.loads(out)
         expect(info["format_version"] == "1.1", "format 1.1")
-        expect([s["kind"] for s in info["sections"]] == ["device", "graphs", "spirv", "driver_cache", "weights"],
+        expect([s["kind"] for s in info["sections"]] == ["device", "graphs", "spirv", "driver_cache", "weights",
+                                                          "compile_record"],
                f"section kinds {[s['kind'] for s in info['sections']]}")
         expect(len(info["graphs"]) == 1 and info["graphs"][0]["nodes"] > 0, "one graph with nodes")
         expect(info["verdict"]["verdict"] == "optimal", f"verdict {info['verdict']}")

@@ -108,6 +108,12 @@ def main():
         code, report, err = check(str(stale / "src_ctx.onnx"), "--source", str(changed))
         expect(code == 3 and report.get("compatibility") == "UNSUPPORTED", f"--source changed: {code} {report} {err}")
         expect(any(r.startswith("stale: source changed") for r in report.get("reasons", [])), f"reason: {report}")
+        # The binary alone carries the compile record too (format 1.1 compile_record section).
+        code, report, err = check(str(stale / "src_vulkan.bin"))
+        expect(code == 0 and report.get("compatibility") == "SUPPORTED_OPTIMAL", f"fresh binary: {code} {report} {err}")
+        code, report, err = check(str(stale / "src_vulkan.bin"), "--source", str(changed))
+        expect(code == 3 and any(r.startswith("stale: source changed") for r in report.get("reasons", [])),
+               f"binary with --source changed: {code} {report} {err}")
         shutil.copy(changed, stale / "src.onnx")
         code, report, err = check(str(stale / "src_ctx.onnx"))
         expect(code == 3 and report.get("compatibility") == "UNSUPPORTED", f"recorded source edited: {code} {report}")

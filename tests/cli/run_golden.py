@@ -38,6 +38,7 @@ TEXT_MASKS = [
     (r"(Kiln context binary, format [\d.]+, )\d+ bytes", r"\1<n> bytes"),
     (r"(SPIR-V: \d+ modules, )\d+ bytes", r"\1<n> bytes"),
     (r"(_vulkan\.bin \()\d+ bytes", r"\1<n> bytes"),
+    (r"\(source compared: .*\)", "(source compared: <path>)"),  # where the compile record's source is found
     # kiln devices
     (r"(?m)^(\d+): .* \(([a-z-]+)(, used only with --ep vulkan or kiln\.vulkan\.device)?\)$", r"\1: <device> (\2\3)"),
     (r"(?m)^   vendor 0x[0-9a-f]+ device 0x[0-9a-f]+, Vulkan [\d.]+, driver .*$",

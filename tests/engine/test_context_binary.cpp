@@ -14,6 +14,7 @@
 #include "context_binary/context_binary.h"
 #include "context_binary/format.h"
 #include "epcontext/binary_admission.h"
+#include "epcontext/weightless.h"
 #include "kiln/context_binary.h"
 #include "kiln/device.h"
 #include "kiln/session.h"
@@ -203,7 +204,7 @@ TEST(ContextBinary, InspectDescribesHeaderSectionsAndGraphs) {
   ASSERT_FALSE(compiled.binary.empty());
   auto info = inspectContextBinary(compiled.binary);
   ASSERT_TRUE(info.isOk()) << info.status().toString();
-  EXPECT_EQ(info->formatVersion, "1.1");  // 1.1: the tuning section kind (skipped by readers)
+  EXPECT_EQ(info->formatVersion, "1.1");  // 1.1: the compile_record, weight_refs and tuning section kinds
   EXPECT_EQ(info->target, "device");
   EXPECT_FALSE(info->deviceName.empty());
   EXPECT_EQ(info->graphs.size(), compiled.model.partitions.size());
@@ -215,6 +216,64 @@ TEST(ContextBinary, InspectDescribesHeaderSectionsAndGraphs) {
   for (const auto& s : info->sections) kinds.push_back(s.kind);
   EXPECT_EQ(kinds, (std::vector<std::string>{"device", "graphs", "spirv", "driver_cache", "weights"}));
   EXPECT_EQ(inspectContextBinary(dir.file("missing.bin")).status().code(), StatusCode::NO_SUCHFILE);
+}
+
+// `bytes` with one more section of `kind` holding `content` (laid out after the table, every offset recomputed),
+// as a writer of a newer minor format version would add one.
+std::vector<std::byte> withExtraSection(std::span<const std::byte> bytes, uint32_t kind, const std::string& content) {
+  auto parsed = ctxbin::parseHeader(bytes);
+  EXPECT_TRUE(parsed.isOk()) << parsed.status().toString();
+  std::vector<std::vector<std::byte>> contents;
+  for (const auto& s : parsed->sections) contents.emplace_back(bytes.begin() + s.offset, bytes.begin() + s.offset + s.size);
+  const auto* text = reinterpret_cast<const std::byte*>(content.data());
+  contents.emplace_back(text, text + content.size());
+  auto sections = parsed->sections;
+  sections.push_back({static_cast<ctxbin::SectionKind>(kind), 0, content.size(), ctxbin::contentHash(contents.back()), 1});
+  uint64_t offset = ctxbin::kHeaderBytes + sections.size() * ctxbin::kSectionEntryBytes;
+  for (auto& s : sections) {
+    offset = (offset + ctxbin::kSectionAlignment - 1) / ctxbin::kSectionAlignment * ctxbin::kSectionAlignment;
+    s.offset = offset;
+    offset += s.size;
+  }
+  parsed->header.fileSize = offset;
+  std::vector<std::byte> out = ctxbin::encodeHeader(parsed->header, sections);
+  out.resize(offset);
+  for (size_t i = 0; i < sections.size(); ++i) std::memcpy(out.data() + sections[i].offset, contents[i].data(), contents[i].size());
+  return out;
+}
+
+// Format 1.1: a reader skips section kinds it does not know (a later minor version's), after checking their bounds
+// and hash as for any section; a duplicate unknown kind is still corrupt.
+TEST(ContextBinary, UnknownSectionKindsAreSkipped) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  Compiled compiled = compileToBinary(smallModel(dir), dir, "small_vulkan.bin");
+  ASSERT_FALSE(compiled.binary.empty());
+  const auto original = readFileBytes(compiled.binary).value();
+  const auto extended = withExtraSection(original, 29, "a section from the future");
+  auto binary = ctxbin::ContextBinary::fromBytes(extended, "extended");
+  ASSERT_TRUE(binary.isOk()) << binary.status().toString();
+  auto partitions = (*binary)->partitions();
+  ASSERT_TRUE(partitions.isOk()) << partitions.status().toString();
+  EXPECT_EQ(partitions->size(), compiled.model.partitions.size());
+  auto info = inspectContextBinary(extended, "extended");
+  ASSERT_TRUE(info.isOk()) << info.status().toString();
+  EXPECT_EQ(info->sections.back().kind, "unknown");
+
+  const auto twice = withExtraSection(extended, 29, "again");
+  auto duplicate = ctxbin::ContextBinary::fromBytes(twice, "twice");
+  ASSERT_FALSE(duplicate.isOk());
+  EXPECT_EQ(duplicate.status().code(), StatusCode::INVALID_GRAPH);
+  auto damaged = extended;
+  damaged.back() ^= std::byte{1};  // inside the unknown section: its hash still guards it
+  EXPECT_EQ(ctxbin::ContextBinary::fromBytes(damaged, "damaged").status().code(), StatusCode::INVALID_GRAPH);
+
+  // A compile record section (kind 6) reads back as written.
+  const auto recorded = withExtraSection(original, 6, R"({"kiln_version":"0.1.0"})");
+  auto withRecord = ctxbin::ContextBinary::fromBytes(recorded, "recorded");
+  ASSERT_TRUE(withRecord.isOk()) << withRecord.status().toString();
+  EXPECT_EQ((*withRecord)->compileRecord(), R"({"kiln_version":"0.1.0"})");
+  EXPECT_FALSE((*withRecord)->isWeightless());
 }
 
 // --- verdicts -----------------------------------------------------------------------------------------------
@@ -394,6 +453,39 @@ TEST(ContextBinary, MutationsAreInvalidGraphNeverACrash) {
   std::vector<std::string> failures;
   const size_t cases = testing::mutateContextBinary(readFileBytes(compiled.binary).value(),
                                                     [&](const std::string& what) { failures.push_back(what); });
+  EXPECT_GT(cases, 1000u);
+  for (size_t i = 0; i < failures.size() && i < 20; ++i) ADD_FAILURE() << failures[i];
+}
+
+// A weightless binary (weight_refs section, empty blobs) mutated the same way: INVALID_GRAPH or a clean decode,
+// never a crash; unmutated, its references resolve against the source and give the regular binary's partitions.
+TEST(ContextBinary, WeightlessMutationsAreInvalidGraphNeverACrash) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  const std::string model = smallModel(dir);
+  Compiled compiled = compileToBinary(model, dir, "small_vulkan.bin");
+  ASSERT_FALSE(compiled.binary.empty());
+  auto contents = binaryContentsFor(compiled.model.partitions);
+  ASSERT_TRUE(contents.isOk()) << contents.status().toString();
+  auto sources = epctx::weightlessSourcesFor({model}, dir.path().string(), false);
+  ASSERT_TRUE(sources.isOk()) << sources.status().toString();
+  contents->findExternal = sources->finder;
+  contents->weightSources = sources->sources;
+  auto bytes = ctxbin::encodeContextBinary(*contents);
+  ASSERT_TRUE(bytes.isOk()) << bytes.status().toString();
+  EXPECT_LT(bytes->size(), readFileBytes(compiled.binary).value().size());
+  auto binary = ctxbin::ContextBinary::fromBytes(*bytes, "weightless");
+  ASSERT_TRUE(binary.isOk()) << binary.status().toString();
+  ASSERT_TRUE((*binary)->isWeightless());
+  auto blobs = epctx::resolveWeightRefs(**binary, dir.path().string(), "", nullptr);
+  ASSERT_TRUE(blobs.isOk()) << blobs.status().toString();
+  EXPECT_FALSE(blobs->empty());
+  auto partitions = (*binary)->partitions(&*blobs);
+  ASSERT_TRUE(partitions.isOk()) << partitions.status().toString();
+  EXPECT_EQ(partitions->size(), compiled.model.partitions.size());
+
+  std::vector<std::string> failures;
+  const size_t cases = testing::mutateContextBinary(*bytes, [&](const std::string& what) { failures.push_back(what); });
   EXPECT_GT(cases, 1000u);
   for (size_t i = 0; i < failures.size() && i < 20; ++i) ADD_FAILURE() << failures[i];
 }

@@ -27,6 +27,7 @@ inline constexpr const char* kEpContextSourceModelPath = "ep.context_source_mode
 inline constexpr const char* kShareEpContexts = "ep.share_ep_contexts";
 inline constexpr const char* kStopShareEpContexts = "ep.stop_share_ep_contexts";
 inline constexpr const char* kEnableWeightlessEpContextNodes = "ep.enable_weightless_ep_context_nodes";
+inline constexpr const char* kEnableWeightless = "ep.enable_weightless";  // onnxruntime 1.29's name of the above
 // Kiln's keys.
 inline constexpr const char* kExecutionProviders = "kiln.execution_providers";
 inline constexpr const char* kIntraOpNumThreads = "kiln.intra_op_num_threads";

@@ -29,7 +29,7 @@ struct KILN_EXPORT CompatibilityVerdict {
 };
 
 struct KILN_EXPORT ContextBinarySection {
-  std::string kind;  // "device", "graphs", "spirv", "driver_cache", "weights"
+  std::string kind;  // "device", "graphs", "spirv", "driver_cache", "weights", "compile_record", "weight_refs"
   uint64_t offset = 0, size = 0;
   std::string hash;  // xxHash3-64, 16 hex digits
   uint64_t items = 0;
@@ -57,6 +57,14 @@ struct KILN_EXPORT ContextBinaryGraph {
   std::string tuningNote;  // why this graph's kernels keep their defaults although autotune was requested
 };
 
+// One weight a weightless binary takes from a source model.
+struct KILN_EXPORT ContextBinaryWeightRef {
+  std::string name;       // initializer or Constant output (for a fold: the BatchNormalization's output)
+  std::string source;     // the source model as recorded (relative to the ctx model's folder)
+  std::string transform;  // "none", "float16", "bn_fold_weight", "bn_fold_bias" (+ "_float16")
+  uint64_t bytes = 0;     // what the graphs read
+};
+
 struct KILN_EXPORT ContextBinaryInfo {
   std::string path;
   uint64_t fileSize = 0;
@@ -80,6 +88,14 @@ struct KILN_EXPORT ContextBinaryInfo {
   // "off": compiled without autotune (no tuning section); "tuned": choices are stored (see each graph);
   // "defaults": autotune was requested but nothing is stored (a cross-compile: each graph's tuningNote says why).
   std::string autotune = "off";
+  // Weightless binaries (ep.enable_weightless_ep_context_nodes=1): the source models whose weights they refer to
+  // (as recorded: relative to the ctx model's folder), how many weights and bytes, and the prepacked constants
+  // derived again at load.
+  bool weightless = false;
+  std::vector<std::string> weightSources;
+  uint64_t externalWeights = 0, externalWeightBytes = 0, derivedConstants = 0;
+  std::vector<ContextBinaryWeightRef> weightRefs;  // every weight referred to, in blob order
+  std::string compileRecord;  // the compile record the binary carries (JSON, format 1.1); "" when none
 };
 
 // Reads and validates a context binary (every offset, size and hash). NO_SUCHFILE when missing; INVALID_GRAPH with

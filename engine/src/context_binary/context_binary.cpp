@@ -15,10 +15,11 @@
 namespace kiln::ctxbin {
 namespace {
 
-// Format 1.0 arrived with engine 0.1.0; any 0.x engine reads it. From format 1.1 (the tuning section) readers skip
-// section kinds they do not know, so new data comes as new kinds with a minor bump; a change that readers could
-// misread must bump the major version instead. (Engines built before 1.1 refused unknown kinds: a binary with a
-// tuning section, written only with autotune, is refused by them as corrupt.)
+// Format 1.0 arrived with engine 0.1.0; any 0.x engine reads it. From format 1.1 (the COMPILE_RECORD, WEIGHT_REFS
+// and TUNING sections) readers skip section kinds they do not know, so new data comes as new kinds with a minor
+// bump; a change that readers could misread must bump the major version instead. (Engines built before 1.1 refused
+// unknown kinds: a 1.1 binary is refused by them as corrupt, never misread; a weightless binary's empty blobs fail
+// in an older reader rather than misread.)
 constexpr const char* kFirstReader = "0.1.0";
 constexpr const char* kLastReader = "0.1023.1023";
 
@@ -127,6 +128,7 @@ Result<std::shared_ptr<const PreparedContextBinary>> PreparedContextBinary::prep
   }
   WeightTableWriter& weights = binary->weights_;
   weights.setExternalWeights(&contents.externalWeights);  // read (and hashed) during encodeGraphs only
+  if (contents.findExternal) weights.setWeightless(contents.findExternal);
   SpirvTableWriter spirv;
   KILN_ASSIGN_OR_RETURN(std::vector<std::byte> graphs, encodeGraphs(binary->partitions_, weights, spirv));
   weights.setExternalWeights(nullptr);
@@ -147,6 +149,13 @@ Result<std::shared_ptr<const PreparedContextBinary>> PreparedContextBinary::prep
     uint64_t records = 0;
     std::vector<std::byte> tuning = encodeTuningSection(binary->partitions_, &records);
     producers.push_back(bytesSection(SectionKind::TUNING, records, std::move(tuning)));
+  }
+  if (!contents.compileRecord.empty()) {
+    producers.push_back(bytesSection(SectionKind::COMPILE_RECORD, 1, textBytes(contents.compileRecord)));
+  }
+  if (weights.weightless()) {
+    const WeightRefs refs{contents.weightSources, weights.externalRefs(), weights.derivedConstants()};
+    producers.push_back(bytesSection(SectionKind::WEIGHT_REFS, refs.refs.size(), encodeWeightRefs(refs)));
   }
 
   uint64_t offset = kHeaderBytes + producers.size() * kSectionEntryBytes;
@@ -256,15 +265,33 @@ Result<std::vector<std::pair<std::string, std::vector<uint32_t>>>> ContextBinary
   return modules;
 }
 
-Result<WeightTableReader> ContextBinary::weights() const {
-  auto table = WeightTableReader::parse(section(SectionKind::WEIGHTS), owner_);
+Result<WeightTableReader> ContextBinary::weights(const ExternalBlobs* external) const {
+  ExternalBlobs unresolved;
+  if (!external && isWeightless()) {
+    KILN_ASSIGN_OR_RETURN(const WeightRefs refs, weightRefs());
+    for (const auto& ref : refs.refs) unresolved[ref.blob] = Tensor();
+    external = &unresolved;
+  }
+  auto table = WeightTableReader::parse(section(SectionKind::WEIGHTS), owner_, external);
   if (!table.isOk()) return table.status().withContext(origin_);
   return table;
 }
 
-Result<std::vector<CompiledPartition>> ContextBinary::partitions() const {
+Result<WeightRefs> ContextBinary::weightRefs() const {
+  if (!isWeightless()) return WeightRefs{};
+  auto refs = decodeWeightRefs(section(SectionKind::WEIGHT_REFS));
+  if (!refs.isOk()) return refs.status().withContext(origin_);
+  return refs;
+}
+
+std::string ContextBinary::compileRecord() const {
+  const auto bytes = section(SectionKind::COMPILE_RECORD);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+Result<std::vector<CompiledPartition>> ContextBinary::partitions(const ExternalBlobs* external) const {
   KILN_ASSIGN_OR_RETURN(auto spirv, spirvModules());
-  KILN_ASSIGN_OR_RETURN(WeightTableReader weights, this->weights());
+  KILN_ASSIGN_OR_RETURN(WeightTableReader weights, this->weights(external));
   auto partitions = decodeGraphs(section(SectionKind::GRAPHS), weights, spirv);
   if (!partitions.isOk()) return partitions.status().withContext(origin_);
   const std::string profile = vk::deviceProfileJson(target_);

@@ -28,6 +28,10 @@ struct BinaryContents {
   // Initializers (by name) whose tensors hold no data because their bytes stay in an external-data file: the
   // weights section reads them from there while it streams (a binary larger than memory).
   std::map<std::string, FileRange> externalWeights;
+  std::string compileRecord;                 // the COMPILE_RECORD section's JSON; "" writes none
+  // Weightless (format 1.1): weights `findExternal` locates in `weightSources` are referenced, not stored.
+  ExternalWeightFinder findExternal;
+  std::vector<WeightSourceModel> weightSources;
 };
 
 // What a ctx model records of a binary before (or without) its body: header, section table and their encoding.
@@ -104,14 +108,21 @@ class ContextBinary {
   std::span<const std::byte> driverCache() const;
   bool hasDriverCache() const;
 
-  // Every partition, with its autotune record from the tuning section where there is one. INVALID_GRAPH when a
-  // section is corrupt (the tuning section included: a choice is never guessed at).
-  Result<std::vector<CompiledPartition>> partitions() const;
+  // Every partition, with its autotune record from the tuning section where there is one; a weightless binary's
+  // referenced weights come from `external` (without it they read as type and shape only: enough to describe, not
+  // to run). INVALID_GRAPH when a section is corrupt (the tuning section included: a choice is never guessed at).
+  Result<std::vector<CompiledPartition>> partitions(const ExternalBlobs* external = nullptr) const;
   // Whether the binary has a tuning section (compiled with autotune), and its records by partition name.
   bool hasTuning() const;
   Result<std::map<std::string, PartitionTuning>> tuning() const;
   Result<std::vector<std::pair<std::string, std::vector<uint32_t>>>> spirvModules() const;
-  Result<WeightTableReader> weights() const;
+  Result<WeightTableReader> weights(const ExternalBlobs* external = nullptr) const;
+  // Whether the binary refers to its source models' weights instead of storing them (a WEIGHT_REFS section).
+  bool isWeightless() const { return !section(SectionKind::WEIGHT_REFS).empty(); }
+  // The WEIGHT_REFS section decoded (empty references for a binary that stores its weights).
+  Result<WeightRefs> weightRefs() const;
+  // The COMPILE_RECORD section's JSON ("" when the binary has none).
+  std::string compileRecord() const;
 
  private:
   ContextBinary() = default;

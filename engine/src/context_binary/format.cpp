@@ -27,12 +27,14 @@ std::string sectionKindName(SectionKind kind) {
     case SectionKind::DRIVER_CACHE: return "driver_cache";
     case SectionKind::WEIGHTS: return "weights";
     case SectionKind::TUNING: return "tuning";
+    case SectionKind::COMPILE_RECORD: return "compile_record";
+    case SectionKind::WEIGHT_REFS: return "weight_refs";
   }
   return "unknown (kind " + std::to_string(static_cast<uint32_t>(kind)) + ")";
 }
 
 bool isKnownSectionKind(uint32_t kind) {
-  return (kind >= 1 && kind <= 5) || kind == static_cast<uint32_t>(SectionKind::TUNING);
+  return kind >= 1 && kind <= 8;  // DEVICE .. TUNING, all assigned
 }
 
 std::string featureNames(uint32_t features) {

@@ -165,7 +165,7 @@ Status writePartition(const CompiledPartition& p, WeightTableWriter& weights, Sp
     w.u8(stored && stored->onHost ? 1 : 0);
     w.u32(stored ? static_cast<uint32_t>(stored->constants.size()) : 0);
     if (stored) {
-      for (const auto& c : stored->constants) KILN_RETURN_IF_ERROR(weights.writeReference(c, w));
+      for (const auto& c : stored->constants) KILN_RETURN_IF_ERROR(weights.writeConstant(c, w));
     }
   }
   w.u32(static_cast<uint32_t>(g.inputs.size()));
@@ -189,7 +189,8 @@ Status writePartition(const CompiledPartition& p, WeightTableWriter& weights, Sp
     // An initializer whose bytes stayed in their external-data file is read from there.
     const FileRange* external = weights.externalFor(name, t);
     const bool hasData = t.dtype() == DataType::STRING || t.rawData() != nullptr || t.numel() == 0 || external;
-    if (hasData && (needed.count(name) || t.dtype() == DataType::STRING)) {
+    // Weightless: absorbed weights too, as source references: kernels derive their constants from them at load.
+    if (hasData && (needed.count(name) || t.dtype() == DataType::STRING || weights.weightless())) {
       KILN_RETURN_IF_ERROR(external ? weights.writeReference(t, *external, w) : weights.writeReference(t, w));
     } else {
       weights.writeShapeOnly(t, w);  // folded into prepacked constants: stored once, packed

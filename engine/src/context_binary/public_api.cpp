@@ -90,6 +90,17 @@ Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& ope
     info.spirvModules.push_back(key);
     info.spirvBytes += words.size() * 4;
   }
+  info.compileRecord = binary->compileRecord();
+  KILN_ASSIGN_OR_RETURN(const ctxbin::WeightRefs refs, binary->weightRefs());
+  info.weightless = binary->isWeightless();
+  for (const auto& source : refs.sources) info.weightSources.push_back(source.relativePath);
+  info.externalWeights = refs.refs.size();
+  for (const auto& ref : refs.refs) {
+    info.externalWeightBytes += ref.blobBytes;
+    info.weightRefs.push_back({ref.name, refs.sources[ref.source].relativePath, ctxbin::weightTransformName(ref.transform),
+                               ref.blobBytes});
+  }
+  info.derivedConstants = refs.derivedConstants;
   KILN_ASSIGN_OR_RETURN(auto partitions, binary->partitions());
   KILN_ASSIGN_OR_RETURN(auto weights, binary->weights());
   info.weightBlobs = weights.blobCount();

@@ -79,6 +79,12 @@ Status WeightSource::read(uint64_t offset, std::span<std::byte> out) const {
   return readAt(file.fd, path_, offset_ + offset, out);
 }
 
+std::optional<std::span<const std::byte>> WeightSource::memoryBytes() const {
+  if (!path_.empty()) return std::nullopt;
+  const auto* data = encoded_.empty() ? static_cast<const std::byte*>(tensor_.rawData()) : encoded_.data();
+  return std::span(data, static_cast<size_t>(size_));
+}
+
 Status WeightSource::forEachChunk(const ChunkSink& sink) const {
   if (path_.empty()) {  // in memory: the chunks are views, nothing is copied
     const auto* data = encoded_.empty() ? static_cast<const std::byte*>(tensor_.rawData()) : encoded_.data();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ class WeightSource {
   static WeightSource fileRange(std::string path, uint64_t offset, uint64_t size);
 
   uint64_t size() const { return size_; }
+  // The bytes of an in-memory source (a view of its storage); nullopt for a file range.
+  std::optional<std::span<const std::byte>> memoryBytes() const;
   // Passes the bytes to `sink` in order, in chunks of at most kStreamChunkBytes. NO_SUCHFILE, INVALID_ARGUMENT (not
   // a regular file) or FAIL (naming the file) when a file source cannot be read whole.
   Status forEachChunk(const ChunkSink& sink) const;

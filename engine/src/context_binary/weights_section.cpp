@@ -75,6 +75,10 @@ const FileRange* WeightTableWriter::externalFor(const std::string& name, const T
 }
 
 Status WeightTableWriter::writeReference(const Tensor& tensor, ByteWriter& out) {
+  if (tensor.dtype() != DataType::STRING && !tensor.rawData() && tensor.numel() > 0) {
+    writeShapeOnly(tensor, out);  // nothing to store (read as type and shape only)
+    return Status::ok();
+  }
   writeTensorType(tensor, out);
   WeightSource source = WeightSource::inMemory(tensor);
   stats_.references++;
@@ -98,6 +102,17 @@ Status WeightTableWriter::writeReference(const Tensor& tensor, const FileRange& 
   return Status::ok();
 }
 
+Status WeightTableWriter::writeConstant(const Tensor& tensor, ByteWriter& out) {
+  if (!weightless() || tensor.dtype() == DataType::STRING || !tensor.rawData() || tensor.numel() == 0) {
+    return writeReference(tensor, out);
+  }
+  const auto bytes = std::span(static_cast<const std::byte*>(tensor.rawData()), tensor.byteSize());
+  if (find_(bytes, contentHash(bytes))) return writeReference(tensor, out);
+  derived_++;
+  writeShapeOnly(tensor, out);
+  return Status::ok();
+}
+
 void WeightTableWriter::writeShapeOnly(const Tensor& tensor, ByteWriter& out) {
   writeTensorType(tensor, out);
   out.u32(kShapeOnly);
@@ -105,6 +120,28 @@ void WeightTableWriter::writeShapeOnly(const Tensor& tensor, ByteWriter& out) {
 
 Result<uint32_t> WeightTableWriter::addBlob(WeightSource source) {
   KILN_ASSIGN_OR_RETURN(const uint64_t hash, source.hash());
+  // Laid out as added: the table (count, then 24 bytes a blob) is sized only at the end, so offsets count from
+  // the first blob's start here and encodeTable / stream add the table's aligned size.
+  const uint64_t end = blobs_.empty() ? 0 : blobs_.back().offset + blobs_.back().source.size();
+  const uint64_t next = (end + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment;
+  const std::optional<std::span<const std::byte>> bytes = source.memoryBytes();
+  if (weightless() && bytes && !bytes->empty()) {
+    if (std::optional<WeightRef> ref = find_(*bytes, hash)) {
+      const auto key = std::make_tuple(ref->source, ref->name, ref->transform);
+      if (auto it = externalBlob_.find(key); it != externalBlob_.end()) return it->second;
+      ref->blob = static_cast<uint32_t>(blobs_.size());
+      ref->blobHash = hash;
+      ref->blobBytes = bytes->size();
+      stats_.blobs++;
+      stats_.externalBytes += bytes->size();
+      WeightSource empty;  // stored empty: the bytes come from the source at load
+      KILN_ASSIGN_OR_RETURN(const uint64_t emptyHash, empty.hash());
+      blobs_.push_back({std::move(empty), emptyHash, next});
+      externalBlob_[key] = ref->blob;
+      refs_.push_back(*ref);
+      return ref->blob;
+    }
+  }
   auto it = std::lower_bound(byHash_.begin(), byHash_.end(), std::make_pair(hash, uint32_t{0}));
   for (; it != byHash_.end() && it->first == hash; ++it) {
     KILN_ASSIGN_OR_RETURN(const bool same, sameBytes(blobs_[it->second].source, source));
@@ -113,10 +150,7 @@ Result<uint32_t> WeightTableWriter::addBlob(WeightSource source) {
   const auto index = static_cast<uint32_t>(blobs_.size());
   stats_.blobs++;
   stats_.storedBytes += source.size();
-  // Laid out as added: the table (count, then 24 bytes a blob) is sized only at the end, so offsets count from
-  // the first blob's start here and encodeTable / stream add the table's aligned size.
-  const uint64_t end = blobs_.empty() ? 0 : blobs_.back().offset + blobs_.back().source.size();
-  blobs_.push_back({std::move(source), hash, (end + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment});
+  blobs_.push_back({std::move(source), hash, next});
   byHash_.insert(it, {hash, index});
   return index;
 }
@@ -159,10 +193,12 @@ Status WeightTableWriter::stream(const ChunkSink& sink) const {
   return Status::ok();
 }
 
-Result<WeightTableReader> WeightTableReader::parse(std::span<const std::byte> section, std::shared_ptr<const void> owner) {
+Result<WeightTableReader> WeightTableReader::parse(std::span<const std::byte> section, std::shared_ptr<const void> owner,
+                                                  const ExternalBlobs* external) {
   WeightTableReader table;
   table.section_ = section;
   table.owner_ = std::move(owner);
+  if (external) table.external_ = *external;
   ByteReader r(section);
   const uint32_t count = r.count(24);
   for (uint32_t i = 0; i < count; ++i) {
@@ -191,6 +227,18 @@ Result<Tensor> WeightTableReader::readReference(ByteReader& in) const {
     return Tensor::wrap(type.first, type.second, nullptr);
   }
   if (!in.ok() || blob >= blobs_.size()) return corrupt("weight reference to a blob that does not exist");
+  if (auto it = external_.find(blob); it != external_.end() && type.first != DataType::STRING) {
+    const Tensor& supplied = it->second;
+    if (!supplied.defined()) return Tensor::wrap(type.first, type.second, nullptr);  // unresolved: type and shape
+    const uint64_t expected = static_cast<uint64_t>(shapeSize(type.second)) * dataTypeSize(type.first);
+    if (supplied.byteSize() != expected) {
+      return corrupt("weight blob " + std::to_string(blob) + " from the source model has " +
+                     std::to_string(supplied.byteSize()) + " bytes, the reference needs " + std::to_string(expected));
+    }
+    auto holder = std::make_shared<Tensor>(supplied);
+    auto* data = static_cast<std::byte*>(holder->rawData());
+    return Tensor::wrap(type.first, type.second, std::shared_ptr<std::byte>(holder, data));
+  }
   const auto bytes = blobs_[blob];
   const size_t alignment = std::max<size_t>(dataTypeSize(type.first), 1);
   const bool aligned = reinterpret_cast<uintptr_t>(bytes.data()) % alignment == 0;

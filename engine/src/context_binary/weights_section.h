@@ -9,13 +9,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "context_binary/byte_io.h"
+#include "context_binary/weight_refs_section.h"
 #include "context_binary/weight_source.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
@@ -29,6 +33,7 @@ struct WeightStats {
   uint64_t blobs = 0;           // distinct contents stored
   uint64_t referencedBytes = 0; // bytes the references would take without deduplication
   uint64_t storedBytes = 0;     // bytes stored
+  uint64_t externalBytes = 0;   // bytes a weightless binary refers to in its source models instead
 };
 
 // Where an initializer's bytes lie in an external-data file (the compile did not load them).
@@ -36,6 +41,13 @@ struct FileRange {
   std::string path;
   uint64_t offset = 0, size = 0;
 };
+
+// A weightless binary's lookup: the source weight whose bytes equal `bytes` (their contentHash is `hash`), or
+// nullopt. WeightRef::blob is filled in by the writer.
+using ExternalWeightFinder = std::function<std::optional<WeightRef>(std::span<const std::byte> bytes, uint64_t hash)>;
+// Blobs a weightless binary does not store, by blob index: the tensor that supplies the bytes (from the source
+// model), or an undefined tensor when unresolved (such references then read as type and shape only).
+using ExternalBlobs = std::map<uint32_t, Tensor>;
 
 // Blobs are kept as sources (tensors shared, file ranges unread) and hashed as they are added: the section's
 // bytes exist only while it is streamed.
@@ -58,6 +70,15 @@ class WeightTableWriter {
   uint64_t encodedSize() const;
   // The section's bytes, in order, in chunks (blob table first, then each blob read from its source).
   Status stream(const ChunkSink& sink) const;
+  // A prepacked constant: writeReference, except in a weightless binary, where one the source does not hold as
+  // is becomes type and shape only (the kernel derives it again at load).
+  Status writeConstant(const Tensor& tensor, ByteWriter& out);
+  // Weightless: in-memory bytes `find` locates in a source model are referenced (an empty blob plus a WeightRef),
+  // not stored. (Weights read from an external-data file while streaming are always stored.)
+  void setWeightless(ExternalWeightFinder find) { find_ = std::move(find); }
+  bool weightless() const { return static_cast<bool>(find_); }
+  const std::vector<WeightRef>& externalRefs() const { return refs_; }
+  uint64_t derivedConstants() const { return derived_; }
   const WeightStats& stats() const { return stats_; }
 
  private:
@@ -72,13 +93,19 @@ class WeightTableWriter {
   std::vector<std::pair<uint64_t, uint32_t>> byHash_;  // sorted by hash
   WeightStats stats_;
   const std::map<std::string, FileRange>* external_ = nullptr;
+  ExternalWeightFinder find_;
+  std::vector<WeightRef> refs_;
+  std::map<std::tuple<uint32_t, std::string, WeightTransform>, uint32_t> externalBlob_;
+  uint64_t derived_ = 0;
 };
 
 class WeightTableReader {
  public:
   // Parses the blob table of `section`; `owner` keeps the section's memory alive for tensors that wrap it.
   // INVALID_GRAPH when any blob lies outside the section or its hash does not match.
-  static Result<WeightTableReader> parse(std::span<const std::byte> section, std::shared_ptr<const void> owner);
+  // `external` supplies the blobs a weightless binary does not store (nullptr: none).
+  static Result<WeightTableReader> parse(std::span<const std::byte> section, std::shared_ptr<const void> owner,
+                                         const ExternalBlobs* external = nullptr);
   // Reads a tensor reference; INVALID_GRAPH when the reference is malformed or its size does not match the blob.
   // A shape-only reference gives a tensor of that type and shape without storage (rawData() == nullptr).
   Result<Tensor> readReference(ByteReader& in) const;
@@ -89,6 +116,7 @@ class WeightTableReader {
   std::span<const std::byte> section_;
   std::shared_ptr<const void> owner_;
   std::vector<std::span<const std::byte>> blobs_;
+  ExternalBlobs external_;
 };
 
 // Shape encoding shared with inline tensors: dtype i32, rank u32, dims i64... INVALID_GRAPH on a negative

@@ -9,6 +9,7 @@
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/epcontext_names.h"
 #include "epcontext/shared_binaries.h"
+#include "epcontext/weightless.h"
 #include "onnx/path_rules.h"
 #include "partition/graph_partitioner.h"
 #include "kiln/config_keys.h"
@@ -121,7 +122,7 @@ class Binder {
                                                      "embedded in EPContext node " + nodeName(node));
       if (!binary.isOk()) return Status(StatusCode::INVALID_GRAPH, binary.status().message());
       loaded->binary = std::move(binary).value();
-      KILN_ASSIGN_OR_RETURN(loaded->partitions, loaded->binary->partitions());
+      KILN_ASSIGN_OR_RETURN(loaded->partitions, decode(*loaded->binary));
       timings_.binary_read_ms += clock.elapsedMs();
       if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded->binary, options_, timings_, keepAlive_).status());
       const std::string key = "embedded:" + node.name;
@@ -149,8 +150,12 @@ class Binder {
     }
     Stopwatch clock;
     bool opened = false;
-    auto loaded = loadBinaryFile(key, share_, &opened);
-    if (!loaded.isOk()) return Status(StatusCode::INVALID_GRAPH, loaded.status().message());
+    auto loaded = loadBinaryFile(key, share_, &opened, [this](const ctxbin::ContextBinary& binary) { return decode(binary); });
+    if (!loaded.isOk()) {
+      // The binary is there (checked above): NO_SUCHFILE is a weightless binary's missing source model.
+      if (loaded.status().code() == StatusCode::NO_SUCHFILE) return loaded.status();
+      return Status(StatusCode::INVALID_GRAPH, loaded.status().message());
+    }
     if (opened) timings_.binary_read_ms += clock.elapsedMs();
     KILN_RETURN_IF_ERROR(checkRecordedId(*loaded.value()->binary, context->s));
     if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded.value()->binary, options_, timings_, keepAlive_).status());
@@ -181,13 +186,25 @@ class Binder {
     auto binary = ctxbin::ContextBinary::fromBytes(std::move(bytes).value(), "'" + reference + "' from the read function");
     if (!binary.isOk()) return Status(StatusCode::INVALID_GRAPH, binary.status().message());
     loaded->binary = std::move(binary).value();
-    KILN_ASSIGN_OR_RETURN(loaded->partitions, loaded->binary->partitions());
+    KILN_ASSIGN_OR_RETURN(loaded->partitions, decode(*loaded->binary));
     timings_.binary_read_ms += clock.elapsedMs();
     KILN_RETURN_IF_ERROR(checkRecordedId(*loaded->binary, reference));
     if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded->binary, options_, timings_, keepAlive_).status());
     binaries_[key] = loaded;
     references_.emplace(key, reference);
     return loaded.get();
+  }
+
+  // The partitions of `binary`; a weightless binary's weights come from its source model (weightless.h), except
+  // when nothing will run them (forDevice false: merging refuses weightless binaries).
+  Result<std::vector<CompiledPartition>> decode(const ctxbin::ContextBinary& binary) {
+    // The callers' clocks count the whole decode as binary_read_ms: the float16 conversion moves to weight_prepack_ms.
+    SessionTimings own;
+    auto partitions = decodePartitions(binary, forDevice_, baseFolder_,
+                                       configValue(options_, config::kEpContextSourceModelPath), &own);
+    timings_.weight_prepack_ms += own.weight_prepack_ms;
+    timings_.binary_read_ms -= own.weight_prepack_ms;
+    return partitions;
   }
 
   // A ctx model another Kiln compiled (its kiln.compile_record) still loads when its binary is admitted, but it is

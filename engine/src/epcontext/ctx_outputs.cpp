@@ -127,16 +127,21 @@ Result<std::string> relativeInside(const std::string& path, const std::string& f
   return relative.string();
 }
 
-Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions) {
+Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions, const BinaryExtras& extras) {
   KILN_ASSIGN_OR_RETURN(ctxbin::BinaryContents contents, binaryContentsFor(std::move(partitions)));
+  contents.compileRecord = extras.compileRecord;
+  if (extras.weightless) {
+    contents.findExternal = extras.weightless->finder;
+    contents.weightSources = extras.weightless->sources;
+  }
   EncodedBinary encoded;
   encoded.target = contents.target;
   KILN_ASSIGN_OR_RETURN(encoded.prepared, ctxbin::PreparedContextBinary::prepare(contents));
   return encoded;
 }
 
-Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions) {
-  KILN_ASSIGN_OR_RETURN(EncodedBinary encoded, prepareBinary(std::move(partitions)));
+Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const BinaryExtras& extras) {
+  KILN_ASSIGN_OR_RETURN(EncodedBinary encoded, prepareBinary(std::move(partitions), extras));
   encoded.bytes.reserve(static_cast<size_t>(encoded.prepared->fileSize()));
   KILN_RETURN_IF_ERROR(encoded.prepared->stream([&](std::span<const std::byte> chunk) {
     encoded.bytes.insert(encoded.bytes.end(), chunk.begin(), chunk.end());

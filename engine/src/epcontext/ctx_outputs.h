@@ -4,12 +4,14 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "context_binary/context_binary.h"
 #include "device/device_info.h"
+#include "epcontext/weightless.h"
 #include "kiln/compiler.h"
 #include "partition/compiled_model.h"
 #include "util/file_io.h"
@@ -22,11 +24,16 @@ struct EncodedBinary {
   std::shared_ptr<const ctxbin::PreparedContextBinary> prepared;  // layout, hashes and the way to stream it
   const ctxbin::BinaryHead& head() const { return prepared->head(); }
 };
+// What a context binary carries beside the partitions (format 1.1 sections).
+struct BinaryExtras {
+  std::string compileRecord;                    // the COMPILE_RECORD section; "" writes none
+  std::optional<WeightlessSources> weightless;  // set: a weightless binary (epcontext/weightless.h)
+};
 // The context binary of `partitions` (one target device; a live-device target carries the driver cache).
-Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions);
+Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const BinaryExtras& extras = {});
 // The same laid out and hashed but not encoded: `bytes` stays empty and the caller streams `prepared` (a binary
 // that need not fit in memory).
-Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions);
+Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions, const BinaryExtras& extras = {});
 // Stages the binary at `path` in `files`, streamed into its temp file (never whole in memory).
 Status stageBinary(FileTransaction& files, const std::string& path, const EncodedBinary& binary);
 

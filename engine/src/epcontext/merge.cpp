@@ -173,6 +173,17 @@ Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, 
     SessionTimings unused;
     auto compiled = epctx::compiledModelFromEpContext(std::move(loaded.model), folder, SessionOptions{}, unused, false);
     if (!compiled.isOk()) return compiled.status().withContext("merging " + path);
+    // A weightless binary's partitions hold no weights (their kernels derive them from the source at load).
+    for (const auto& partition : compiled->partitions) {
+      for (const auto& node : partition.nodes) {
+        for (const auto& constant : node.constants) {
+          if (constant.dtype() != DataType::STRING && !constant.rawData() && constant.numel() > 0) {
+            return Status(StatusCode::INVALID_ARGUMENT, path + " is a weightless ctx model: merge ctx models compiled "
+                                                               "without --weightless");
+          }
+        }
+      }
+    }
     auto inspected = inspectEpContextModel(path);
     if (!inspected.isOk()) return inspected.status().withContext("merging " + path);
     planned.push_back({std::make_shared<const EpContextModelInfo>(std::move(inspected).value()), inputs[i].prefix});

@@ -197,6 +197,14 @@ Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const st
     KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict,
                           ctxbin::judgeBytes(bytes, origin, device.info, device.against));
     apply(result, verdict);
+    // Format 1.1 binaries carry the compile record too: a binary alone can be found stale.
+    if (auto parsed = ctxbin::parseHeader(bytes); parsed.isOk()) {
+      for (const auto& section : parsed->sections) {
+        if (section.kind != ctxbin::SectionKind::COMPILE_RECORD) continue;
+        result.compileRecord.assign(reinterpret_cast<const char*>(bytes.data() + section.offset), section.size);
+        KILN_RETURN_IF_ERROR(applyStaleness(result, baseFolder, query));
+      }
+    }
     return result;
   }
   KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelBuffer(bytes));

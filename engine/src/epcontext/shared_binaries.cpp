@@ -5,7 +5,8 @@
 
 namespace kiln::epctx {
 
-Result<std::shared_ptr<const LoadedBinary>> loadBinaryFile(const std::string& canonicalPath, bool share, bool* opened) {
+Result<std::shared_ptr<const LoadedBinary>> loadBinaryFile(const std::string& canonicalPath, bool share, bool* opened,
+                                                           const PartitionDecoder& decode) {
   static std::mutex mutex;
   static std::map<std::string, std::weak_ptr<const LoadedBinary>> registry;
   if (opened) *opened = false;
@@ -19,7 +20,7 @@ Result<std::shared_ptr<const LoadedBinary>> loadBinaryFile(const std::string& ca
   }
   auto loaded = std::make_shared<LoadedBinary>();
   KILN_ASSIGN_OR_RETURN(loaded->binary, ctxbin::ContextBinary::open(canonicalPath));
-  KILN_ASSIGN_OR_RETURN(loaded->partitions, loaded->binary->partitions());
+  KILN_ASSIGN_OR_RETURN(loaded->partitions, decode(*loaded->binary));
   if (opened) *opened = true;
   if (share) {
     std::erase_if(registry, [](const auto& entry) { return entry.second.expired(); });

@@ -3,6 +3,7 @@
 // as long as some session holds them, so sessions may be released in any order.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,7 +18,9 @@ struct LoadedBinary {
 };
 
 // The binary at `canonicalPath`, from the process-wide registry when `share` and another session holds it, else
-// opened and decoded (and registered when `share`). `opened` tells whether this call read the file.
-Result<std::shared_ptr<const LoadedBinary>> loadBinaryFile(const std::string& canonicalPath, bool share, bool* opened);
+// opened and decoded by `decode` (and registered when `share`). `opened` tells whether this call read the file.
+using PartitionDecoder = std::function<Result<std::vector<CompiledPartition>>(const ctxbin::ContextBinary&)>;
+Result<std::shared_ptr<const LoadedBinary>> loadBinaryFile(const std::string& canonicalPath, bool share, bool* opened,
+                                                           const PartitionDecoder& decode);
 
 }  // namespace kiln::epctx

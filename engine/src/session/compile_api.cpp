@@ -226,6 +226,22 @@ struct CompileRequest {
     return layout;
   }
 
+  // The source model as a file: its path, else ep.context_source_model_path for a model from memory ("" if none).
+  std::string sourceFile() const {
+    return source.path.empty() ? session.configEntryOr(config::kEpContextSourceModelPath, "") : source.path;
+  }
+
+  // The binary's format-1.1 extras: `record`, and the source weights' lookup when weightless output is asked for.
+  Result<epctx::BinaryExtras> binaryExtras(const std::vector<std::string>& sources, std::string record) const {
+    epctx::BinaryExtras extras;
+    extras.compileRecord = std::move(record);
+    if (epctx::weightlessRequested(session)) {
+      KILN_ASSIGN_OR_RETURN(extras.weightless, epctx::weightlessSourcesFor(sources, modelFolder,
+                                                                           session.configEntryOr(config::kVulkanFp16, "0") == "1"));
+    }
+    return extras;
+  }
+
   // True when the context binary goes to a context-data write or stream function instead of a file.
   bool binaryGoesToWriteFunction() const { return options.contextDataWrite_ || options.contextDataStream_; }
 
@@ -336,11 +352,12 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
     KILN_RETURN_IF_ERROR(request.emitModel(files, plain, result));
   } else {
     epctx::applyNodeNamePrefix(compiled, request.prefix());
+    KILN_ASSIGN_OR_RETURN(const epctx::BinaryExtras extras, request.binaryExtras({request.sourceFile()}, layout.compileRecord));
     // Embed mode 1 needs the binary's bytes in the model; otherwise it is only laid out here and streamed to its
     // destination by emitBinary (never whole in memory unless the whole-buffer write function asks for it).
     KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, options.embedMode()
-                                                                 ? epctx::encodeBinary(compiled.partitions)
-                                                                 : epctx::prepareBinary(compiled.partitions));
+                                                                 ? epctx::encodeBinary(compiled.partitions, extras)
+                                                                 : epctx::prepareBinary(compiled.partitions, extras));
     KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(compiled, layout, binary));
     if (!options.embedMode()) KILN_RETURN_IF_ERROR(request.emitBinary(files, request.binaryPath, binary, result));
     result.epContextNodes = model.epContextNodes;
@@ -412,7 +429,12 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
                        std::move(result)});
   }
   if (common.sessionOptions().progress.cancelled()) return Status(StatusCode::CANCELLED, "compile cancelled");
-  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::prepareBinary(std::move(all)));
+  // A group's binary carries no compile record (each member's ctx model has its own); weightless, it refers to every
+  // member's source.
+  std::vector<std::string> sources;
+  for (const auto& member : members) sources.push_back(member.request.sourceFile());
+  KILN_ASSIGN_OR_RETURN(const epctx::BinaryExtras extras, members.front().request.binaryExtras(sources, ""));
+  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::prepareBinary(std::move(all), extras));
   FileTransaction files;
   std::vector<CompileResult> results;
   std::map<std::string, std::vector<std::byte>> dataFiles;  // the members' external initializers share one file

@@ -7,6 +7,8 @@
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/ctx_outputs.h"
 #include "epcontext/epcontext_names.h"
+#include "epcontext/weightless.h"
+#include "kiln/config_keys.h"
 #include "session/inference_session.h"
 #include "session/session_config.h"
 #include "util/file_io.h"
@@ -57,12 +59,29 @@ struct ShareGroup {
 std::mutex shareMutex;
 ShareGroup shareGroup;
 
+// The binary's format-1.1 extras for `requests` (one model, or a sharing group's members; a group's binary carries
+// no compile record: each member's ctx model has its own).
+Result<BinaryExtras> binaryExtrasFor(const std::vector<const GenerationRequest*>& requests) {
+  BinaryExtras extras;
+  if (requests.size() == 1) extras.compileRecord = requests.front()->compileRecord;
+  if (requests.front()->weightless) {
+    std::vector<std::string> sources;
+    for (const auto* request : requests) sources.push_back(request->weightSource);
+    KILN_ASSIGN_OR_RETURN(extras.weightless,
+                          weightlessSourcesFor(sources, folderOf(requests.front()->ctxModelPath), requests.front()->fp16));
+  }
+  return extras;
+}
+
 Status writeGroup(ShareGroup& group) {
   std::vector<CompiledPartition> all;
+  std::vector<const GenerationRequest*> requests;
   for (const auto& member : group.members) {
     all.insert(all.end(), member.compiled.partitions.begin(), member.compiled.partitions.end());
+    requests.push_back(&member.request);
   }
-  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, prepareBinary(std::move(all)));
+  KILN_ASSIGN_OR_RETURN(const BinaryExtras extras, binaryExtrasFor(requests));
+  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, prepareBinary(std::move(all), extras));
   FileTransaction files;
   std::map<std::string, std::vector<std::byte>> dataFiles;  // members naming one file share it
   for (const auto& member : group.members) {
@@ -150,6 +169,9 @@ Result<std::optional<GenerationRequest>> generationRequestFor(const std::string&
                                                 "(the group's graphs share one binary file)");
   }
   request.binaryPath = defaultContextBinaryPath(request.ctxModelPath);
+  request.weightless = weightlessRequested(options);
+  request.fp16 = options.configEntryOr(config::kVulkanFp16, "0") == "1";
+  request.weightSource = sourceModelPath.empty() ? options.configEntryOr(config::kEpContextSourceModelPath, "") : sourceModelPath;
   std::error_code ec;
   if (fs::exists(request.ctxModelPath, ec)) {
     return Status(StatusCode::FAIL, "Failed to generate EP context model since the file '" + request.ctxModelPath +
@@ -168,8 +190,9 @@ Status generateEpContext(const Session& session, const GenerationRequest& reques
   }
   applyNodeNamePrefix(compiled, request.prefix);
   if (request.share) return joinShareGroup(std::move(compiled), request, originals);
-  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, request.embedMode == 0 ? prepareBinary(compiled.partitions)
-                                                                         : encodeBinary(compiled.partitions));
+  KILN_ASSIGN_OR_RETURN(const BinaryExtras extras, binaryExtrasFor({&request}));
+  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, request.embedMode == 0 ? prepareBinary(compiled.partitions, extras)
+                                                                         : encodeBinary(compiled.partitions, extras));
   KILN_ASSIGN_OR_RETURN(const ModelFiles model, serializeCtxModel(compiled, layoutFor(request, request.binaryPath, originals), binary));
   FileTransaction files;
   if (request.embedMode == 0) KILN_RETURN_IF_ERROR(stageBinary(files, request.binaryPath, binary));

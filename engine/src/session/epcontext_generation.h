@@ -22,6 +22,10 @@ struct GenerationRequest {
   std::string prefix;
   std::string externalInitializersFile;  // ep.context_model_external_initializers_file_name
   bool share = false, stopShare = false;
+  // ep.enable_weightless_ep_context_nodes: the binary refers to `weightSource`'s weights (the source model file,
+  // else ep.context_source_model_path); `fp16` as kiln.vulkan.fp16.
+  bool weightless = false, fp16 = false;
+  std::string weightSource;
 };
 
 // The request ep.context_* describe for a model from `sourceModelPath` (empty: from memory); nullopt when

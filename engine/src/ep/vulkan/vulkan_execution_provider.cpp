@@ -126,6 +126,10 @@ Result<std::map<std::string, std::vector<uint32_t>>> compileVariants(const std::
 struct KernelSet {
   std::vector<PartitionStep> steps;
   bool pipelinesReady = false;  // every step's pipelines are set (prepareLoad created them)
+  // Loading a weightless binary: constants it stored as type and shape only, prepacked again, and the time taken.
+  int64_t derivedConstants = 0;
+  double deriveMs = 0;
+  bool derivedReported = false;  // added to the session's timings and counters already
 };
 
 // The stored autotune choice of each node (empty where none). INVALID_GRAPH when a choice names a node the
@@ -142,6 +146,11 @@ Result<std::vector<std::string>> tunedChoices(const PartitionTuning& tuning, siz
     chosen[k.node] = k.chosen;
   }
   return chosen;
+}
+
+// A constant a weightless binary stored as type and shape only (its kernel derives it again at load).
+bool isDerivedAtLoad(const Tensor& constant) {
+  return constant.dtype() != DataType::STRING && constant.rawData() == nullptr && constant.numel() > 0;
 }
 
 // Creates the kernel of every node of a partition graph for `target`: host kernels where `onHost`, Vulkan kernels
@@ -165,7 +174,10 @@ Result<KernelSet> createKernels(const ir::Graph& graph, const ir::Model& opsets,
     const KernelEntry* entry = findKernel(node.domain, node.opType, opset);
     if (!entry) return Status(StatusCode::INVALID_GRAPH, "no Vulkan kernel for " + node.label() + " (opset " + std::to_string(opset) + ")");
     KernelCreateInfo info{node, opset, target, {}, {}, {}, autotune};
-    if (stored) info.storedConstants = &(*stored)[i].constants;
+    const std::vector<Tensor>* storedConstants = stored ? &(*stored)[i].constants : nullptr;
+    // Weightless: the node prepacks again, from weights its initializers now hold (they came from the source).
+    const bool derive = storedConstants && std::any_of(storedConstants->begin(), storedConstants->end(), isDerivedAtLoad);
+    if (!derive) info.storedConstants = storedConstants;
     if (tuned && i < tuned->size()) info.tunedCandidate = (*tuned)[i];
     for (const auto& in : node.inputs) {
       auto init = graph.initializers.find(in);
@@ -173,13 +185,22 @@ Result<KernelSet> createKernels(const ir::Graph& graph, const ir::Model& opsets,
       info.inputInfo.push_back(in.empty() ? nullptr : graph.findValueInfo(in));
     }
     for (const auto& out : node.outputs) info.outputInfo.push_back(out.empty() ? nullptr : graph.findValueInfo(out));
+    Stopwatch deriveClock;
     auto kernel = entry->create(info);
     if (!kernel.isOk()) return kernel.status().withContext("creating the Vulkan kernel of " + node.label());
     step.kernel = std::move(kernel).value();
+    if (derive) {
+      kernels.deriveMs += deriveClock.elapsedMs();
+      kernels.derivedConstants += static_cast<int64_t>(std::count_if(storedConstants->begin(), storedConstants->end(), isDerivedAtLoad));
+    }
     if (stored) {
       const auto& constants = step.kernel->constants();
-      const bool match = constants.size() == (*stored)[i].constants.size() &&
-                         std::all_of(constants.begin(), constants.end(), [](const Tensor& t) { return t.defined(); });
+      bool match = constants.size() == (*stored)[i].constants.size() &&
+                   std::all_of(constants.begin(), constants.end(), [](const Tensor& t) { return t.defined(); });
+      for (size_t k = 0; match && derive && k < constants.size(); ++k) {
+        const Tensor& want = (*storedConstants)[k];
+        match = constants[k].dtype() == want.dtype() && constants[k].shape() == want.shape();
+      }
       if (!match) {
         return Status(StatusCode::INVALID_GRAPH, "the stored constants of " + node.label() + " do not match its kernel (" +
                                                      std::to_string((*stored)[i].constants.size()) + " stored)");
@@ -358,6 +379,11 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     }
     if (!kernels) {
       KILN_ASSIGN_OR_RETURN(kernels, recreateKernels(partition));
+    }
+    if (kernels->derivedConstants > 0 && !kernels->derivedReported) {  // a weightless binary's re-derived constants
+      if (context.timings) context.timings->weight_prepack_ms += kernels->deriveMs;
+      if (context.counters) context.counters->weights_prepacked += kernels->derivedConstants;
+      kernels->derivedReported = true;
     }
     if (!kernels->pipelinesReady) {
       const std::pair<const CompiledPartition*, KernelSet*> only{&partition, kernels.get()};
