@@ -40,6 +40,8 @@ struct KernelInfo {
   std::function<Result<std::unique_ptr<SubgraphExecutor>>(const ir::Graph&)> createSubgraphExecutor;
   // The session's intra-op threads; null where kernels run outside a session (constant folding): run inline.
   ThreadPool* threadPool = nullptr;
+  // Float convolutions run on oneDNN (kiln.cpu.float_kernels=onednn); false (the default) keeps the OpenBLAS path.
+  bool floatOnOneDnn = false;
 };
 
 // What a kernel sees when it runs.
