@@ -21,6 +21,7 @@ struct ConformanceArgs {
   bool showPassed = false;
   bool listSkipped = false;
   int minPassed = 0;
+  std::vector<std::string> configs;      // --config KEY=VALUE, for every case's session
   std::vector<std::string> workerCases;  // hidden --worker: run these case folders and report them (worker.h)
   CommonFlags flags;
 };
@@ -33,6 +34,14 @@ int runConformanceCommand(ConformanceArgs& args) {
   options.filter = args.filter;
   options.isolate = !args.noIsolate;
   options.workerProgram = app::selfExecutable();
+  for (const std::string& spec : args.configs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return reportError(Status(StatusCode::INVALID_ARGUMENT, "--config wants KEY=VALUE, got '" + spec + "'"),
+                         args.flags);
+    }
+    options.configEntries[spec.substr(0, eq)] = spec.substr(eq + 1);
+  }
   if (!args.workerCases.empty()) return conformance::runWorker(args.workerCases, options);
   if (args.expectedFailuresFile.empty()) {
     options.expectedFailures = conformance::builtinExpectedFailures(args.ep);
@@ -90,6 +99,8 @@ void registerConformance(CLI::App& app, Commands& commands) {
   cmd->add_option("dir", args->directory, "Folder of test cases (default: Debian's libonnx-testdata node cases)");
   cmd->add_option("--ep", args->ep, "Execution provider: cpu or vulkan")->check(CLI::IsMember({"cpu", "vulkan"}));
   cmd->add_option("--filter", args->filter, "Only cases whose name matches this regex");
+  cmd->add_option("--config", args->configs, "KEY=VALUE session config entry for every case (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--expected-failures", args->expectedFailuresFile,
                   "Expected-failure list (default: the built-in list for the EP)");
   cmd->add_flag("--no-isolate", args->noIsolate, "Run cases in this process (faster; a crash ends the run)");

@@ -193,6 +193,9 @@ std::string runCaseChecked(const fs::path& folder, const Options& options, bool&
   const bool cpu = options.executionProvider == "cpu";
   (void)sessionOptions.addConfigEntry("kiln.execution_providers", cpu ? "cpu" : options.executionProvider + ",cpu");
   (void)sessionOptions.addConfigEntry("kiln.intra_op_num_threads", "1");
+  for (const auto& [key, value] : options.configEntries) {
+    if (Status s = sessionOptions.addConfigEntry(key, value); !s.isOk()) return s.toString();
+  }
   // A case counts for an EP only when the EP runs all of it (issue 3's bar); otherwise it is skipped.
   if (!cpu) (void)sessionOptions.addConfigEntry("session.disable_cpu_ep_fallback", "1");
   auto session = Session::create((folder / "model.onnx").string(), sessionOptions);

@@ -28,6 +28,7 @@ struct Options {
   std::string executionProvider = "cpu";  // "cpu" or "vulkan"
   std::string filter;                 // ECMAScript regex on case names; empty = all
   std::map<std::string, std::string> expectedFailures;  // case name -> reason
+  std::map<std::string, std::string> configEntries;  // extra session config entries for every case
   double rtol = 1e-3;
   double atol = 1e-7;
   // Run the cases in worker processes (re-executed kiln, see worker.h): a crash or hang fails one case, not the run.

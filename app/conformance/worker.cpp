@@ -127,7 +127,9 @@ int runWorker(const std::vector<std::string>& caseDirectories, const Options& op
 }
 
 std::vector<std::string> workerCommand(const std::vector<std::string>& caseDirectories, const Options& options) {
-  std::vector<std::string> argv = {options.workerProgram, "conformance", "--ep", options.executionProvider, "--worker"};
+  std::vector<std::string> argv = {options.workerProgram, "conformance", "--ep", options.executionProvider};
+  for (const auto& [key, value] : options.configEntries) argv.insert(argv.end(), {"--config", key + "=" + value});
+  argv.push_back("--worker");
   argv.insert(argv.end(), caseDirectories.begin(), caseDirectories.end());
   return argv;
 }

@@ -7,6 +7,7 @@
 #
 # Usage: tests/bench/cpu_vs_onnxruntime.sh [--build DIR] [--cache DIR] [--runs N] [--vad-runs M] [--warmup W]
 #                                           [--threads T] [--rounds R] [--quant-size N] [--isnet MODEL]
+#                                           [--onednn]
 #   --build    build folder holding tests/bench/kiln_bench (default ${KILN_BUILD_DIR:-build/release})
 #   --cache    model cache (default ${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models); filled by fetch_models.sh if needed
 #   --runs     timed PP-OCRv4 det runs per round (default 20); --vad-runs: Silero VAD runs (default 500)
@@ -16,12 +17,14 @@
 #   --quant-size  side of the generated quantized U-Net's 1x3xNxN input (default 256)
 #   --isnet    also time this real dynamically quantized U-Net (1x3x1024x1024 input named `input`, e.g.
 #              isnet_quint8.onnx; not in the repository), 2 timed runs per round
+#   --onednn   also time Kiln with kiln.cpu.float_kernels=onednn (float Conv on oneDNN instead of the default OpenBLAS
+#              path) in the same rounds: columns "onednn ms" and "onednn/ort"
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${KILN_BUILD_DIR:-$ROOT/build/release}"
 CACHE="${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models"
-RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3 QUANT_SIZE=256 ISNET=""
+RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3 QUANT_SIZE=256 ISNET="" SIDES=(kiln ort)
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD="$2"; shift 2 ;;
@@ -33,7 +36,8 @@ while [[ $# -gt 0 ]]; do
     --rounds) ROUNDS="$2"; shift 2 ;;
     --quant-size) QUANT_SIZE="$2"; shift 2 ;;
     --isnet) ISNET="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --onednn) SIDES=(kiln onednn ort); shift ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "cpu_vs_onnxruntime: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -65,6 +69,9 @@ measure() {  # label side runs warmup model-args...
   local json
   if [[ "$side" == kiln ]]; then
     json="$("$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS")"
+  elif [[ "$side" == onednn ]]; then
+    json="$("$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS" \
+              --config kiln.cpu.float_kernels=onednn)"
   else
     json="$(node "$ROOT/resources/bench/ort_bench.mjs" "$CACHE/ort" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS")"
   fi
@@ -81,11 +88,12 @@ echo "kiln: $(grep -m1 -o 'oneDNN v[0-9.]*' <<<"$VERBOSE" || echo '(no verbose o
 $(grep -m1 -o 'isa:[^,]*' <<<"$VERBOSE" || echo 'isa: unknown')" >&2
 INT8_KERNELS="$( (grep ',exec,cpu,convolution,' <<<"$VERBOSE" || true) | cut -d, -f5 | sort | uniq -c | tr -s ' ' | paste -sd';' -)"
 echo "kiln: int8 convolutions: ${INT8_KERNELS:-the reference integer loops of Kiln (no oneDNN primitive ran: no VNNI?)}" >&2
-echo "kiln: float GEMMs on OpenBLAS, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}" >&2
+echo "kiln: float GEMMs on OpenBLAS, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset} (--onednn: float Conv on" \
+  "oneDNN, its own ISA dispatch)" >&2
 echo "ort: MLAS (cpuid dispatch); CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), \
 $(grep -m1 -o -w 'avx2\|avx512f\|avx512_vnni\|avx_vnni\|amx_int8' /proc/cpuinfo | sort -u | paste -sd' ' -)" >&2
 for ((round = 1; round <= ROUNDS; ++round)); do
-  for side in kiln ort; do
+  for side in "${SIDES[@]}"; do
     measure "PP-OCRv4_det_1x3x640x640" "$side" "$RUNS" "$WARMUP" "${OCR_ARGS[@]}"
     measure "Silero_VAD_v5_1x512" "$side" "$VAD_RUNS" "$VAD_WARMUP" "${VAD_ARGS[@]}"
     measure "quant_unet_1x3x${QUANT_SIZE}x${QUANT_SIZE}" "$side" "$RUNS" "$WARMUP" "${QUANT_ARGS[@]}"
@@ -100,19 +108,22 @@ const rows = new Map();
 for (const line of fs.readFileSync(process.argv[2], 'utf8').trim().split('\n')) {
   const [label, side, ...json] = line.split(' ');
   const r = JSON.parse(json.join(' '));
-  if (!rows.has(label)) rows.set(label, { kiln: [], ort: [] });
+  if (!rows.has(label)) rows.set(label, { kiln: [], ort: [], onednn: [] });
   rows.get(label)[side].push(r);
 }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const fmt = (v) => (v >= 100 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3)).padStart(10);
 console.log(`${'model'.padEnd(26)}${'kiln ms'.padStart(10)}${'ort ms'.padStart(10)}${'kiln/ort'.padStart(10)}` +
-            `${'kiln create'.padStart(13)}${'ort create'.padStart(12)}${'kiln 1st'.padStart(10)}${'ort 1st'.padStart(10)}`);
-for (const [label, { kiln, ort }] of rows) {
+            `${'kiln create'.padStart(13)}${'ort create'.padStart(12)}${'kiln 1st'.padStart(10)}${'ort 1st'.padStart(10)}` +
+            ([...rows.values()].some((r) => r.onednn.length) ? `${'onednn ms'.padStart(13)}${'onednn/ort'.padStart(13)}` : ''));
+for (const [label, { kiln, ort, onednn }] of rows) {
   const k = median(kiln.map((r) => r.median_ms)), o = median(ort.map((r) => r.median_ms));
+  const d = onednn.length ? median(onednn.map((r) => r.median_ms)) : NaN;
   console.log(`${label.padEnd(26)}${fmt(k)}${fmt(o)}${(k / o).toFixed(2).padStart(10)}` +
               `${fmt(median(kiln.map((r) => r.session_create_ms))).padStart(13)}` +
               `${fmt(median(ort.map((r) => r.session_create_ms))).padStart(12)}` +
-              `${fmt(median(kiln.map((r) => r.first_run_ms)))}${fmt(median(ort.map((r) => r.first_run_ms)))}`);
+              `${fmt(median(kiln.map((r) => r.first_run_ms)))}${fmt(median(ort.map((r) => r.first_run_ms)))}` +
+              (onednn.length ? `${fmt(d).padStart(13)}${(d / o).toFixed(2).padStart(13)}` : ''));
 }
 console.log('ms = median of per-round medians of single inferences; create = session creation; 1st = first inference');
 EOF

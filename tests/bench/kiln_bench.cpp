@@ -2,6 +2,7 @@
 // median run. The Kiln half of cpu_vs_onnxruntime.sh and vulkan_vs_cpu.sh (the same measurement as ort_bench.mjs).
 //
 // Usage: kiln_bench MODEL --input NAME=FILE.npy ... [--runs N] [--warmup W] [--threads T] [--ep cpu|vulkan]
+//                   [--config KEY=VALUE]...
 // Prints one JSON object on stdout: session_create_ms, first_run_ms, median_ms, min_ms, runs.
 #include <algorithm>
 #include <chrono>
@@ -24,6 +25,7 @@ struct Args {
   int warmup = 3;
   int threads = 2;
   std::string ep = "cpu";  // kiln.execution_providers
+  std::vector<std::string> configs;  // KEY=VALUE session config entries
 };
 
 bool parseArgs(int argc, char** argv, Args& args) {
@@ -35,6 +37,7 @@ bool parseArgs(int argc, char** argv, Args& args) {
     else if (a == "--warmup" && hasValue) args.warmup = std::atoi(argv[++i]);
     else if (a == "--threads" && hasValue) args.threads = std::atoi(argv[++i]);
     else if (a == "--ep" && hasValue) args.ep = argv[++i];
+    else if (a == "--config" && hasValue) args.configs.push_back(argv[++i]);
     else if (args.model.empty() && a.rfind("--", 0) != 0) args.model = a;
     else return false;
   }
@@ -55,7 +58,7 @@ int fail(const std::string& message) {
 int main(int argc, char** argv) {
   Args args;
   if (!parseArgs(argc, argv, args)) {
-    std::fprintf(stderr, "usage: kiln_bench MODEL --input NAME=FILE.npy ... [--runs N] [--warmup W] [--threads T] [--ep cpu|vulkan]\n");
+    std::fprintf(stderr, "usage: kiln_bench MODEL --input NAME=FILE.npy ... [--runs N] [--warmup W] [--threads T] [--ep cpu|vulkan] [--config KEY=VALUE]\n");
     return 2;
   }
   std::vector<kiln::NamedTensor> feeds;
@@ -71,6 +74,13 @@ int main(int argc, char** argv) {
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"kiln.execution_providers", args.ep},
                                    {"kiln.intra_op_num_threads", std::to_string(args.threads)}}) {
     if (auto status = options.addConfigEntry(key, value); !status.isOk()) return fail(status.toString());
+  }
+  for (const std::string& spec : args.configs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos) return fail("--config wants KEY=VALUE, got '" + spec + "'");
+    if (auto status = options.addConfigEntry(spec.substr(0, eq), spec.substr(eq + 1)); !status.isOk()) {
+      return fail(status.toString());
+    }
   }
   auto start = std::chrono::steady_clock::now();
   auto session = kiln::Session::create(args.model, options);

@@ -39,6 +39,7 @@ inline constexpr const char* kVulkanTargetProfile = "kiln.vulkan.target_profile"
 inline constexpr const char* kVulkanFp16 = "kiln.vulkan.fp16";
 inline constexpr const char* kVulkanProfile = "kiln.vulkan.profile";
 inline constexpr const char* kMaxTensorBytes = "kiln.max_tensor_bytes";
+inline constexpr const char* kCpuFloatKernels = "kiln.cpu.float_kernels";
 // kiln.free_dim_override.<dim_param>=N: fixes a symbolic input dimension (one key per dim_param).
 inline constexpr const char* kFreeDimOverridePrefix = "kiln.free_dim_override.";
 

@@ -36,6 +36,7 @@ const std::vector<KeyInfo>& knownKeys() {
         {kVulkanTargetProfile, "", "device profile JSON to compile for"},
         {kVulkanFp16, "0", "1: float16 storage (not implemented yet: warns)"},
         {kVulkanProfile, "0", "1: time every dispatch with timestamp queries and log a table per op type"},
+        {kCpuFloatKernels, "openblas", "openblas | onednn: the CPU EP's float Conv (openblas: the reference path)"},
         {kMaxTensorBytes, "2147483648", "the most bytes one tensor may take (2 GiB)"},
     };
     std::sort(table.begin(), table.end(), [](const KeyInfo& a, const KeyInfo& b) { return std::strcmp(a.key, b.key) < 0; });

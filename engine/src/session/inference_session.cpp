@@ -18,6 +18,7 @@
 #include "ep/provider_names.h"
 #include "session/execution_providers.h"
 #include "session/partition_kernel.h"
+#include "session/session_config.h"
 #include "session/session_pipeline.h"
 #include "util/log.h"
 #include "kiln/config_keys.h"
@@ -222,6 +223,8 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
   cpu::ExecutorConfig config;
   config.opsets = model_.opsetImports;
   config.intraOpThreads = threads;
+  KILN_ASSIGN_OR_RETURN(const SessionConfig parsed, parseSessionConfig(options));
+  config.floatOnOneDnn = parsed.cpuFloatOnOneDnn;
   config.progress = &progress_;
   config.profiler = &profiler_;
   config.externalKernel = [this](const cpu::KernelInfo& info) { return fusedKernel(info); };

@@ -66,6 +66,12 @@ Result<SessionConfig> parseSessionConfig(const SessionOptions& options) {
   c.disableCpuEpFallback = flag(options, config::kDisableCpuEpFallback);
   c.failOnSuboptimalCompiledModel = flag(options, config::kFailOnSuboptimalCompiledModel);
   c.disableModelCompile = flag(options, config::kDisableModelCompile);
+  const std::string floatKernels = entry(options, config::kCpuFloatKernels);
+  if (floatKernels != "onednn" && floatKernels != "openblas") {
+    return Status(StatusCode::INVALID_ARGUMENT, std::string(config::kCpuFloatKernels) +
+                                                    " must be onednn or openblas, got '" + floatKernels + "'");
+  }
+  c.cpuFloatOnOneDnn = floatKernels == "onednn";
 
   c.vulkan.device = entry(options, config::kVulkanDevice);
   c.vulkan.deviceSet = options.configEntry(config::kVulkanDevice).has_value();

@@ -85,6 +85,7 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
     Step step;
     step.node = &node;
     KernelInfo info{node, opset, {}, {}, config.threadPool.get(), {}};
+    info.floatOnOneDnn = config.floatOnOneDnn;
     for (const auto& in : node.inputs) {
       step.inputs.push_back(in.empty() ? -1 : resolve(in));
       auto init = g.initializers.find(in);

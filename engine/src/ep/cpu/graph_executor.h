@@ -41,6 +41,7 @@ struct ExecutorConfig {
   const ProgressSink* progress = nullptr;  // checked for cancellation between nodes
   NodeProfiler* profiler = nullptr;        // when set and active, every node's kernel is timed into it
   std::string graphPath = "main";          // this graph's path for the profiler (ir/graph_paths.h)
+  bool floatOnOneDnn = false;              // KernelInfo::floatOnOneDnn of every kernel
   // Consulted before the CPU kernel registry for every node, also in subgraph bodies (children inherit the
   // config): returns a kernel for nodes it owns (the session's KilnPartition nodes), a null pointer otherwise.
   std::function<Result<std::unique_ptr<Kernel>>(const KernelInfo&)> externalKernel;

@@ -1,7 +1,9 @@
 // Conv and ConvInteger. Float convolutions run as GEMMs on OpenBLAS: pointwise (1x1) ones directly on the
 // input, others on im2col columns built a few output lines at a time (the scratch stays cache-sized and is
 // reused); 1-D/2-D depthwise convolutions use a direct loop, which beats a GEMM with one input channel per
-// group. The int32 convolution helpers of conv_helpers.h (ConvInteger, QLinearConv) live here too.
+// group. Under kiln.cpu.float_kernels=onednn, non-depthwise float convs with constant weights run on oneDNN instead
+// (onednn_conv.h), with this path as the fallback. The int32 convolution helpers of conv_helpers.h (ConvInteger,
+// QLinearConv) live here too.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -11,6 +13,7 @@
 #include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/conv_helpers.h"
 #include "ep/cpu/kernels/gemm_helpers.h"
+#include "ep/cpu/kernels/onednn_conv.h"
 #include "ep/cpu/kernels/onednn_int8.h"
 #include "ops/window_geometry.h"
 
@@ -308,6 +311,9 @@ Result<ConvShapes> resolveConvShapes(const ops::WindowAttributes& attrs, int64_t
 
 namespace {
 
+// True for W of a conv that runConv computes with its direct depthwise loops (as it decides there).
+bool isDepthwise(const Tensor& w, int64_t group) { return w.dim(1) == 1 && w.dim(0) / group <= 4 && w.rank() <= 4; }
+
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const KernelInfo& info)
@@ -317,6 +323,13 @@ class ConvKernel : public Kernel {
       const Tensor* t = i < info.constantInputs.size() ? info.constantInputs[i] : nullptr;
       if (t && t->dtype() == DataType::FLOAT16) floatConstants_[i - 1] = toFloatTensor<Float16>(*t);
       if (t && t->dtype() == DataType::BFLOAT16) floatConstants_[i - 1] = toFloatTensor<BFloat16>(*t);
+    }
+    // Constant weights of a non-depthwise float conv go to oneDNN (the CPU's own ISA); depthwise ones keep the
+    // direct loops, which beat it on plain layouts.
+    const Tensor* w = constantConvInput(info, 1);
+    const Tensor* wf = floatConstants_[0].defined() ? &floatConstants_[0] : w;
+    if (info.floatOnOneDnn && wf && wf->dtype() == DataType::FLOAT && wf->rank() >= 3 && !isDepthwise(*wf, group_)) {
+      oneDnn_ = OneDnnFloatConv::create(group_, *wf);
     }
   }
 
@@ -338,12 +351,23 @@ class ConvKernel : public Kernel {
         const Tensor wf = floatConstants_[0].defined() ? floatConstants_[0] : toFloatTensor<T>(*w);
         const Tensor bf = !b ? Tensor() : floatConstants_[1].defined() ? floatConstants_[1] : toFloatTensor<T>(*b);
         Tensor yf(DataType::FLOAT, s.outShape);
-        runConv<float>(xf.data<float>(), wf.data<float>(), b ? bf.data<float>() : nullptr, yf.data<float>(),
-                       s.N, s.C, s.M, group_, s.geometry, pool_);
+        const float* bias = b ? bf.data<float>() : nullptr;
+        if (!oneDnn_ || !oneDnn_->run(xf.data<float>(), bias, s, yf.data<float>(), pool_)) {
+          runConv<float>(xf.data<float>(), wf.data<float>(), bias, yf.data<float>(), s.N, s.C, s.M, group_,
+                         s.geometry, pool_);
+        }
         fromFloatTensor<T>(yf, y);
       } else {
-        runConv<T>(x->data<T>(), w->data<T>(), b ? b->data<T>() : nullptr, y.data<T>(), s.N, s.C, s.M, group_,
-                   s.geometry, pool_, epilogue);
+        const T* bias = b ? b->data<T>() : nullptr;
+        bool done = false;
+        if constexpr (std::is_same_v<T, float>) {
+          done = oneDnn_ && oneDnn_->run(x->data<float>(), bias, s, y.data<float>(), pool_);
+          if (done && epilogue) applyEpilogue(*epilogue, y.data<float>(), s);
+        }
+        if (!done) {
+          runConv<T>(x->data<T>(), w->data<T>(), bias, y.data<T>(), s.N, s.C, s.M, group_, s.geometry, pool_,
+                     epilogue);
+        }
         if (epilogue) epilogue->markApplied();
       }
       return Status::ok();
@@ -353,8 +377,17 @@ class ConvKernel : public Kernel {
  private:
   ops::WindowAttributes attrs_;
   int64_t group_;
+  // The fused elementwise chain over all of y, one output plane per task.
+  void applyEpilogue(const EpilogueBinding& epilogue, float* y, const ConvShapes& s) const {
+    const int64_t plane = s.geometry.outSize();
+    parallelFor(pool_, s.N * s.M, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) epilogue.apply(y, i * plane, plane, i % s.M);
+    });
+  }
+
   ThreadPool* pool_;
-  Tensor floatConstants_[2];  // W and B as float when they are half-precision constants
+  Tensor floatConstants_[2];                // W and B as float when they are half-precision constants
+  std::unique_ptr<OneDnnFloatConv> oneDnn_;  // the constant float W on oneDNN; null: the OpenBLAS path only
 };
 
 // ConvInteger: int32 convolution of (x - x_zero_point) and (w - w_zero_point); w_zero_point may be per output
