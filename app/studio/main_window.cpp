@@ -28,6 +28,7 @@
 #include "compile_panel.h"
 #include "environment_info.h"
 #include "graph_panel.h"
+#include "source_compiled_link.h"
 #include "kiln/epcontext.h"
 #include "merge_wizard.h"
 #include "model_loader.h"
@@ -121,6 +122,7 @@ MainWindow::MainWindow(QWidget* parent)
   graphs->addWidget(graph_);
   graphs->addWidget(compiledGraph_);
   compiledGraph_->hide();  // shown when a compile finishes: the ctx model opens beside its source
+  new SourceCompiledLink(graph_, compiledGraph_, this);  // selecting in one highlights its counterpart in the other
   for (GraphPanel* panel : {graph_, compiledGraph_}) {
     connect(panel, &GraphPanel::inspectBinaryRequested, this, &MainWindow::inspectBinary);
   }

@@ -1,0 +1,126 @@
+#include "source_compiled_link.h"
+
+#include <QApplication>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QHash>
+#include <QPainter>
+#include <QPalette>
+
+#include "graph_panel.h"
+#include "graph_view.h"
+#include "source_compiled_links.h"
+
+namespace kiln::studio {
+
+namespace {
+
+// A small label on an edge: the values crossing host↔device there and their sizes.
+class TransferBadgeItem : public QGraphicsItem {
+ public:
+  TransferBadgeItem(const QString& text, const QString& tooltip) : text_(text) {
+    setToolTip(tooltip);
+    setZValue(20);  // above edges and nodes
+    // The same size on screen at any zoom: it fits the gap below its producer and never hides whole nodes.
+    setFlag(ItemIgnoresTransformations);
+    const QFontMetricsF metrics(font());
+    bounds_ = metrics.boundingRect(QRectF(0, 0, 400, 200), Qt::AlignCenter, text_).adjusted(-4, -2, 4, 2);
+    bounds_.moveCenter(QPointF(0, 0));
+    bounds_.moveTop(1);  // hangs just below the point it is placed at
+  }
+  QRectF boundingRect() const override { return bounds_; }
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override {
+    // Fixed colors on their own background: readable on the light and the dark theme alike.
+    painter->setPen(QPen(QColor(0x8a, 0x6d, 0x1e), 1));
+    painter->setBrush(QColor(0xff, 0xf4, 0xc8));
+    painter->drawRoundedRect(bounds_, 3, 3);
+    painter->setFont(font());
+    painter->setPen(QColor(0x3a, 0x2c, 0x00));
+    painter->drawText(bounds_, Qt::AlignCenter, text_);
+  }
+
+ private:
+  static QFont font() { return QApplication::font(); }
+  QString text_;
+  QRectF bounds_;
+};
+
+}  // namespace
+
+SourceCompiledLink::SourceCompiledLink(GraphPanel* source, GraphPanel* compiled, QObject* parent)
+    : QObject(parent), source_(source), compiled_(compiled) {
+  connect(source_->view(), &GraphView::nodeSelected, this, &SourceCompiledLink::onSourceSelected);
+  connect(compiled_->view(), &GraphView::nodeSelected, this, &SourceCompiledLink::onCompiledSelected);
+  // A new layout drops the items: what was highlighted there is gone.
+  connect(source_, &GraphPanel::layoutReady, this, [this] { sourceHighlight_.clear(); });
+  connect(compiled_, &GraphPanel::layoutReady, this, [this] { compiledHighlight_.clear(); });
+}
+
+void SourceCompiledLink::onSourceSelected(int node) {
+  const auto source = source_->document();
+  const auto compiled = compiled_->document();
+  if (!source || !compiled || compiled_->isHidden()) return;
+  const int replacing = bridge::replacingEpContextNode(*source, node, *compiled);
+  highlight(compiled_, replacing >= 0 ? QVector<int>{replacing} : QVector<int>{}, &compiledHighlight_);
+}
+
+void SourceCompiledLink::onCompiledSelected(int node) {
+  const auto source = source_->document();
+  const auto compiled = compiled_->document();
+  if (!source || !compiled || source_->isHidden()) return;
+  highlight(source_, bridge::replacedSourceNodes(*source, *compiled, node), &sourceHighlight_);
+}
+
+void SourceCompiledLink::highlight(GraphPanel* panel, const QVector<int>& nodes, QVector<int>* kept) {
+  *kept = nodes;
+  panel->view()->setHighlighted(nodes);
+  if (nodes.isEmpty()) return;
+  // Center on the highlighted nodes (those drawn; a collapsed partition stands for its nodes).
+  QRectF area;
+  for (int node : nodes) {
+    QGraphicsItem* item = panel->view()->nodeItem(node);
+    if (!item) item = panel->view()->clusterItem(panel->document()->clusterOf(node));
+    if (item) area = area.united(item->sceneBoundingRect());
+  }
+  if (!area.isNull()) panel->view()->centerOn(area.center());
+}
+
+int addTransferBadges(GraphView* view, const bridge::GraphDocument& document) {
+  auto drawn = [&](int node) -> QGraphicsItem* {
+    if (QGraphicsItem* item = view->nodeItem(document.drawnNode(node))) return item;
+    return view->clusterItem(document.clusterOf(node));
+  };
+  // Transfers between the same two drawn items share one badge.
+  struct Badge {
+    QGraphicsItem *from = nullptr, *to = nullptr;
+    QStringList lines, values;
+  };
+  QVector<Badge> badges;
+  QHash<QPair<QGraphicsItem*, QGraphicsItem*>, int> index;
+  for (const bridge::BorderTransfer& t : bridge::borderTransfers(document)) {
+    QGraphicsItem* from = drawn(t.from);
+    QGraphicsItem* to = drawn(t.to);
+    if (!from || !to || from == to) continue;
+    const auto key = qMakePair(from, to);
+    if (!index.contains(key)) {
+      index.insert(key, static_cast<int>(badges.size()));
+      badges.push_back({from, to, {}, {}});
+    }
+    Badge& badge = badges[index.value(key)];
+    badge.lines << t.label();
+    badge.values << QStringLiteral("%1: %2").arg(t.value, t.label());
+  }
+  for (const Badge& badge : badges) {
+    // Hanging just below the producer, a quarter of the way toward the consumer: partition captions sit above
+    // nodes, so the midpoint of an edge into a partition would cover its caption.
+    const QRectF a = badge.from->sceneBoundingRect(), b = badge.to->sceneBoundingRect();
+    auto* item = new TransferBadgeItem(badge.lines.join(QLatin1Char('\n')),
+                                       QObject::tr("Host↔device transfer\n%1").arg(badge.values.join(QLatin1Char('\n'))));
+    const double x = a.center().x() + (b.center().x() - a.center().x()) / 4;
+    item->setPos(x, a.bottom());
+    view->scene()->addItem(item);
+  }
+  return static_cast<int>(badges.size());
+}
+
+}  // namespace kiln::studio
