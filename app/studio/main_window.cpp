@@ -29,6 +29,7 @@
 #include "environment_info.h"
 #include "graph_panel.h"
 #include "source_compiled_link.h"
+#include "theme.h"
 #include "kiln/epcontext.h"
 #include "merge_wizard.h"
 #include "model_loader.h"
@@ -173,6 +174,7 @@ void MainWindow::createMenus() {
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(summaryDock_->toggleViewAction());
+  view->addMenu(createThemeMenu(this));
   view->addSeparator();
   // Ctrl+1..9 switch panels (Netron-style keyboard-first use); the tab titles carry Alt mnemonics as well.
   for (int i = 0; i < 9; ++i) {
