@@ -82,7 +82,16 @@ void SourceCompiledLink::highlight(GraphPanel* panel, const QVector<int>& nodes,
     if (!item) item = panel->view()->clusterItem(panel->document()->clusterOf(node));
     if (item) area = area.united(item->sceneBoundingRect());
   }
-  if (!area.isNull()) panel->view()->centerOn(area.center());
+  if (area.isNull()) return;
+  // Nodes that fit at the current zoom are centered; more are brought into view whole (the zoom goes out).
+  GraphView* view = panel->view();
+  const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
+  if (area.width() <= visible.width() && area.height() <= visible.height()) {
+    view->centerOn(area.center());
+  } else {
+    view->fitInView(area.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+    view->updateLevelOfDetail();
+  }
 }
 
 int addTransferBadges(GraphView* view, const bridge::GraphDocument& document) {
