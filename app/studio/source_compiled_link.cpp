@@ -102,7 +102,10 @@ int addTransferBadges(GraphView* view, const bridge::GraphDocument& document) {
   // Transfers between the same two drawn items share one badge.
   struct Badge {
     QGraphicsItem *from = nullptr, *to = nullptr;
-    QStringList lines, values;
+    bool toDevice = true;
+    int64_t knownBytes = 0;
+    int count = 0, unknown = 0;
+    QStringList values;
   };
   QVector<Badge> badges;
   QHash<QPair<QGraphicsItem*, QGraphicsItem*>, int> index;
@@ -113,17 +116,28 @@ int addTransferBadges(GraphView* view, const bridge::GraphDocument& document) {
     const auto key = qMakePair(from, to);
     if (!index.contains(key)) {
       index.insert(key, static_cast<int>(badges.size()));
-      badges.push_back({from, to, {}, {}});
+      badges.push_back({from, to, t.toDevice, 0, 0, 0, {}});
     }
     Badge& badge = badges[index.value(key)];
-    badge.lines << t.label();
+    badge.toDevice = t.toDevice;
+    ++badge.count;
+    if (t.bytes >= 0) {
+      badge.knownBytes += t.bytes;
+    } else {
+      ++badge.unknown;
+    }
     badge.values << QStringLiteral("%1: %2").arg(t.value, t.label());
   }
   for (const Badge& badge : badges) {
     // Hanging just below the producer, a quarter of the way toward the consumer: partition captions sit above
     // nodes, so the midpoint of an edge into a partition would cover its caption.
     const QRectF a = badge.from->sceneBoundingRect(), b = badge.to->sceneBoundingRect();
-    auto* item = new TransferBadgeItem(badge.lines.join(QLatin1Char('\n')),
+    // One line per badge ("D→H 1.00 KiB · 3 values"); the tooltip lists each value and its size.
+    bridge::BorderTransfer total{-1, -1, {}, badge.toDevice, badge.unknown == badge.count ? -1 : badge.knownBytes};
+    QString text = total.label();
+    if (badge.unknown > 0 && badge.unknown < badge.count) text += QStringLiteral(" + ?");
+    if (badge.count > 1) text += QObject::tr(" · %1 values").arg(badge.count);
+    auto* item = new TransferBadgeItem(text,
                                        QObject::tr("Host↔device transfer\n%1").arg(badge.values.join(QLatin1Char('\n'))));
     const double x = a.center().x() + (b.center().x() - a.center().x()) / 4;
     item->setPos(x, a.bottom());
