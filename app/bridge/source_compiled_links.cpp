@@ -47,6 +47,35 @@ int replacingEpContextNode(const GraphDocument& source, int sourceNode, const Gr
   return -1;
 }
 
+namespace {
+
+// The main document and its bodies, main first.
+QVector<const GraphDocument*> everyGraph(const GraphDocument& root) {
+  QVector<const GraphDocument*> graphs{&root};
+  for (const QString& path : root.bodyPaths()) {
+    if (auto body = root.body(path)) graphs.push_back(body.get());
+  }
+  return graphs;
+}
+
+}  // namespace
+
+GraphNodes findReplacedSourceNodes(const GraphDocument& sourceRoot, const GraphDocument& compiled, int compiledNode) {
+  for (const GraphDocument* graph : everyGraph(sourceRoot)) {
+    QVector<int> nodes = replacedSourceNodes(*graph, compiled, compiledNode);
+    if (!nodes.isEmpty()) return {graph->graphPath(), nodes};
+  }
+  return {};
+}
+
+GraphNodes findReplacingEpContextNode(const GraphDocument& source, int sourceNode, const GraphDocument& compiledRoot) {
+  for (const GraphDocument* graph : everyGraph(compiledRoot)) {
+    const int node = replacingEpContextNode(source, sourceNode, *graph);
+    if (node >= 0) return {graph->graphPath(), {node}};
+  }
+  return {};
+}
+
 QString BorderTransfer::label() const {
   const QString direction = toDevice ? QStringLiteral("H→D") : QStringLiteral("D→H");
   return QStringLiteral("%1 %2").arg(direction, bytes >= 0 ? formatByteSize(bytes) : QStringLiteral("?"));

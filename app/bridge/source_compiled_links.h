@@ -22,6 +22,18 @@ QVector<int> replacedSourceNodes(const GraphDocument& source, const GraphDocumen
 // `compiled` has no EPContext node for its partition).
 int replacingEpContextNode(const GraphDocument& source, int sourceNode, const GraphDocument& compiled);
 
+// Nodes of one graph of a model: the graph's path ("main", "main/If_0.then_branch") and node indices there.
+struct GraphNodes {
+  QString graphPath;
+  QVector<int> nodes;
+};
+
+// As replacedSourceNodes, over every graph of the source model: `sourceRoot` is its main document (holding the
+// bodies), so an EPContext node in any graph finds its partition wherever the source graph is. Empty when none.
+GraphNodes findReplacedSourceNodes(const GraphDocument& sourceRoot, const GraphDocument& compiled, int compiledNode);
+// As replacingEpContextNode, over every graph of the compiled model (`compiledRoot`: its main document).
+GraphNodes findReplacingEpContextNode(const GraphDocument& source, int sourceNode, const GraphDocument& compiledRoot);
+
 // One value crossing between the host and a compiled (device) partition.
 struct BorderTransfer {
   int from = -1, to = -1;  // document nodes: producer and consumer

@@ -51,24 +51,42 @@ SourceCompiledLink::SourceCompiledLink(GraphPanel* source, GraphPanel* compiled,
     : QObject(parent), source_(source), compiled_(compiled) {
   connect(source_->view(), &GraphView::nodeSelected, this, &SourceCompiledLink::onSourceSelected);
   connect(compiled_->view(), &GraphView::nodeSelected, this, &SourceCompiledLink::onCompiledSelected);
-  // A new layout drops the items: what was highlighted there is gone.
-  connect(source_, &GraphPanel::layoutReady, this, [this] { sourceHighlight_.clear(); });
-  connect(compiled_, &GraphPanel::layoutReady, this, [this] { compiledHighlight_.clear(); });
+  // A new layout drops the items: what was highlighted there is gone, unless it is the graph opened to show it.
+  connect(source_, &GraphPanel::layoutReady, this, [this] { onLaidOut(source_, &sourceHighlight_); });
+  connect(compiled_, &GraphPanel::layoutReady, this, [this] { onLaidOut(compiled_, &compiledHighlight_); });
 }
 
 void SourceCompiledLink::onSourceSelected(int node) {
   const auto source = source_->document();
-  const auto compiled = compiled_->document();
-  if (!source || !compiled || compiled_->isHidden()) return;
-  const int replacing = bridge::replacingEpContextNode(*source, node, *compiled);
-  highlight(compiled_, replacing >= 0 ? QVector<int>{replacing} : QVector<int>{}, &compiledHighlight_);
+  const auto compiledRoot = compiled_->rootDocument();
+  if (!source || !compiledRoot || compiled_->isHidden()) return;
+  show(compiled_, bridge::findReplacingEpContextNode(*source, node, *compiledRoot), &compiledHighlight_);
 }
 
 void SourceCompiledLink::onCompiledSelected(int node) {
-  const auto source = source_->document();
+  const auto sourceRoot = source_->rootDocument();
   const auto compiled = compiled_->document();
-  if (!source || !compiled || source_->isHidden()) return;
-  highlight(source_, bridge::replacedSourceNodes(*source, *compiled, node), &sourceHighlight_);
+  if (!sourceRoot || !compiled || source_->isHidden()) return;
+  show(source_, bridge::findReplacedSourceNodes(*sourceRoot, *compiled, node), &sourceHighlight_);
+}
+
+void SourceCompiledLink::show(GraphPanel* panel, const bridge::GraphNodes& found, QVector<int>* kept) {
+  pendingPanel_ = nullptr;
+  if (!found.nodes.isEmpty() && found.graphPath != panel->currentGraphPath()) {
+    // The counterpart is in another graph (an If/Loop body): open it there, highlight once it is laid out.
+    pendingPanel_ = panel;
+    pendingNodes_ = found.nodes;
+    if (panel->openGraph(found.graphPath)) return;
+    pendingPanel_ = nullptr;
+  }
+  highlight(panel, found.nodes, kept);
+}
+
+void SourceCompiledLink::onLaidOut(GraphPanel* panel, QVector<int>* kept) {
+  kept->clear();
+  if (pendingPanel_ != panel) return;
+  pendingPanel_ = nullptr;
+  highlight(panel, pendingNodes_, kept);
 }
 
 void SourceCompiledLink::highlight(GraphPanel* panel, const QVector<int>& nodes, QVector<int>* kept) {

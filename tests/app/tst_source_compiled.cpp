@@ -8,6 +8,7 @@
 
 #include "graph_panel.h"
 #include "graph_view.h"
+#include "if_model.h"
 #include "kiln/compiler.h"
 #include "requirements.h"
 #include "source_compiled_link.h"
@@ -110,6 +111,65 @@ class TestSourceCompiled : public QObject {
     // The source model has no EPContext node: no transfer badges there.
     QVERIFY(kiln::bridge::borderTransfers(src).isEmpty());
     QCOMPARE(kiln::bridge::valueBytes(dst.modelInfo(), QStringLiteral("no such value")), int64_t{-1});
+  }
+
+  // An EPContext node inside an If body: the source panel, showing the main graph, opens that body and highlights
+  // the partition's nodes there; selecting one of them (in the body) finds the EPContext node in the compiled body.
+  void counterpartInAnotherGraphOpensIt() {
+    QTemporaryDir dir;
+    QString error;
+    const QString model = kiln::testing::makeIfModel(dir.path(), &error);
+    QVERIFY2(!model.isEmpty(), qPrintable(error));
+    const QString ctx = dir.filePath(QStringLiteral("if_ctx.onnx"));
+    kiln::ModelCompilationOptions options;
+    options.setInputModelPath(model.toStdString()).setOutputModelPath(ctx.toStdString());
+    const auto compiled = kiln::compileModel(options);
+    if (!compiled.isOk()) {
+      if (kiln::testing::vulkanRequired()) QFAIL(compiled.status().toString().c_str());
+      QSKIP(qPrintable(QStringLiteral("cannot compile: ") + QString::fromStdString(compiled.status().toString())));
+    }
+    GraphPanel source, target;
+    source.resize(900, 700);
+    target.resize(900, 700);
+    source.show();
+    target.show();
+    SourceCompiledLink link(&source, &target);
+    QVERIFY(openAndWait(source, model));
+    QVERIFY(openAndWait(target, ctx));
+    // The first body of the compiled model holding an EPContext node.
+    QString body;
+    int epNode = -1;
+    for (const QString& path : target.rootDocument()->bodyPaths()) {
+      const auto doc = target.rootDocument()->body(path);
+      for (int i = 0; i < doc->nodes().size() && epNode < 0; ++i) {
+        if (doc->nodes()[i].epContext) epNode = i;
+      }
+      if (epNode >= 0) {
+        body = path;
+        break;
+      }
+    }
+    QVERIFY(epNode >= 0);
+    {
+      QSignalSpy ready(&target, &GraphPanel::layoutReady);
+      QVERIFY(target.openGraph(body));
+      QVERIFY(ready.wait(60000));
+    }
+    QCOMPARE(source.currentGraphPath(), QString::fromLatin1(GraphDocument::kMainPath));
+    QSignalSpy sourceReady(&source, &GraphPanel::layoutReady);
+    target.view()->focusNode(epNode);
+    QVERIFY(sourceReady.wait(60000));
+    QCOMPARE(source.currentGraphPath(), body);
+    const auto expected = kiln::bridge::replacedSourceNodes(*source.document(), *target.document(), epNode);
+    QVERIFY(!expected.isEmpty());
+    QCOMPARE(link.sourceHighlight(), expected);
+    // And back, within the same body.
+    source.view()->focusNode(expected.first());
+    QCOMPARE(link.compiledHighlight(), QVector<int>{epNode});
+    // The bridge finds it from the main documents as well.
+    const auto found = kiln::bridge::findReplacedSourceNodes(*source.rootDocument(), *target.document(), epNode);
+    QCOMPARE(found.graphPath, body);
+    QCOMPARE(found.nodes, expected);
   }
 };
 
