@@ -108,12 +108,17 @@ void applyTheme(ThemeChoice choice) {
   s.choice = choice;
   if (choice == ThemeChoice::System) {
     s.dark = desktopPrefersDark();
-    if (!s.desktopStyle.isEmpty()) QApplication::setStyle(QStyleFactory::create(s.desktopStyle));
+    // Back to the desktop's style when a forced theme replaced it (a style the factory cannot make stays as is).
+    if (QApplication::style()->name() != s.desktopStyle) {
+      if (QStyle* style = QStyleFactory::create(s.desktopStyle)) QApplication::setStyle(style);
+    }
     QApplication::setPalette(s.desktopPalette);
   } else {
     s.dark = choice == ThemeChoice::Dark;
     // Fusion draws every widget from the palette, so a forced theme looks the same on every desktop.
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    if (QApplication::style()->name().compare(QStringLiteral("fusion"), Qt::CaseInsensitive) != 0) {
+      if (QStyle* style = QStyleFactory::create(QStringLiteral("Fusion"))) QApplication::setStyle(style);
+    }
     QApplication::setPalette(s.dark ? darkPalette() : QApplication::style()->standardPalette());
   }
   for (QWidget* widget : QApplication::allWidgets()) {
