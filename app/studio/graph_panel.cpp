@@ -22,6 +22,7 @@
 
 #include "graph_loader.h"
 #include "graph_view.h"
+#include "source_compiled_link.h"
 #include "node_details_view.h"
 
 namespace kiln::studio {
@@ -263,6 +264,7 @@ void GraphPanel::relayout() {
 void GraphPanel::onLayoutFinished(const bridge::GraphLayoutResult& result) {
   layoutMs_ = result.totalMs;
   view_->showGraph(document_, visible_, result, collapsed_);
+  addTransferBadges(view_, *document_);  // compiled models: host↔device transfers at partition borders
   setBusy(false);
   if (fitOnLayout_) view_->fitAll();
   fitOnLayout_ = false;

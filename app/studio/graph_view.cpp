@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "theme.h"
+
 namespace kiln::studio {
 
 namespace {
@@ -292,7 +294,7 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   const double lod = lodOf(option, painter);
   // A ten-thousand-node graph at fit: an edge is a fraction of a pixel next to the nodes it joins.
   if (lod < kInvisibleEdgeLod) return;
-  painter->setPen(QPen(QColor(0x50, 0x50, 0x50), count_ > 1 ? 2.0 : 1.0));
+  painter->setPen(QPen(graphEdgeColor(), count_ > 1 ? 2.0 : 1.0));
   if (lod < kDetailLod) {
     painter->drawLine(start_, tip_.isNull() ? end_ : tip_);
     return;
@@ -307,7 +309,7 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   const QPointF unit = direction / length, normal(-unit.y(), unit.x());
   QPolygonF head;
   head << tip_ << tip_ - unit * 8 + normal * 3.5 << tip_ - unit * 8 - normal * 3.5;
-  painter->setBrush(QColor(0x50, 0x50, 0x50));
+  painter->setBrush(graphEdgeColor());
   painter->drawPolygon(head);
 }
 
@@ -337,7 +339,7 @@ void GraphMinimap::refresh() {
   const QSize size(std::max(24, static_cast<int>(scene.width() * scale)), std::max(24, static_cast<int>(scene.height() * scale)));
   resize(size + QSize(6, 6));
   picture_ = QPixmap(size);
-  picture_.fill(Qt::white);
+  picture_.fill(graphCanvasColor());
   QPainter painter(&picture_);
   view_->scene()->render(&painter, QRectF(picture_.rect()), scene);
 }
@@ -490,7 +492,7 @@ void GraphView::setOverview(bool on) {
       const double scale = std::min(kOverviewZoom, 4096 / std::max(scene.width(), scene.height()));
       overviewPicture_ = QImage(std::max(1, static_cast<int>(scene.width() * scale)),
                                 std::max(1, static_cast<int>(scene.height() * scale)), QImage::Format_RGB32);
-      overviewPicture_.fill(Qt::white);
+      overviewPicture_.fill(graphCanvasColor());
       for (QGraphicsItem* edge : edgeItems_) edge->setVisible(true);
       QPainter painter(&overviewPicture_);
       scene_->render(&painter, QRectF(overviewPicture_.rect()), scene);
@@ -505,7 +507,7 @@ void GraphView::setOverview(bool on) {
 }
 
 void GraphView::drawBackground(QPainter* painter, const QRectF& rect) {
-  QGraphicsView::drawBackground(painter, rect);
+  painter->fillRect(rect, graphCanvasColor());  // the theme's canvas (theme.h)
   if (!overview_ || overviewPicture_.isNull()) return;
   painter->drawImage(scene_->sceneRect(), overviewPicture_);
 }

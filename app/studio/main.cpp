@@ -10,6 +10,7 @@
 #include "kiln/version.h"
 #include "main_window.h"
 #include "screenshot_tour.h"
+#include "theme.h"
 
 namespace {
 
@@ -116,6 +117,7 @@ int main(int argc, char** argv) {
   QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("kiln-studio")));
   CommandLine commandLine;
   commandLine.parser.process(app);
+  kiln::studio::applyTheme(kiln::studio::savedThemeChoice());  // View > Theme, remembered
 
   kiln::studio::MainWindow window;
   window.resize(1280, 760);

@@ -28,6 +28,9 @@
 #include "compile_panel.h"
 #include "environment_info.h"
 #include "graph_panel.h"
+#include "shortcuts.h"
+#include "source_compiled_link.h"
+#include "theme.h"
 #include "kiln/epcontext.h"
 #include "merge_wizard.h"
 #include "model_loader.h"
@@ -121,6 +124,7 @@ MainWindow::MainWindow(QWidget* parent)
   graphs->addWidget(graph_);
   graphs->addWidget(compiledGraph_);
   compiledGraph_->hide();  // shown when a compile finishes: the ctx model opens beside its source
+  new SourceCompiledLink(graph_, compiledGraph_, this);  // selecting in one highlights its counterpart in the other
   for (GraphPanel* panel : {graph_, compiledGraph_}) {
     connect(panel, &GraphPanel::inspectBinaryRequested, this, &MainWindow::inspectBinary);
   }
@@ -157,25 +161,26 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::chooseModel);
+  file->addAction(tr("&Open..."), shortcutKeys(QStringLiteral("file.open")), this, &MainWindow::chooseModel);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();
-  file->addAction(tr("Re&load"), QKeySequence::Refresh, this, [this] {
+  file->addAction(tr("Re&load"), shortcutKeys(QStringLiteral("file.reload")), this, [this] {
     if (info_) openModel(QString::fromStdString(info_->path));
   });
-  file->addAction(tr("Inspect &Binary..."), QKeySequence(Qt::CTRL | Qt::Key_I), this, &MainWindow::chooseBinary);
+  file->addAction(tr("Inspect &Binary..."), shortcutKeys(QStringLiteral("file.inspect-binary")), this, &MainWindow::chooseBinary);
   file->addSeparator();
-  QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  QAction* quit = file->addAction(tr("&Quit"), shortcutKeys(QStringLiteral("file.quit")), this, &QWidget::close);
   quit->setMenuRole(QAction::QuitRole);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(summaryDock_->toggleViewAction());
+  view->addMenu(createThemeMenu(this));
   view->addSeparator();
   // Ctrl+1..9 switch panels (Netron-style keyboard-first use); the tab titles carry Alt mnemonics as well.
   for (int i = 0; i < 9; ++i) {
     auto* action = new QAction(this);
-    action->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    action->setShortcut(shortcutKeys(QStringLiteral("view.panel.%1").arg(i + 1)));
     connect(action, &QAction::triggered, this, [this, i] {
       if (i < tabs_->count()) tabs_->setCurrentIndex(i);
     });
@@ -183,20 +188,22 @@ void MainWindow::createMenus() {
   }
 
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
-  tools->addAction(tr("&Compile for Vulkan"), QKeySequence(Qt::CTRL | Qt::Key_B), this, [this] {
+  tools->addAction(tr("&Compile for Vulkan"), shortcutKeys(QStringLiteral("tools.compile")), this, [this] {
     showPanel(compilePanel_);
     if (!compilePanel_->isRunning() && !compilePanel_->sourceModel().isEmpty()) compilePanel_->startCompile();
   });
-  tools->addAction(tr("C&ancel Compile"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B), compilePanel_,
+  tools->addAction(tr("C&ancel Compile"), shortcutKeys(QStringLiteral("tools.cancel-compile")), compilePanel_,
                    &CompilePanel::cancelCompile);
   tools->addSeparator();
-  tools->addAction(tr("&Merge Compiled Models..."), QKeySequence(Qt::CTRL | Qt::Key_M), this,
+  tools->addAction(tr("&Merge Compiled Models..."), shortcutKeys(QStringLiteral("tools.merge")), this,
                    &MainWindow::openMergeWizard);
-  tools->addAction(tr("&Benchmark"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] { showPanel(benchPanel_); });
+  tools->addAction(tr("&Benchmark"), shortcutKeys(QStringLiteral("tools.benchmark")), this, [this] { showPanel(benchPanel_); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* sample = help->addAction(tr("Open &Sample Model"), this, &MainWindow::openSampleModel);
   sample->setEnabled(!bridge::sampleModelPath().isEmpty());
+  help->addAction(tr("&Keyboard Shortcuts"), shortcutKeys(QStringLiteral("help.shortcuts")), this,
+                  [this] { ShortcutsDialog(this).exec(); });
   help->addSeparator();
   QAction* about = help->addAction(tr("&About Kiln Studio"), this, &MainWindow::showAbout);
   about->setMenuRole(QAction::AboutRole);

@@ -67,6 +67,17 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       if (!compiled->isBusy()) return done();
                       connect(compiled, &GraphPanel::layoutReady, stepContext_, done);
                     }, 60000});
+  // Source <-> compiled: the first EPContext node selected, the source nodes it replaced highlighted beside it.
+  steps_.push_back({QStringLiteral("05b-compiled-node-links-source"), [this](Done done) {
+                      GraphPanel* compiled = window_.compiledGraphPanel();
+                      const auto document = compiled->document();
+                      for (int i = 0; document && i < document->nodes().size(); ++i) {
+                        if (!document->nodes()[i].epContext) continue;
+                        compiled->view()->focusNode(i);
+                        break;
+                      }
+                      done();
+                    }, 10000});
   steps_.push_back({QStringLiteral("06-binary-inspector"), [this](Done done) {
                       BinaryInspector* inspector = window_.binaryInspector();
                       connect(inspector, &BinaryInspector::inspected, stepContext_, [inspector, done] {

@@ -4,7 +4,8 @@
 # binary inspector (a section's hex view), merge wizard preview, benchmark (3 runs, 4 modes), About, the compile
 # panel after a second model (the bundled sample) was opened; then a model with If bodies (main graph, a body with a
 # folded constant, compiled with its nested EPContext nodes in a body) and a generated 10,000-node graph (collapsed,
-# expanded, zoomed onto a node with the minimap). TOUR_STEPS=11,12 runs only the steps with those name prefixes.
+# expanded, zoomed onto a node with the minimap). TOUR_STEPS=11,12 runs only the steps with those name prefixes;
+# THEME=dark shoots them in the dark theme.
 #
 #   tests/tools/studio_screenshots.sh [BUILD_DIR] [OUT_DIR] [MODEL] [BENCH_SHAPES]
 # Defaults: build/ci, /tmp/kiln-studio-shots, PP-OCRv4 det from ~/.cache/kiln/models (tests/tools/fetch_models.sh),
@@ -23,6 +24,10 @@ rm -rf "$out" && mkdir -p "$out"
 # A throw-away settings folder so the tour neither reads nor changes the user's recent files and window state.
 export XDG_CONFIG_HOME="$out/.config"
 mkdir -p "$out/models"
+# THEME=dark (or light, system) shoots the tour in that theme (View > Theme, remembered in the settings).
+if [[ -n "${THEME:-}" ]]; then
+  mkdir -p "$XDG_CONFIG_HOME/Kiln" && printf '[view]\ntheme=%s\n' "$THEME" > "$XDG_CONFIG_HOME/Kiln/kiln-studio.conf"
+fi
 /usr/bin/python3 tests/tools/make_if_model.py "$out/models/if_model.onnx"
 /usr/bin/python3 tests/tools/make_big_graph.py "$out/models/big_10000.onnx" --nodes 10000 >/dev/null
 xvfb-run -a -s "-screen 0 1600x1000x24" \
