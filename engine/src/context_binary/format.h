@@ -100,5 +100,8 @@ struct ParsedHeader {
 // aligned, not overlapping, each kind at most once and content hashes matching. INVALID_GRAPH with the reason.
 // The format major version must be kFormatMajor (check readFormatVersion first for a friendlier verdict).
 Result<ParsedHeader> parseHeader(std::span<const std::byte> file);
+// parseHeader without the content hashes: header, checksum and section table only (a viewer's partial read of a
+// binary whose section content is damaged).
+Result<ParsedHeader> parseHeaderStructure(std::span<const std::byte> file);
 
 }  // namespace kiln::ctxbin
