@@ -94,9 +94,25 @@ int NodeOverlay::applyTo(GraphView* view, const bridge::GraphDocument& document)
     const bridge::GraphNode& node = document.nodes()[it.key()];
     if (node.kind != bridge::GraphNode::Kind::Op) continue;  // graph inputs and outputs keep their own colour
     const auto color = colorFor(node.name);
-    it.value()->setFillColor(color ? *color : epQColor(node.executionProvider));
+    it.value()->setFillColor(color ? *color : isEmpty() ? epQColor(node.executionProvider) : QColor(kNoData));
     coloured += color ? 1 : 0;
   }
+  // The legend floats in the view's bottom-left corner (a child of its viewport, so the view's code is untouched).
+  auto* legend = view->viewport()->findChild<OverlayLegend*>(QStringLiteral("graphOverlayLegend"));
+  if (isEmpty()) {
+    if (legend) legend->hide();
+    return coloured;
+  }
+  if (!legend) {
+    legend = new OverlayLegend(view->viewport());
+    legend->setObjectName(QStringLiteral("graphOverlayLegend"));
+    legend->setAutoFillBackground(true);
+  }
+  legend->setOverlay(this, !firstDivergence_.isEmpty());
+  legend->resize(std::min(360, std::max(200, view->viewport()->width() - 16)), legend->sizeHint().height());
+  legend->move(8, std::max(0, view->viewport()->height() - legend->height() - 8));
+  legend->show();
+  legend->raise();
   return coloured;
 }
 
@@ -118,7 +134,7 @@ void OverlayLegend::setOverlay(const NodeOverlay* overlay, bool showFirstDiverge
   update();
 }
 
-QSize OverlayLegend::sizeHint() const { return {360, fontMetrics().height() * 2 + 22}; }
+QSize OverlayLegend::sizeHint() const { return {360, fontMetrics().height() * 2 + 26}; }
 
 void OverlayLegend::paintEvent(QPaintEvent*) {
   QPainter painter(this);
@@ -129,11 +145,12 @@ void OverlayLegend::paintEvent(QPaintEvent*) {
     return;
   }
   const int line = metrics.height();
+  painter.translate(4, 2);  // a margin inside the background a floating legend fills
   painter.setPen(palette().color(QPalette::Text));
   QString title = tr("Node colour: %1%2").arg(overlay_->metric(), overlay_->logarithmic() ? tr(" (log scale)") : QString());
   painter.drawText(0, metrics.ascent(), title);
   const int swatch = firstDivergence_ ? metrics.horizontalAdvance(tr("first divergence")) + line + 16 : 0;
-  const QRect bar(0, line + 4, std::max(60, width() - swatch - 4), 12);
+  const QRect bar(0, line + 4, std::max(60, width() - swatch - 12), 12);
   QLinearGradient gradient(bar.topLeft(), bar.topRight());
   for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) {
     const double value = overlay_->logarithmic()
@@ -154,6 +171,14 @@ void OverlayLegend::paintEvent(QPaintEvent*) {
     painter.fillRect(box, QColor(NodeOverlay::kFirstDivergence));
     painter.drawText(box.right() + 4, bar.top() + metrics.ascent() - 2, tr("first divergence"));
   }
+  // No-data swatch, after the title.
+  const int x = metrics.horizontalAdvance(title) + 16;
+  const QRect none(x, 2, line - 4, line - 4);
+  painter.fillRect(none, QColor(NodeOverlay::kNoData));
+  painter.setPen(QColor(0x60, 0x60, 0x60));
+  painter.drawRect(none.adjusted(0, 0, -1, -1));
+  painter.setPen(palette().color(QPalette::Text));
+  painter.drawText(none.right() + 4, metrics.ascent(), tr("no data"));
 }
 
 }  // namespace kiln::studio

@@ -25,6 +25,7 @@ class GraphView;
 class NodeOverlay {
  public:
   static constexpr QRgb kFirstDivergence = 0xd500f9;  // magenta: no scale colour comes near it
+  static constexpr QRgb kNoData = 0xdcdcdc;           // light grey: a node the data does not cover
 
   // Uses `metric` of every node of `data` that has it.
   void setData(const bridge::NodeMetrics& data, const QString& metric);
@@ -45,8 +46,9 @@ class NodeOverlay {
   // The `n` nodes with the largest values, largest first.
   QList<std::pair<QString, double>> topNodes(int n) const;
 
-  // Fills every node of `view` (showing `document`) that has data with its colour, the others with their EP colour; returns how many
-  // nodes were coloured. With an empty overlay every node gets its EP colour back.
+  // Fills every op node of `view` (showing `document`) that has data with its colour and the others with kNoData
+  // (their EP colour would read as a value of the scale), and shows the legend in the view's corner; returns how
+  // many nodes were coloured. With an empty overlay every node gets its EP colour back and the legend goes.
   int applyTo(GraphView* view, const bridge::GraphDocument& document) const;
   // The index in `document` of the op node named `node`, -1 when there is none.
   static int nodeIndex(const bridge::GraphDocument& document, const QString& node);
@@ -61,7 +63,7 @@ class NodeOverlay {
 };
 
 // The overlay's legend: the metric's name, the colour scale with its minimum and maximum, and the first-divergence
-// swatch when there is one.
+// and no-data swatches.
 class OverlayLegend : public QWidget {
   Q_OBJECT
 

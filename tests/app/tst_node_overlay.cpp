@@ -116,14 +116,17 @@ class TestNodeOverlay : public QObject {
         QCOMPARE(it.value()->fillColor(), *expected);
         ++checked;
       } else if (node.kind == kiln::bridge::GraphNode::Kind::Op) {
-        QCOMPARE(it.value()->fillColor(), kiln::studio::epQColor(node.executionProvider));
+        QCOMPARE(it.value()->fillColor(), QColor(NodeOverlay::kNoData));  // not mistaken for a value
       }
     }
     QCOMPARE(checked, coloured);
     QVERIFY(checked >= 2);
+    auto* legend = panel.view()->viewport()->findChild<kiln::studio::OverlayLegend*>(QStringLiteral("graphOverlayLegend"));
+    QVERIFY(legend && !legend->isHidden());
     // Cleared, every node gets its EP colour back.
     overlay.clear();
     QCOMPARE(overlay.applyTo(panel.view(), *document), 0);
+    QVERIFY(legend->isHidden());
     for (auto it = panel.view()->nodeItems().begin(); it != panel.view()->nodeItems().end(); ++it) {
       const auto& node = document->nodes()[it.key()];
       if (node.kind == kiln::bridge::GraphNode::Kind::Op) {
