@@ -112,7 +112,13 @@ Result<CompareResults> runComparison(const CompareRequest& request, const Progre
   BisectOptions options;
   options.stopAtFirstDivergence = false;  // every node: the overlay colours them all
   options.progress = sink;
-  KILN_ASSIGN_OR_RETURN(BisectResult bisect, bisectModels(side, reference, inputs, request.tolerance, options));
+  auto scanned = bisectModels(side, reference, inputs, request.tolerance, options);
+  if (!scanned.isOk()) {
+    if (scanned.status().code() == StatusCode::CANCELLED) return scanned.status();
+    results.perNodeProblem = QString::fromStdString(scanned.status().toString());  // the outputs still stand
+    return results;
+  }
+  const BisectResult& bisect = *scanned;
   results.nodes = nodeMetrics(app::compareNodeData(bisect, side.modelPath, request.tolerance, side.label, reference.label));
   if (bisect.firstDivergence) results.firstDivergence = qs(bisect.firstDivergence->node);
   return results;

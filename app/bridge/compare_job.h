@@ -63,6 +63,9 @@ struct CompareResults {
   QList<OutputRow> outputs;
   NodeMetrics nodes;        // empty unless per-node comparison ran (or a node-data file was loaded)
   QString firstDivergence;  // the first diverging node's name; "" when none (or not looked for)
+  // Why per-node comparison did not run although asked (a compiled ctx model keeps its intermediate values in the
+  // context binary, say); the per-output table stands. "" otherwise.
+  QString perNodeProblem;
   bool passed() const;
 };
 

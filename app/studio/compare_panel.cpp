@@ -187,7 +187,16 @@ ComparePanel::ComparePanel(QWidget* parent)
 
 void ComparePanel::setModelPath(const QString& path) {
   if (job_->isRunning()) return;
+  if (path == modelEdit_->text()) return;
   modelEdit_->setText(path);
+  // Another model: the previous one's results and overlay name its nodes, not these.
+  results_ = {};
+  outputTable_->setRowCount(0);
+  divergenceButton_->hide();
+  metricCombo_->clear();
+  setMetric({});
+  status_->setStyleSheet({});
+  status_->setText(tr("Set up the two sides and run, or load a result file."));
 }
 
 void ComparePanel::configure(const QString& sideProviders, const QString& referenceProviders,
@@ -319,6 +328,7 @@ void ComparePanel::showResults() {
   if (!results_.nodes.nodes.isEmpty()) {
     text += tr("%1 node(s) with per-node %2 data.").arg(results_.nodes.nodes.size()).arg(results_.nodes.kind);
   }
+  if (!results_.perNodeProblem.isEmpty()) text += tr("Per-node comparison did not run: %1").arg(results_.perNodeProblem);
   status_->setStyleSheet(results_.passed() ? QString() : QStringLiteral("color: #c62828;"));
   status_->setText(text.isEmpty() ? tr("The file holds no outputs and no nodes.") : text);
   divergenceButton_->setVisible(!results_.firstDivergence.isEmpty());

@@ -25,7 +25,8 @@ class ComparePanel : public QWidget {
  public:
   explicit ComparePanel(QWidget* parent = nullptr);
 
-  // The model both sides run (the reference may name another model, e.g. the ctx model).
+  // The model both sides run (the reference may name another model, e.g. the ctx model). Another model than the
+  // one set clears the results and the overlay (they name the previous model's nodes).
   void setModelPath(const QString& path);
   // Sets up the two sides: providers "cpu", "vulkan", "vulkan,cpu"; `referenceModel` "" for the same model.
   void configure(const QString& sideProviders, const QString& referenceProviders, const QString& referenceModel = {},

@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include "compare_panel.h"
+#include "kiln/compiler.h"
 
 using kiln::studio::ComparePanel;
 
@@ -98,6 +99,28 @@ class TestComparePanel : public QObject {
     QVERIFY(finished.wait(kTimeoutMs));
   }
 
+  void sourceAgainstItsCtxModelKeepsTheOutputTable() {
+    QTemporaryDir dir;
+    const QString ctx = dir.filePath(QStringLiteral("tiny_ctx.onnx"));
+    kiln::ModelCompilationOptions options;
+    options.setInputModelPath(tinyCnn().toStdString()).setOutputModelPath(ctx.toStdString());
+    auto compiled = kiln::compileModel(options);
+    QVERIFY2(compiled.isOk(), compiled.status().toString().c_str());
+    ComparePanel panel;
+    panel.setModelPath(tinyCnn());
+    panel.configure(QStringLiteral("cpu"), QStringLiteral("vulkan"), ctx);
+    panel.setCompareEveryNode(true);  // not possible on a ctx model: said, while the outputs still compare
+    QSignalSpy finished(&panel, &ComparePanel::finished);
+    QVERIFY(panel.run());
+    QVERIFY2(finished.wait(kTimeoutMs), qPrintable(panel.statusText()));
+    QCOMPARE(panel.findChild<QTableWidget*>(QStringLiteral("outputTable"))->rowCount(), 1);
+    QVERIFY(panel.results().outputs.first().passed);
+    QVERIFY(panel.results().nodes.nodes.isEmpty());
+    QVERIFY2(panel.statusText().contains(QStringLiteral("Per-node comparison did not run: NOT_IMPLEMENTED")),
+             qPrintable(panel.statusText()));
+    QVERIFY(panel.results().referenceLabel.startsWith(QStringLiteral("tiny_ctx.onnx")));
+  }
+
   void noModelDoesNotStart() {
     ComparePanel panel;
     panel.setModelPath(QStringLiteral("/nonexistent/model.onnx"));
@@ -139,6 +162,16 @@ class TestComparePanel : public QObject {
     QCOMPARE(show.count(), 1);
     QCOMPARE(show.first().first().toString(), QStringLiteral("relu1"));
     QCOMPARE(panel.overlay().colorFor(QStringLiteral("fc")).value(), panel.overlay().colorForValue(2.0));
+
+    // Another model opened: nothing of these results stays (the overlay would colour the new model's nodes).
+    QSignalSpy overlay(&panel, &ComparePanel::overlayChanged);
+    panel.setModelPath(tinyCnn());
+    QVERIFY(panel.results().nodes.nodes.isEmpty());
+    QVERIFY(panel.results().firstDivergence.isEmpty());
+    QVERIFY(panel.overlay().isEmpty());
+    QVERIFY(button->isHidden());
+    QCOMPARE(panel.findChild<QTableWidget*>(QStringLiteral("topTable"))->rowCount(), 0);
+    QCOMPARE(overlay.count(), 1);
   }
 
   void loadsACompareReport() {
