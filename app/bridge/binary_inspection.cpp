@@ -189,9 +189,17 @@ std::span<const std::byte> asBytes(const QByteArray& bytes) {
   return {reinterpret_cast<const std::byte*>(bytes.constData()), static_cast<size_t>(bytes.size())};
 }
 
-// The binary's SPIR-V modules with the graphs (and, in a ctx model, the EPContext nodes) that dispatch them.
-Status addPipelines(InspectedBinary& binary, const QByteArray& bytes, const EpContextModelInfo* model) {
-  auto modules = readContextBinarySpirv(asBytes(bytes), binary.key.toStdString());
+// The binary's SPIR-V modules with the graphs (and, in a ctx model, the EPContext nodes) that dispatch them. A
+// file binary is mapped by the engine; an embedded one is read from its place in the .onnx.
+Status addPipelines(InspectedBinary& binary, const EpContextModelInfo* model) {
+  Result<std::vector<ContextBinarySpirvModule>> modules = Status(StatusCode::FAIL, "not read");
+  if (binary.embedded) {
+    auto bytes = readBinaryBytes(binary.source, 0, binary.source.length);
+    if (!bytes.isOk()) return bytes.status();
+    modules = readContextBinarySpirv(asBytes(*bytes), binary.key.toStdString());
+  } else {
+    modules = readContextBinarySpirv(binary.source.filePath.toStdString());
+  }
   if (!modules.isOk()) return modules.status();
   for (auto& module : modules.value()) {
     SpirvPipeline pipeline;
@@ -209,8 +217,6 @@ Status addPipelines(InspectedBinary& binary, const QByteArray& bytes, const EpCo
   return Status::ok();
 }
 
-Result<QByteArray> readWhole(const BinarySource& source) { return readBinaryBytes(source, 0, source.length); }
-
 Result<Inspection> inspectFile(const QString& path) {
   Inspection inspection;
   inspection.path = path;
@@ -222,7 +228,7 @@ Result<Inspection> inspectFile(const QString& path) {
       // A Kiln binary that fails validation still shows what reads: the engine says which part failed and where.
       const qint64 size = QFileInfo(path).size();
       if (info.status().code() != StatusCode::INVALID_GRAPH || size <= 0) return info.status();
-      auto bytes = readWhole({path, 0, size});
+      auto bytes = readBinaryBytes({path, 0, size}, 0, size);
       if (!bytes.isOk()) return info.status();
       ContextBinaryDiagnosis diagnosis = diagnoseContextBinary(asBytes(*bytes), path.toStdString());
       if (!bytes->startsWith("KILNVKCB") || diagnosis.problem.empty()) return info.status();  // not a Kiln binary
@@ -235,9 +241,7 @@ Result<Inspection> inspectFile(const QString& path) {
     }
     binary.source = {path, 0, static_cast<qint64>(info->fileSize)};
     binary.info = std::move(info).value();
-    auto bytes = readWhole(binary.source);
-    if (!bytes.isOk()) return bytes.status();
-    KILN_RETURN_IF_ERROR(addPipelines(binary, *bytes, nullptr));
+    KILN_RETURN_IF_ERROR(addPipelines(binary, nullptr));
     inspection.binaries << binary;
     return inspection;
   }
@@ -270,11 +274,7 @@ Result<Inspection> inspectFile(const QString& path) {
                                        : QStringLiteral("no EPContext node embeds this binary");
       }
     }
-    if (binary.sourceProblem.isEmpty()) {
-      auto bytes = readWhole(binary.source);
-      if (!bytes.isOk()) return bytes.status();
-      KILN_RETURN_IF_ERROR(addPipelines(binary, *bytes, &model.value()));
-    }
+    if (binary.sourceProblem.isEmpty()) KILN_RETURN_IF_ERROR(addPipelines(binary, &model.value()));
     inspection.binaries << binary;
   }
   inspection.model = std::make_shared<const EpContextModelInfo>(std::move(model).value());

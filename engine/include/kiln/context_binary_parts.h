@@ -24,6 +24,8 @@ struct KILN_EXPORT ContextBinarySpirvModule {
 // Every SPIR-V module of a valid binary, in section order. Errors as inspectContextBinary.
 KILN_EXPORT Result<std::vector<ContextBinarySpirvModule>> readContextBinarySpirv(std::span<const std::byte> bytes,
                                                                                  const std::string& origin);
+// The same for the binary file at `path`, mapped rather than read (its weights are never copied).
+KILN_EXPORT Result<std::vector<ContextBinarySpirvModule>> readContextBinarySpirv(const std::string& path);
 
 // One section of a damaged binary and whether it holds up.
 struct KILN_EXPORT ContextBinarySectionCheck {

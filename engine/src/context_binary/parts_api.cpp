@@ -8,11 +8,11 @@
 
 namespace kiln {
 
-Result<std::vector<ContextBinarySpirvModule>> readContextBinarySpirv(std::span<const std::byte> bytes,
-                                                                     const std::string& origin) {
-  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
-  KILN_ASSIGN_OR_RETURN(auto modules, binary->spirvModules());
-  KILN_ASSIGN_OR_RETURN(auto partitions, binary->partitions());
+namespace {
+
+Result<std::vector<ContextBinarySpirvModule>> spirvOf(const ctxbin::ContextBinary& binary) {
+  KILN_ASSIGN_OR_RETURN(auto modules, binary.spirvModules());
+  KILN_ASSIGN_OR_RETURN(auto partitions, binary.partitions());
   std::vector<ContextBinarySpirvModule> result;
   for (auto& [key, words] : modules) {
     ContextBinarySpirvModule module{key, std::move(words), {}};
@@ -22,6 +22,19 @@ Result<std::vector<ContextBinarySpirvModule>> readContextBinarySpirv(std::span<c
     result.push_back(std::move(module));
   }
   return result;
+}
+
+}  // namespace
+
+Result<std::vector<ContextBinarySpirvModule>> readContextBinarySpirv(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::open(path));
+  return spirvOf(*binary);
+}
+
+Result<std::vector<ContextBinarySpirvModule>> readContextBinarySpirv(std::span<const std::byte> bytes,
+                                                                     const std::string& origin) {
+  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
+  return spirvOf(*binary);
 }
 
 namespace {
