@@ -174,6 +174,27 @@ class TestComparePanel : public QObject {
     QCOMPARE(overlay.count(), 1);
   }
 
+  void profileDataColoursByTime() {
+    QTemporaryDir dir;
+    const QString path = writeText(dir, QStringLiteral("profile.json"), R"({
+      "format": "kiln-node-data", "version": 1, "kind": "profile", "producer": "kiln run", "model": "m.onnx",
+      "nodes": [
+        {"node": "conv1", "op_type": "Conv", "metrics": {"time_ms": 4.0, "calls": 1}},
+        {"node": "relu1", "op_type": "Relu", "metrics": {"time_ms": 0.5, "calls": 1}}
+      ]})");
+    ComparePanel panel;
+    QVERIFY(panel.loadFile(path));
+    QCOMPARE(panel.results().nodes.kind, QStringLiteral("profile"));
+    QCOMPARE(panel.overlay().metric(), QStringLiteral("time_ms"));  // time, not the call count
+    auto* top = panel.findChild<QTableWidget*>(QStringLiteral("topTable"));
+    QCOMPARE(top->rowCount(), 2);
+    QCOMPARE(top->item(0, 0)->text(), QStringLiteral("conv1"));
+    QCOMPARE(top->item(0, 2)->text(), QStringLiteral("4 ms"));
+    QVERIFY(panel.findChild<QPushButton*>(QStringLiteral("divergenceButton"))->isHidden());
+    panel.setMetric(QStringLiteral("calls"));
+    QCOMPARE(panel.overlay().metric(), QStringLiteral("calls"));
+  }
+
   void loadsACompareReport() {
     QTemporaryDir dir;
     const QString path = writeText(dir, QStringLiteral("report.json"), R"({
