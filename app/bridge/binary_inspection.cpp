@@ -3,6 +3,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <spirv-tools/libspirv.hpp>
+
 #include <algorithm>
 #include <exception>
 #include <span>
@@ -97,6 +99,32 @@ std::pair<uint64_t, double> dedupSavings(const ContextBinaryInfo& info) {
   return {saved, percent};
 }
 
+Result<QString> disassembleSpirv(const std::vector<uint32_t>& words) {
+  spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
+  std::string messages;
+  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& position, const char* text) {
+    messages += "word " + std::to_string(position.index) + ": " + text + "\n";
+  });
+  std::string text;
+  if (!tools.Disassemble(words, &text, SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES | SPV_BINARY_TO_TEXT_OPTION_INDENT)) {
+    return Status(StatusCode::INVALID_GRAPH, "not valid SPIR-V: " + (messages.empty() ? std::string("disassembly failed") : messages));
+  }
+  return qs(text);
+}
+
+QString failedPartName(const ContextBinaryDiagnosis& damage) {
+  return damage.failedPart == "header" ? QStringLiteral("header") : qs(damage.failedPart) + QStringLiteral(" section");
+}
+
+QStringList unfollowedBinaryReasons(const EpContextModelInfo& model) {
+  QStringList reasons;
+  for (const auto& problem : model.problems) reasons << qs(problem);
+  for (const auto& node : model.nodes) {
+    if (!node.problem.empty()) reasons << QStringLiteral("%1: %2").arg(qs(node.name), qs(node.problem));
+  }
+  return reasons;
+}
+
 Result<QByteArray> readBinaryBytes(const BinarySource& source, qint64 offset, qint64 size) {
   if (offset < 0 || size < 0) return Status(StatusCode::INVALID_ARGUMENT, "negative offset or size");
   QFile file(source.filePath);
@@ -157,16 +185,63 @@ Result<T> guarded(F&& call) {
 
 QString message(const Status& status) { return QString::fromStdString(status.toString()); }
 
+std::span<const std::byte> asBytes(const QByteArray& bytes) {
+  return {reinterpret_cast<const std::byte*>(bytes.constData()), static_cast<size_t>(bytes.size())};
+}
+
+// The binary's SPIR-V modules with the graphs (and, in a ctx model, the EPContext nodes) that dispatch them. A
+// file binary is mapped by the engine; an embedded one is read from its place in the .onnx.
+Status addPipelines(InspectedBinary& binary, const EpContextModelInfo* model) {
+  Result<std::vector<ContextBinarySpirvModule>> modules = Status(StatusCode::FAIL, "not read");
+  if (binary.embedded) {
+    auto bytes = readBinaryBytes(binary.source, 0, binary.source.length);
+    if (!bytes.isOk()) return bytes.status();
+    modules = readContextBinarySpirv(asBytes(*bytes), binary.key.toStdString());
+  } else {
+    modules = readContextBinarySpirv(binary.source.filePath.toStdString());
+  }
+  if (!modules.isOk()) return modules.status();
+  for (auto& module : modules.value()) {
+    SpirvPipeline pipeline;
+    pipeline.key = qs(module.key);
+    pipeline.words = std::move(module.words);
+    for (const auto& graph : module.graphs) {
+      pipeline.graphs << qs(graph);
+      if (!model) continue;
+      for (const auto& node : model->nodes) {
+        if (node.binary == binary.key.toStdString() && node.partitionName == graph) pipeline.nodes << qs(node.name);
+      }
+    }
+    binary.pipelines << pipeline;
+  }
+  return Status::ok();
+}
+
 Result<Inspection> inspectFile(const QString& path) {
   Inspection inspection;
   inspection.path = path;
   if (!path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive)) {
     auto info = inspectContextBinary(path.toStdString());
-    if (!info.isOk()) return info.status();
     InspectedBinary binary;
     binary.key = path;
+    if (!info.isOk()) {
+      // A Kiln binary that fails validation still shows what reads: the engine says which part failed and where.
+      const qint64 size = QFileInfo(path).size();
+      if (info.status().code() != StatusCode::INVALID_GRAPH || size <= 0) return info.status();
+      auto bytes = readBinaryBytes({path, 0, size}, 0, size);
+      if (!bytes.isOk()) return info.status();
+      ContextBinaryDiagnosis diagnosis = diagnoseContextBinary(asBytes(*bytes), path.toStdString());
+      if (!bytes->startsWith("KILNVKCB") || diagnosis.problem.empty()) return info.status();  // not a Kiln binary
+      binary.source = {path, 0, size};
+      binary.info = diagnosis.partial;
+      binary.damage = std::move(diagnosis);
+      inspection.problem = message(info.status());
+      inspection.binaries << binary;
+      return inspection;
+    }
     binary.source = {path, 0, static_cast<qint64>(info->fileSize)};
     binary.info = std::move(info).value();
+    KILN_RETURN_IF_ERROR(addPipelines(binary, nullptr));
     inspection.binaries << binary;
     return inspection;
   }
@@ -199,6 +274,7 @@ Result<Inspection> inspectFile(const QString& path) {
                                        : QStringLiteral("no EPContext node embeds this binary");
       }
     }
+    if (binary.sourceProblem.isEmpty()) KILN_RETURN_IF_ERROR(addPipelines(binary, &model.value()));
     inspection.binaries << binary;
   }
   inspection.model = std::make_shared<const EpContextModelInfo>(std::move(model).value());

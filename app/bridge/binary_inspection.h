@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "kiln/context_binary.h"
+#include "kiln/context_binary_parts.h"
 #include "kiln/device.h"
 #include "kiln/epcontext.h"
 
@@ -30,6 +31,15 @@ struct BinarySource {
   qint64 length = 0;  // the binary's size
 };
 
+// One SPIR-V module (a compute pipeline's shader) of a binary: its size and who dispatches it.
+struct SpirvPipeline {
+  QString key;             // the shader variant key
+  std::vector<uint32_t> words;
+  QStringList graphs;      // compiled partitions whose kernels dispatch it
+  QStringList nodes;       // EPContext nodes (ctx model) that run those partitions
+  qint64 bytes() const { return static_cast<qint64>(words.size()) * 4; }
+};
+
 // One binary the inspection found, with what the engine says about it.
 struct InspectedBinary {
   QString key;  // the binary's path, or "embedded in '<node>'" as inspectEpContextModel names it
@@ -37,6 +47,10 @@ struct InspectedBinary {
   BinarySource source;
   ContextBinaryInfo info;
   QString sourceProblem;  // why the bytes cannot be shown (the hex view says so); "" when `source` is usable
+  QList<SpirvPipeline> pipelines;  // every SPIR-V module, in section order (empty for a damaged binary)
+  // Set when the binary fails validation: `info` then holds only what diagnoseContextBinary could read, and the
+  // diagnosis names the failed part (header or a section) and its byte range.
+  std::optional<ContextBinaryDiagnosis> damage;
 };
 
 // The result of inspecting one file.
@@ -45,7 +59,18 @@ struct Inspection {
   bool ctxModel = false;
   std::shared_ptr<const EpContextModelInfo> model;  // set for a ctx model
   QList<InspectedBinary> binaries;                  // a .bin gives one; a ctx model one per distinct binary
+  // The engine's error when the file is a context binary that fails validation (binaries[0].damage says where);
+  // "" when it reads cleanly.
+  QString problem;
 };
+
+// The SPIR-V module as assembly text (SPIRV-Tools' disassembler, friendly names, indented), or INVALID_GRAPH with
+// the disassembler's message for words that are not valid SPIR-V.
+Result<QString> disassembleSpirv(const std::vector<uint32_t>& words);
+// The failed part of a diagnosis as a phrase: "header" or "<kind> section".
+QString failedPartName(const ContextBinaryDiagnosis& damage);
+// Why a ctx model has no binary to show: its model-level problems and each EPContext node's problem, one line each.
+QStringList unfollowedBinaryReasons(const EpContextModelInfo& model);
 
 // One row of the inspector's Header tab.
 struct HeaderField {

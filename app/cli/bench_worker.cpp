@@ -49,7 +49,7 @@ int runWorker(const WorkerArgs& args) {
     const double createMs = msSince(start);
     if (!session.isOk()) return reportError(session.status(), flags);
     if (inputs.empty()) {
-      auto prepared = prepareInputs(**session, args.inputs, args.seed);
+      auto prepared = app::prepareInputs(**session, args.inputs, args.seed);
       if (!prepared.isOk()) return reportError(prepared.status(), flags);
       inputs = std::move(prepared).value();
       if (!args.dumpInputs.empty()) {

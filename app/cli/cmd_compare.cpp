@@ -167,7 +167,7 @@ int compareCommand(const CompareArgs& args) {
     if (!parsed.isOk()) return reportError(parsed.status().withContext("--shape"), args.flags);
     shapes[parsed->name] = parsed->dims;
   }
-  auto inputs = prepareInputs(declared->inputs, args.inputs, shapes, args.inputDir, args.seed);
+  auto inputs = app::prepareInputs(declared->inputs, args.inputs, shapes, args.inputDir, args.seed);
   if (!inputs.isOk()) return reportError(inputs.status(), args.flags);
 
   const Tolerance tolerance{args.atol, args.rtol};

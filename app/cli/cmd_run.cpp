@@ -97,7 +97,7 @@ int runModel(RunArgs& args) {
   progress.finish();
   if (!session.isOk()) return reportError(session.status(), args.flags);
 
-  auto prepared = prepareInputs(**session, args.inputs, args.seed);
+  auto prepared = app::prepareInputs(**session, args.inputs, args.seed);
   if (!prepared.isOk()) return reportError(prepared.status(), args.flags);
   const std::vector<NamedTensor>& inputs = *prepared;
 

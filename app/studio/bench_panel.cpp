@@ -33,6 +33,7 @@
 
 #include "bench_runner.h"
 #include "compile_job.h"
+#include "shape_check.h"
 
 namespace kiln::studio {
 
@@ -259,7 +260,8 @@ void BenchPanel::buildUi() {
   auto* ratiosBox = new QWidget;
   auto* ratiosLayout = new QVBoxLayout(ratiosBox);
   ratiosLayout->setContentsMargins(0, 0, 0, 0);
-  auto* ratiosTitle = new QLabel(tr("<b>Ratios</b> (x cold = median of cold / median of the row, same driver cache)"));
+  auto* ratiosTitle = new QLabel(tr("<b>Ratios</b> (x cold = median of cold / median of the row, same driver cache). Under each mode, "
+         "cold / warm is the driver's shader cache: empty for every run, or primed by a warm-up run."));
   ratiosTitle->setWordWrap(true);
   ratiosLayout->addWidget(ratiosTitle);
   ratiosLayout->addWidget(ratiosTable_, 1);
@@ -351,6 +353,8 @@ void BenchPanel::startBenchmark() {
     problem = tr("Choose a model to benchmark.");
   } else if (!shapes.isOk()) {
     problem = QString::fromStdString(shapes.status().message());
+  } else if (Status named = bridge::checkShapeInputs(options.model, *shapes); !named.isOk()) {
+    problem = QString::fromStdString(named.message());  // before any process starts
   } else if (options.modes.isEmpty()) {
     problem = tr("Choose at least one mode.");
   } else if (options.driverCaches.isEmpty()) {
@@ -619,7 +623,9 @@ void BenchPanel::refreshLatencyChart() {
   // Values over the bars while there is room for them: four bars a row would run their labels together.
   series->setLabelsVisible(!comparison_);
   series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
-  series->setLabelsPrecision(4);
+  series->setLabelsPrecision(3);
+  // Upright labels are wider than a bar and ran into each other ("0.7917.15"); turned, each stays over its bar.
+  series->setLabelsAngle(-90);
   chart->addSeries(series);
   QBarCategoryAxis* axisX = categoryAxis(keys);
   chart->addAxis(axisX, Qt::AlignBottom);
@@ -691,7 +697,7 @@ void BenchPanel::refreshRatiosTable() {
       {tr("Driver"), tr("The driver's shader cache: cold (empty per process) or warm (primed)")},
       {tr("Create"), tr("Median session creation")},
       {tr("x cold"), tr("Session creation: median of cold / median of this row, same driver cache")},
-      {tr("x cold 1st"), tr("Time to first result: median of cold / median of this row, same driver cache")}};
+      {tr("x cold (1st result)"), tr("Time to first result: median of cold / median of this row, same driver cache")}};
   if (comparison_) {
     headers += {{tr("Prev create"), tr("Median session creation in the earlier run")},
                 {tr("Prev x cold"), tr("The earlier run's session-creation speedup against its cold row")},

@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPainter>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSplitter>
@@ -55,6 +56,8 @@ QTableWidgetItem* cell(const QString& text, const QString& tooltip = {}) {
   item->setToolTip(tooltip.isEmpty() ? text : tooltip);
   return item;
 }
+
+QString joined(const QStringList& items) { return items.isEmpty() ? QStringLiteral("-") : items.join(QStringLiteral(", ")); }
 
 QTableWidgetItem* numberCell(qint64 value) {
   auto* item = new QTableWidgetItem(QString::number(value));
@@ -224,11 +227,14 @@ BinaryInspector::BinaryInspector(QWidget* parent)
                             {tr("Name"), tr("EP"), tr("Nodes"), tr("Host nodes"), tr("Initializers"),
                              tr("SPIR-V modules"), tr("Inputs"), tr("Outputs"), tr("Op types")})),
       spirvSummary_(new QLabel),
-      spirvList_(new QListWidget),
+      spirvTable_(makeTable(QStringLiteral("spirvTable"),
+                            {tr("Shader variant"), tr("Size"), tr("Graphs"), tr("EPContext nodes")})),
+      disassembly_(new QPlainTextEdit),
       weightsTable_(makeTable(QStringLiteral("weightsTable"), {tr("Quantity"), tr("Value")})),
       deviceCombo_(new QComboBox),
       verdictLabel_(new QLabel),
       againstLabel_(new QLabel),
+      reasonsCaption_(new QLabel(tr("Reasons it is not optimal:"))),
       reasonsList_(new QListWidget) {
   // File row.
   pathEdit_->setObjectName(QStringLiteral("pathEdit"));
@@ -279,10 +285,19 @@ BinaryInspector::BinaryInspector(QWidget* parent)
   auto* spirvTab = new QWidget;
   auto* spirvLayout = new QVBoxLayout(spirvTab);
   spirvLayout->setContentsMargins(0, 4, 0, 0);
-  spirvList_->setObjectName(QStringLiteral("spirvList"));
-  spirvList_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  spirvSummary_->setWordWrap(true);
+  disassembly_->setObjectName(QStringLiteral("spirvDisassembly"));
+  disassembly_->setReadOnly(true);
+  disassembly_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  disassembly_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  disassembly_->setPlaceholderText(tr("Select a pipeline to see its SPIR-V disassembly"));
+  auto* spirvSplitter = new QSplitter(Qt::Vertical);
+  spirvSplitter->addWidget(spirvTable_);
+  spirvSplitter->addWidget(disassembly_);
+  spirvSplitter->setStretchFactor(1, 2);
   spirvLayout->addWidget(spirvSummary_);
-  spirvLayout->addWidget(spirvList_, 1);
+  spirvLayout->addWidget(spirvSplitter, 1);
+  connect(spirvTable_, &QTableWidget::itemSelectionChanged, this, &BinaryInspector::onPipelineSelected);
 
   // Verdict.
   deviceCombo_->setObjectName(QStringLiteral("deviceCombo"));
@@ -308,7 +323,7 @@ BinaryInspector::BinaryInspector(QWidget* parent)
   verdictLayout->addLayout(targetRow);
   verdictLayout->addWidget(verdictLabel_);
   verdictLayout->addWidget(againstLabel_);
-  verdictLayout->addWidget(new QLabel(tr("Reasons it is not optimal:")));
+  verdictLayout->addWidget(reasonsCaption_);
   verdictLayout->addWidget(reasonsList_, 1);
 
   tabs_->setObjectName(QStringLiteral("inspectorTabs"));
@@ -369,6 +384,26 @@ void BinaryInspector::onInspected(const bridge::Inspection& inspection) {
   lastError_.clear();
   inspection_ = inspection;
   summaryLabel_->setStyleSheet({});
+  spirvSummary_->setStyleSheet({});
+  if (!inspection.problem.isEmpty()) {
+    // A damaged binary: what reads is shown (the failing part marked), the summary says it failed and where.
+    lastError_ = inspection.problem;
+    const ContextBinaryDiagnosis& damage = *inspection.binaries.first().damage;
+    if (const int at = tabs_->indexOf(nodesTab_); at >= 0) tabs_->removeTab(at);
+    nodeTable_->setRowCount(0);
+    binaryCombo_->clear();
+    binaryLabel_->hide();
+    binaryCombo_->hide();
+    summaryLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    summaryLabel_->setText(tr("Could not read %1: %2\nPartial view: the %3 at bytes [%4, +%5) fails; what reads is shown.")
+                               .arg(QFileInfo(inspection.path).fileName(), inspection.problem, bridge::failedPartName(damage))
+                               .arg(damage.failedOffset)
+                               .arg(damage.failedSize));
+    binaryIndex_ = -1;
+    showBinary(0);
+    emit failed(inspection.problem);
+    return;
+  }
   const QString name = QFileInfo(inspection.path).fileName();
   if (inspection.ctxModel) {
     const EpContextModelInfo& model = *inspection.model;
@@ -395,7 +430,7 @@ void BinaryInspector::onInspected(const bridge::Inspection& inspection) {
     binaryCombo_->addItem(binary.embedded ? binary.key : QFileInfo(binary.key).fileName());
     binaryCombo_->setItemData(binaryCombo_->count() - 1, binary.key, Qt::ToolTipRole);
   }
-  const bool several = inspection.ctxModel;
+  const bool several = inspection.ctxModel && !inspection.binaries.isEmpty();
   binaryLabel_->setVisible(several);
   binaryCombo_->setVisible(several);
   binaryIndex_ = -1;
@@ -429,17 +464,24 @@ void BinaryInspector::showBinary(int index) {
   headerTable_->setRowCount(0);
   sectionTable_->setRowCount(0);
   graphTable_->setRowCount(0);
-  spirvList_->clear();
+  spirvTable_->setRowCount(0);
+  disassembly_->clear();
   weightsTable_->setRowCount(0);
   hexView_->showMessage(tr("Select a section to see its bytes"));
   sectionCaption_->clear();
   verdictLabel_->clear();
   againstLabel_->clear();
   reasonsList_->clear();
+  reasonsCaption_->setText(tr("Reasons it is not optimal:"));
   if (!inspection_ || index < 0 || index >= inspection_->binaries.size()) {
     if (inspection_ && inspection_->binaries.isEmpty()) {
+      // The reasons (a missing or corrupt .bin, a graph the binary lacks) are the nodes' problems: say them here.
       verdictLabel_->setText(tr("No binary could be followed"));
       verdictLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+      againstLabel_->setText(tr("The EPContext nodes name no binary this studio could read, so there is nothing "
+                                "to judge against a device."));
+      reasonsCaption_->setText(tr("Why no binary was followed:"));
+      if (inspection_->model) reasonsList_->addItems(bridge::unfollowedBinaryReasons(*inspection_->model));
     }
     return;
   }
@@ -473,10 +515,7 @@ void BinaryInspector::showBinary(int index) {
   }
   fitColumns(graphTable_, 240);
 
-  spirvSummary_->setText(tr("%1 SPIR-V module(s), %2, each stored once for all graphs (shader-variant keys):")
-                             .arg(info.spirvModules.size())
-                             .arg(bridge::formatByteSize(static_cast<int64_t>(info.spirvBytes))));
-  for (const auto& key : info.spirvModules) spirvList_->addItem(qs(key));
+  showPipelines(binary);
 
   const auto [saved, percent] = bridge::dedupSavings(info);
   const QList<std::pair<QString, QString>> weights = {
@@ -492,7 +531,104 @@ void BinaryInspector::showBinary(int index) {
   fitColumns(weightsTable_);
 
   if (!binary.sourceProblem.isEmpty()) hexView_->showMessage(tr("Bytes not available: %1").arg(binary.sourceProblem));
+  if (binary.damage) {
+    showDamage(binary);
+    return;  // a binary that fails validation has no verdict but "unreadable": showDamage says why
+  }
   requestVerdict();
+}
+
+void BinaryInspector::showPipelines(const bridge::InspectedBinary& binary) {
+  const ContextBinaryInfo& info = binary.info;
+  spirvSummary_->setText(tr("%1 SPIR-V pipeline(s), %2 in all, each stored once for all graphs. Select one for its "
+                            "disassembly.")
+                             .arg(binary.pipelines.size())
+                             .arg(bridge::formatByteSize(static_cast<int64_t>(info.spirvBytes))));
+  spirvTable_->setRowCount(static_cast<int>(binary.pipelines.size()));
+  int row = 0;
+  for (const auto& pipeline : binary.pipelines) {
+    auto* size = numberCell(pipeline.bytes());
+    size->setText(bridge::formatByteSize(pipeline.bytes()));
+    size->setToolTip(tr("%1 bytes, %2 words").arg(pipeline.bytes()).arg(pipeline.words.size()));
+    setRow(spirvTable_, row++,
+           {cell(pipeline.key), size, cell(joined(pipeline.graphs)),
+            cell(pipeline.nodes.isEmpty() ? tr("(open the ctx model to see its nodes)") : joined(pipeline.nodes))});
+  }
+  fitColumns(spirvTable_, 420);
+}
+
+void BinaryInspector::selectPipeline(int row) {
+  spirvTable_->selectRow(row);
+  onPipelineSelected();
+  for (int i = 0; i < tabs_->count(); ++i) {
+    if (tabs_->tabText(i) == tr("SPIR-V")) tabs_->setCurrentIndex(i);
+  }
+}
+
+QString BinaryInspector::disassemblyText() const { return disassembly_->toPlainText(); }
+
+void BinaryInspector::onPipelineSelected() {
+  if (!inspection_ || binaryIndex_ < 0) return;
+  const bridge::InspectedBinary& binary = inspection_->binaries[binaryIndex_];
+  const int row = spirvTable_->currentRow();
+  if (row < 0 || row >= binary.pipelines.size()) return;
+  // One module disassembles in milliseconds: on demand, on this thread.
+  auto text = bridge::disassembleSpirv(binary.pipelines[row].words);
+  disassembly_->setPlainText(text.isOk() ? *text : QString::fromStdString(text.status().toString()));
+}
+
+void BinaryInspector::showDamage(const bridge::InspectedBinary& binary) {
+  const ContextBinaryDiagnosis& damage = *binary.damage;
+  const QColor bad(0xc6, 0x28, 0x28);
+  const QString where = tr("%1 [%2, +%3)").arg(bridge::failedPartName(damage)).arg(damage.failedOffset).arg(damage.failedSize);
+  // The section table marks every section that fails, with its own reason.
+  for (int row = 0; row < sectionTable_->rowCount() && row < static_cast<int>(damage.sections.size()); ++row) {
+    const std::string& problem = damage.sections[static_cast<size_t>(row)].problem;
+    for (int column = 0; column < sectionTable_->columnCount(); ++column) {
+      QTableWidgetItem* item = sectionTable_->item(row, column);
+      if (!item) continue;
+      item->setForeground(problem.empty() ? palette().color(QPalette::Text) : bad);
+      if (!problem.empty()) item->setToolTip(tr("Fails: %1").arg(qs(problem)));
+    }
+    if (!problem.empty()) sectionTable_->item(row, 0)->setText(tr("%1 \u2717 damaged").arg(qs(damage.sections[static_cast<size_t>(row)].section.kind)));
+  }
+  fitColumns(sectionTable_);
+  const QString notReadable = tr("Not readable: the binary fails in its %1 (%2)").arg(where, qs(damage.problem));
+  if (!damage.headerReadable) {
+    headerTable_->setRowCount(1);
+    setRow(headerTable_, 0, {cell(tr("Header")), cell(tr("\u2717 damaged")), cell(notReadable)});
+    headerTable_->item(0, 1)->setForeground(bad);
+    // The header's bytes stay visible: they are where the failure is.
+    sectionCaption_->setText(tr("<b>%1</b> \u2014 the bytes that fail:").arg(where.toHtmlEscaped()));
+    hexView_->setRange(binary.source, static_cast<qint64>(damage.failedOffset), static_cast<qint64>(damage.failedSize));
+  }
+  graphTable_->setRowCount(0);
+  weightsTable_->setRowCount(0);
+  spirvSummary_->setText(notReadable);
+  spirvSummary_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  verdictLabel_->setText(tr("unreadable"));
+  verdictLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  againstLabel_->setText(notReadable);
+  reasonsList_->clear();
+  reasonsCaption_->setText(tr("Each part of the binary:"));
+  // Sections that read are listed so the user sees the damage is local.
+  for (const auto& check : damage.sections) {
+    reasonsList_->addItem(check.problem.empty() ? tr("%1 section: intact").arg(qs(check.section.kind))
+                                                : tr("%1 section: %2").arg(qs(check.section.kind), qs(check.problem)));
+  }
+  // The tab that shows the failure comes to the front: the failing section's bytes, or the header's.
+  for (int i = 0; i < tabs_->count(); ++i) {
+    if (tabs_->tabText(i) == (damage.headerReadable ? tr("Sections") : tr("Header"))) tabs_->setCurrentIndex(i);
+  }
+  if (damage.headerReadable) {
+    // Open the failing section's bytes straight away.
+    for (int row = 0; row < static_cast<int>(damage.sections.size()); ++row) {
+      if (!damage.sections[static_cast<size_t>(row)].problem.empty()) {
+        sectionTable_->selectRow(row);
+        break;
+      }
+    }
+  }
 }
 
 void BinaryInspector::selectSection(int row) {

@@ -17,6 +17,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QPlainTextEdit;
 class QTabWidget;
 class QTableWidget;
 
@@ -85,6 +86,10 @@ class BinaryInspector : public QWidget {
   QString verdictText() const;
   QStringList verdictReasons() const;
   HexView* hexView() const { return hexView_; }
+  // Shows the SPIR-V disassembly of pipeline `row` of the SPIR-V tab's table (the binary on display).
+  void selectPipeline(int row);
+  // The disassembly text on display ("" before a pipeline is selected).
+  QString disassemblyText() const;
 
  signals:
   void inspected();
@@ -100,6 +105,9 @@ class BinaryInspector : public QWidget {
   void onDevicesListed(const QList<VulkanDeviceDescription>& devices);
   void onTargetChosen(int index);
   void showBinary(int index);
+  void showPipelines(const bridge::InspectedBinary& binary);
+  void showDamage(const bridge::InspectedBinary& binary);
+  void onPipelineSelected();
   void showNodes(const EpContextModelInfo& model);
   void showVerdict(const CompatibilityVerdict& verdict);
   void showVerdictError(const QString& message);
@@ -119,11 +127,13 @@ class BinaryInspector : public QWidget {
   HexView* hexView_;
   QTableWidget* graphTable_;
   QLabel* spirvSummary_;
-  QListWidget* spirvList_;
+  QTableWidget* spirvTable_;
+  QPlainTextEdit* disassembly_;
   QTableWidget* weightsTable_;
   QComboBox* deviceCombo_;
   QLabel* verdictLabel_;
   QLabel* againstLabel_;
+  QLabel* reasonsCaption_;
   QListWidget* reasonsList_;
   std::optional<bridge::Inspection> inspection_;
   int binaryIndex_ = -1;

@@ -39,6 +39,8 @@ class GraphNodeItem : public QGraphicsItem {
 
   int nodeIndex() const { return index_; }
   QColor fillColor() const { return fill_; }
+  // Overlay hook (node_overlay.h): repaints the node in `color` (its EP colour, epQColor, restores it).
+  void setFillColor(const QColor& color) { fill_ = color; update(); }
   bool isEpContext() const { return epContext_; }
   bool isCpuFallback() const { return fallback_; }
   void setHighlighted(bool on);

@@ -25,9 +25,11 @@
 
 #include "bench_panel.h"
 #include "binary_inspector.h"
+#include "compare_panel.h"
 #include "compile_panel.h"
 #include "environment_info.h"
 #include "graph_panel.h"
+#include "graph_view.h"
 #include "shortcuts.h"
 #include "source_compiled_link.h"
 #include "theme.h"
@@ -133,6 +135,20 @@ MainWindow::MainWindow(QWidget* parent)
   addPanel(compilePanel_, tr("&Compile"));
   addPanel(inspector_, tr("&Binary"));
   addPanel(benchPanel_, tr("Bench&mark"));
+  // Compare: per-output table, first divergence one click away, per-node overlay on the source graph.
+  comparePanel_ = new ComparePanel;
+  addPanel(comparePanel_, tr("C&ompare"));
+  auto recolour = [this] {
+    if (graph_->document()) comparePanel_->overlay().applyTo(graph_->view(), *graph_->document());
+  };
+  connect(comparePanel_, &ComparePanel::overlayChanged, this, recolour);
+  connect(graph_, &GraphPanel::layoutReady, this, recolour);
+  connect(comparePanel_, &ComparePanel::showNodeRequested, this, [this, graphs](const QString& node) {
+    const int index = graph_->document() ? NodeOverlay::nodeIndex(*graph_->document(), node) : -1;
+    if (index < 0) return;
+    tabs_->setCurrentWidget(graphs);
+    graph_->view()->focusNode(index);
+  });
   setCentralWidget(tabs_);
   connect(compilePanel_, &CompilePanel::compiled, this, &MainWindow::onCompiled);
   connect(compilePanel_, &CompilePanel::compileFailed, this, [this](const QString& code, const QString&) {
@@ -337,6 +353,7 @@ void MainWindow::onLoaded(const ModelInfo& info, double loadMs) {
     compilePanel_->setSourceModel(path);
   }
   benchPanel_->setModel(path);
+  comparePanel_->setModelPath(path);
   settings_.setValue(QStringLiteral("lastDirectory"), QFileInfo(path).absolutePath());
   rebuildRecentMenu();
 

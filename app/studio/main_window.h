@@ -32,6 +32,7 @@ namespace kiln::studio {
 
 class BenchPanel;
 class BinaryInspector;
+class ComparePanel;
 class CompilePanel;
 class GraphPanel;
 class MergeWizard;
@@ -62,6 +63,7 @@ class MainWindow : public QMainWindow {
   CompilePanel* compilePanel() const { return compilePanel_; }
   BinaryInspector* binaryInspector() const { return inspector_; }
   BenchPanel* benchPanel() const { return benchPanel_; }
+  ComparePanel* comparePanel() const { return comparePanel_; }
   // Opens the merge wizard (Tools > Merge), pre-filled with the ctx model on display, if any.
   MergeWizard* openMergeWizard();
   // Shows `path` (a context binary or a ctx model) in the binary inspector tab.
@@ -106,6 +108,7 @@ class MainWindow : public QMainWindow {
   CompilePanel* compilePanel_;
   BinaryInspector* inspector_;
   BenchPanel* benchPanel_;
+  ComparePanel* comparePanel_ = nullptr;
   QPointer<MergeWizard> mergeWizard_;
   QLineEdit* filterEdit_;
   ModelSummaryView* summary_;

@@ -13,6 +13,7 @@
 
 #include "bench_panel.h"
 #include "binary_inspector.h"
+#include "compare_panel.h"
 #include "compile_panel.h"
 #include "environment_info.h"
 #include "graph_panel.h"
@@ -147,6 +148,26 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       connect(&window_, &MainWindow::modelLoaded, stepContext_, done);
                       window_.openModel(second);
                     }, 60000});
+  // The Compare panel on the model now open: Vulkan against the CPU, every node compared, the errors as overlay.
+  steps_.push_back({QStringLiteral("11-compare"), [this](Done done) {
+                      ComparePanel* compare = window_.comparePanel();
+                      window_.tabs()->setCurrentWidget(compare);
+                      compare->configure(QStringLiteral("vulkan"), QStringLiteral("cpu"));
+                      compare->setCompareEveryNode(true);
+                      connect(compare, &ComparePanel::finished, stepContext_, done);
+                      connect(compare, &ComparePanel::failed, stepContext_, [this, done](const QString& message) {
+                        errors_ << QStringLiteral("compare: ") + message;
+                        done();
+                      });
+                      if (!compare->run()) {
+                        errors_ << QStringLiteral("compare: ") + compare->statusText();
+                        done();
+                      }
+                    }, 300000});
+  steps_.push_back({QStringLiteral("12-graph-error-overlay"), [this](Done done) {
+                      window_.tabs()->setCurrentIndex(0);
+                      done();
+                    }, 5000});
 }
 
 QString ScreenshotTour::largestBody(const bridge::GraphDocument& root, bool byEpContext) {

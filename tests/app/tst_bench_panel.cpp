@@ -372,6 +372,21 @@ class TestBenchPanel : public QObject {
     QVERIFY(!panel.isRunning());
   }
 
+  void wrongInputNameFailsBeforeAnyProcess() {
+    BenchPanel panel;
+    panel.setModel(tinyCnnPath());
+    panel.setModes({QStringLiteral("cold")});
+    panel.setRuns(1);
+    panel.setShapes(QStringLiteral("x=1x3x32x32"));
+    QSignalSpy failed(&panel, &BenchPanel::benchmarkFailed);
+    panel.startBenchmark();
+    QCOMPARE(failed.size(), 1);  // at once: no kiln process was started
+    const QString message = failed.first().first().toString();
+    QVERIFY2(message.contains(QStringLiteral("'x', which is not an input of tiny_cnn.onnx (its inputs: image)")),
+             qPrintable(message));
+    QVERIFY(!panel.isRunning());
+  }
+
   void wrongKilnCliIsAClearError() {
     qputenv("KILN_CLI", "/nonexistent/kiln");
     BenchPanel panel;

@@ -140,5 +140,9 @@ class ContextBinary {
 
 // The public description (kiln/context_binary.h) of an open binary; `path` is what it reports as its origin.
 Result<ContextBinaryInfo> describeContextBinary(const ContextBinary& binary, const std::string& path);
+// The facts of `info` that the header, the section table and the device section give (everything but graphs,
+// SPIR-V, driver cache and weights): shared by describeContextBinary and the partial read of a damaged binary.
+void describeHeaderFacts(const Header& header, const vk::DeviceInfo& target, const std::vector<SectionEntry>& sections,
+                         ContextBinaryInfo& info);
 
 }  // namespace kiln::ctxbin

@@ -136,6 +136,16 @@ std::string unreadableFormatMessage(uint16_t major, uint16_t minor) {
 }
 
 Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
+  KILN_ASSIGN_OR_RETURN(ParsedHeader parsed, parseHeaderStructure(file));
+  for (const auto& s : parsed.sections) {
+    if (contentHash(file.subspan(s.offset, s.size)) != s.hash) {
+      return corrupt(std::string(sectionKindName(s.kind)) + " section content hash mismatch");
+    }
+  }
+  return parsed;
+}
+
+Result<ParsedHeader> parseHeaderStructure(std::span<const std::byte> file) {
   KILN_ASSIGN_OR_RETURN(auto version, readFormatVersion(file));
   if (version.first != kFormatMajor) {
     return Status(StatusCode::INVALID_GRAPH, unreadableFormatMessage(version.first, version.second));
@@ -221,11 +231,6 @@ Result<ParsedHeader> parseHeader(std::span<const std::byte> file) {
   }
   for (auto kind : {SectionKind::DEVICE, SectionKind::GRAPHS, SectionKind::SPIRV, SectionKind::WEIGHTS}) {
     if (!seenKinds.count(static_cast<uint32_t>(kind))) return corrupt("no " + sectionKindName(kind) + " section");
-  }
-  for (const auto& s : parsed.sections) {
-    if (contentHash(file.subspan(s.offset, s.size)) != s.hash) {
-      return corrupt(sectionKindName(s.kind) + " section content hash mismatch");
-    }
   }
   return parsed;
 }

@@ -109,5 +109,8 @@ struct ParsedHeader {
 // Sections of kinds this engine does not know are checked the same way and kept in the table (nothing reads them).
 // The format major version must be kFormatMajor (check readFormatVersion first for a friendlier verdict).
 Result<ParsedHeader> parseHeader(std::span<const std::byte> file);
+// parseHeader without the content hashes: header, checksum and section table only (a viewer's partial read of a
+// binary whose section content is damaged).
+Result<ParsedHeader> parseHeaderStructure(std::span<const std::byte> file);
 
 }  // namespace kiln::ctxbin

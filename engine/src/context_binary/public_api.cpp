@@ -55,13 +55,8 @@ Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
   return ctxbin::describeContextBinary(*binary, path);
 }
 
-Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& opened, const std::string& path) {
-  const ContextBinary* binary = &opened;
-  const ctxbin::Header& h = binary->header();
-  const vk::DeviceInfo& t = binary->target();
-  ContextBinaryInfo info;
-  info.path = path;
-  info.fileSize = binary->fileSize();
+void ctxbin::describeHeaderFacts(const Header& h, const vk::DeviceInfo& t, const std::vector<SectionEntry>& sections,
+                                 ContextBinaryInfo& info) {
   info.formatVersion = std::to_string(h.formatMajor) + "." + std::to_string(h.formatMinor);
   info.producerEngineVersion = ctxbin::unpackVersion(h.producerVersion);
   info.readableEngineVersions = ctxbin::unpackVersion(h.readableMin) + " - " + ctxbin::unpackVersion(h.readableMax);
@@ -81,9 +76,17 @@ Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& ope
   info.subgroupSize = h.subgroupSize;
   info.requiredWorkgroupInvocations = h.requiredWorkgroupInvocations;
   info.requiredPushConstantBytes = h.requiredPushConstantBytes;
-  for (const auto& s : binary->sections()) {
+  for (const auto& s : sections) {
     info.sections.push_back({ctxbin::sectionKindName(s.kind), s.offset, s.size, ctxbin::contentIdHex(s.hash), s.items});
   }
+}
+
+Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& opened, const std::string& path) {
+  const ContextBinary* binary = &opened;
+  ContextBinaryInfo info;
+  info.path = path;
+  info.fileSize = binary->fileSize();
+  describeHeaderFacts(binary->header(), binary->target(), binary->sections(), info);
   info.driverCacheBytes = binary->driverCache().size();
   KILN_ASSIGN_OR_RETURN(auto modules, binary->spirvModules());
   for (const auto& [key, words] : modules) {

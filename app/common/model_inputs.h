@@ -1,5 +1,6 @@
-// The inputs `kiln run` and `kiln bench` feed a session: files given with --input NAME=FILE, the others random
-// (deterministic for a seed) in the session's input shapes (the model's, fixed by --shape) with free dimensions as 1.
+// The inputs `kiln run`, `kiln bench`, `kiln compare` and the studio's Compare panel feed a session: files given
+// with --input NAME=FILE, the others random (deterministic for a seed) in the session's input shapes (the model's,
+// fixed by --shape) with free dimensions as 1.
 #pragma once
 
 #include <map>
@@ -8,7 +9,7 @@
 
 #include "kiln/session.h"
 
-namespace kiln::cli {
+namespace kiln::app {
 
 Result<std::vector<NamedTensor>> prepareInputs(const Session& session, const std::vector<std::string>& inputArgs,
                                                unsigned seed);
@@ -20,4 +21,4 @@ Result<std::vector<NamedTensor>> prepareInputs(const std::vector<ValueMetadata>&
                                                const std::map<std::string, Shape>& shapes, const std::string& inputDir,
                                                unsigned seed);
 
-}  // namespace kiln::cli
+}  // namespace kiln::app

@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <random>
 
-#include "cli_output.h"
+#include "session_flags.h"
 #include "kiln/tensor_io.h"
 #include "kiln/tensor_size.h"
 
-namespace kiln::cli {
+namespace kiln::app {
 namespace {
 
 // Random values in a range that suits the element type; deterministic for a seed.
@@ -81,4 +81,4 @@ Result<std::vector<NamedTensor>> prepareInputs(const std::vector<ValueMetadata>&
   return inputs;
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::app

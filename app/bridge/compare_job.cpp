@@ -1,0 +1,233 @@
+#include "compare_job.h"
+
+#include <QFile>
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+#include <set>
+
+#include "compare_json.h"
+#include "kiln/model_info.h"
+#include "model_inputs.h"
+#include "node_data.h"
+#include "session_flags.h"
+#include "shape_syntax.h"
+
+namespace kiln::bridge {
+
+namespace {
+
+QString qs(const std::string& text) { return QString::fromStdString(text); }
+
+// A number as compare_json writes it: a JSON number, or "nan" / "inf" / "-inf".
+double number(const nlohmann::json& value, double fallback = 0) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    const std::string text = value.get<std::string>();
+    if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (text == "inf") return std::numeric_limits<double>::infinity();
+    if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  return fallback;
+}
+
+// One output row from tensorComparisonToJson's fields (the CLI's --json and this panel read the same).
+OutputRow outputRow(const nlohmann::json& entry) {
+  OutputRow row;
+  row.name = qs(entry.value("name", std::string()));
+  row.passed = entry.value("passed", false);
+  row.dtype = qs(entry.value("dtype", std::string()));
+  if (entry.contains("shape") && entry["shape"].is_array()) {
+    QStringList dims;
+    for (const auto& d : entry["shape"]) dims << (d.is_number() ? QString::number(d.get<int64_t>()) : QStringLiteral("?"));
+    row.shape = dims.join(QLatin1Char('x'));
+  }
+  if (entry.value("missing", false)) row.problem = QStringLiteral("missing");
+  else if (entry.value("shape_mismatch", false)) row.problem = QStringLiteral("shape mismatch");
+  else if (entry.value("dtype_mismatch", false)) row.problem = QStringLiteral("dtype mismatch");
+  else if (entry.value("unsupported_dtype", false)) row.problem = QStringLiteral("unsupported type");
+  row.maxAbsError = number(entry.value("max_abs_error", nlohmann::json()));
+  row.maxRelError = number(entry.value("max_rel_error", nlohmann::json()));
+  row.meanAbsError = number(entry.value("mean_abs_error", nlohmann::json()));
+  row.cosineSimilarity = number(entry.value("cosine_similarity", nlohmann::json()), 1);
+  row.fractionBeyond = number(entry.value("fraction_beyond_tolerance", nlohmann::json()));
+  row.elements = entry.value("elements", int64_t{0});
+  row.beyondTolerance = entry.value("beyond_tolerance", int64_t{0});
+  return row;
+}
+
+NodeMetrics nodeMetrics(const app::NodeData& data) {
+  NodeMetrics metrics;
+  metrics.kind = qs(data.kind);
+  metrics.model = qs(data.model);
+  for (const auto& datum : data.nodes) {
+    NodeMetricRow row;
+    row.node = qs(datum.node);
+    row.opType = qs(datum.opType);
+    row.graph = qs(datum.graph);
+    for (const auto& [name, value] : datum.metrics) row.metrics.insert(qs(name), value);
+    row.firstDivergence = datum.details.is_object() && datum.details.value("first_divergence", false);
+    metrics.nodes << row;
+  }
+  return metrics;
+}
+
+Result<CompareSide> kilnSide(const CompareConfig& config, const QStringList& shapes) {
+  CompareSide side;
+  side.modelPath = config.modelPath.toStdString();
+  side.label = config.label.isEmpty() ? config.providers.toStdString() : config.label.toStdString();
+  KILN_RETURN_IF_ERROR(app::applyExecutionProviders(config.providers.toStdString(), side.options));
+  std::vector<std::string> entries;
+  for (const QString& entry : shapes) entries.push_back(entry.toStdString());
+  auto applied = app::applyShapeEntries(entries, side.options);
+  if (!applied.isOk()) return applied.status().withContext("input shapes");
+  return side;
+}
+
+Result<CompareResults> runComparison(const CompareRequest& request, const ProgressSink& sink) {
+  KILN_ASSIGN_OR_RETURN(CompareSide side, kilnSide(request.side, request.shapes));
+  KILN_ASSIGN_OR_RETURN(CompareSide reference, kilnSide(request.reference, request.shapes));
+  side.options.progress.cancellation = sink.cancellation;
+  reference.options.progress.cancellation = sink.cancellation;
+  sink.report("inputs", 0, 1);
+  KILN_ASSIGN_OR_RETURN(ModelInfo declared, inspectModel(side.modelPath));
+  std::map<std::string, Shape> shapes;
+  for (const QString& entry : request.shapes) {
+    KILN_ASSIGN_OR_RETURN(app::NamedShape parsed, app::parseNamedShape(entry.toStdString()));
+    shapes[parsed.name] = parsed.dims;
+  }
+  // The inputs `kiln compare` would feed for the same shapes and seed.
+  KILN_ASSIGN_OR_RETURN(auto inputs, app::prepareInputs(declared.inputs, {}, shapes, "", request.seed));
+  if (sink.cancelled()) return Status(StatusCode::CANCELLED, "cancelled");
+  sink.report("run", 0, 1);
+  KILN_ASSIGN_OR_RETURN(ModelComparison comparison, compareModels(side, reference, inputs, request.tolerance));
+  sink.report("run", 1, 1);
+  if (sink.cancelled()) return Status(StatusCode::CANCELLED, "cancelled");
+  CompareResults results;
+  results.sideLabel = qs(side.label);
+  results.referenceLabel = qs(reference.label);
+  for (const auto& output : comparison.outputs) results.outputs << outputRow(app::tensorComparisonToJson(output));
+  if (!request.perNode) return results;
+  BisectOptions options;
+  options.stopAtFirstDivergence = false;  // every node: the overlay colours them all
+  options.progress = sink;
+  auto scanned = bisectModels(side, reference, inputs, request.tolerance, options);
+  if (!scanned.isOk()) {
+    if (scanned.status().code() == StatusCode::CANCELLED) return scanned.status();
+    results.perNodeProblem = QString::fromStdString(scanned.status().toString());  // the outputs still stand
+    return results;
+  }
+  const BisectResult& bisect = *scanned;
+  results.nodes = nodeMetrics(app::compareNodeData(bisect, side.modelPath, request.tolerance, side.label, reference.label));
+  if (bisect.firstDivergence) results.firstDivergence = qs(bisect.firstDivergence->node);
+  return results;
+}
+
+}  // namespace
+
+QStringList NodeMetrics::metricNames() const {
+  std::set<QString> names;
+  for (const auto& row : nodes) {
+    for (auto it = row.metrics.begin(); it != row.metrics.end(); ++it) names.insert(it.key());
+  }
+  return QStringList(names.begin(), names.end());
+}
+
+bool CompareResults::passed() const {
+  return std::all_of(outputs.begin(), outputs.end(), [](const OutputRow& row) { return row.passed; }) &&
+         firstDivergence.isEmpty();
+}
+
+Result<CompareResults> loadCompareFile(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    return Status(StatusCode::NO_SUCHFILE, "cannot open " + path.toStdString() + ": " + file.errorString().toStdString());
+  }
+  const QByteArray bytes = file.readAll();
+  const nlohmann::json document = nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
+  if (document.is_discarded() || !document.is_object()) {
+    return Status(StatusCode::INVALID_ARGUMENT, path.toStdString() + " is not a JSON object");
+  }
+  CompareResults results;
+  if (document.contains("format")) {
+    auto data = app::nodeDataFromJson(document);
+    if (!data.isOk()) return data.status().withContext(path.toStdString());
+    results.nodes = nodeMetrics(*data);
+    for (const auto& row : results.nodes.nodes) {
+      if (row.firstDivergence) results.firstDivergence = row.node;
+    }
+    if (data->summary.is_object()) {
+      results.sideLabel = qs(data->summary.value("side", std::string()));
+      results.referenceLabel = qs(data->summary.value("reference", std::string()));
+    }
+    return results;
+  }
+  if (!document.contains("outputs") || !document["outputs"].is_array()) {
+    return Status(StatusCode::INVALID_ARGUMENT, path.toStdString() + " is neither per-node data (\"format\": "
+                                                "\"kiln-node-data\") nor a kiln compare --json report (\"outputs\")");
+  }
+  results.sideLabel = qs(document.value("side", std::string()));
+  results.referenceLabel = qs(document.value("reference", std::string()));
+  for (const auto& entry : document["outputs"]) {
+    if (entry.is_object()) results.outputs << outputRow(entry);
+  }
+  if (document.contains("first_divergence") && document["first_divergence"].is_object()) {
+    results.firstDivergence = qs(document["first_divergence"].value("node", std::string()));
+  }
+  return results;
+}
+
+CompareJob::CompareJob(QObject* parent) : QObject(parent) { qRegisterMetaType<kiln::bridge::CompareResults>(); }
+
+CompareJob::~CompareJob() {
+  if (!thread_) return;
+  token_->cancel();
+  thread_->wait();
+  delete thread_;
+}
+
+bool CompareJob::start(const CompareRequest& request) {
+  if (running_) return false;
+  running_ = true;
+  token_ = std::make_shared<CancellationToken>();
+  outcome_ = std::make_shared<Result<CompareResults>>(Status(StatusCode::FAIL, "the comparison did not run"));
+  thread_ = QThread::create([this, request, token = token_, outcome = outcome_] {
+    try {
+      ProgressSink sink;
+      sink.onProgress = [this](const ProgressEvent& event) {
+        emit progress(QString::fromStdString(event.stage), event.done, event.total);
+      };
+      sink.cancellation = token;
+      *outcome = runComparison(request, sink);
+    } catch (const std::exception& e) {
+      *outcome = Status(StatusCode::RUNTIME_EXCEPTION, e.what());
+    }
+  });
+  thread_->setObjectName(QStringLiteral("kiln-compare"));
+  connect(thread_, &QThread::finished, this, &CompareJob::deliver);
+  thread_->start();
+  return true;
+}
+
+void CompareJob::cancel() {
+  if (auto token = token_) token->cancel();
+}
+
+void CompareJob::deliver() {
+  if (!thread_) return;
+  thread_->wait();
+  thread_->deleteLater();
+  thread_ = nullptr;
+  running_ = false;
+  const Result<CompareResults> outcome = std::move(*outcome_);
+  outcome_.reset();
+  if (outcome.isOk()) {
+    emit finished(outcome.value());
+  } else {
+    emit failed(QString::fromLatin1(statusCodeName(outcome.status().code())),
+                QString::fromStdString(outcome.status().message()));
+  }
+}
+
+}  // namespace kiln::bridge
