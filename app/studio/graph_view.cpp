@@ -494,6 +494,10 @@ void GraphView::setOverview(bool on) {
                                 std::max(1, static_cast<int>(scene.height() * scale)), QImage::Format_RGB32);
       overviewPicture_.fill(graphCanvasColor());
       for (QGraphicsItem* edge : edgeItems_) edge->setVisible(true);
+      // Fixed-size decorations (transfer badges) would cover the small picture: it shows nodes and edges only.
+      for (QGraphicsItem* item : scene_->items()) {
+        if (item->flags() & QGraphicsItem::ItemIgnoresTransformations) item->setVisible(false);
+      }
       QPainter painter(&overviewPicture_);
       scene_->render(&painter, QRectF(overviewPicture_.rect()), scene);
     }

@@ -258,7 +258,7 @@ TEST(ContextBinary, UnknownSectionKindsAreSkipped) {
   EXPECT_EQ(partitions->size(), compiled.model.partitions.size());
   auto info = inspectContextBinary(extended, "extended");
   ASSERT_TRUE(info.isOk()) << info.status().toString();
-  EXPECT_EQ(info->sections.back().kind, "unknown");
+  EXPECT_EQ(info->sections.back().kind, "unknown (kind 29)");
 
   const auto twice = withExtraSection(extended, 29, "again");
   auto duplicate = ctxbin::ContextBinary::fromBytes(twice, "twice");

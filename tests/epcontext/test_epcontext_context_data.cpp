@@ -100,19 +100,21 @@ TEST_F(ContextDataCallbacks, FailingOrThrowingWriteFunctionWritesNothing) {
 // The chunked stream function (onnxruntime's OrtWriteBufferFunc shape): consecutive chunks of at most 4 MiB, then
 // one empty final call; the chunks are exactly the bytes a file compile writes, and they load back.
 TEST_F(ContextDataCallbacks, StreamFunctionGetsTheBinaryInChunksThenAFinalCall) {
-  const std::string fileCtx = (dir_.path() / "file" / "m_ctx.onnx").string();
-  fs::create_directories(fs::path(fileCtx).parent_path());
+  // The file compile goes where the streamed one will (the binary's compile record names the source relative to
+  // the ctx model's folder), then its files are removed.
+  const std::string ctx = (dir_.path() / "m_ctx.onnx").string();
   ModelCompilationOptions toFile(vulkanOptions());
-  toFile.setInputModelPath(source_.path).setOutputModelPath(fileCtx);
+  toFile.setInputModelPath(source_.path).setOutputModelPath(ctx);
   auto written = compileModel(toFile);
   ASSERT_TRUE(written.isOk()) << written.status().toString();
   const auto fileBytes = readFileBytes(written->binaryPath);
   ASSERT_TRUE(fileBytes.isOk()) << fileBytes.status().toString();
+  fs::remove(written->binaryPath);
+  fs::remove(ctx);
 
   std::map<std::string, std::vector<std::byte>> store;
   std::vector<std::string> calls;  // "chunk" or "last" per call, with the name
   size_t largest = 0;
-  const std::string ctx = (dir_.path() / "m_ctx.onnx").string();
   ModelCompilationOptions options(vulkanOptions());
   options.setInputModelPath(source_.path).setOutputModelPath(ctx);
   options.setContextDataStreamFunction([&](const std::string& name, std::span<const std::byte> chunk, bool last) {

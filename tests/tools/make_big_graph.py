@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Generates a big synthetic model for the studio's graph view benchmark (tests/bench/graph_view_bench.cpp).
 
-Residual blocks (1x1 Conv, Relu, 1x1 Conv, Sigmoid, Mul, Add) on a small [1,8,8,8] tensor, with a Shrink every
+Residual blocks (1x1 Conv, Relu, 1x1 Conv, Sigmoid, Mul, Add) on a [1,16,32,32] tensor, with a Shrink every
 `--partition-every` blocks: the Vulkan EP has no Shrink kernel, so the model splits into alternating Vulkan and
-CPU partitions, as real models with unsupported ops do. Exactly `--nodes` nodes (default 3000). Run with
+CPU partitions, as real models with unsupported ops do (the tensor is large enough that the partitioner's cost
+model offloads each island: on [1,8,8,8] its work would not pay for the transfers). Exactly `--nodes` nodes (default 3000). Run with
 Debian's python3:
     /usr/bin/python3 tests/tools/make_big_graph.py out.onnx [--nodes 3000] [--partition-every 25]
 """
@@ -22,7 +23,7 @@ def main() -> None:
     args = parser.parse_args()
 
     rng = np.random.default_rng(7)
-    channels = 8
+    channels, side = 16, 32
     nodes, initializers = [], []
     current = "x"
     block = 0
@@ -65,8 +66,8 @@ def main() -> None:
     initializers = [i for i in initializers if i.name in read]
     graph = helper.make_graph(
         nodes, "big_graph",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, 8, 8])],
-        [helper.make_tensor_value_info(current, TensorProto.FLOAT, [1, channels, 8, 8])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, side, side])],
+        [helper.make_tensor_value_info(current, TensorProto.FLOAT, [1, channels, side, side])],
         initializer=initializers)
     model = helper.make_model(graph, producer_name="kiln-tests", opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
