@@ -3,7 +3,7 @@
 // itself never throws.
 #include "ep/cpu/kernels/onednn_conv.h"
 
-#include <omp.h>
+#include "ep/cpu/kernels/onednn_common.h"
 
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -14,34 +14,7 @@ namespace kiln::cpu {
 namespace {
 
 using dnnl::memory;
-
-// Plans kept per packed operator (one per distinct input shape seen); the oldest is dropped beyond this.
-constexpr size_t kMaxPlans = 8;
-// Multiply-adds below which a primitive runs on one OpenMP thread. libgomp's team spins beside Kiln's own pool: with
-// every conv above 2^22 multiply-adds on 2 OpenMP threads, PP-OCRv4 det took 6 s per run instead of 0.3 s on a loaded
-// 2-core machine (kiln_bench, 2 threads), so only large convolutions (as for int8) use the team.
-constexpr int64_t kParallelMacs = int64_t{1} << 28;
-
-// The process-wide CPU engine; null when oneDNN cannot create one.
-const dnnl::engine* cpuEngine() {
-  static const std::unique_ptr<dnnl::engine> engine = []() -> std::unique_ptr<dnnl::engine> {
-    try {
-      return std::make_unique<dnnl::engine>(dnnl::engine::kind::cpu, 0);
-    } catch (const dnnl::error&) {
-      return nullptr;
-    }
-  }();
-  return engine.get();
-}
-
-memory::format_tag plainActivationTag(size_t spatialRank) {
-  return spatialRank == 1 ? memory::format_tag::ncw : spatialRank == 2 ? memory::format_tag::nchw
-                                                                        : memory::format_tag::ncdhw;
-}
-memory::format_tag plainWeightsTag(size_t spatialRank) {
-  return spatialRank == 1 ? memory::format_tag::goiw : spatialRank == 2 ? memory::format_tag::goihw
-                                                                         : memory::format_tag::goidhw;
-}
+using namespace onednn;  // NOLINT: the shared helpers read as this file's own
 
 }  // namespace
 
@@ -119,7 +92,7 @@ std::shared_ptr<OneDnnFloatConv::State::Plan> OneDnnFloatConv::State::planFor(co
     dnnl::convolution_forward::primitive_desc pd(desc, engine);
     lastImplementation = pd.impl_info_str();
     // oneDNN's reference implementations are correct but slower than the OpenBLAS path: such shapes stay there.
-    if (lastImplementation.rfind("ref", 0) != 0) {
+    if (!isReferenceImplementation(lastImplementation)) {
       plan->weights = packedFor(pd.weights_desc(), engine);
       plan->conv = dnnl::convolution_forward(pd);
       plan->usable = true;
@@ -128,8 +101,7 @@ std::shared_ptr<OneDnnFloatConv::State::Plan> OneDnnFloatConv::State::planFor(co
     lastImplementation = std::string("unavailable: ") + e.what();
     plan->usable = false;
   }
-  if (plans.size() >= kMaxPlans) plans.erase(plans.begin());
-  plans.push_back(plan);
+  rememberPlan(plans, plan);
   return plan;
 }
 
@@ -180,8 +152,7 @@ bool OneDnnFloatConv::run(const float* x, const float* bias, const ConvShapes& s
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan->weights}, {DNNL_ARG_DST, dst}};
     if (bias) args.emplace(DNNL_ARG_BIAS, memory(plan->bias, engine, const_cast<float*>(bias)));
     const int64_t macs = s.N * s.M * s.geometry.outSize() * st.Cg * s.geometry.kernelSize();
-    const int threads = pool && macs >= kParallelMacs ? pool->threads() : 1;
-    if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+    setThreads(pool, macs);
     plan->conv.execute(stream, args);
     stream.wait();
   } catch (const dnnl::error&) {

@@ -3,7 +3,7 @@
 // a failure means "not handled", so the kernels fall back to the reference loops and Kiln itself never throws.
 #include "ep/cpu/kernels/onednn_int8.h"
 
-#include <omp.h>
+#include "ep/cpu/kernels/onednn_common.h"
 
 #include <algorithm>
 #include <mutex>
@@ -14,59 +14,15 @@ namespace kiln::cpu {
 namespace {
 
 using dnnl::memory;
+using namespace onednn;  // NOLINT: the shared helpers read as this file's own
 
-// Plans kept per packed operator (one per distinct input shape seen); the oldest is dropped beyond this.
-constexpr size_t kMaxPlans = 8;
-
-// Keeps `plan` among an operator's plans, dropping the oldest beyond kMaxPlans.
-template <class Plan>
-void rememberPlan(std::vector<std::shared_ptr<Plan>>& plans, std::shared_ptr<Plan> plan) {
-  if (plans.size() >= kMaxPlans) plans.erase(plans.begin());
-  plans.push_back(std::move(plan));
-}
-
-// True for oneDNN's reference implementations: correct but slower than Kiln's own loops, so such shapes stay there.
-bool isReferenceImplementation(const std::string& implementation) { return implementation.rfind("ref", 0) == 0; }
 // Output positions per task of the conv's layout pass (NHWC int32 from oneDNN to NCHW with compensation).
 constexpr int64_t kPositionsPerTask = 256;
-// Multiply-adds below which a primitive runs on one thread (a few ms of VNNI work): waking and joining OpenMP
-// threads costs more than it saves below that on a busy 2-core machine. Measured there (kiln_bench, 2 threads):
-// the generated quantized U-Net 256x256 took 179 ms with every primitive on 2 OpenMP threads, 66-96 ms from 2^25,
-// 50 ms from 2^28, 32-51 ms on 1 thread; IS-Net 1024x1024 5.8 s from 2^25, 4.2-4.3 s from 2^28, 3.2-4.8 s on 1.
-constexpr int64_t kParallelMacs = int64_t{1} << 28;
 
-// Debian's oneDNN runs on OpenMP: primitives use the OpenMP thread count of the thread that executes them. Sets it
-// to the session's intra-op thread count, or 1 for small work.
-void setOneDnnThreads(ThreadPool* pool, int64_t macs) {
-  const int threads = pool && macs >= kParallelMacs ? pool->threads() : 1;
-  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
-}
-
-// The process-wide CPU engine; null when oneDNN cannot create one.
-const dnnl::engine* cpuEngine() {
-  static const std::unique_ptr<dnnl::engine> engine = []() -> std::unique_ptr<dnnl::engine> {
-    try {
-      return std::make_unique<dnnl::engine>(dnnl::engine::kind::cpu, 0);
-    } catch (const dnnl::error&) {
-      return nullptr;
-    }
-  }();
-  return engine.get();
-}
-
-memory::format_tag plainActivationTag(size_t spatialRank) {
-  return spatialRank == 1 ? memory::format_tag::ncw : spatialRank == 2 ? memory::format_tag::nchw
-                                                                        : memory::format_tag::ncdhw;
-}
 memory::format_tag channelsLastTag(size_t spatialRank) {
   return spatialRank == 1 ? memory::format_tag::nwc : spatialRank == 2 ? memory::format_tag::nhwc
                                                                         : memory::format_tag::ndhwc;
 }
-memory::format_tag plainWeightsTag(size_t spatialRank) {
-  return spatialRank == 1 ? memory::format_tag::goiw : spatialRank == 2 ? memory::format_tag::goihw
-                                                                         : memory::format_tag::goidhw;
-}
-
 memory::data_type int8TypeOf(DataType t) { return t == DataType::UINT8 ? memory::data_type::u8 : memory::data_type::s8; }
 
 // The value of a per-tensor zero point of x (0 when absent); false when it is not one value of x's type.
@@ -342,7 +298,7 @@ void OneDnnInt8Conv::prepare(DataType xType, const Shape& xShape, ThreadPool* po
   auto geometry = ops::resolveForwardWindow(st.attrs, spatial, st.kernel);
   if (!geometry.isOk() || geometry->outSize() == 0) return;
   // oneDNN sizes a primitive's work split for the thread count current when it is created: the run's count.
-  setOneDnnThreads(pool, xShape[0] * geometry->outSize() * st.M * st.Cg * geometry->kernelSize());
+  setThreads(pool, xShape[0] * geometry->outSize() * st.M * st.Cg * geometry->kernelSize());
   st.planFor(xType, xShape, *geometry);
 }
 
@@ -365,7 +321,7 @@ bool OneDnnInt8Conv::run(const Tensor& x, const Tensor* xZero, const int32_t* bi
   const int64_t P = s.geometry.outSize();
   if (s.N == 0 || P == 0) return false;
   // oneDNN fixes a primitive's thread count when it creates it: set the run's count before a plan is made.
-  setOneDnnThreads(pool, s.N * P * s.M * st.Cg * s.geometry.kernelSize());
+  setThreads(pool, s.N * P * s.M * st.Cg * s.geometry.kernelSize());
   std::shared_ptr<State::Plan> plan = st.planFor(x.dtype(), x.shape(), s.geometry);
   if (!plan->usable) return false;
   std::unique_ptr<int32_t[]> acc(new int32_t[static_cast<size_t>(s.N * P * s.M)]);
@@ -511,7 +467,7 @@ void OneDnnInt8MatMul::prepare(DataType aType, const Shape& aShape, ThreadPool* 
   if ((aType != DataType::UINT8 && aType != DataType::INT8) || aShape.size() < 2 || aShape.back() != st.K) return;
   const int64_t rows = shapeSize(aShape) / st.K;
   if (rows <= 0) return;
-  setOneDnnThreads(pool, rows * st.K * st.N);
+  setThreads(pool, rows * st.K * st.N);
   st.planFor(aType, rows);
 }
 
@@ -532,7 +488,7 @@ bool OneDnnInt8MatMul::run(const Tensor& a, const Tensor* aZero, const MatMulPla
   if (plan.K != st.K || plan.N != st.N || shapeSize(plan.bBatch) != 1) return false;
   const int64_t rows = shapeSize(plan.aBatch) * plan.M;
   if (rows == 0) return false;
-  setOneDnnThreads(pool, rows * st.K * st.N);  // before the plan: a primitive keeps the count it was created with
+  setThreads(pool, rows * st.K * st.N);  // before the plan: a primitive keeps the count it was created with
   std::shared_ptr<State::Plan> p = st.planFor(a.dtype(), rows);
   if (!p->usable) return false;
   try {
