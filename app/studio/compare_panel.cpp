@@ -329,7 +329,15 @@ void ComparePanel::showResults() {
     text += tr("%1 node(s) with per-node %2 data.").arg(results_.nodes.nodes.size()).arg(results_.nodes.kind);
   }
   if (!results_.perNodeProblem.isEmpty()) text += tr("Per-node comparison did not run: %1").arg(results_.perNodeProblem);
-  status_->setStyleSheet(results_.passed() ? QString() : QStringLiteral("color: #c62828;"));
+  const bool outputsMatch =
+      std::all_of(results_.outputs.begin(), results_.outputs.end(), [](const auto& o) { return o.passed; });
+  if (outputsMatch && !results_.firstDivergence.isEmpty()) {
+    text += tr(" Intermediate values first differ beyond tolerance at %1.").arg(results_.firstDivergence);
+  }
+  // Red: an output differs; amber: outputs match but an intermediate value diverges; plain: everything agrees.
+  status_->setStyleSheet(!outputsMatch ? QStringLiteral("color: #c62828;")
+                         : results_.passed() ? QString()
+                                             : QStringLiteral("color: #b26a00;"));
   status_->setText(text.isEmpty() ? tr("The file holds no outputs and no nodes.") : text);
   divergenceButton_->setVisible(!results_.firstDivergence.isEmpty());
   divergenceButton_->setText(tr("Show first divergence: %1").arg(results_.firstDivergence));

@@ -149,7 +149,7 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       window_.openModel(second);
                     }, 60000});
   // The Compare panel on the model now open: Vulkan against the CPU, every node compared, the errors as overlay.
-  steps_.push_back({QStringLiteral("11-compare"), [this](Done done) {
+  steps_.push_back({QStringLiteral("10b-compare"), [this](Done done) {
                       ComparePanel* compare = window_.comparePanel();
                       window_.tabs()->setCurrentWidget(compare);
                       compare->configure(QStringLiteral("vulkan"), QStringLiteral("cpu"));
@@ -164,7 +164,7 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                         done();
                       }
                     }, 300000});
-  steps_.push_back({QStringLiteral("12-graph-error-overlay"), [this](Done done) {
+  steps_.push_back({QStringLiteral("10c-graph-error-overlay"), [this](Done done) {
                       window_.tabs()->setCurrentIndex(0);
                       done();
                     }, 5000});
