@@ -6,6 +6,7 @@
 // merging weightless ctx models is refused. Sharing groups and float16 storage stay weightless too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "epcontext_checks.h"
 #include "epcontext_models.h"
 #include "gtest_requirements.h"
+#include "kiln/compatibility.h"
 #include "kiln/compiler.h"
 #include "kiln/context_binary.h"
 #include "kiln/epcontext.h"
@@ -189,6 +191,18 @@ TEST_F(Weightless, MissingMovedChangedAndRenamedSources) {
   auto wrongOverride = Session::create(ctx, withEntries(vulkanOptions(), {{"ep.context_source_model_path", dir_.file("nope.onnx")}}));
   ASSERT_FALSE(wrongOverride.isOk());
   EXPECT_EQ(wrongOverride.status().code(), StatusCode::NO_SUCHFILE);
+  // `kiln check` says so without a session: UNSUPPORTED while the source is missing, fine when given.
+  auto unreachable = getModelCompatibility(ctx);
+  ASSERT_TRUE(unreachable.isOk()) << unreachable.status().toString();
+  EXPECT_EQ(unreachable->state, CompiledModelCompatibility::UNSUPPORTED);
+  EXPECT_TRUE(std::any_of(unreachable->reasons.begin(), unreachable->reasons.end(), [](const std::string& reason) {
+    return reason.find("weightless") != std::string::npos && reason.find("conv.onnx") != std::string::npos;
+  })) << describe(std::set<std::string>(unreachable->reasons.begin(), unreachable->reasons.end()));
+  CompatibilityQuery givenSource;
+  givenSource.sourceModelPath = moved;
+  auto reachable = getModelCompatibility(ctx, givenSource);
+  ASSERT_TRUE(reachable.isOk()) << reachable.status().toString();
+  EXPECT_EQ(reachable->state, CompiledModelCompatibility::SUPPORTED_OPTIMAL) << describe(std::set<std::string>(reachable->reasons.begin(), reachable->reasons.end()));
 
   // Changed weights: INVALID_GRAPH, "changed", recompile.
   save(convModel(1.5f), source);

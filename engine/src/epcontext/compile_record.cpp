@@ -6,6 +6,7 @@
 #include <set>
 
 #include "context_binary/format.h"
+#include "epcontext/weightless.h"
 #include "kiln/config_keys.h"
 #include "kiln/version.h"
 #include "onnx/model_loader.h"
@@ -56,6 +57,8 @@ std::map<std::string, std::string> resultChangingOptions(const SessionOptions& o
   }
   const std::string profile = configValue(options, config::kVulkanTargetProfile);
   result[config::kVulkanTargetProfile] = profile.empty() ? "" : "sha:" + fileHash(profile);
+  // Either spelling: a weightless binary needs its source at load (kiln check says when it is not there).
+  result[config::kEnableWeightlessEpContextNodes] = weightlessRequested(options) ? "1" : "0";
   return result;
 }
 

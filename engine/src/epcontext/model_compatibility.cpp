@@ -12,6 +12,7 @@
 #include "epcontext/binary_admission.h"
 #include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_writer.h"
+#include "kiln/config_keys.h"
 #include "epcontext/epcontext_names.h"
 #include "ir/graph_paths.h"
 #include "kiln/epcontext.h"
@@ -169,6 +170,13 @@ Status applyStaleness(ModelCompatibility& result, const std::string& baseFolder,
     std::error_code error;
     const auto recorded = (std::filesystem::path(baseFolder) / record->sourceModel).lexically_normal();
     if (std::filesystem::is_regular_file(recorded, error)) source = recorded.string();
+  }
+  const auto weightless = record->options.find(config::kEnableWeightlessEpContextNodes);
+  if (source.empty() && weightless != record->options.end() && weightless->second == "1") {
+    result.state = CompiledModelCompatibility::UNSUPPORTED;
+    result.reasons.push_back("weightless: its weights are read from the source model '" + record->sourceModel +
+                             "' (relative to the ctx model's folder), which is not there: give it with --source or "
+                             "ep.context_source_model_path");
   }
   std::optional<std::string> sourceHash;
   if (!source.empty()) {
