@@ -277,6 +277,7 @@ MergeWizard* MainWindow::openMergeWizard() {
       statusBar()->showMessage(tr("Merged into %1").arg(output));
       recent_->add(output);
     });
+    connect(mergeWizard_, &MergeWizard::openRequested, this, &MainWindow::openModel);
   }
   mergeWizard_->show();
   mergeWizard_->raise();

@@ -207,6 +207,18 @@ MergeWizard::MergeWizard(QWidget* parent)
   auto* writeLayout = new QVBoxLayout(writePage);
   writeLayout->addLayout(outputRow);
   writeLayout->addWidget(resultLabel_);
+  openButton_ = new QPushButton(tr("Open merged model"));
+  openButton_->setObjectName(QStringLiteral("openMergedButton"));
+  openButton_->setToolTip(tr("Open the merged ctx model in the studio and close this wizard"));
+  openButton_->hide();
+  connect(openButton_, &QPushButton::clicked, this, [this] {
+    emit openRequested(writtenPath_);
+    accept();
+  });
+  auto* openRow = new QHBoxLayout;
+  openRow->addWidget(openButton_);
+  openRow->addStretch(1);
+  writeLayout->addLayout(openRow);
   writeLayout->addStretch(1);
   setPage(WritePage, writePage);
 
@@ -478,6 +490,7 @@ void MergeWizard::write() {
   }
   const QString absolute = QFileInfo(output).absoluteFilePath();
   setStatus(resultLabel_, tr("Writing %1...").arg(QFileInfo(absolute).fileName()), false);
+  openButton_->hide();
   setWriting(true);
   worker_->merge(models_, absolute, connections_);
 }
@@ -514,11 +527,14 @@ void MergeWizard::onMerged(const bridge::MergeOutcome& outcome) {
   resultLabel_->setStyleSheet({});
   resultLabel_->setText(lines.join(QStringLiteral("<br>")));
   planPage(this, WritePage)->refresh();
-  emit merged(QString::fromStdString(outcome.result.outputModelPath));
+  writtenPath_ = QString::fromStdString(outcome.result.outputModelPath);
+  openButton_->show();
+  emit merged(writtenPath_);
 }
 
 void MergeWizard::onMergeFailed(const QString& message) {
   lastError_ = message;
+  openButton_->hide();
   setWriting(false);
   // The engine checks everything before writing and writes through a transaction: nothing was written.
   setStatus(resultLabel_, tr("Nothing was written: %1").arg(message), true);

@@ -54,6 +54,8 @@ class MergeWizard : public QWizard {
 
  signals:
   void merged(const QString& outputModelPath);
+  // The user asked to open the merged model (page 4's "Open merged model" after a write); the wizard then closes.
+  void openRequested(const QString& modelPath);
   void mergeFailed(const QString& message);
   // Emitted whenever the last pending inspection of the listed models has reported.
   void modelsInspected();
@@ -97,6 +99,8 @@ class MergeWizard : public QWizard {
   QLineEdit* outputEdit_;
   QPushButton* writeButton_;
   QLabel* resultLabel_;
+  QPushButton* openButton_ = nullptr;  // shown once a write succeeded
+  QString writtenPath_;                // what the last successful write produced
 };
 
 }  // namespace kiln::studio

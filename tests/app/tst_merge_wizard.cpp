@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -126,6 +127,10 @@ class TestMergeWizard : public QObject {
     QVERIFY(wizard.button(QWizard::FinishButton)->isEnabled());
     QVERIFY2(wizard.resultText().contains(QStringLiteral("deduplication saved")), qPrintable(wizard.resultText()));
     saveScreenshot(&wizard, QStringLiteral("merge_written.png"));
+    // Finish offers to open the result.
+    auto* open = wizard.findChild<QPushButton*>(QStringLiteral("openMergedButton"));
+    QVERIFY(open && !open->isHidden());
+    QSignalSpy openRequested(&wizard, &MergeWizard::openRequested);
 
     // The written model holds both prefixed node sets, exactly as the preview listed them.
     auto written = kiln::inspectEpContextModel(output.toStdString());
@@ -142,6 +147,10 @@ class TestMergeWizard : public QObject {
     for (const auto& node : written->nodes) QVERIFY2(node.problem.empty(), node.problem.c_str());
     // Two identical models share every weight in the combined binary.
     QCOMPARE(wizard.outcome()->result.binary.weightBytesReferenced, 2 * wizard.outcome()->result.binary.weightBytes);
+    open->click();
+    QCOMPARE(openRequested.count(), 1);
+    QCOMPARE(openRequested.first().first().toString(), output);
+    QVERIFY(!wizard.isVisible());
   }
 
   void identicalPrefixesConflict() {
@@ -217,6 +226,7 @@ class TestMergeWizard : public QObject {
     wizard.write();
     QVERIFY(failed.wait(kTimeoutMs));
     QCOMPARE(merged.count(), 0);
+    QVERIFY(wizard.findChild<QPushButton*>(QStringLiteral("openMergedButton"))->isHidden());
     QVERIFY2(wizard.lastError().startsWith(QStringLiteral("INVALID_ARGUMENT")), qPrintable(wizard.lastError()));
     QVERIFY(wizard.resultText().contains(wizard.lastError()));
     QVERIFY(!wizard.outcome().has_value());
