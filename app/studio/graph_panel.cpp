@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "flow_layout.h"
 #include "graph_loader.h"
 #include "graph_view.h"
 #include "source_compiled_link.h"
@@ -53,7 +54,7 @@ GraphPanel::GraphPanel(QWidget* parent)
       matchLabel_(new QLabel),
       status_(new QLabel),
       breadcrumb_(new QLabel),
-      legend_(new QHBoxLayout),
+      legend_(new FlowLayout),
       cancelButton_(new QToolButton) {
   auto* toolbar = new QToolBar;
   toolbar->setIconSize(QSize(16, 16));
@@ -103,7 +104,6 @@ GraphPanel::GraphPanel(QWidget* parent)
     }
   });
 
-  legend_->setSpacing(12);
   legend_->setContentsMargins(4, 0, 4, 0);
 
   breadcrumb_->setObjectName(QStringLiteral("graphBreadcrumb"));
@@ -126,8 +126,9 @@ GraphPanel::GraphPanel(QWidget* parent)
   details_->setMinimumWidth(160);
 
   // Neither the legend nor the status line may set the panel's minimum width: with the compiled graph beside the
-  // source, two panels would widen the window and crush the summary dock. The legend clips, the status wraps.
+  // source, two panels would widen the window and crush the summary dock. The legend and the status wrap.
   auto* legendBox = new QWidget;
+  legendBox->setObjectName(QStringLiteral("graphLegend"));
   legendBox->setLayout(legend_);
   legendBox->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   toolbar->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -322,7 +323,6 @@ void GraphPanel::updateLegend() {
   if (document_->graphPath() != QLatin1String(bridge::GraphDocument::kMainPath)) {
     legend_->addWidget(legendChip(QColor(0xe6, 0xe0, 0xf4), tr("outer-scope value (dashed)"), QStringLiteral("1px dashed #605090")));
   }
-  legend_->addStretch(1);
 }
 
 void GraphPanel::setClusterCollapsed(int cluster, bool collapsed) {

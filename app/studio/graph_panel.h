@@ -18,7 +18,6 @@
 
 class QLabel;
 class QLineEdit;
-class QHBoxLayout;
 class QGraphicsScene;
 class QToolButton;
 class QSplitter;
@@ -29,6 +28,7 @@ class GraphLoader;
 
 namespace kiln::studio {
 
+class FlowLayout;
 class GraphView;
 class NodeDetailsView;
 
@@ -120,7 +120,7 @@ class GraphPanel : public QWidget {
   QLabel* breadcrumb_;
   QSplitter* splitter_ = nullptr;
   QString plainCrumbs_;
-  QHBoxLayout* legend_;
+  FlowLayout* legend_;  // wraps in narrow panels
   QToolButton* cancelButton_;
   QList<QWidget*> graphActions_;  // enabled only while a graph is shown
 

@@ -3,6 +3,7 @@
 // are drawn whole (the layout reserves their width), on screen and in the PNG export.
 #include <QFontMetricsF>
 #include <QImage>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -139,6 +140,29 @@ class TestGraphLabels : public QObject {
     QString error;
     QVERIFY2(panel.exportPng(dir.filePath(QStringLiteral("g.png")), &error), qPrintable(error));
     QVERIFY(!QImage(dir.filePath(QStringLiteral("g.png"))).isNull());
+  }
+
+  // The legend wraps in a narrow panel (beside the compiled graph) instead of cutting its chips.
+  void legendChipsWrapWhole() {
+    GraphPanel panel;
+    panel.resize(320, 500);
+    panel.show();
+    QSignalSpy ready(&panel, &GraphPanel::layoutReady);
+    panel.openModel(QStringLiteral(KILN_PARTITION_SAMPLE));
+    QVERIFY(ready.wait(60000));
+    auto* legend = panel.findChild<QWidget*>(QStringLiteral("graphLegend"));
+    QVERIFY(legend);
+    const auto chips = legend->findChildren<QLabel*>();
+    QVERIFY(chips.size() >= 3);
+    int lines = 0, lastY = -1;
+    for (const QLabel* chip : chips) {
+      QVERIFY2(chip->geometry().right() < legend->width(), qPrintable(chip->text()));
+      QVERIFY2(chip->width() >= chip->sizeHint().width(), qPrintable(chip->text()));
+      if (chip->y() != lastY) ++lines;
+      lastY = chip->y();
+    }
+    QVERIFY2(lines > 1, "at 320 px the chips take more than one line");
+    QVERIFY(panel.minimumSizeHint().width() < 320);
   }
 };
 
