@@ -170,6 +170,14 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                     }, 5000});
 }
 
+bool ScreenshotTour::hasBodies(GraphPanel* panel, const QString& step, const QString& needs, const Done& done) {
+  if (panel && panel->rootDocument() && !panel->rootDocument()->bodyPaths().isEmpty()) return true;
+  // Run alone (--tour-steps), the step finds no model with bodies: an error, never a crash.
+  errors_ << QStringLiteral("%1: no model with If/Loop bodies on display (run step %2 first)").arg(step, needs);
+  done();
+  return false;
+}
+
 QString ScreenshotTour::largestBody(const bridge::GraphDocument& root, bool byEpContext) {
   QString best;
   int most = -1;
@@ -205,6 +213,7 @@ void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, co
                       }, 60000});
     steps_.push_back({QStringLiteral("12-if-model-body"), [this, waitForLayout](Done done) {
                         GraphPanel* panel = window_.graphPanel();
+                        if (!hasBodies(panel, QStringLiteral("12-if-model-body"), QStringLiteral("11"), done)) return;
                         waitForLayout(panel, [panel, done] {
                           // A node with folded constants, whose details list them.
                           for (int i = 0; i < panel->document()->nodes().size(); ++i) {
@@ -233,6 +242,7 @@ void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, co
                       }, 300000});
     steps_.push_back({QStringLiteral("14-if-compiled-body"), [this, waitForLayout](Done done) {
                         GraphPanel* panel = window_.compiledGraphPanel();
+                        if (!hasBodies(panel, QStringLiteral("14-if-compiled-body"), QStringLiteral("13"), done)) return;
                         waitForLayout(panel, [panel, done] {
                           for (int i = 0; i < panel->document()->nodes().size(); ++i) {
                             if (panel->document()->nodes()[i].epContext) {

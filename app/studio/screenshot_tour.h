@@ -18,6 +18,7 @@ class GraphDocument;
 
 namespace kiln::studio {
 
+class GraphPanel;
 class MainWindow;
 class MergeWizard;
 
@@ -54,6 +55,9 @@ class ScreenshotTour : public QObject {
   void runStep(size_t index);
   // The body with the most op nodes (or EPContext nodes), "" when the model has none.
   static QString largestBody(const bridge::GraphDocument& root, bool byEpContext);
+  // True when `panel` shows a model with bodies; otherwise records that `step` needs step `needs` first, calls
+  // `done` and returns false.
+  bool hasBodies(GraphPanel* panel, const QString& step, const QString& needs, const Done& done);
   void grab(const QString& name);
 
   MainWindow& window_;
