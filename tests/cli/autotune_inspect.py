@@ -5,24 +5,18 @@ for a device profile keeps defaults and says so.
 Usage: autotune_inspect.py KILN_BINARY SOURCE_DIR
 """
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-failures = 0
+from cli_checks import Checks, run_kiln
+
+CHECKS = Checks("autotune_inspect")
+expect = CHECKS.expect
 
 
 def kiln(*args):
-    result = subprocess.run([KILN, *args], capture_output=True, text=True, timeout=600)
-    return result.returncode, result.stdout, result.stderr
-
-
-def expect(condition, what):
-    global failures
-    if not condition:
-        failures += 1
-        print(f"FAIL: {what}")
+    return run_kiln(KILN, *args, timeout=600)
 
 
 def main():
@@ -93,8 +87,7 @@ def main():
         info = json.loads(out) if code == 0 else {}
         expect(info.get("autotune") == "off" and "tuning" not in [s["kind"] for s in info.get("sections", [])],
                f"no tuning section without --autotune ({info.get('autotune')})")
-    print(f"{failures} failure(s)")
-    return 1 if failures else 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":
