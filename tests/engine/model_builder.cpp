@@ -108,6 +108,10 @@ void attrFloat(onnx::NodeProto& node, const std::string& name, float value) {
   addAttribute(node, name, onnx::AttributeProto::FLOAT)->set_f(value);
 }
 
+void attrString(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+  addAttribute(node, name, onnx::AttributeProto::STRING)->set_s(value);
+}
+
 void attrTensor(onnx::NodeProto& node, const std::string& name, const onnx::TensorProto& value) {
   *addAttribute(node, name, onnx::AttributeProto::TENSOR)->mutable_t() = value;
 }

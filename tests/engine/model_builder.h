@@ -53,6 +53,7 @@ onnx::TensorProto floatTensor(const std::string& name, const std::vector<int64_t
 void attrInt(onnx::NodeProto& node, const std::string& name, int64_t value);
 void attrInts(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values);
 void attrFloat(onnx::NodeProto& node, const std::string& name, float value);
+void attrString(onnx::NodeProto& node, const std::string& name, const std::string& value);
 void attrTensor(onnx::NodeProto& node, const std::string& name, const onnx::TensorProto& value);
 void attrGraph(onnx::NodeProto& node, const std::string& name, const onnx::GraphProto& value);
 

@@ -23,12 +23,7 @@ std::vector<float> sampleInput(size_t count) {
   return x;
 }
 
-void attrString(onnx::NodeProto& node, const std::string& name, const std::string& value) {
-  onnx::AttributeProto* attr = node.add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::STRING);
-  attr->set_s(value);
-}
+using testing::attrString;
 
 // Runs `m` once on the CPU EP (`threads` intra-op threads) and returns its outputs.
 std::vector<Tensor> runOnCpu(const ModelBuilder& m, const std::vector<Tensor>& inputs, int threads = 1) {

@@ -1,9 +1,12 @@
 // Vulkan kernels: Resize (opset 10+) and Upsample (7-9), nearest and n-linear, float32, rank <= 4
 // (shaders/resize.comp). Output shape, per-axis scale and "length resized" are computed on the host from the
 // scales/sizes inputs (host values) exactly as the CPU EP does; the shader maps coordinates per element.
+// Where the CPU EP resizes in onnxruntime's bilinear arithmetic (float32 images, the last two axes, see
+// resize_bilinear.h), so does shaders/resize_bilinear.comp, bit for bit: quantized models need it.
 // Not claimed: cubic, tf_crop_and_resize (roi), antialias.
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
@@ -18,6 +21,18 @@ const char* const kCoordModes[] = {"half_pixel", "half_pixel_symmetric", "pytorc
                                    "align_corners", "asymmetric", "tf_half_pixel_for_nn"};
 const char* const kNearestModes[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
 constexpr int kAsymmetric = 4, kLegacyNearest = 4;
+
+// resize_bilinear.comp's COORD for a kCoordModes index: the modes onnxruntime's bilinear arithmetic has (as the CPU
+// EP's bilinearCoordinates); -1 for the others.
+int onnxruntimeBilinearCoord(int coord) {
+  switch (coord) {
+    case 0: return 0;  // half_pixel
+    case 2: return 1;  // pytorch_half_pixel
+    case 3: return 2;  // align_corners
+    case 4: return 3;  // asymmetric
+    default: return -1;
+  }
+}
 
 int indexOf(const char* const* names, size_t count, const std::string& name) {
   for (size_t i = 0; i < count; ++i) {
@@ -45,6 +60,12 @@ class ResizeKernel final : public VkKernel {
     ShaderVariant variant{"resize", {}, 2, kLocal};
     variant.define("LINEAR", linear ? 1 : 0).define("COORD", coord).define("NEAREST", nearest);
     shader_ = useShader(storedAs(variant, floatStorage(info)));
+    ortCoord_ = linear && floatStorage(info) == DataType::FLOAT ? onnxruntimeBilinearCoord(coord) : -1;
+    if (ortCoord_ >= 0) {
+      ShaderVariant bilinear{"resize_bilinear", {}, 2, kLocal};
+      bilinear.define("COORD", ortCoord_);
+      bilinearShader_ = useShader(bilinear);
+    }
     attrScales_ = node.attrFloats("scales");
     axes_ = node.attrInts("axes");
     keepAspect_ = node.attrString("keep_aspect_ratio_policy", "stretch");
@@ -126,6 +147,9 @@ class ResizeKernel final : public VkKernel {
     }
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, ys));
     if (y->elementCount() == 0) return Status::ok();
+    if (ortCoord_ >= 0 && x->dtype == DataType::FLOAT && keepAspect_ == "stretch") {
+      if (auto done = recordOnnxruntimeBilinear(ctx, *x, *y, scale, lengthResized, !sizesIn.empty())) return *done;
+    }
     // Pad to rank 4 with leading axes of length 1 and scale 1.
     const size_t pad = kMaxResizeRank - static_cast<size_t>(rank);
     std::vector<uint32_t> inDims(kMaxResizeRank, 1), outDims(kMaxResizeRank, 1);
@@ -149,9 +173,43 @@ class ResizeKernel final : public VkKernel {
   }
 
  private:
+  // The CPU EP's resizeLikeOnnxruntime conditions: rank 2 or 4, only the last two axes resized, no empty axis, and
+  // for align_corners and pytorch_half_pixel "length resized" equal to the output length. nullopt where they do
+  // not hold (the generic shader runs), else the dispatch's status.
+  std::optional<Status> recordOnnxruntimeBilinear(RecordContext& ctx, const VkTensor& x, const VkTensor& y,
+                                                  const std::vector<double>& scale,
+                                                  const std::vector<double>& lengthResized, bool bySizes) const {
+    const Shape& xs = x.shape;
+    const Shape& ys = y.shape;
+    const size_t rank = xs.size();
+    if (rank != 2 && rank != 4) return std::nullopt;
+    for (size_t d = 0; d + 2 < rank; ++d) {
+      if (ys[d] != xs[d] || scale[d] != 1.0) return std::nullopt;
+    }
+    const bool usesLength = ortCoord_ == 1 || ortCoord_ == 2;
+    float axisScale[2];
+    for (size_t k = 0; k < 2; ++k) {
+      const size_t d = rank - 2 + k;
+      if (xs[d] == 0 || (usesLength && lengthResized[d] != static_cast<double>(ys[d]))) return std::nullopt;
+      axisScale[k] = bySizes ? static_cast<float>(ys[d]) / static_cast<float>(xs[d]) : static_cast<float>(scale[d]);
+    }
+    const uint64_t count = static_cast<uint64_t>(y.elementCount());
+    uint32_t rowStride = 0;
+    const auto groups = linearGroups(count, kLocal, &rowStride);
+    PushConstants push;
+    push.u32(count).u32(rowStride);
+    push.u32(static_cast<uint32_t>(xs[rank - 2])).u32(static_cast<uint32_t>(xs[rank - 1]));
+    push.u32(static_cast<uint32_t>(ys[rank - 2])).u32(static_cast<uint32_t>(ys[rank - 1]));
+    push.f32(axisScale[0]).f32(axisScale[1]);
+    const BufferRange buffers[] = {x.range(), y.range()};
+    return ctx.dispatch(bilinearShader_, buffers, push.data(), push.size(), groups);
+  }
+
   bool upsample_;
   int64_t opset_;
   uint32_t shader_ = 0;
+  int ortCoord_ = -1;  // resize_bilinear.comp's COORD, or -1 where onnxruntime's bilinear arithmetic never applies
+  uint32_t bilinearShader_ = 0;
   std::vector<float> attrScales_;
   std::vector<int64_t> axes_;
   std::string keepAspect_;
