@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -23,8 +24,12 @@
 #include "context_binary/format.h"
 #include "gtest_requirements.h"
 #include "kiln/compiler.h"
+#include "kiln/session.h"
+#include "onnx/model_loader.h"
 #include "onnx/model_writer.h"
+#include "session/deferred_weights.h"
 #include "test_models.h"
+#include "util/file_io.h"
 
 namespace kiln::testing {
 namespace {
@@ -238,6 +243,149 @@ TEST(ContextDataStreaming, MoreThanTwoGigabytesOfWeightsCompileThroughAHashingSt
               seconds, static_cast<unsigned long long>(peakKb / 1024), static_cast<unsigned long long>(baselineKb / 1024));
   EXPECT_LE(peakKb, 256'000'000u / 1024) << "peak RSS " << peakKb << " kB (256 MB allowed), baseline " << baselineKb
                                          << " kB";
+}
+
+// Deferred weights change nothing a compile produces: a model whose 1 MiB external weights go each way — Wa, Wb
+// read by Add and Mul as they are (left in the file, streamed into the binary), Wm read by MatMul (read at compile),
+// Wd a double weight whose Add falls back to the CPU EP (read after partitioning, kept in the ctx model) — compiles
+// through the Compile API to a binary whose GRAPHS, SPIRV and WEIGHTS sections equal those of the session-option
+// flow (which loads every weight), and its ctx model runs as the source model does.
+TEST(ContextDataStreaming, DeferredWeightsCompileToTheSameBinaryAndRunAsTheSource) {
+  REQUIRE_VULKAN();
+  TempDir dir;
+  constexpr int64_t kFloats = 262144, kDoubles = 131072, kSide = 512;  // 1 MiB each
+  std::string data;
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(13);
+  auto* graph = model.mutable_graph();
+  graph->set_name("deferred");
+  auto external = [&](const std::string& name, onnx::TensorProto::DataType type, std::vector<int64_t> dims,
+                      const std::string& bytes) {
+    auto* w = graph->add_initializer();
+    w->set_name(name);
+    w->set_data_type(type);
+    for (int64_t d : dims) w->add_dims(d);
+    w->set_data_location(onnx::TensorProto::EXTERNAL);
+    for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", "weights.bin"},
+                                     {"offset", std::to_string(data.size())},
+                                     {"length", std::to_string(bytes.size())}}) {
+      auto* entry = w->add_external_data();
+      entry->set_key(key);
+      entry->set_value(value);
+    }
+    data += bytes;
+  };
+  auto floats = [](int64_t count, float scale) {
+    std::vector<float> v(static_cast<size_t>(count));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = scale * static_cast<float>((i * 37) % 101) / 101.0f - 0.5f;
+    return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  };
+  std::vector<double> doubles(static_cast<size_t>(kDoubles));
+  for (size_t i = 0; i < doubles.size(); ++i) doubles[i] = static_cast<double>(i % 13) * 0.25;
+  external("Wa", onnx::TensorProto::FLOAT, {kFloats}, floats(kFloats, 1.0f));
+  external("Wb", onnx::TensorProto::FLOAT, {kFloats}, floats(kFloats, 2.0f));
+  external("Wm", onnx::TensorProto::FLOAT, {kSide, kSide}, floats(kSide * kSide, 0.1f));
+  external("Wd", onnx::TensorProto::DOUBLE, {kDoubles},
+           std::string(reinterpret_cast<const char*>(doubles.data()), doubles.size() * sizeof(double)));
+  writeBytes((dir.path() / "weights.bin").string(), data);
+  auto node = [&](const std::string& op, std::vector<std::string> inputs, const std::string& output) {
+    auto* n = graph->add_node();
+    n->set_op_type(op);
+    n->set_name(output);
+    for (const auto& in : inputs) n->add_input(in);
+    n->add_output(output);
+  };
+  node("Add", {"X", "Wa"}, "a");
+  node("Mul", {"a", "Wb"}, "Y");
+  node("MatMul", {"M", "Wm"}, "Z");
+  node("Add", {"D", "Wd"}, "E");
+  auto typed = [](onnx::ValueInfoProto* value, const std::string& name, int type, std::vector<int64_t> dims) {
+    value->set_name(name);
+    auto* tensor = value->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(type);
+    for (int64_t d : dims) tensor->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  typed(graph->add_input(), "X", onnx::TensorProto::FLOAT, {kFloats});
+  typed(graph->add_input(), "M", onnx::TensorProto::FLOAT, {4, kSide});
+  typed(graph->add_input(), "D", onnx::TensorProto::DOUBLE, {kDoubles});
+  typed(graph->add_output(), "Y", onnx::TensorProto::FLOAT, {kFloats});
+  typed(graph->add_output(), "Z", onnx::TensorProto::FLOAT, {4, kSide});
+  typed(graph->add_output(), "E", onnx::TensorProto::DOUBLE, {kDoubles});
+  const std::string source = (dir.path() / "deferred.onnx").string();
+  ASSERT_TRUE(onnx_io::saveModelFile(model, source).isOk());
+
+  // What the compile defers: every 1 MiB weight at load; Wm is read before the optimizer (MatMul), the others not.
+  onnx_io::LoadOptions deferring;
+  deferring.deferLargeExternalData = true;
+  auto loadedSource = onnx_io::loadModelFile(source, deferring);
+  ASSERT_TRUE(loadedSource.isOk()) << loadedSource.status().toString();
+  EXPECT_EQ(loadedSource->deferred, (std::set<std::string>{"Wa", "Wb", "Wd", "Wm"}));
+  ir::Graph& sourceGraph = *loadedSource->model.graph;
+  ASSERT_TRUE(loadDeferredWeightsReadAtCompile(sourceGraph, loadedSource->externalInitializers).isOk());
+  for (const char* name : {"Wa", "Wb", "Wd"}) EXPECT_TRUE(onnx_io::isDeferred(sourceGraph.initializers.at(name))) << name;
+  EXPECT_FALSE(onnx_io::isDeferred(sourceGraph.initializers.at("Wm")));
+
+  // The Compile API (deferring) and the session-option flow (loading every weight).
+  const std::string apiCtx = (dir.path() / "api_ctx.onnx").string();
+  ModelCompilationOptions options(vulkanOptions());
+  options.setInputModelPath(source).setOutputModelPath(apiCtx);
+  auto compiled = compileModel(options);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  const std::string flowCtx = (dir.path() / "flow_ctx.onnx").string();
+  SessionOptions flow = vulkanOptions();
+  ASSERT_TRUE(flow.addConfigEntry("ep.context_enable", "1").isOk());
+  ASSERT_TRUE(flow.addConfigEntry("ep.context_file_path", flowCtx.c_str()).isOk());
+  auto generated = Session::create(source, flow);
+  ASSERT_TRUE(generated.isOk()) << generated.status().toString();
+
+  auto ctxBytes = readFileBytes(apiCtx);
+  ASSERT_TRUE(ctxBytes.isOk());
+  onnx::ModelProto ctxModel;
+  ASSERT_TRUE(ctxModel.ParseFromArray(ctxBytes->data(), static_cast<int>(ctxBytes->size())));
+  std::set<std::string> kept;  // the CPU-fallback Add's weight, read after partitioning, stays in the ctx model
+  for (const auto& init : ctxModel.graph().initializer()) kept.insert(init.name());
+  EXPECT_EQ(kept, std::set<std::string>{"Wd"});
+
+  auto sectionsOf = [](const std::string& path) {
+    std::map<ctxbin::SectionKind, uint64_t> hashes;
+    auto bytes = readFileBytes(path);
+    EXPECT_TRUE(bytes.isOk()) << path;
+    if (!bytes.isOk()) return hashes;
+    auto parsed = ctxbin::parseHeader(*bytes);
+    EXPECT_TRUE(parsed.isOk()) << parsed.status().toString();
+    if (parsed.isOk()) {
+      for (const auto& s : parsed->sections) hashes[s.kind] = s.hash;
+    }
+    return hashes;
+  };
+  auto api = sectionsOf(compiled->binaryPath);
+  auto viaFlow = sectionsOf((dir.path() / "flow_vulkan.bin").string());
+  for (auto kind : {ctxbin::SectionKind::GRAPHS, ctxbin::SectionKind::SPIRV, ctxbin::SectionKind::WEIGHTS}) {
+    ASSERT_TRUE(api.count(kind) && viaFlow.count(kind)) << ctxbin::sectionKindName(kind);
+    EXPECT_EQ(api[kind], viaFlow[kind]) << ctxbin::sectionKindName(kind) << " section differs";
+  }
+
+  Tensor x(DataType::FLOAT, {kFloats}), m(DataType::FLOAT, {4, kSide}), d(DataType::DOUBLE, {kDoubles});
+  for (int64_t i = 0; i < kFloats; ++i) x.data<float>()[i] = static_cast<float>(i % 7) - 3.0f;
+  for (int64_t i = 0; i < 4 * kSide; ++i) m.data<float>()[i] = static_cast<float>(i % 5) * 0.5f;
+  for (int64_t i = 0; i < kDoubles; ++i) d.data<double>()[i] = static_cast<double>(i);
+  const std::vector<NamedTensor> inputs = {{"X", x}, {"M", m}, {"D", d}};
+  auto reference = Session::create(source, vulkanOptions());
+  ASSERT_TRUE(reference.isOk()) << reference.status().toString();
+  auto expected = (*reference)->run(inputs);
+  ASSERT_TRUE(expected.isOk()) << expected.status().toString();
+  auto loaded = Session::create(apiCtx, vulkanOptions());
+  ASSERT_TRUE(loaded.isOk()) << loaded.status().toString();
+  auto actual = (*loaded)->run(inputs);
+  ASSERT_TRUE(actual.isOk()) << actual.status().toString();
+  ASSERT_EQ(actual->size(), expected->size());
+  for (size_t i = 0; i < actual->size(); ++i) {
+    const Tensor& a = (*actual)[i].tensor;
+    const Tensor& e = (*expected)[i].tensor;
+    ASSERT_EQ(a.byteSize(), e.byteSize()) << (*actual)[i].name;
+    EXPECT_EQ(std::memcmp(a.rawData(), e.rawData(), a.byteSize()), 0) << (*actual)[i].name << " differs";
+  }
 }
 
 // A weight's range runs past the end of its external-data file: INVALID_GRAPH from the loader, and the stream

@@ -50,6 +50,7 @@ Result<std::string> sourceContentHash(std::span<const std::byte> modelBytes,
 Result<std::string> sourceContentHash(const std::string& path) {
   onnx_io::LoadOptions options;
   options.runShapeInference = false;
+  options.deferLargeExternalData = true;  // only the ranges are needed, not the weights
   KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path, options));
   KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
   return sourceContentHash(file->bytes(), loaded.externalInitializers);
