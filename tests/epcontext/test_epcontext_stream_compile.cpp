@@ -1,9 +1,9 @@
-// The bar of issue 23, item 4, through the public Compile API: a model with more than 2 GB of external-data weights
-// (35 tensors of 64 MiB, lavapipe's largest buffer is 128 MiB) compiles with its context binary streamed to a
-// hashing ContextDataStreamFunc, nothing of the binary on disk and at most 256 MB resident: the loader leaves the
-// weights in their file (onnx_io::LoadOptions::deferLargeExternalData) and the binary streams them from there. The
-// external-data file is sparse (ftruncate, a few bytes written per tensor), so it costs no disk either. Its own
-// program: the peak RSS (VmHWM) it measures belongs to this test alone.
+// The bar of issue 23, item 4, through the public Compile API: a model with more than 2 GB of external-data
+// weights (35 tensors of 64 MiB, lavapipe's largest buffer is 128 MiB) compiles with its context binary
+// streamed to a hashing ContextDataStreamFunc, nothing of the binary on disk and at most 256 MB resident: the
+// loader leaves the weights in their file (onnx_io::LoadOptions::deferLargeExternalData) and the binary
+// streams them from there. The external-data file is sparse (ftruncate, a few bytes written per tensor), so
+// it costs no disk either. Its own program: the peak RSS (VmHWM) it measures belongs to this test alone.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -49,9 +49,9 @@ uint64_t procStatusKb(const std::string& field) {
   return 0;
 }
 
-// Y = ((X + W0) + W1) + ... + W{count-1}, X and every Wi float[kElements]; the weights lie back to back in the sparse
-// file `data` (beside the model), each with its index written in its first 16 bytes so no two are equal.
-// `fileBytes` > 0 cuts the file to that size (the model still claims every range: a short file).
+// Y = ((X + W0) + W1) + ... + W{count-1}, X and every Wi float[kElements]; the weights lie back to back in
+// the sparse file `data` (beside the model), each with its index written in its first 16 bytes so no two are
+// equal. `fileBytes` > 0 cuts the file to that size (the model still claims every range: a short file).
 std::string writeAddChainModel(const fs::path& folder, size_t count, uint64_t fileBytes = 0) {
   const fs::path data = folder / "weights.bin";
   const int fd = ::open(data.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -60,7 +60,8 @@ std::string writeAddChainModel(const fs::path& folder, size_t count, uint64_t fi
   for (size_t i = 0; i < count; ++i) {
     const float mark[4] = {static_cast<float>(i + 1), 0.5f, -2.0f, 3.0f};
     if (fileBytes && (i + 1) * kWeightBytes > fileBytes) break;
-    EXPECT_EQ(::pwrite(fd, mark, sizeof mark, static_cast<off_t>(i * kWeightBytes)), static_cast<ssize_t>(sizeof mark));
+    EXPECT_EQ(::pwrite(fd, mark, sizeof mark, static_cast<off_t>(i * kWeightBytes)),
+              static_cast<ssize_t>(sizeof mark));
   }
   ::close(fd);
 
@@ -106,8 +107,9 @@ std::string writeAddChainModel(const fs::path& folder, size_t count, uint64_t fi
   return path;
 }
 
-// A ContextDataStreamFunc that keeps nothing: it hashes the whole stream, parses header and section table from its
-// first bytes and hashes each section's bytes as they pass, to compare with the hashes the table records.
+// A ContextDataStreamFunc that keeps nothing: it hashes the whole stream, parses header and section table
+// from its first bytes and hashes each section's bytes as they pass, to compare with the hashes the table
+// records.
 class HashingSink {
  public:
   Status take(std::span<const std::byte> chunk, bool last) {
@@ -143,13 +145,15 @@ class HashingSink {
  private:
   static constexpr size_t kHeadBytes = 64 * 1024;  // header and section table fit many times over
 
-  // ctxbin::parseHeaderStructure checks the head against the file size it records: the head is placed at the start
-  // of an untouched anonymous mapping of that size (no memory is committed for the rest).
+  // ctxbin::parseHeaderStructure checks the head against the file size it records: the head is placed at the
+  // start of an untouched anonymous mapping of that size (no memory is committed for the rest).
   Status parseHead() {
     uint64_t fileSize = 0;
     std::memcpy(&fileSize, head_.data() + kFileSizeOffset, sizeof fileSize);
-    if (fileSize < head_.size()) return Status(StatusCode::FAIL, "the recorded file size is smaller than the head");
-    void* view = ::mmap(nullptr, fileSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (fileSize < head_.size())
+      return Status(StatusCode::FAIL, "the recorded file size is smaller than the head");
+    void* view =
+        ::mmap(nullptr, fileSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (view == MAP_FAILED) return Status(StatusCode::FAIL, "mmap failed");
     std::memcpy(view, head_.data(), head_.size());
     auto parsed = ctxbin::parseHeaderStructure(std::span(static_cast<const std::byte*>(view), fileSize));
@@ -174,19 +178,19 @@ class HashingSink {
     }
   }
 
-  static constexpr size_t kFileSizeOffset = ctxbin::kSectionCountOffset + 16;  // count, reserved, table offset
+  static constexpr size_t kFileSizeOffset =
+      ctxbin::kSectionCountOffset + 16;  // count, reserved, table offset
   struct Section {
     uint64_t offset, size;
     std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state;
     uint64_t seen;
   };
-  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> whole_{
-      [] {
-        XXH3_state_t* state = XXH3_createState();
-        XXH3_64bits_reset(state);
-        return state;
-      }(),
-      &XXH3_freeState};
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> whole_{[] {
+                                                                    XXH3_state_t* state = XXH3_createState();
+                                                                    XXH3_64bits_reset(state);
+                                                                    return state;
+                                                                  }(),
+                                                                  &XXH3_freeState};
   std::vector<std::byte> head_;
   bool parsed_ = false, finished_ = false;
   uint64_t at_ = 0;
@@ -195,12 +199,12 @@ class HashingSink {
   std::vector<Section> sections_;
 };
 
-ModelCompilationOptions streamingOptions(const std::string& model, const fs::path& folder, HashingSink& sink) {
+ModelCompilationOptions streamingOptions(const std::string& model, const fs::path& folder,
+                                         HashingSink& sink) {
   ModelCompilationOptions options(vulkanOptions());
   options.setInputModelPath(model).setOutputModelPath((folder / "chain_ctx.onnx").string());
-  options.setContextDataStreamFunction([&sink](const std::string&, std::span<const std::byte> chunk, bool last) {
-    return sink.take(chunk, last);
-  });
+  options.setContextDataStreamFunction([&sink](const std::string&, std::span<const std::byte> chunk,
+                                               bool last) { return sink.take(chunk, last); });
   return options;
 }
 
@@ -237,19 +241,21 @@ TEST(ContextDataStreaming, MoreThanTwoGigabytesOfWeightsCompileThroughAHashingSt
   std::set<std::string> files;  // the binary never reached the disk
   for (const auto& entry : fs::directory_iterator(dir.path())) files.insert(entry.path().filename().string());
   EXPECT_EQ(files, (std::set<std::string>{"chain.onnx", "chain_ctx.onnx", "weights.bin"}));
-  std::printf("compiled a %llu-byte context binary (%llu bytes of weights) through the stream in %.1f s; "
-              "peak RSS %llu MiB (baseline %llu MiB)\n",
-              static_cast<unsigned long long>(sink.streamedBytes()), static_cast<unsigned long long>(weightBytes),
-              seconds, static_cast<unsigned long long>(peakKb / 1024), static_cast<unsigned long long>(baselineKb / 1024));
-  EXPECT_LE(peakKb, 256'000'000u / 1024) << "peak RSS " << peakKb << " kB (256 MB allowed), baseline " << baselineKb
-                                         << " kB";
+  std::printf(
+      "compiled a %llu-byte context binary (%llu bytes of weights) through the stream in %.1f s; "
+      "peak RSS %llu MiB (baseline %llu MiB)\n",
+      static_cast<unsigned long long>(sink.streamedBytes()), static_cast<unsigned long long>(weightBytes),
+      seconds, static_cast<unsigned long long>(peakKb / 1024),
+      static_cast<unsigned long long>(baselineKb / 1024));
+  EXPECT_LE(peakKb, 256'000'000u / 1024)
+      << "peak RSS " << peakKb << " kB (256 MB allowed), baseline " << baselineKb << " kB";
 }
 
-// Deferred weights change nothing a compile produces: a model whose 1 MiB external weights go each way — Wa, Wb
-// read by Add and Mul as they are (left in the file, streamed into the binary), Wm read by MatMul (read at compile),
-// Wd a double weight whose Add falls back to the CPU EP (read after partitioning, kept in the ctx model) — compiles
-// through the Compile API to a binary whose GRAPHS, SPIRV and WEIGHTS sections equal those of the session-option
-// flow (which loads every weight), and its ctx model runs as the source model does.
+// Deferred weights change nothing a compile produces: a model whose 1 MiB external weights go each way — Wa,
+// Wb read by Add and Mul as they are (left in the file, streamed into the binary), Wm read by MatMul (read at
+// compile), Wd a double weight whose Add falls back to the CPU EP (read after partitioning, kept in the ctx
+// model) — compiles through the Compile API to a binary whose GRAPHS, SPIRV and WEIGHTS sections equal those
+// of the session-option flow (which loads every weight), and its ctx model runs as the source model does.
 TEST(ContextDataStreaming, DeferredWeightsCompileToTheSameBinaryAndRunAsTheSource) {
   REQUIRE_VULKAN();
   TempDir dir;
@@ -315,7 +321,8 @@ TEST(ContextDataStreaming, DeferredWeightsCompileToTheSameBinaryAndRunAsTheSourc
   const std::string source = (dir.path() / "deferred.onnx").string();
   ASSERT_TRUE(onnx_io::saveModelFile(model, source).isOk());
 
-  // What the compile defers: every 1 MiB weight at load; Wm is read before the optimizer (MatMul), the others not.
+  // What the compile defers: every 1 MiB weight at load; Wm is read before the optimizer (MatMul), the others
+  // not.
   onnx_io::LoadOptions deferring;
   deferring.deferLargeExternalData = true;
   auto loadedSource = onnx_io::loadModelFile(source, deferring);
@@ -323,7 +330,8 @@ TEST(ContextDataStreaming, DeferredWeightsCompileToTheSameBinaryAndRunAsTheSourc
   EXPECT_EQ(loadedSource->deferred, (std::set<std::string>{"Wa", "Wb", "Wd", "Wm"}));
   ir::Graph& sourceGraph = *loadedSource->model.graph;
   ASSERT_TRUE(loadDeferredWeightsReadAtCompile(sourceGraph, loadedSource->externalInitializers).isOk());
-  for (const char* name : {"Wa", "Wb", "Wd"}) EXPECT_TRUE(onnx_io::isDeferred(sourceGraph.initializers.at(name))) << name;
+  for (const char* name : {"Wa", "Wb", "Wd"})
+    EXPECT_TRUE(onnx_io::isDeferred(sourceGraph.initializers.at(name))) << name;
   EXPECT_FALSE(onnx_io::isDeferred(sourceGraph.initializers.at("Wm")));
 
   // The Compile API (deferring) and the session-option flow (loading every weight).
@@ -343,7 +351,8 @@ TEST(ContextDataStreaming, DeferredWeightsCompileToTheSameBinaryAndRunAsTheSourc
   ASSERT_TRUE(ctxBytes.isOk());
   onnx::ModelProto ctxModel;
   ASSERT_TRUE(ctxModel.ParseFromArray(ctxBytes->data(), static_cast<int>(ctxBytes->size())));
-  std::set<std::string> kept;  // the CPU-fallback Add's weight, read after partitioning, stays in the ctx model
+  std::set<std::string>
+      kept;  // the CPU-fallback Add's weight, read after partitioning, stays in the ctx model
   for (const auto& init : ctxModel.graph().initializer()) kept.insert(init.name());
   EXPECT_EQ(kept, std::set<std::string>{"Wd"});
 
@@ -393,12 +402,14 @@ TEST(ContextDataStreaming, DeferredWeightsCompileToTheSameBinaryAndRunAsTheSourc
 TEST(ContextDataStreaming, ExternalDataShorterThanTheModelSaysFailsBeforeAnyByteIsStreamed) {
   REQUIRE_VULKAN();
   TempDir dir;
-  const std::string model = writeAddChainModel(dir.path(), 3, 2 * kWeightBytes + 4096);  // the third is cut short
+  const std::string model =
+      writeAddChainModel(dir.path(), 3, 2 * kWeightBytes + 4096);  // the third is cut short
   HashingSink sink;
   auto compiled = compileModel(streamingOptions(model, dir.path(), sink));
   ASSERT_FALSE(compiled.isOk());
   EXPECT_EQ(compiled.status().code(), StatusCode::INVALID_GRAPH) << compiled.status().toString();
-  EXPECT_NE(compiled.status().message().find("lies outside"), std::string::npos) << compiled.status().toString();
+  EXPECT_NE(compiled.status().message().find("lies outside"), std::string::npos)
+      << compiled.status().toString();
   EXPECT_EQ(sink.streamedBytes(), 0u);
   EXPECT_FALSE(sink.finished());
   EXPECT_FALSE(fs::exists(dir.path() / "chain_ctx.onnx"));

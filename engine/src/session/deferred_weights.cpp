@@ -11,8 +11,8 @@
 namespace kiln {
 namespace {
 
-// Values known at compile time: initializers and what nodes compute from them alone (Constant nodes included),
-// which constant folding may evaluate. Nodes are in topological order.
+// Values known at compile time: initializers and what nodes compute from them alone (Constant nodes
+// included), which constant folding may evaluate. Nodes are in topological order.
 std::set<std::string> compileTimeValues(const ir::Graph& graph) {
   std::set<std::string> known;
   for (const auto& [name, tensor] : graph.initializers) known.insert(name);
@@ -36,14 +36,16 @@ bool takesWeightAsIs(const ir::Node& node, const ir::Graph& graph, const std::se
     const auto weight = graph.initializers.find(in);
     if (weight == graph.initializers.end()) continue;
     const DataType type = weight->second.dtype();
-    if (type != DataType::FLOAT && type != DataType::FLOAT16 && type != DataType::BFLOAT16 && type != DataType::DOUBLE) {
+    if (type != DataType::FLOAT && type != DataType::FLOAT16 && type != DataType::BFLOAT16 &&
+        type != DataType::DOUBLE) {
       return false;  // integer arithmetic may run on the host, whose kernels may precompute from constants
     }
   }
   return runTimeInput;
 }
 
-// The names `graph`'s outputs and the nodes `readsAtCompile` selects (their inputs and subgraph reads) refer to.
+// The names `graph`'s outputs and the nodes `readsAtCompile` selects (their inputs and subgraph reads) refer
+// to.
 template <class Select>
 std::set<std::string> namesRead(const ir::Graph& graph, Select readsAtCompile) {
   std::set<std::string> read;
@@ -58,27 +60,30 @@ std::set<std::string> namesRead(const ir::Graph& graph, Select readsAtCompile) {
 }  // namespace
 
 bool compileMayDeferWeights(const SessionOptions& options) {
-  return configValue(options, config::kVulkanFp16) != "1" && configValue(options, config::kVulkanAutotune) != "1" &&
-         !epctx::weightlessRequested(options);
+  return configValue(options, config::kVulkanFp16) != "1" &&
+         configValue(options, config::kVulkanAutotune) != "1" && !epctx::weightlessRequested(options);
 }
 
-Status loadDeferredWeightsReadAtCompile(ir::Graph& graph, const std::map<std::string, ExternalInitializerInfo>& ranges) {
+Status loadDeferredWeightsReadAtCompile(ir::Graph& graph,
+                                        const std::map<std::string, ExternalInitializerInfo>& ranges) {
   const std::set<std::string> known = compileTimeValues(graph);
   std::set<std::string> read =
       namesRead(graph, [&](const ir::Node& node) { return !takesWeightAsIs(node, graph, known); });
   for (const auto& input : graph.inputs) read.insert(input.name);  // an initializer a caller may override
-  return onnx_io::loadDeferredInitializers(graph, ranges, [&](const std::string& name) { return read.count(name) != 0; });
+  return onnx_io::loadDeferredInitializers(graph, ranges,
+                                           [&](const std::string& name) { return read.count(name) != 0; });
 }
 
-Status loadDeferredWeightsOutsidePartitions(ir::Graph& graph, const std::map<std::string, ExternalInitializerInfo>& ranges) {
+Status loadDeferredWeightsOutsidePartitions(ir::Graph& graph,
+                                            const std::map<std::string, ExternalInitializerInfo>& ranges) {
   const std::set<std::string> outside =
       namesRead(graph, [](const ir::Node& node) { return node.domain != kFusedPartitionDomain; });
   std::set<std::string> partitionInputs;
   for (const auto& node : graph.nodes) {
     if (node.domain == kFusedPartitionDomain) partitionInputs.insert(node.inputs.begin(), node.inputs.end());
   }
-  // Read unless only compiled partitions read it (an initializer nothing reads is read too: every writer of the
-  // main graph then finds its bytes).
+  // Read unless only compiled partitions read it (an initializer nothing reads is read too: every writer of
+  // the main graph then finds its bytes).
   return onnx_io::loadDeferredInitializers(graph, ranges, [&](const std::string& name) {
     return outside.count(name) != 0 || partitionInputs.count(name) == 0;
   });
