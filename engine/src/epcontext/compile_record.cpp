@@ -6,11 +6,13 @@
 #include <set>
 
 #include "context_binary/format.h"
+#include "context_binary/weight_source.h"
 #include "epcontext/weightless.h"
 #include "kiln/config_keys.h"
 #include "kiln/version.h"
 #include "onnx/model_loader.h"
 #include "util/config_value.h"
+#include "util/file_io.h"
 #include "util/log.h"
 #include "util/mapped_file.h"
 
@@ -34,9 +36,13 @@ Result<std::string> sourceContentHash(std::span<const std::byte> modelBytes,
   std::string combined = hex(ctxbin::contentHash(modelBytes));
   std::set<std::string> files;
   for (const auto& [name, info] : originals) files.insert(info.path);
-  for (const auto& path : files) {
-    KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
-    combined += hex(ctxbin::contentHash(file->bytes()));
+  for (const auto& path : files) {  // read in chunks, never mapped: external data may be larger than memory
+    KILN_RETURN_IF_ERROR(checkRegularFile(path));
+    std::error_code error;
+    const auto size = static_cast<uint64_t>(fs::file_size(path, error));
+    if (error) return Status(StatusCode::NO_SUCHFILE, "cannot read '" + path + "': " + error.message());
+    KILN_ASSIGN_OR_RETURN(const uint64_t hash, ctxbin::WeightSource::fileRange(path, 0, size).hash());
+    combined += hex(hash);
   }
   return hex(ctxbin::stringHash(combined));
 }
@@ -44,6 +50,7 @@ Result<std::string> sourceContentHash(std::span<const std::byte> modelBytes,
 Result<std::string> sourceContentHash(const std::string& path) {
   onnx_io::LoadOptions options;
   options.runShapeInference = false;
+  options.deferLargeExternalData = true;  // only the ranges are needed, not the weights
   KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path, options));
   KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
   return sourceContentHash(file->bytes(), loaded.externalInitializers);

@@ -130,6 +130,7 @@ Result<std::string> relativeInside(const std::string& path, const std::string& f
 Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions, const BinaryExtras& extras) {
   KILN_ASSIGN_OR_RETURN(ctxbin::BinaryContents contents, binaryContentsFor(std::move(partitions)));
   contents.compileRecord = extras.compileRecord;
+  contents.externalWeights = extras.externalWeights;
   if (extras.weightless) {
     contents.findExternal = extras.weightless->finder;
     contents.weightSources = extras.weightless->sources;

@@ -28,6 +28,9 @@ struct EncodedBinary {
 struct BinaryExtras {
   std::string compileRecord;                    // the COMPILE_RECORD section; "" writes none
   std::optional<WeightlessSources> weightless;  // set: a weightless binary (epcontext/weightless.h)
+  // Initializers the compile left in their external-data file (type and shape only in the partitions): the binary
+  // streams their bytes from these ranges.
+  std::map<std::string, ctxbin::FileRange> externalWeights;
 };
 // The context binary of `partitions` (one target device; a live-device target carries the driver cache).
 Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const BinaryExtras& extras = {});

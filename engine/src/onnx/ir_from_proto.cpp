@@ -5,7 +5,8 @@
 namespace kiln::onnx_io {
 namespace {
 
-Result<std::shared_ptr<ir::Graph>> graphFromProto(const onnx::GraphProto& proto, const std::vector<std::string>& outer);
+Result<std::shared_ptr<ir::Graph>> graphFromProto(const onnx::GraphProto& proto, const std::vector<std::string>& outer,
+                                                  const std::set<std::string>& deferred = {});
 
 ir::ValueInfo valueInfoFromProto(const onnx::ValueInfoProto& proto) {
   ir::ValueInfo info;
@@ -88,13 +89,19 @@ Result<ir::Attribute> attributeFromProto(const onnx::AttributeProto& proto, cons
   return attr;
 }
 
-Result<std::shared_ptr<ir::Graph>> graphFromProto(const onnx::GraphProto& proto, const std::vector<std::string>& outer) {
+Result<std::shared_ptr<ir::Graph>> graphFromProto(const onnx::GraphProto& proto, const std::vector<std::string>& outer,
+                                                  const std::set<std::string>& deferred) {
   auto graph = std::make_shared<ir::Graph>();
   graph->name = proto.name();
   if (proto.sparse_initializer_size() > 0) {
     return Status(StatusCode::NOT_IMPLEMENTED, "graph '" + proto.name() + "' has sparse initializers");
   }
   for (const auto& init : proto.initializer()) {
+    if (deferred.count(init.name())) {  // type and shape only: the bytes stay in the external-data file
+      graph->initializers[init.name()] = Tensor::wrap(dataTypeFromOnnx(init.data_type()),
+                                                      Shape(init.dims().begin(), init.dims().end()), nullptr);
+      continue;
+    }
     KILN_ASSIGN_OR_RETURN(Tensor tensor, tensorFromProto(init));
     graph->initializers[init.name()] = std::move(tensor);
   }
@@ -129,7 +136,7 @@ Result<std::shared_ptr<ir::Graph>> graphFromProto(const onnx::GraphProto& proto,
 
 }  // namespace
 
-Result<ir::Model> modelFromProto(const onnx::ModelProto& proto) {
+Result<ir::Model> modelFromProto(const onnx::ModelProto& proto, const std::set<std::string>& deferred) {
   ir::Model model;
   model.irVersion = proto.ir_version();
   model.producerName = proto.producer_name();
@@ -141,7 +148,7 @@ Result<ir::Model> modelFromProto(const onnx::ModelProto& proto) {
   if (proto.opset_import_size() == 0 && proto.ir_version() < 3) model.opsetImports[""] = 1;
   for (const auto& entry : proto.metadata_props()) model.metadata.emplace_back(entry.key(), entry.value());
   if (!proto.has_graph()) return Status(StatusCode::INVALID_GRAPH, "the model has no graph");
-  KILN_ASSIGN_OR_RETURN(model.graph, graphFromProto(proto.graph(), {}));
+  KILN_ASSIGN_OR_RETURN(model.graph, graphFromProto(proto.graph(), {}, deferred));
   return model;
 }
 

@@ -42,8 +42,8 @@ Result<ExternalInfo> parseExternalInfo(const onnx::TensorProto& tensor) {
   return info;
 }
 
-Status inlineTensor(onnx::TensorProto& tensor, const std::filesystem::path& base) {
-  if (tensor.data_location() != onnx::TensorProto::EXTERNAL) return Status::ok();
+// Where the external data of `tensor` lies, checked: the file exists inside `base` (path rules) and holds the range.
+Result<ExternalInitializerInfo> externalRangeOf(const onnx::TensorProto& tensor, const std::filesystem::path& base) {
   KILN_ASSIGN_OR_RETURN(const ExternalInfo info, parseExternalInfo(tensor));
   KILN_ASSIGN_OR_RETURN(const auto path, resolveContainedPath(base, info.location, "external data location"));
   std::error_code ec;
@@ -59,20 +59,50 @@ Status inlineTensor(onnx::TensorProto& tensor, const std::filesystem::path& base
                                                  ") lies outside '" + path.string() + "' (" +
                                                  std::to_string(fileSize) + " bytes)");
   }
-  std::string data(static_cast<size_t>(length), '\0');
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(info.offset);
-  if (length > 0 && !in.read(data.data(), length)) {
-    return Status(StatusCode::FAIL, "cannot read external data from '" + path.string() + "'");
-  }
+  return ExternalInitializerInfo{path.string(), info.offset, length};
+}
+
+Status inlineTensor(onnx::TensorProto& tensor, const std::filesystem::path& base) {
+  if (tensor.data_location() != onnx::TensorProto::EXTERNAL) return Status::ok();
+  KILN_ASSIGN_OR_RETURN(const ExternalInitializerInfo range, externalRangeOf(tensor, base));
+  std::string data(static_cast<size_t>(range.size), '\0');
+  KILN_RETURN_IF_ERROR(readExternalRange(range, std::as_writable_bytes(std::span(data))));
   tensor.set_raw_data(std::move(data));
   tensor.clear_external_data();
   tensor.set_data_location(onnx::TensorProto::DEFAULT);
   return Status::ok();
 }
 
-Status inlineGraph(onnx::GraphProto& graph, const std::filesystem::path& base) {
-  for (auto& init : *graph.mutable_initializer()) KILN_RETURN_IF_ERROR(inlineTensor(init, base));
+// The bytes a tensor of `proto`'s type and shape holds; -1 for strings, unknown types and impossible shapes.
+int64_t expectedBytes(const onnx::TensorProto& proto) {
+  const size_t element = dataTypeSize(dataTypeFromOnnx(proto.data_type()));
+  if (element == 0) return -1;
+  int64_t count = 1;
+  for (const int64_t d : proto.dims()) {
+    if (d < 0 || (d != 0 && count > (int64_t{1} << 40) / d)) return -1;
+    count *= d;
+  }
+  return count * static_cast<int64_t>(element);
+}
+
+// The main graph's external initializers of at least kDeferredExternalBytes whose range holds exactly their bytes:
+// they stay in their file (the IR gets type and shape only). Others, and every range error, take the inline path.
+std::set<std::string> deferrableInitializers(const onnx::GraphProto& graph, const std::filesystem::path& base) {
+  std::set<std::string> deferred;
+  for (const auto& init : graph.initializer()) {
+    if (init.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    const int64_t bytes = expectedBytes(init);
+    if (bytes < static_cast<int64_t>(kDeferredExternalBytes)) continue;
+    auto range = externalRangeOf(init, base);
+    if (range.isOk() && range->size == bytes) deferred.insert(init.name());
+  }
+  return deferred;
+}
+
+Status inlineGraph(onnx::GraphProto& graph, const std::filesystem::path& base, const std::set<std::string>& keep = {}) {
+  for (auto& init : *graph.mutable_initializer()) {
+    if (!keep.count(init.name())) KILN_RETURN_IF_ERROR(inlineTensor(init, base));
+  }
   for (auto& node : *graph.mutable_node()) {
     for (auto& attr : *node.mutable_attribute()) {
       if (attr.has_t()) KILN_RETURN_IF_ERROR(inlineTensor(*attr.mutable_t(), base));
@@ -220,7 +250,8 @@ Result<LoadedModel> finishLoad(LoadedModel loaded, const std::string& baseFolder
                     "the model has external data: set session.model_external_initializers_file_folder_path");
     }
     KILN_RETURN_IF_ERROR(recordExternalInitializers(loaded, baseFolder));
-    KILN_RETURN_IF_ERROR(inlineGraph(*loaded.proto.mutable_graph(), baseFolder));
+    if (options.deferLargeExternalData) loaded.deferred = deferrableInitializers(loaded.proto.graph(), baseFolder);
+    KILN_RETURN_IF_ERROR(inlineGraph(*loaded.proto.mutable_graph(), baseFolder, loaded.deferred));
   }
   KILN_RETURN_IF_ERROR(checkNodes(loaded.proto));
   loaded.loadMs = clock.elapsedMs();
@@ -229,7 +260,7 @@ Result<LoadedModel> finishLoad(LoadedModel loaded, const std::string& baseFolder
     inferShapes(loaded.proto);
     loaded.shapeInferenceMs = shapeClock.elapsedMs();
   }
-  KILN_ASSIGN_OR_RETURN(loaded.model, modelFromProto(loaded.proto));
+  KILN_ASSIGN_OR_RETURN(loaded.model, modelFromProto(loaded.proto, loaded.deferred));
   return loaded;
 }
 
@@ -281,6 +312,39 @@ class GuardedSchemaRegistry : public onnx::ISchemaRegistry {
 };
 
 }  // namespace
+
+Status readExternalRange(const ExternalInitializerInfo& range, std::span<std::byte> out) {
+  if (static_cast<int64_t>(out.size()) != range.size) {
+    return Status(StatusCode::INVALID_ARGUMENT, "reading " + std::to_string(range.size) + " bytes of '" + range.path +
+                                                    "' into " + std::to_string(out.size()));
+  }
+  std::ifstream in(range.path, std::ios::binary);
+  in.seekg(range.offset);
+  if (!out.empty() && !in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()))) {
+    return Status(StatusCode::FAIL, "cannot read external data from '" + range.path + "'");
+  }
+  return Status::ok();
+}
+
+Result<Tensor> readDeferredInitializer(const Tensor& shapeOnly, const ExternalInitializerInfo& range) {
+  if (static_cast<int64_t>(shapeOnly.byteSize()) != range.size) {
+    return Status(StatusCode::INVALID_GRAPH, "external data in '" + range.path + "' has " + std::to_string(range.size) +
+                                                 " bytes, its tensor needs " + std::to_string(shapeOnly.byteSize()));
+  }
+  Tensor tensor(shapeOnly.dtype(), shapeOnly.shape());
+  KILN_RETURN_IF_ERROR(readExternalRange(range, std::span(static_cast<std::byte*>(tensor.rawData()), tensor.byteSize())));
+  return tensor;
+}
+
+Status loadDeferredInitializers(ir::Graph& graph, const std::map<std::string, ExternalInitializerInfo>& ranges,
+                                const std::function<bool(const std::string&)>& needed) {
+  for (auto& [name, tensor] : graph.initializers) {
+    const auto range = ranges.find(name);
+    if (range == ranges.end() || !isDeferred(tensor) || !needed(name)) continue;
+    KILN_ASSIGN_OR_RETURN(tensor, readDeferredInitializer(tensor, range->second));
+  }
+  return Status::ok();
+}
 
 Status inlineExternalData(onnx::ModelProto& model, const std::string& baseFolder) {
   return inlineGraph(*model.mutable_graph(), baseFolder);

@@ -332,7 +332,7 @@ void reportWrite(const SessionOptions& options, int64_t done) { options.progress
 
 Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
   KILN_ASSIGN_OR_RETURN(const CompileRequest request, CompileRequest::from(options));
-  KILN_ASSIGN_OR_RETURN(CompilingSession compiling, createCompilingSession(request.source, request.session));
+  KILN_ASSIGN_OR_RETURN(CompilingSession compiling, createCompilingSession(request.source, request.session, true));
   CompileResult result;
   result.timings = compiling.session->timings();
   result.counters = compiling.session->counters();
@@ -352,7 +352,10 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
     KILN_RETURN_IF_ERROR(request.emitModel(files, plain, result));
   } else {
     epctx::applyNodeNamePrefix(compiled, request.prefix());
-    KILN_ASSIGN_OR_RETURN(const epctx::BinaryExtras extras, request.binaryExtras({request.sourceFile()}, layout.compileRecord));
+    KILN_ASSIGN_OR_RETURN(epctx::BinaryExtras extras, request.binaryExtras({request.sourceFile()}, layout.compileRecord));
+    for (const auto& [name, where] : compiling.originals) {  // the weights the compile left in their file
+      extras.externalWeights[name] = {where.path, static_cast<uint64_t>(where.offset), static_cast<uint64_t>(where.size)};
+    }
     // Embed mode 1 needs the binary's bytes in the model; otherwise it is only laid out here and streamed to its
     // destination by emitBinary (never whole in memory unless the whole-buffer write function asks for it).
     KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, options.embedMode()

@@ -13,6 +13,7 @@
 #include "epcontext/ctx_model_loader.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
 #include "partition/partition_report_builder.h"
+#include "session/deferred_weights.h"
 #include "session/epcontext_generation.h"
 #include "session/input_shapes.h"
 #include "ep/provider_names.h"
@@ -165,6 +166,9 @@ Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions
   // Compile against the graphs as planned, then rewrite them around the compiled partitions.
   KILN_RETURN_IF_ERROR(compilePartitions(prepared.plan, prepared.threads));
   KILN_RETURN_IF_ERROR(applyPartitionPlan(prepared.plan));
+  if (!prepared.externalRanges.empty()) {
+    KILN_RETURN_IF_ERROR(loadDeferredWeightsOutsidePartitions(*model_.graph, prepared.externalRanges));
+  }
   report_ = makePartitionReport(prepared.plan, prepared.optimization);
   summarize(report_, summaries_);
   return finishInitialization(options, prepared.threads, clock);
@@ -404,8 +408,10 @@ Result<std::unique_ptr<Session>> createFromPrepared(PreparedModel prepared, cons
   return std::unique_ptr<Session>(std::move(session));
 }
 
-Result<onnx_io::LoadedModel> loadSource(const ModelSource& source, const SessionOptions& options) {
-  const onnx_io::LoadOptions loadOptions = loadOptionsFrom(options);
+Result<onnx_io::LoadedModel> loadSource(const ModelSource& source, const SessionOptions& options,
+                                        bool deferLargeWeights = false) {
+  onnx_io::LoadOptions loadOptions = loadOptionsFrom(options);
+  loadOptions.deferLargeExternalData = deferLargeWeights;
   if (!source.path.empty()) return onnx_io::loadModelFile(source.path, loadOptions);
   return onnx_io::loadModelBuffer(source.bytes, loadOptions);
 }
@@ -443,7 +449,8 @@ Result<SessionOptions> withStoredProviders(const SessionOptions& options, const 
   return explicitOptions;
 }
 
-enum class Purpose { RUN, COMPILE };
+// COMPILE_DEFERRING_WEIGHTS: a compile whose binary takes the deferred weights from their files.
+enum class Purpose { RUN, COMPILE, COMPILE_DEFERRING_WEIGHTS };
 
 // Session::create's steps. A model holding EPContext nodes is loaded from its context binaries (no optimizer,
 // no placement, no glslang); any other is optimized, partitioned and compiled over the providers `makeProviders`
@@ -460,12 +467,17 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
     }
     if (options.progress.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");
     options.progress.report("load", 0, 1);
-    KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, loadSource(source, options));
+    // A compile leaves large external weights in their file until something reads them (deferred_weights.h).
+    const bool defer = purpose == Purpose::COMPILE_DEFERRING_WEIGHTS && compileMayDeferWeights(options);
+    KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, loadSource(source, options, defer));
     KILN_RETURN_IF_ERROR(resolveInputShapes(*loaded.model.graph, options).status());  // before any compile work
     CompilingSession out;
-    out.originals = std::move(loaded.externalInitializers);
+    out.originals = loaded.externalInitializers;
+    if (!loaded.deferred.empty()) {
+      KILN_RETURN_IF_ERROR(loadDeferredWeightsReadAtCompile(*loaded.model.graph, loaded.externalInitializers));
+    }
     if (epctx::hasEpContextNodes(loaded.model)) {
-      if (purpose == Purpose::COMPILE) {
+      if (purpose != Purpose::RUN) {
         return Status(StatusCode::INVALID_GRAPH, "Encountered an invalid node while compiling a model. Please ensure "
                                                  "the input model is not already compiled (it has EPContext nodes).");
       }
@@ -543,8 +555,10 @@ Result<std::unique_ptr<Session>> Session::create(std::span<const std::byte> mode
   return createRunSession([&] { return createProviders(options); }, ModelSource{{}, modelBytes}, options);
 }
 
-Result<CompilingSession> createCompilingSession(const ModelSource& source, const SessionOptions& options) {
-  return createSession([&] { return createProviders(options); }, source, options, Purpose::COMPILE);
+Result<CompilingSession> createCompilingSession(const ModelSource& source, const SessionOptions& options,
+                                                bool deferWeights) {
+  return createSession([&] { return createProviders(options); }, source, options,
+                       deferWeights ? Purpose::COMPILE_DEFERRING_WEIGHTS : Purpose::COMPILE);
 }
 
 Result<PartitionReport> analyzePartitions(const std::string& modelPath, const SessionOptions& options) {

@@ -28,8 +28,11 @@ struct CompilingSession {
 };
 
 // Session creation for a model that is to be compiled now (the Compile API): INVALID_GRAPH when it holds EPContext
-// nodes already; ep.context_* generation options are not acted on.
-Result<CompilingSession> createCompilingSession(const ModelSource& source, const SessionOptions& options);
+// nodes already; ep.context_* generation options are not acted on. With `deferWeights`, large external weights the
+// compile passes through untouched stay in their file (deferred_weights.h): the session cannot run, and its binary
+// must be written with CompilingSession::originals as the external weights' ranges.
+Result<CompilingSession> createCompilingSession(const ModelSource& source, const SessionOptions& options,
+                                                bool deferWeights = false);
 
 // The compiled model behind a session this engine created (INVALID_ARGUMENT for another Session implementation).
 Result<CompiledModel> compiledModelOf(const Session& session);

@@ -37,6 +37,7 @@ Result<PreparedModel> prepareModel(ProviderSet providers, const ModelLoader& loa
   progress.report("load", 0, 1);
   KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, load());
   prepared.model = std::move(loaded.model);
+  prepared.externalRanges = std::move(loaded.externalInitializers);
   prepared.timings.load_ms = loaded.loadMs;
   prepared.timings.shape_inference_ms = loaded.shapeInferenceMs;
 

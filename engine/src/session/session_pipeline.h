@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <string>
 
 #include "ir/graph.h"
 #include "kiln/session_options.h"
@@ -22,6 +24,8 @@ struct PreparedModel {
   SessionTimings timings;
   WorkCounters counters;
   int threads = 1;
+  // Where the source's external initializers lie: the ones a compile deferred are read from here when needed.
+  std::map<std::string, ExternalInitializerInfo> externalRanges;
 };
 
 using ModelLoader = std::function<Result<onnx_io::LoadedModel>()>;

@@ -236,7 +236,13 @@ Status VulkanPartitionExecutable::build(double* weightUploadMs) {
   Stopwatch uploadClock;
   for (const auto& [name, tensor] : graph_->initializers) {
     VkTensor& value = frameTemplate_[static_cast<size_t>(slotFor(name))];
-    if (deviceRead.count(name) && tensor.dtype() != DataType::STRING) {
+    const bool unloaded = tensor.dtype() != DataType::STRING && tensor.rawData() == nullptr && tensor.numel() > 0;
+    if (deviceRead.count(name) && unloaded) {  // deferred by a compile (onnx_io::isDeferred): nothing to upload
+      unloadedWeights_.push_back(name);
+      value.dtype = tensor.dtype();
+      value.shape = tensor.shape();
+      value.host = tensor;
+    } else if (deviceRead.count(name) && tensor.dtype() != DataType::STRING) {
       KILN_ASSIGN_OR_RETURN(value, uploadNow(*device_, tensor));
     } else {
       value.dtype = tensor.dtype();
@@ -347,6 +353,10 @@ Result<std::vector<Tensor>> VulkanPartitionExecutable::run(std::span<const Tenso
 }
 
 Result<std::vector<Tensor>> VulkanPartitionExecutable::runLocked(std::span<const Tensor> inputs) {
+  if (!unloadedWeights_.empty()) {
+    return Status(StatusCode::FAIL, "weight '" + unloadedWeights_.front() + "' of this partition stayed in its external-data "
+                                    "file (a compile-only session): load the compiled model to run it");
+  }
   if (inputs.size() != inputSlots_.size()) {
     return Status(StatusCode::FAIL, "Vulkan partition expects " + std::to_string(inputSlots_.size()) + " inputs, got " +
                                         std::to_string(inputs.size()));

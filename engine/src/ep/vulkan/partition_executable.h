@@ -65,6 +65,9 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   std::unique_ptr<CommandStream> stream_;
   bool profile_ = false;
   bool autotune_ = false;                // kiln.vulkan.autotune=1 and not tuned yet
+  // Device-read initializers whose bytes a compile left in their external-data file: not uploaded, so the
+  // executable of such a compile-only session refuses to run.
+  std::vector<std::string> unloadedWeights_;
   SessionTimings* autotuneTimings_ = nullptr;  // the session's timings (autotune_ms), owned by the session
   std::unique_ptr<CommandStream> tuneStream_;
   std::vector<TunedKernel> tuned_;  // what autotuneStep chose and measured
