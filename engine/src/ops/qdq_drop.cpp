@@ -1,0 +1,222 @@
+#include "ops/qdq_drop.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "ir/graph_paths.h"
+
+namespace kiln::ops {
+namespace {
+
+// Ops that only reinterpret the shape: no element moves, so they need no 8-bit storage on a device.
+bool isViewOp(const std::string& op) {
+  static const std::set<std::string> ops = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+  return ops.count(op) != 0;
+}
+
+// Ops that copy or select elements of input 0 (Concat: of every input) without looking at their values.
+bool isCopyOp(const std::string& op) {
+  static const std::set<std::string> ops = {"Transpose",    "Slice",        "Expand", "Tile",
+                                            "DepthToSpace", "SpaceToDepth", "Concat", "Gather",
+                                            "GatherElements", "Pad"};
+  return ops.count(op) != 0;
+}
+
+// MaxPool commutes with a dequantization whose scale is positive (it is then non-decreasing), and an empty
+// window's lowest float quantizes to the type's lowest, which the 8-bit MaxPool writes: exact where both EPs
+// run it on 8-bit data (1-D and 2-D windows, no Indices output).
+bool isExactMaxPool(const ir::Node& node) {
+  if (node.opType != "MaxPool" || node.outputs.size() != 1) return false;
+  const size_t spatial = node.attrInts("kernel_shape").size();
+  return spatial == 1 || spatial == 2;
+}
+
+// The first opset whose version of `op` takes 8-bit data (0: every opset that has QuantizeLinear).
+int64_t firstEightBitOpset(const std::string& op) {
+  if (op == "MaxPool") return 12;
+  if (op == "Pad") return 11;
+  return 0;
+}
+
+// The producer of each value and how many nodes (or bodies) read it.
+struct Uses {
+  std::map<std::string, size_t> producer;
+  std::map<std::string, int> readers;
+
+  int readersOf(const std::string& value) const {
+    auto it = readers.find(value);
+    return it == readers.end() ? 0 : it->second;
+  }
+};
+
+Uses usesOf(const ir::Graph& graph) {
+  Uses uses;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& node = graph.nodes[i];
+    for (const auto& out : node.outputs) uses.producer[out] = i;
+    for (const auto& in : node.inputs) {
+      if (!in.empty()) ++uses.readers[in];
+    }
+    if (ir::hasSubgraphs(node)) {
+      for (const auto& in : graph.implicitInputs(node)) ++uses.readers[in];
+    }
+  }
+  return uses;
+}
+
+// Input i of `node` when present, else "".
+std::string inputOf(const ir::Node& node, size_t i) { return i < node.inputs.size() ? node.inputs[i] : std::string(); }
+
+// The one-element initializer `name`, or nullptr.
+const Tensor* scalarInitializer(const ir::Graph& graph, const std::string& name) {
+  auto it = graph.initializers.find(name);
+  return it != graph.initializers.end() && it->second.numel() == 1 && it->second.rank() <= 1 ? &it->second
+                                                                                             : nullptr;
+}
+
+// Whether a scale makes quantize(dequantize(k)) == k for every 8-bit k (see the header).
+bool exactScale(const Tensor& scale) {
+  if (scale.dtype() != DataType::FLOAT) return false;
+  const float s = std::fabs(scale.data<float>()[0]);
+  return std::isnormal(s) && std::isfinite(s * 255.0f);
+}
+
+bool sameScalar(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && std::memcmp(a.rawData(), b.rawData(), dataTypeSize(a.dtype())) == 0;
+}
+
+DataType typeOf(const ir::Graph& graph, const std::string& value) {
+  if (auto init = graph.initializers.find(value); init != graph.initializers.end()) return init->second.dtype();
+  const ir::ValueInfo* info = graph.findValueInfo(value);
+  return info ? info->dtype : DataType::UNDEFINED;
+}
+
+// Whether DequantizeLinear `dq` and QuantizeLinear `q` use the same constant per-tensor scale and zero point,
+// and the 8-bit type dq reads is the one q writes.
+bool sameParameters(const ir::Graph& graph, const ir::Node& dq, const ir::Node& q) {
+  if (dq.attrInt("block_size", 0) != 0 || q.attrInt("block_size", 0) != 0) return false;
+  const Tensor* s1 = scalarInitializer(graph, inputOf(dq, 1));
+  const Tensor* s2 = scalarInitializer(graph, inputOf(q, 1));
+  if (!s1 || !s2 || !exactScale(*s1) || !sameScalar(*s1, *s2)) return false;
+  const std::string z1 = inputOf(dq, 2), z2 = inputOf(q, 2);
+  const DataType quantized = typeOf(graph, inputOf(dq, 0));
+  if (quantized != DataType::UINT8 && quantized != DataType::INT8) return false;
+  if (z1.empty() || z2.empty()) {
+    return z1.empty() && z2.empty() && quantized == DataType::UINT8 && !q.hasAttribute("output_dtype");
+  }
+  const Tensor* zp1 = scalarInitializer(graph, z1);
+  const Tensor* zp2 = scalarInitializer(graph, z2);
+  return zp1 && zp2 && zp1->dtype() == quantized && sameScalar(*zp1, *zp2);
+}
+
+// The inputs of `op` that carry dequantized data.
+std::vector<size_t> dataInputs(const ir::Node& op) {
+  if (op.opType != "Concat") return {0};
+  std::vector<size_t> all(op.inputs.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return all;
+}
+
+// A constant Pad pads with 0 unless its constant_value (input 2) says otherwise: only 0 stays exact, as the
+// zero point. Other modes copy elements.
+bool padsWithZero(const ir::Graph& graph, const ir::Node& pad) {
+  if (pad.attrString("mode", "constant") != "constant") return true;
+  const std::string value = inputOf(pad, 2);
+  if (value.empty()) return true;
+  const Tensor* constant = scalarInitializer(graph, value);
+  return constant && constant->dtype() == DataType::FLOAT && constant->data<float>()[0] == 0.0f;
+}
+
+// The zero point of `dq` as an initializer name, adding uint8 0 for an omitted one.
+std::string zeroPointName(ir::Graph& graph, const ir::Node& dq) {
+  std::string name = inputOf(dq, 2);
+  if (!name.empty()) return name;
+  name = dq.inputs[0] + "_zero_point";
+  while (graph.initializers.count(name) || graph.findValueInfo(name)) name += "_";
+  graph.initializers[name] = Tensor::fromVector<uint8_t>({}, {0});
+  return name;
+}
+
+// The chain around graph.nodes[at] when it is exact under `policy`: the DequantizeLinear node of each data
+// input and the QuantizeLinear node reading the output. Empty `dqs` when it is not.
+struct Chain {
+  std::vector<size_t> dqs;
+  size_t q = 0;
+};
+
+Chain exactChainAround(const ir::Graph& graph, size_t at, const Uses& uses, const std::set<std::string>& kept,
+                       const QdqDropPolicy& policy) {
+  const ir::Node& op = graph.nodes[at];
+  const bool pool = policy.moveBytes && isExactMaxPool(op);
+  if (!op.domain.empty() || !(isViewOp(op.opType) || (policy.moveBytes && isCopyOp(op.opType)) || pool)) return {};
+  if (policy.opset > 0 && policy.opset < firstEightBitOpset(op.opType)) return {};
+  if (op.opType == "Pad" && policy.opset < 11) return {};  // older Pads take the value as a float attribute
+  if (op.inputs.empty() || op.outputs.size() != 1 || ir::hasSubgraphs(op)) return {};
+  const std::string& moved = op.outputs[0];
+  if (kept.count(moved) || uses.readersOf(moved) != 1) return {};
+  Chain chain;
+  for (size_t k = at + 1; k < graph.nodes.size() && chain.q == 0; ++k) {
+    if (inputOf(graph.nodes[k], 0) == moved) chain.q = k;
+  }
+  if (chain.q == 0) return {};
+  const ir::Node& q = graph.nodes[chain.q];
+  if (!q.domain.empty() || q.opType != "QuantizeLinear" || q.outputs.size() != 1) return {};
+  std::vector<size_t> dqs;
+  for (size_t i : dataInputs(op)) {
+    const std::string& dequantized = op.inputs[i];
+    auto dqAt = uses.producer.find(dequantized);
+    if (dequantized.empty() || dqAt == uses.producer.end() || kept.count(dequantized)) return {};
+    if (uses.readersOf(dequantized) != 1 || typeOf(graph, dequantized) != DataType::FLOAT) return {};
+    const ir::Node& dq = graph.nodes[dqAt->second];
+    if (!dq.domain.empty() || dq.opType != "DequantizeLinear" || dq.outputs.size() != 1) return {};
+    if (!sameParameters(graph, dq, q)) return {};
+    if (pool && !(graph.initializers.at(dq.inputs[1]).data<float>()[0] > 0)) return {};
+    dqs.push_back(dqAt->second);
+  }
+  if (op.opType == "Pad" && !padsWithZero(graph, op)) return {};
+  chain.dqs = std::move(dqs);
+  return chain;
+}
+
+}  // namespace
+
+int64_t dropExactQdqPairs(ir::Graph& graph, const QdqDropPolicy& policy) {
+  std::set<std::string> kept(policy.keep.begin(), policy.keep.end());
+  for (const auto& out : graph.outputs) kept.insert(out.name);
+  int64_t rewritten = 0;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    const Uses uses = usesOf(graph);
+    for (size_t i = 0; i < graph.nodes.size() && !changed; ++i) {
+      const Chain chain = exactChainAround(graph, i, uses, kept, policy);
+      if (chain.dqs.empty()) continue;
+      ir::Node& op = graph.nodes[i];
+      const std::vector<size_t> inputs = dataInputs(op);
+      std::vector<size_t> erased = {chain.q};
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        const ir::Node& dq = graph.nodes[chain.dqs[k]];
+        graph.valueInfo.erase(op.inputs[inputs[k]]);
+        op.inputs[inputs[k]] = dq.inputs[0];
+        erased.push_back(chain.dqs[k]);
+      }
+      if (op.opType == "Pad" && op.attrString("mode", "constant") == "constant") {
+        // The zero pad dequantizes from the zero point; opset >= 11 Pads take the value as input 2.
+        if (op.inputs.size() < 3) op.inputs.resize(3);
+        op.inputs[2] = zeroPointName(graph, graph.nodes[chain.dqs[0]]);
+      }
+      graph.valueInfo.erase(op.outputs[0]);
+      op.outputs[0] = graph.nodes[chain.q].outputs[0];
+      std::sort(erased.rbegin(), erased.rend());
+      for (size_t at : erased) graph.nodes.erase(graph.nodes.begin() + static_cast<std::ptrdiff_t>(at));
+      ++rewritten;
+      changed = true;
+    }
+  }
+  return rewritten;
+}
+
+}  // namespace kiln::ops
