@@ -144,6 +144,7 @@ std::string zeroPointName(ir::Graph& graph, const ir::Node& dq) {
 // input and the QuantizeLinear node reading the output. Empty `dqs` when it is not.
 struct Chain {
   std::vector<size_t> dqs;
+  std::vector<bool> dqGoes;  // per entry of dqs: nothing else reads its output, so the node goes too
   size_t q = 0;
 };
 
@@ -168,13 +169,16 @@ Chain exactChainAround(const ir::Graph& graph, size_t at, const Uses& uses, cons
   for (size_t i : dataInputs(op)) {
     const std::string& dequantized = op.inputs[i];
     auto dqAt = uses.producer.find(dequantized);
-    if (dequantized.empty() || dqAt == uses.producer.end() || kept.count(dequantized)) return {};
-    if (uses.readersOf(dequantized) != 1 || typeOf(graph, dequantized) != DataType::FLOAT) return {};
+    if (dequantized.empty() || dqAt == uses.producer.end() || typeOf(graph, dequantized) != DataType::FLOAT)
+      return {};
     const ir::Node& dq = graph.nodes[dqAt->second];
     if (!dq.domain.empty() || dq.opType != "DequantizeLinear" || dq.outputs.size() != 1) return {};
     if (!sameParameters(graph, dq, q)) return {};
     if (pool && !(graph.initializers.at(dq.inputs[1]).data<float>()[0] > 0)) return {};
     dqs.push_back(dqAt->second);
+    // A DequantizeLinear that other nodes (or the graph) read stays for them: onnxruntime gives each consumer
+    // its own DequantizeLinear (EnsureUniqueDQForNodeUnit) before dropping this one.
+    chain.dqGoes.push_back(uses.readersOf(dequantized) == 1 && !kept.count(dequantized));
   }
   if (op.opType == "Pad" && !padsWithZero(graph, op)) return {};
   chain.dqs = std::move(dqs);
@@ -199,9 +203,11 @@ int64_t dropExactQdqPairs(ir::Graph& graph, const QdqDropPolicy& policy) {
       std::vector<size_t> erased = {chain.q};
       for (size_t k = 0; k < inputs.size(); ++k) {
         const ir::Node& dq = graph.nodes[chain.dqs[k]];
-        graph.valueInfo.erase(op.inputs[inputs[k]]);
+        if (chain.dqGoes[k]) {
+          graph.valueInfo.erase(op.inputs[inputs[k]]);
+          erased.push_back(chain.dqs[k]);
+        }
         op.inputs[inputs[k]] = dq.inputs[0];
-        erased.push_back(chain.dqs[k]);
       }
       if (op.opType == "Pad" && op.attrString("mode", "constant") == "constant") {
         // The zero pad dequantizes from the zero point; opset >= 11 Pads take the value as input 2.

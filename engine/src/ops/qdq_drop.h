@@ -29,10 +29,12 @@ struct QdqDropPolicy {
 
 // Rewrites every exact chain of `graph` (not its bodies): each float input of op that a DequantizeLinear
 // writes (input 0; every input of Concat) reads the 8-bit tensor instead, op writes the QuantizeLinear's
-// output, and the DequantizeLinear/QuantizeLinear nodes go. Left alone: other scales or zero points, per-axis
-// or blocked parameters, parameters that are not constant initializers, a negative scale around MaxPool, a
-// constant Pad whose value is not 0 (a zero pad becomes the zero point), and any chain whose intermediate value
-// is read by another node (or a body), listed in policy.keep or a graph output. Returns the chains rewritten.
+// output, and the QuantizeLinear goes, as does each DequantizeLinear nothing else reads (one that other nodes,
+// a body, policy.keep or the graph outputs read stays for them). Left alone: other scales or zero points,
+// per-axis or blocked parameters, parameters that are not constant initializers, a negative scale around MaxPool,
+// a constant Pad whose value is not 0 (a zero pad becomes the zero point), and a chain whose op output is read by
+// anything but the QuantizeLinear (another node, a body, policy.keep, the graph outputs). Returns the chains
+// rewritten.
 int64_t dropExactQdqPairs(ir::Graph& graph, const QdqDropPolicy& policy);
 
 }  // namespace kiln::ops
