@@ -383,5 +383,52 @@ TEST(QdqDrop, VulkanSessionKeepsTheCpuBytesInOnePartition) {
   }
 }
 
+// The 8-bit kernels the drops lean on, with odd sizes (partly filled words): Gather (negative indices) and
+// GatherElements on uint8/int8, Pad (constant with an 8-bit value, cropping, reflect, edge): the CPU EP's
+// bytes on Vulkan.
+TEST(QdqDrop, VulkanGatherAndPadOnEightBitsMatchCpuBytes) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  for (int32_t type : {onnx::TensorProto::UINT8, onnx::TensorProto::INT8}) {
+    ModelBuilder m(13);
+    m.input("x", {2, 3, 5}, type);
+    initializer(m, "idx", {4}, onnx::TensorProto::INT64, {0, -1, 2, 1});
+    initializer(m, "idx32", {2, 1, 5}, onnx::TensorProto::INT32, {0, 2, 1, -1, 0, 1, 1, 0, 2, -3});
+    initializer(m, "pads", {6}, onnx::TensorProto::INT64, {0, 1, 2, 1, 0, 3});
+    initializer(m, "crop", {6}, onnx::TensorProto::INT64, {0, -1, 1, 0, 1, -2});
+    initializer(m, "value", {}, type, {type == onnx::TensorProto::UINT8 ? 201.0 : -77.0});
+    testing::attrInt(m.node("Gather", {"x", "idx"}, {"g"}), "axis", 2);
+    testing::attrInt(m.node("GatherElements", {"x", "idx32"}, {"ge"}), "axis", 1);
+    m.node("Pad", {"x", "pads", "value"}, {"pc"});
+    m.node("Pad", {"x", "crop", "value"}, {"pcrop"});
+    for (const char* mode : {"reflect", "edge"}) {
+      auto& pad = m.node("Pad", {"x", "pads"}, {std::string("p_") + mode});
+      auto* attr = pad.add_attribute();
+      attr->set_name("mode");
+      attr->set_type(onnx::AttributeProto::STRING);
+      attr->set_s(mode);
+      m.output(std::string("p_") + mode, {}, type);
+    }
+    m.output("g", {}, type).output("ge", {}, type).output("pc", {}, type).output("pcrop", {}, type);
+    const std::string path = m.save(dir.file("eight" + std::to_string(type) + ".onnx"));
+    auto cpu = create(path, cpuOptions(), "basic");
+    SessionOptions options = testing::vulkanOptions();
+    ASSERT_TRUE(options.addConfigEntry("session.disable_cpu_ep_fallback", "1").isOk());
+    auto vulkan = create(path, options, "basic");
+    ASSERT_TRUE(cpu && vulkan);
+    EXPECT_EQ(nodesPerExecutionProvider(vulkan->partitionReport()).count("CPUExecutionProvider"), 0u);
+    std::vector<uint8_t> bytes(30);
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 37 + 11);
+    const Tensor x = type == onnx::TensorProto::UINT8
+                         ? Tensor::fromVector<uint8_t>({2, 3, 5}, bytes)
+                         : Tensor::fromVector<int8_t>({2, 3, 5}, std::vector<int8_t>(bytes.begin(), bytes.end()));
+    auto expected = cpu->run({{"x", x}});
+    auto actual = vulkan->run({{"x", x}});
+    ASSERT_TRUE(expected.isOk()) << expected.status().toString();
+    ASSERT_TRUE(actual.isOk()) << actual.status().toString();
+    expectSameBytes(*expected, *actual, "8-bit Gather/Pad on Vulkan against the CPU EP");
+  }
+}
+
 }  // namespace
 }  // namespace kiln
