@@ -14,7 +14,9 @@
 #include "kiln/partition_report.h"
 #include "kiln/session.h"
 #include "model_builder.h"
+#include "onnx/model_loader.h"
 #include "ops/qdq_drop.h"
+#include "optimizer/optimizer.h"
 #include "test_models.h"
 
 namespace kiln {
@@ -191,6 +193,9 @@ TEST(QdqDrop, ParametersMustBeEqualPerTensorConstants) {
   fedScale.graph.initializers.erase("s");
   fedScale.graph.inputs.push_back({"s", ValueKind::TENSOR, DataType::FLOAT, std::nullopt});
   EXPECT_EQ(fedScale.drop(), 0);
+  Chain overridable("Transpose");  // an initializer also listed as a graph input: the caller may feed another
+  overridable.graph.inputs.push_back({"z", ValueKind::TENSOR, DataType::UINT8, std::nullopt});
+  EXPECT_EQ(overridable.drop(), 0);
   Chain tiny("Transpose");  // a subnormal scale: quantize(dequantize(k)) may not give k back
   tiny.graph.initializers["s"] = Tensor::fromVector<float>({}, {1e-40f});
   EXPECT_EQ(tiny.drop(), 0);
@@ -238,7 +243,7 @@ TEST(QdqDrop, SharedValuesAndGraphOutputsStay) {
 
 // --- Sessions -------------------------------------------------------------------------------------------------
 
-void initializer(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
+void initializer(testing::GraphBuilder& m, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
                  const std::vector<double>& values) {
   onnx::TensorProto& t = *m.proto().add_initializer();
   t.set_name(name);
@@ -379,6 +384,45 @@ TEST(QdqDrop, VulkanSessionKeepsTheCpuBytesInOnePartition) {
       EXPECT_EQ(partitionCount(report), 1) << level;
       EXPECT_EQ(nodeCount(*vulkan), std::string(level) == "all" ? kChainNodes - kDroppedNodes : kChainNodes);
       expectSameBytes(expected, run(*vulkan), std::string("Vulkan at level ") + level + " against the CPU EP");
+    }
+  }
+}
+
+// The optimizer's pass runs at level `all` only, and inside If/Loop/Scan bodies too, where the parameters and the
+// quantized tensor may come from the enclosing graph.
+TEST(QdqDrop, OptimizerDropsAtLevelAllAlsoInBodies) {
+  testing::GraphBuilder thenBranch("then");  // reads qx and the parameters from the main graph
+  thenBranch.node("DequantizeLinear", {"qx", "s", "z"}, {"d"});
+  thenBranch.node("Transpose", {"d"}, {"t"});
+  thenBranch.node("QuantizeLinear", {"t", "s", "z"}, {"ty"});
+  thenBranch.output("ty", {3, 2}, onnx::TensorProto::UINT8);
+  testing::GraphBuilder elseBranch("else");
+  elseBranch.node("Transpose", {"qx"}, {"ey"});
+  elseBranch.output("ey", {3, 2}, onnx::TensorProto::UINT8);
+  ModelBuilder m(13);
+  m.input("x", {2, 3}).input("cond", {}, onnx::TensorProto::BOOL).output("y", {3, 2}, onnx::TensorProto::UINT8);
+  initializer(m, "s", {}, onnx::TensorProto::FLOAT, {0.25});
+  initializer(m, "z", {}, onnx::TensorProto::UINT8, {9});
+  m.node("QuantizeLinear", {"x", "s", "z"}, {"qx"});
+  auto& branch = m.node("If", {"cond"}, {"y"});
+  testing::attrGraph(branch, "then_branch", thenBranch.proto());
+  testing::attrGraph(branch, "else_branch", elseBranch.proto());
+  onnx::ModelProto proto = m.build();
+  onnx_io::inferShapes(proto);
+  for (auto level : {optimizer::OptimizationLevel::BASIC, optimizer::OptimizationLevel::ALL}) {
+    auto model = onnx_io::modelFromProto(proto);
+    ASSERT_TRUE(model.isOk()) << model.status().toString();
+    auto result = optimizer::optimizeModel(*model, level);
+    ASSERT_TRUE(result.isOk()) << result.status().toString();
+    const bool all = level == optimizer::OptimizationLevel::ALL;
+    EXPECT_EQ(result->qdqPairsDropped, all ? 1 : 0);
+    const ir::Node& ifNode = model->graph->nodes.back();
+    ASSERT_EQ(ifNode.opType, "If");
+    const ir::Graph* body = ifNode.subgraph("then_branch");
+    ASSERT_NE(body, nullptr);
+    EXPECT_EQ(body->nodes.size(), all ? 1u : 3u);
+    if (all) {
+      EXPECT_EQ(body->nodes[0].inputs, std::vector<std::string>{"qx"});
     }
   }
 }

@@ -70,12 +70,48 @@ Uses usesOf(const ir::Graph& graph) {
 // Input i of `node` when present, else "".
 std::string inputOf(const ir::Node& node, size_t i) { return i < node.inputs.size() ? node.inputs[i] : std::string(); }
 
-// The one-element initializer `name`, or nullptr.
-const Tensor* scalarInitializer(const ir::Graph& graph, const std::string& name) {
-  auto it = graph.initializers.find(name);
-  return it != graph.initializers.end() && it->second.numel() == 1 && it->second.rank() <= 1 ? &it->second
-                                                                                             : nullptr;
-}
+// What a graph sees: its own values, then, for names it does not define, those of the graphs enclosing it (a body
+// reads outer-scope values by name).
+class Scope {
+ public:
+  Scope(const ir::Graph& graph, const std::vector<const ir::Graph*>& enclosing) {
+    graphs_.push_back(&graph);
+    graphs_.insert(graphs_.end(), enclosing.begin(), enclosing.end());
+    for (const ir::Graph* g : graphs_) {
+      std::set<std::string> defined;
+      for (const auto& in : g->inputs) defined.insert(in.name);
+      for (const auto& node : g->nodes) defined.insert(node.outputs.begin(), node.outputs.end());
+      defined_.push_back(std::move(defined));
+    }
+  }
+
+  // The one-element constant initializer `name` (not one a caller may override as a graph input), or nullptr.
+  const Tensor* scalarConstant(const std::string& name) const {
+    for (size_t k = 0; k < graphs_.size(); ++k) {
+      const ir::Graph& g = *graphs_[k];
+      if (auto it = g.initializers.find(name); it != g.initializers.end()) {
+        const bool fed = std::any_of(g.inputs.begin(), g.inputs.end(), [&](const auto& in) { return in.name == name; });
+        return !fed && it->second.numel() == 1 && it->second.rank() <= 1 ? &it->second : nullptr;
+      }
+      if (defined_[k].count(name)) return nullptr;
+    }
+    return nullptr;
+  }
+
+  DataType typeOf(const std::string& name) const {
+    for (size_t k = 0; k < graphs_.size(); ++k) {
+      const ir::Graph& g = *graphs_[k];
+      if (auto it = g.initializers.find(name); it != g.initializers.end()) return it->second.dtype();
+      if (const ir::ValueInfo* info = g.findValueInfo(name)) return info->dtype;
+      if (defined_[k].count(name)) return DataType::UNDEFINED;
+    }
+    return DataType::UNDEFINED;
+  }
+
+ private:
+  std::vector<const ir::Graph*> graphs_;  // innermost first
+  std::vector<std::set<std::string>> defined_;
+};
 
 // Whether a scale makes quantize(dequantize(k)) == k for every 8-bit k (see the header).
 bool exactScale(const Tensor& scale) {
@@ -88,27 +124,21 @@ bool sameScalar(const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && std::memcmp(a.rawData(), b.rawData(), dataTypeSize(a.dtype())) == 0;
 }
 
-DataType typeOf(const ir::Graph& graph, const std::string& value) {
-  if (auto init = graph.initializers.find(value); init != graph.initializers.end()) return init->second.dtype();
-  const ir::ValueInfo* info = graph.findValueInfo(value);
-  return info ? info->dtype : DataType::UNDEFINED;
-}
-
 // Whether DequantizeLinear `dq` and QuantizeLinear `q` use the same constant per-tensor scale and zero point,
 // and the 8-bit type dq reads is the one q writes.
-bool sameParameters(const ir::Graph& graph, const ir::Node& dq, const ir::Node& q) {
+bool sameParameters(const Scope& scope, const ir::Node& dq, const ir::Node& q) {
   if (dq.attrInt("block_size", 0) != 0 || q.attrInt("block_size", 0) != 0) return false;
-  const Tensor* s1 = scalarInitializer(graph, inputOf(dq, 1));
-  const Tensor* s2 = scalarInitializer(graph, inputOf(q, 1));
+  const Tensor* s1 = scope.scalarConstant(inputOf(dq, 1));
+  const Tensor* s2 = scope.scalarConstant(inputOf(q, 1));
   if (!s1 || !s2 || !exactScale(*s1) || !sameScalar(*s1, *s2)) return false;
   const std::string z1 = inputOf(dq, 2), z2 = inputOf(q, 2);
-  const DataType quantized = typeOf(graph, inputOf(dq, 0));
+  const DataType quantized = scope.typeOf(inputOf(dq, 0));
   if (quantized != DataType::UINT8 && quantized != DataType::INT8) return false;
   if (z1.empty() || z2.empty()) {
     return z1.empty() && z2.empty() && quantized == DataType::UINT8 && !q.hasAttribute("output_dtype");
   }
-  const Tensor* zp1 = scalarInitializer(graph, z1);
-  const Tensor* zp2 = scalarInitializer(graph, z2);
+  const Tensor* zp1 = scope.scalarConstant(z1);
+  const Tensor* zp2 = scope.scalarConstant(z2);
   return zp1 && zp2 && zp1->dtype() == quantized && sameScalar(*zp1, *zp2);
 }
 
@@ -122,11 +152,11 @@ std::vector<size_t> dataInputs(const ir::Node& op) {
 
 // A constant Pad pads with 0 unless its constant_value (input 2) says otherwise: only 0 stays exact, as the
 // zero point. Other modes copy elements.
-bool padsWithZero(const ir::Graph& graph, const ir::Node& pad) {
+bool padsWithZero(const Scope& scope, const ir::Node& pad) {
   if (pad.attrString("mode", "constant") != "constant") return true;
   const std::string value = inputOf(pad, 2);
   if (value.empty()) return true;
-  const Tensor* constant = scalarInitializer(graph, value);
+  const Tensor* constant = scope.scalarConstant(value);
   return constant && constant->dtype() == DataType::FLOAT && constant->data<float>()[0] == 0.0f;
 }
 
@@ -148,8 +178,8 @@ struct Chain {
   size_t q = 0;
 };
 
-Chain exactChainAround(const ir::Graph& graph, size_t at, const Uses& uses, const std::set<std::string>& kept,
-                       const QdqDropPolicy& policy) {
+Chain exactChainAround(const ir::Graph& graph, const Scope& scope, size_t at, const Uses& uses,
+                       const std::set<std::string>& kept, const QdqDropPolicy& policy) {
   const ir::Node& op = graph.nodes[at];
   const bool pool = policy.moveBytes && isExactMaxPool(op);
   if (!op.domain.empty() || !(isViewOp(op.opType) || (policy.moveBytes && isCopyOp(op.opType)) || pool)) return {};
@@ -169,18 +199,18 @@ Chain exactChainAround(const ir::Graph& graph, size_t at, const Uses& uses, cons
   for (size_t i : dataInputs(op)) {
     const std::string& dequantized = op.inputs[i];
     auto dqAt = uses.producer.find(dequantized);
-    if (dequantized.empty() || dqAt == uses.producer.end() || typeOf(graph, dequantized) != DataType::FLOAT)
+    if (dequantized.empty() || dqAt == uses.producer.end() || scope.typeOf(dequantized) != DataType::FLOAT)
       return {};
     const ir::Node& dq = graph.nodes[dqAt->second];
     if (!dq.domain.empty() || dq.opType != "DequantizeLinear" || dq.outputs.size() != 1) return {};
-    if (!sameParameters(graph, dq, q)) return {};
-    if (pool && !(graph.initializers.at(dq.inputs[1]).data<float>()[0] > 0)) return {};
+    if (!sameParameters(scope, dq, q)) return {};
+    if (pool && !(scope.scalarConstant(dq.inputs[1])->data<float>()[0] > 0)) return {};
     dqs.push_back(dqAt->second);
     // A DequantizeLinear that other nodes (or the graph) read stays for them: onnxruntime gives each consumer
     // its own DequantizeLinear (EnsureUniqueDQForNodeUnit) before dropping this one.
     chain.dqGoes.push_back(uses.readersOf(dequantized) == 1 && !kept.count(dequantized));
   }
-  if (op.opType == "Pad" && !padsWithZero(graph, op)) return {};
+  if (op.opType == "Pad" && !padsWithZero(scope, op)) return {};
   chain.dqs = std::move(dqs);
   return chain;
 }
@@ -195,8 +225,9 @@ int64_t dropExactQdqPairs(ir::Graph& graph, const QdqDropPolicy& policy) {
   while (changed) {
     changed = false;
     const Uses uses = usesOf(graph);
+    const Scope scope(graph, policy.enclosing);
     for (size_t i = 0; i < graph.nodes.size() && !changed; ++i) {
-      const Chain chain = exactChainAround(graph, i, uses, kept, policy);
+      const Chain chain = exactChainAround(graph, scope, i, uses, kept, policy);
       if (chain.dqs.empty()) continue;
       ir::Node& op = graph.nodes[i];
       const std::vector<size_t> inputs = dataInputs(op);

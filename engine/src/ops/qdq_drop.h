@@ -25,6 +25,9 @@ struct QdqDropPolicy {
   // 12, Pad 11) are left alone, so a rewritten graph stays valid ONNX. 0: not checked (Pad is then left alone:
   // before opset 11 its pad value is a float attribute).
   int64_t opset = 0;
+  // The graphs around `graph` when it is a body, innermost first: the types and constant parameters it reads
+  // from outer scopes are theirs.
+  std::vector<const ir::Graph*> enclosing;
 };
 
 // Rewrites every exact chain of `graph` (not its bodies): each float input of op that a DequantizeLinear

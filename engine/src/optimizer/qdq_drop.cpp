@@ -7,15 +7,25 @@
 
 namespace kiln::optimizer {
 
-int64_t dropExactQdqPairs(ir::Graph& graph, const ir::Model& model) {
+namespace {
+
+// `enclosing`: the graphs around `graph`, innermost first.
+int64_t dropInScope(ir::Graph& graph, const ir::Model& model, const std::vector<const ir::Graph*>& enclosing) {
   ops::QdqDropPolicy policy;
   policy.opset = model.opsetVersion("");
+  policy.enclosing = enclosing;
   int64_t dropped = ops::dropExactQdqPairs(graph, policy);
+  std::vector<const ir::Graph*> inner = {&graph};
+  inner.insert(inner.end(), enclosing.begin(), enclosing.end());
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     ir::forEachBody(graph.nodes[i], i, "",
-                    [&](ir::Graph& body, const std::string&) { dropped += dropExactQdqPairs(body, model); });
+                    [&](ir::Graph& body, const std::string&) { dropped += dropInScope(body, model, inner); });
   }
   return dropped;
 }
+
+}  // namespace
+
+int64_t dropExactQdqPairs(ir::Graph& graph, const ir::Model& model) { return dropInScope(graph, model, {}); }
 
 }  // namespace kiln::optimizer
