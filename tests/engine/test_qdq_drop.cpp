@@ -92,7 +92,7 @@ TEST(QdqDrop, EachDataMovementOpRunsOnTheQuantizedTensor) {
       {"Reshape", {"shape"}}, {"Flatten", {}},      {"Squeeze", {"axes"}}, {"Unsqueeze", {"axes"}},
       {"Identity", {}},       {"Transpose", {}},    {"Slice", {"starts", "ends"}},
       {"Expand", {"shape"}},  {"Tile", {"shape"}},  {"DepthToSpace", {}}, {"SpaceToDepth", {}},
-      {"Gather", {"axes"}},   {"GatherElements", {"axes"}}};
+      {"Gather", {"axes"}},   {"GatherElements", {"axes"}}, {"Resize", {"", "scales"}}};
   for (const auto& [op, extra] : ops) {
     for (DataType type : {DataType::UINT8, DataType::INT8}) {
       Chain c(op, extra, type);
@@ -122,6 +122,18 @@ TEST(QdqDrop, MaxPoolNeedsAPositiveScaleOneOrTwoSpatialAxesAndOpset12) {
   auto indices = pool(2);
   indices->op().outputs.push_back("indices");
   EXPECT_EQ(indices->drop(), 0);
+}
+
+TEST(QdqDrop, ResizeOnlyInNearestModeWithoutExtrapolation) {
+  Chain linear("Resize", {"", "scales"});
+  Chain::text(linear.op(), "mode", "linear");
+  EXPECT_EQ(linear.drop(), 0);
+  Chain crop("Resize", {"roi", "scales"});
+  Chain::text(crop.op(), "coordinate_transformation_mode", "tf_crop_and_resize");
+  EXPECT_EQ(crop.drop(), 0);
+  Chain nearest("Resize", {"", "scales"});
+  Chain::text(nearest.op(), "nearest_mode", "floor");
+  EXPECT_EQ(nearest.drop(), 1);
 }
 
 TEST(QdqDrop, ConcatNeedsEveryInputDequantizedWithTheSameParameters) {
@@ -428,9 +440,9 @@ TEST(QdqDrop, OptimizerDropsAtLevelAllAlsoInBodies) {
 }
 
 // The 8-bit kernels the drops lean on, with odd sizes (partly filled words): Gather (negative indices) and
-// GatherElements on uint8/int8, Pad (constant with an 8-bit value, cropping, reflect, edge): the CPU EP's
-// bytes on Vulkan.
-TEST(QdqDrop, VulkanGatherAndPadOnEightBitsMatchCpuBytes) {
+// GatherElements on uint8/int8, Pad (constant with an 8-bit value, cropping, reflect, edge), nearest Resize: the
+// CPU EP's bytes on Vulkan.
+TEST(QdqDrop, VulkanGatherPadAndResizeOnEightBitsMatchCpuBytes) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
   for (int32_t type : {onnx::TensorProto::UINT8, onnx::TensorProto::INT8}) {
@@ -445,6 +457,8 @@ TEST(QdqDrop, VulkanGatherAndPadOnEightBitsMatchCpuBytes) {
     testing::attrInt(m.node("GatherElements", {"x", "idx32"}, {"ge"}), "axis", 1);
     m.node("Pad", {"x", "pads", "value"}, {"pc"});
     m.node("Pad", {"x", "crop", "value"}, {"pcrop"});
+    initializer(m, "scales", {3}, onnx::TensorProto::FLOAT, {1.0, 2.0, 1.5});
+    m.node("Resize", {"x", "", "scales"}, {"rz"});
     for (const char* mode : {"reflect", "edge"}) {
       auto& pad = m.node("Pad", {"x", "pads"}, {std::string("p_") + mode});
       auto* attr = pad.add_attribute();
@@ -454,6 +468,7 @@ TEST(QdqDrop, VulkanGatherAndPadOnEightBitsMatchCpuBytes) {
       m.output(std::string("p_") + mode, {}, type);
     }
     m.output("g", {}, type).output("ge", {}, type).output("pc", {}, type).output("pcrop", {}, type);
+    m.output("rz", {}, type);
     const std::string path = m.save(dir.file("eight" + std::to_string(type) + ".onnx"));
     auto cpu = create(path, cpuOptions(), "basic");
     SessionOptions options = testing::vulkanOptions();
@@ -470,7 +485,7 @@ TEST(QdqDrop, VulkanGatherAndPadOnEightBitsMatchCpuBytes) {
     auto actual = vulkan->run({{"x", x}});
     ASSERT_TRUE(expected.isOk()) << expected.status().toString();
     ASSERT_TRUE(actual.isOk()) << actual.status().toString();
-    expectSameBytes(*expected, *actual, "8-bit Gather/Pad on Vulkan against the CPU EP");
+    expectSameBytes(*expected, *actual, "8-bit Gather/Pad/Resize on Vulkan against the CPU EP");
   }
 }
 

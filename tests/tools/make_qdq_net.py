@@ -2,8 +2,8 @@
 """Generates a QDQ conv net as onnxruntime's static quantizer writes it (QuantizeLinear/DequantizeLinear pairs around
 every activation, uint8 activations, per-channel int8 weights and int32 biases behind DequantizeLinear), with the data
 movement between the convolutions that the exact QDQ drops cover: MaxPool, Concat (a skip connection whose inputs
-share the output's parameters), Pad with zeros, Transpose, Reshape and Gather. A Resize (nearest) keeps its pair
-(neither EP drops it yet). Random weights from a fixed seed, so every run writes the same files.
+share the output's parameters), Pad with zeros, nearest Resize, Transpose, Reshape and Gather. Random weights from a
+fixed seed, so every run writes the same files.
 
 Usage: make_qdq_net.py OUT_DIR [--size N] [--seed S]
 Writes OUT_DIR/qdq_net.onnx and OUT_DIR/input.npy (1x3xNxN in [-1, 1]; N a multiple of 4, default 128).
@@ -66,7 +66,7 @@ def build(size, seed):
     padded = b.qdq(b.node("Pad", [c3, b.const("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))], "pad"), 0.04)
     c4 = b.conv(padded, 0.04, 16, 16, 3, 0.04)
     up = b.qdq(b.node("Resize", [c4, "", b.const("scales", np.array([1, 1, 2, 2], np.float32))], "resize",
-                      mode="nearest"), 0.04)  # kept
+                      mode="nearest"), 0.04)  # dropped
     c5 = b.conv(up, 0.04, 16, 8, 3, 0.03, pads=[1, 1, 1, 1], strides=[2, 2])
     nhwc = b.qdq(b.node("Transpose", [c5], "transpose", perm=[0, 2, 3, 1]), 0.03)  # dropped
     side = size // 4

@@ -21,8 +21,14 @@ bool isViewOp(const std::string& op) {
 bool isCopyOp(const std::string& op) {
   static const std::set<std::string> ops = {"Transpose",    "Slice",        "Expand", "Tile",
                                             "DepthToSpace", "SpaceToDepth", "Concat", "Gather",
-                                            "GatherElements", "Pad"};
+                                            "GatherElements", "Pad", "Resize"};
   return ops.count(op) != 0;
+}
+
+// Resize copies elements only in nearest mode without tf_crop_and_resize's float extrapolation value.
+bool resizeCopies(const ir::Node& node) {
+  return node.attrString("mode", "nearest") == "nearest" &&
+         node.attrString("coordinate_transformation_mode", "half_pixel") != "tf_crop_and_resize";
 }
 
 // MaxPool commutes with a dequantization whose scale is positive (it is then non-decreasing), and an empty
@@ -211,6 +217,7 @@ Chain exactChainAround(const ir::Graph& graph, const Scope& scope, size_t at, co
     chain.dqGoes.push_back(uses.readersOf(dequantized) == 1 && !kept.count(dequantized));
   }
   if (op.opType == "Pad" && !padsWithZero(scope, op)) return {};
+  if (op.opType == "Resize" && !resizeCopies(op)) return {};
   chain.dqs = std::move(dqs);
   return chain;
 }

@@ -18,8 +18,8 @@ struct QdqDropPolicy {
   // Values that must keep their name and float type (a partition's outputs); graph outputs always do.
   std::vector<std::string> keep;
   // Ops that copy elements (Transpose, Slice, Expand, Tile, DepthToSpace, SpaceToDepth, Concat, Gather,
-  // GatherElements, Pad, 1-D/2-D MaxPool) may run on 8-bit data; without it only views (Reshape, Flatten,
-  // Squeeze, Unsqueeze, Identity) do.
+  // GatherElements, Pad, nearest Resize, 1-D/2-D MaxPool) may run on 8-bit data; without it only views
+  // (Reshape, Flatten, Squeeze, Unsqueeze, Identity) do.
   bool moveBytes = true;
   // The model's ai.onnx opset; when > 0, ops whose 8-bit form ONNX allows only from a later opset (MaxPool
   // 12, Pad 11) are left alone, so a rewritten graph stays valid ONNX. 0: not checked (Pad is then left alone:
