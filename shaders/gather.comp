@@ -2,8 +2,8 @@
 // and the indices flattened (see engine/src/ep/vulkan/kernels/gather.cpp). With ELEMENTS, GatherElements:
 // out[c] = data[c with c[axis] replaced by indices[c]], out having the indices' shape. Negative indices count
 // from the end; out-of-range ones are clamped rather than read out of bounds. Data moves as raw words (WORDS
-// 1 or 2, 16-bit with ELEM16, 8-bit with ELEM8 for uint8/int8); INDEX64 reads int64 indices as word pairs (the low word holds every index a tensor can address,
-// sign included).
+// 1 or 2, 16-bit with ELEM16, 8-bit with ELEM8 for uint8/int8); INDEX64 reads int64 indices as word pairs
+// (the low word holds every index a tensor can address, sign included).
 #version 450
 #if ELEM16  // 16-bit elements (float16): WORDS is ignored
 #extension GL_EXT_shader_16bit_storage : require

@@ -3,7 +3,8 @@
 // 2 pytorch_half_pixel, 3 align_corners, 4 asymmetric, 5 tf_half_pixel_for_nn), as the CPU EP does
 // (cpu/kernels/tensor_resize.cpp). LINEAR 0 picks the nearest input element by NEAREST (0 round_prefer_floor,
 // 1 round_prefer_ceil, 2 floor, 3 ceil, 4 legacy: floor when upsampling, ceil when downsampling); LINEAR 1
-// interpolates n-linearly over the axes whose coordinate is not an integer. ELEM8 (with LINEAR 0): uint8/int8 data.
+// interpolates n-linearly over the axes whose coordinate is not an integer. ELEM8 (with LINEAR 0): uint8/int8
+// data.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "storage.glsl"

@@ -58,7 +58,8 @@ struct Chain {
   }
 
   // q -> DequantizeLinear(s, z) -> d -> `op`(d, extra...) -> m -> QuantizeLinear(s, zBack) -> y.
-  explicit Chain(const std::string& op, std::vector<std::string> extra = {}, DataType type = DataType::UINT8) {
+  explicit Chain(const std::string& op, std::vector<std::string> extra = {},
+                 DataType type = DataType::UINT8) {
     value("q", type);
     value("d", DataType::FLOAT);
     value("m", DataType::FLOAT);
@@ -89,10 +90,11 @@ struct Chain {
 
 TEST(QdqDrop, EachDataMovementOpRunsOnTheQuantizedTensor) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> ops = {
-      {"Reshape", {"shape"}}, {"Flatten", {}},      {"Squeeze", {"axes"}}, {"Unsqueeze", {"axes"}},
-      {"Identity", {}},       {"Transpose", {}},    {"Slice", {"starts", "ends"}},
-      {"Expand", {"shape"}},  {"Tile", {"shape"}},  {"DepthToSpace", {}}, {"SpaceToDepth", {}},
-      {"Gather", {"axes"}},   {"GatherElements", {"axes"}}, {"Resize", {"", "scales"}}};
+      {"Reshape", {"shape"}},        {"Flatten", {}},           {"Squeeze", {"axes"}},
+      {"Unsqueeze", {"axes"}},       {"Identity", {}},          {"Transpose", {}},
+      {"Slice", {"starts", "ends"}}, {"Expand", {"shape"}},     {"Tile", {"shape"}},
+      {"DepthToSpace", {}},          {"SpaceToDepth", {}},      {"Gather", {"axes"}},
+      {"GatherElements", {"axes"}},  {"Resize", {"", "scales"}}};
   for (const auto& [op, extra] : ops) {
     for (DataType type : {DataType::UINT8, DataType::INT8}) {
       Chain c(op, extra, type);
@@ -101,7 +103,8 @@ TEST(QdqDrop, EachDataMovementOpRunsOnTheQuantizedTensor) {
       EXPECT_EQ(c.graph.nodes[0].opType, op);
       EXPECT_EQ(c.graph.nodes[0].inputs[0], "q") << op;
       EXPECT_EQ(c.graph.nodes[0].outputs, std::vector<std::string>{"y"}) << op;
-      EXPECT_EQ(c.graph.valueInfo.count("d") + c.graph.valueInfo.count("m"), 0u) << op;  // no stale float types
+      EXPECT_EQ(c.graph.valueInfo.count("d") + c.graph.valueInfo.count("m"), 0u)
+          << op;  // no stale float types
     }
   }
 }
@@ -154,8 +157,8 @@ TEST(QdqDrop, ConcatNeedsEveryInputDequantizedWithTheSameParameters) {
   EXPECT_EQ(same->drop(), 1);
   ASSERT_EQ(same->graph.nodes.size(), 1u);
   EXPECT_EQ(same->graph.nodes[0].inputs, (std::vector<std::string>{"q", "q2"}));
-  EXPECT_EQ(concat("s2", true)->drop(), 0);   // the second input has another scale
-  EXPECT_EQ(concat("s", false)->drop(), 0);   // the second input is a float graph value
+  EXPECT_EQ(concat("s2", true)->drop(), 0);  // the second input has another scale
+  EXPECT_EQ(concat("s", false)->drop(), 0);  // the second input is a float graph value
 }
 
 TEST(QdqDrop, PadWithZeroBecomesThePadWithTheZeroPoint) {
@@ -253,18 +256,22 @@ TEST(QdqDrop, SharedValuesAndGraphOutputsStay) {
   EXPECT_EQ(notQuantize.drop(), 0);
 }
 
-// --- Sessions -------------------------------------------------------------------------------------------------
+// --- Sessions
+// -------------------------------------------------------------------------------------------------
 
-void initializer(testing::GraphBuilder& m, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
-                 const std::vector<double>& values) {
+void initializer(testing::GraphBuilder& m, const std::string& name, const std::vector<int64_t>& dims,
+                 int32_t type, const std::vector<double>& values) {
   onnx::TensorProto& t = *m.proto().add_initializer();
   t.set_name(name);
   t.set_data_type(type);
   for (int64_t d : dims) t.add_dims(d);
   for (double v : values) {
-    if (type == onnx::TensorProto::FLOAT) t.add_float_data(static_cast<float>(v));
-    else if (type == onnx::TensorProto::INT64) t.add_int64_data(static_cast<int64_t>(v));
-    else t.add_int32_data(static_cast<int32_t>(v));
+    if (type == onnx::TensorProto::FLOAT)
+      t.add_float_data(static_cast<float>(v));
+    else if (type == onnx::TensorProto::INT64)
+      t.add_int64_data(static_cast<int64_t>(v));
+    else
+      t.add_int32_data(static_cast<int32_t>(v));
   }
 }
 
@@ -303,7 +310,9 @@ std::string qdqChainModel(const std::string& path, int32_t type) {
   step("q5", "q6", [&](const std::string& i, const std::string& o) {
     testing::attrInt(m.node("Concat", {i, "q5_d2"}, {o}), "axis", 2);
   });
-  step("q6", "q7", [&](const std::string& i, const std::string& o) { m.node("Unsqueeze", {i, "axes"}, {o}); });
+  step("q6", "q7", [&](const std::string& i, const std::string& o) {
+    m.node("Unsqueeze", {i, "axes"}, {o});
+  });
   m.node("DequantizeLinear", {"q7", "s", "z"}, {"y"});
   m.node("DequantizeLinear", {"q0", "s", "z"}, {"f_d"});
   m.node("Flatten", {"f_d"}, {"f"});
@@ -395,13 +404,14 @@ TEST(QdqDrop, VulkanSessionKeepsTheCpuBytesInOnePartition) {
       EXPECT_EQ(nodesPerExecutionProvider(report).count("CPUExecutionProvider"), 0u) << level;
       EXPECT_EQ(partitionCount(report), 1) << level;
       EXPECT_EQ(nodeCount(*vulkan), std::string(level) == "all" ? kChainNodes - kDroppedNodes : kChainNodes);
-      expectSameBytes(expected, run(*vulkan), std::string("Vulkan at level ") + level + " against the CPU EP");
+      expectSameBytes(expected, run(*vulkan),
+                      std::string("Vulkan at level ") + level + " against the CPU EP");
     }
   }
 }
 
-// The optimizer's pass runs at level `all` only, and inside If/Loop/Scan bodies too, where the parameters and the
-// quantized tensor may come from the enclosing graph.
+// The optimizer's pass runs at level `all` only, and inside If/Loop/Scan bodies too, where the parameters and
+// the quantized tensor may come from the enclosing graph.
 TEST(QdqDrop, OptimizerDropsAtLevelAllAlsoInBodies) {
   testing::GraphBuilder thenBranch("then");  // reads qx and the parameters from the main graph
   thenBranch.node("DequantizeLinear", {"qx", "s", "z"}, {"d"});
@@ -412,7 +422,9 @@ TEST(QdqDrop, OptimizerDropsAtLevelAllAlsoInBodies) {
   elseBranch.node("Transpose", {"qx"}, {"ey"});
   elseBranch.output("ey", {3, 2}, onnx::TensorProto::UINT8);
   ModelBuilder m(13);
-  m.input("x", {2, 3}).input("cond", {}, onnx::TensorProto::BOOL).output("y", {3, 2}, onnx::TensorProto::UINT8);
+  m.input("x", {2, 3})
+      .input("cond", {}, onnx::TensorProto::BOOL)
+      .output("y", {3, 2}, onnx::TensorProto::UINT8);
   initializer(m, "s", {}, onnx::TensorProto::FLOAT, {0.25});
   initializer(m, "z", {}, onnx::TensorProto::UINT8, {9});
   m.node("QuantizeLinear", {"x", "s", "z"}, {"qx"});
@@ -440,8 +452,8 @@ TEST(QdqDrop, OptimizerDropsAtLevelAllAlsoInBodies) {
 }
 
 // The 8-bit kernels the drops lean on, with odd sizes (partly filled words): Gather (negative indices) and
-// GatherElements on uint8/int8, Pad (constant with an 8-bit value, cropping, reflect, edge), nearest Resize: the
-// CPU EP's bytes on Vulkan.
+// GatherElements on uint8/int8, Pad (constant with an 8-bit value, cropping, reflect, edge), nearest Resize:
+// the CPU EP's bytes on Vulkan.
 TEST(QdqDrop, VulkanGatherPadAndResizeOnEightBitsMatchCpuBytes) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
@@ -478,9 +490,10 @@ TEST(QdqDrop, VulkanGatherPadAndResizeOnEightBitsMatchCpuBytes) {
     EXPECT_EQ(nodesPerExecutionProvider(vulkan->partitionReport()).count("CPUExecutionProvider"), 0u);
     std::vector<uint8_t> bytes(30);
     for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 37 + 11);
-    const Tensor x = type == onnx::TensorProto::UINT8
-                         ? Tensor::fromVector<uint8_t>({2, 3, 5}, bytes)
-                         : Tensor::fromVector<int8_t>({2, 3, 5}, std::vector<int8_t>(bytes.begin(), bytes.end()));
+    const Tensor x =
+        type == onnx::TensorProto::UINT8
+            ? Tensor::fromVector<uint8_t>({2, 3, 5}, bytes)
+            : Tensor::fromVector<int8_t>({2, 3, 5}, std::vector<int8_t>(bytes.begin(), bytes.end()));
     auto expected = cpu->run({{"x", x}});
     auto actual = vulkan->run({{"x", x}});
     ASSERT_TRUE(expected.isOk()) << expected.status().toString();

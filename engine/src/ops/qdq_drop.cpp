@@ -19,9 +19,9 @@ bool isViewOp(const std::string& op) {
 
 // Ops that copy or select elements of input 0 (Concat: of every input) without looking at their values.
 bool isCopyOp(const std::string& op) {
-  static const std::set<std::string> ops = {"Transpose",    "Slice",        "Expand", "Tile",
-                                            "DepthToSpace", "SpaceToDepth", "Concat", "Gather",
-                                            "GatherElements", "Pad", "Resize"};
+  static const std::set<std::string> ops = {"Transpose",      "Slice",        "Expand", "Tile",
+                                            "DepthToSpace",   "SpaceToDepth", "Concat", "Gather",
+                                            "GatherElements", "Pad",          "Resize"};
   return ops.count(op) != 0;
 }
 
@@ -74,10 +74,12 @@ Uses usesOf(const ir::Graph& graph) {
 }
 
 // Input i of `node` when present, else "".
-std::string inputOf(const ir::Node& node, size_t i) { return i < node.inputs.size() ? node.inputs[i] : std::string(); }
+std::string inputOf(const ir::Node& node, size_t i) {
+  return i < node.inputs.size() ? node.inputs[i] : std::string();
+}
 
-// What a graph sees: its own values, then, for names it does not define, those of the graphs enclosing it (a body
-// reads outer-scope values by name).
+// What a graph sees: its own values, then, for names it does not define, those of the graphs enclosing it (a
+// body reads outer-scope values by name).
 class Scope {
  public:
   Scope(const ir::Graph& graph, const std::vector<const ir::Graph*>& enclosing) {
@@ -96,7 +98,8 @@ class Scope {
     for (size_t k = 0; k < graphs_.size(); ++k) {
       const ir::Graph& g = *graphs_[k];
       if (auto it = g.initializers.find(name); it != g.initializers.end()) {
-        const bool fed = std::any_of(g.inputs.begin(), g.inputs.end(), [&](const auto& in) { return in.name == name; });
+        const bool fed =
+            std::any_of(g.inputs.begin(), g.inputs.end(), [&](const auto& in) { return in.name == name; });
         return !fed && it->second.numel() == 1 && it->second.rank() <= 1 ? &it->second : nullptr;
       }
       if (defined_[k].count(name)) return nullptr;
@@ -188,7 +191,8 @@ Chain exactChainAround(const ir::Graph& graph, const Scope& scope, size_t at, co
                        const std::set<std::string>& kept, const QdqDropPolicy& policy) {
   const ir::Node& op = graph.nodes[at];
   const bool pool = policy.moveBytes && isExactMaxPool(op);
-  if (!op.domain.empty() || !(isViewOp(op.opType) || (policy.moveBytes && isCopyOp(op.opType)) || pool)) return {};
+  if (!op.domain.empty() || !(isViewOp(op.opType) || (policy.moveBytes && isCopyOp(op.opType)) || pool))
+    return {};
   if (policy.opset > 0 && policy.opset < firstEightBitOpset(op.opType)) return {};
   if (op.opType == "Pad" && policy.opset < 11) return {};  // older Pads take the value as a float attribute
   if (op.inputs.empty() || op.outputs.size() != 1 || ir::hasSubgraphs(op)) return {};

@@ -1,8 +1,9 @@
 // Pass (level `all`): exact QDQ drops over the whole model, bodies included (ops/qdq_drop.h). onnxruntime
 // drops these pairs in its extended level (QDQSelectorActionTransformer's DropQDQNodes rules), which Kiln's
 // `all` corresponds to; the data-movement op then runs on the 8-bit tensor on whichever EP takes it.
-#include "ir/graph_paths.h"
 #include "ops/qdq_drop.h"
+
+#include "ir/graph_paths.h"
 #include "optimizer/passes.h"
 
 namespace kiln::optimizer {
@@ -10,7 +11,8 @@ namespace kiln::optimizer {
 namespace {
 
 // `enclosing`: the graphs around `graph`, innermost first.
-int64_t dropInScope(ir::Graph& graph, const ir::Model& model, const std::vector<const ir::Graph*>& enclosing) {
+int64_t dropInScope(ir::Graph& graph, const ir::Model& model,
+                    const std::vector<const ir::Graph*>& enclosing) {
   ops::QdqDropPolicy policy;
   policy.opset = model.opsetVersion("");
   policy.enclosing = enclosing;

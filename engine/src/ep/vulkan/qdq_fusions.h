@@ -13,9 +13,9 @@
 namespace kiln::vk {
 
 // Rewrites every exact chain of ops/qdq_drop.h in `graph`, leaving the values in `keep` (the partition's
-// outputs) alone. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity) always; with `moveBytes` (8-bit storage
-// on the device) also the copies, Concat, Gather, Pad and 1-D/2-D MaxPool. `opset` is the model's ai.onnx
-// opset (0: unknown). Returns how many chains were rewritten.
+// outputs) alone. Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity) always; with `moveBytes` (8-bit
+// storage on the device) also the copies, Concat, Gather, Pad and 1-D/2-D MaxPool. `opset` is the model's
+// ai.onnx opset (0: unknown). Returns how many chains were rewritten.
 int dropQdqAroundDataMovement(ir::Graph& graph, const std::vector<std::string>& keep, bool moveBytes,
                               int64_t opset = 0);
 

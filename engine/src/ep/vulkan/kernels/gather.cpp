@@ -1,4 +1,5 @@
-// Vulkan kernels: Gather and GatherElements for float32/float16/int32/int64 data (uint8/int8 with 8-bit storage) with int32/int64 indices on the host
+// Vulkan kernels: Gather and GatherElements for float32/float16/int32/int64 data (uint8/int8 with 8-bit
+// storage) with int32/int64 indices on the host
 // or the device, shaders/gather.comp. Gather views data as [outer, axisSize, inner]; the output is
 // [outer, indexCount, inner] reshaped to data[:axis] + indices.shape + data[axis+1:].
 #include <functional>
@@ -15,7 +16,8 @@ constexpr uint32_t kLocal = 64;
 // (ELEM8).
 bool isByte(DataType type) { return type == DataType::UINT8 || type == DataType::INT8; }
 uint32_t wordsOf(DataType type) {
-  if (type == DataType::FLOAT || type == DataType::INT32 || type == DataType::FLOAT16 || isByte(type)) return 1;
+  if (type == DataType::FLOAT || type == DataType::INT32 || type == DataType::FLOAT16) return 1;
+  if (isByte(type)) return 1;
   if (type == DataType::INT64) return 2;
   return 0;
 }

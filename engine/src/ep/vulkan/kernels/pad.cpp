@@ -1,5 +1,5 @@
-// Vulkan kernel: Pad (constant, reflect, edge, wrap) for float32, float16 and int32 data (uint8/int8 with 8-bit
-// storage), shaders/pad.comp. Pads come
+// Vulkan kernel: Pad (constant, reflect, edge, wrap) for float32, float16 and int32 data (uint8/int8 with
+// 8-bit storage), shaders/pad.comp. Pads come
 // from attributes before opset 11 and from host inputs after (axes from 18). Negative pads crop: the crop
 // becomes the shader's source offset and kept extent, so the shader only pads.
 #include <cstring>
@@ -115,8 +115,9 @@ class PadKernel final : public VkKernel {
       if (!given->host) return Status(StatusCode::FAIL, "Pad constant_value is not known on the host");
       const Tensor& t = *given->host;
       if (t.dtype() != type) {
-        return Status(StatusCode::INVALID_ARGUMENT, "Pad constant_value must be " + std::string(dataTypeName(type)) +
-                                                        ", got " + dataTypeName(t.dtype()));
+        return Status(StatusCode::INVALID_ARGUMENT, "Pad constant_value must be " +
+                                                        std::string(dataTypeName(type)) + ", got " +
+                                                        dataTypeName(t.dtype()));
       }
       if (t.numel() > 0) bits = static_cast<uint32_t>(*static_cast<const uint8_t*>(t.rawData()));
     } else {
@@ -144,8 +145,8 @@ NodeSupport padSupport(const SupportQuery& q) {
   if (type != DataType::FLOAT && type != DataType::INT32 && !half && !bytes) {
     return unsupported("data is " +
                        (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
-                       " (the Vulkan Pad takes float32, float16 with 16-bit storage, int32, or uint8/int8 with "
-                       "8-bit storage)");
+                       " (the Vulkan Pad takes float32, float16 with 16-bit storage, int32, or uint8/int8 "
+                       "with 8-bit storage)");
   }
   const std::string mode = q.node.attrString("mode", "constant");
   if (modeOf(mode) < 0) return unsupported("Pad mode '" + mode + "'");

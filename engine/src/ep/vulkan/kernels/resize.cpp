@@ -1,5 +1,5 @@
-// Vulkan kernels: Resize (opset 10+) and Upsample (7-9), nearest and n-linear, float32 (nearest also uint8/int8
-// with 8-bit storage), rank <= 4
+// Vulkan kernels: Resize (opset 10+) and Upsample (7-9), nearest and n-linear, float32 (nearest also
+// uint8/int8 with 8-bit storage), rank <= 4
 // (shaders/resize.comp). Output shape, per-axis scale and "length resized" are computed on the host from the
 // scales/sizes inputs (host values) exactly as the CPU EP does; the shader maps coordinates per element.
 // Not claimed: cubic, tf_crop_and_resize (roi), antialias.
