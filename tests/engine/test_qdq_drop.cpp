@@ -157,6 +157,10 @@ TEST(QdqDrop, ConcatNeedsEveryInputDequantizedWithTheSameParameters) {
   EXPECT_EQ(same->drop(), 1);
   ASSERT_EQ(same->graph.nodes.size(), 1u);
   EXPECT_EQ(same->graph.nodes[0].inputs, (std::vector<std::string>{"q", "q2"}));
+  Chain twice("Concat", {"d"});  // Concat(d, d): both inputs read q; the DequantizeLinear, read twice, stays
+  EXPECT_EQ(twice.drop(), 1);
+  ASSERT_EQ(twice.graph.nodes.size(), 2u);
+  EXPECT_EQ(twice.graph.nodes[1].inputs, (std::vector<std::string>{"q", "q"}));
   EXPECT_EQ(concat("s2", true)->drop(), 0);  // the second input has another scale
   EXPECT_EQ(concat("s", false)->drop(), 0);  // the second input is a float graph value
 }

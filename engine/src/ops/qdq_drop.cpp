@@ -47,10 +47,11 @@ int64_t firstEightBitOpset(const std::string& op) {
   return 0;
 }
 
-// The producer of each value and how many nodes (or bodies) read it.
+// The producer of each value, how many nodes (or bodies) read it, and the first node reading it as input 0.
 struct Uses {
   std::map<std::string, size_t> producer;
   std::map<std::string, int> readers;
+  std::map<std::string, size_t> firstReader;
 
   int readersOf(const std::string& value) const {
     auto it = readers.find(value);
@@ -63,6 +64,7 @@ Uses usesOf(const ir::Graph& graph) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& node = graph.nodes[i];
     for (const auto& out : node.outputs) uses.producer[out] = i;
+    if (!node.inputs.empty() && !node.inputs[0].empty()) uses.firstReader.emplace(node.inputs[0], i);
     for (const auto& in : node.inputs) {
       if (!in.empty()) ++uses.readers[in];
     }
@@ -199,10 +201,9 @@ Chain exactChainAround(const ir::Graph& graph, const Scope& scope, size_t at, co
   const std::string& moved = op.outputs[0];
   if (kept.count(moved) || uses.readersOf(moved) != 1) return {};
   Chain chain;
-  for (size_t k = at + 1; k < graph.nodes.size() && chain.q == 0; ++k) {
-    if (inputOf(graph.nodes[k], 0) == moved) chain.q = k;
-  }
-  if (chain.q == 0) return {};
+  auto reader = uses.firstReader.find(moved);
+  if (reader == uses.firstReader.end() || reader->second <= at) return {};
+  chain.q = reader->second;
   const ir::Node& q = graph.nodes[chain.q];
   if (!q.domain.empty() || q.opType != "QuantizeLinear" || q.outputs.size() != 1) return {};
   std::vector<size_t> dqs;
@@ -231,39 +232,43 @@ Chain exactChainAround(const ir::Graph& graph, const Scope& scope, size_t at, co
 int64_t dropExactQdqPairs(ir::Graph& graph, const QdqDropPolicy& policy) {
   std::set<std::string> kept(policy.keep.begin(), policy.keep.end());
   for (const auto& out : graph.outputs) kept.insert(out.name);
+  // One pass: chains share no nodes (a kept DequantizeLinear aside, which no chain erases while another reads
+  // it), so the uses found up front stay right for the chains not yet rewritten; nodes go at the end.
+  const Uses uses = usesOf(graph);
+  const Scope scope(graph, policy.enclosing);
+  std::vector<bool> erased(graph.nodes.size(), false);
   int64_t rewritten = 0;
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    const Uses uses = usesOf(graph);
-    const Scope scope(graph, policy.enclosing);
-    for (size_t i = 0; i < graph.nodes.size() && !changed; ++i) {
-      const Chain chain = exactChainAround(graph, scope, i, uses, kept, policy);
-      if (chain.dqs.empty()) continue;
-      ir::Node& op = graph.nodes[i];
-      const std::vector<size_t> inputs = dataInputs(op);
-      std::vector<size_t> erased = {chain.q};
-      for (size_t k = 0; k < inputs.size(); ++k) {
-        const ir::Node& dq = graph.nodes[chain.dqs[k]];
-        if (chain.dqGoes[k]) {
-          graph.valueInfo.erase(op.inputs[inputs[k]]);
-          erased.push_back(chain.dqs[k]);
-        }
-        op.inputs[inputs[k]] = dq.inputs[0];
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (erased[i]) continue;
+    const Chain chain = exactChainAround(graph, scope, i, uses, kept, policy);
+    if (chain.dqs.empty()) continue;
+    ir::Node& op = graph.nodes[i];
+    const std::vector<size_t> inputs = dataInputs(op);
+    erased[chain.q] = true;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const ir::Node& dq = graph.nodes[chain.dqs[k]];
+      if (chain.dqGoes[k]) {
+        graph.valueInfo.erase(op.inputs[inputs[k]]);
+        erased[chain.dqs[k]] = true;
       }
-      if (op.opType == "Pad" && op.attrString("mode", "constant") == "constant") {
-        // The zero pad dequantizes from the zero point; opset >= 11 Pads take the value as input 2.
-        if (op.inputs.size() < 3) op.inputs.resize(3);
-        op.inputs[2] = zeroPointName(graph, graph.nodes[chain.dqs[0]]);
-      }
-      graph.valueInfo.erase(op.outputs[0]);
-      op.outputs[0] = graph.nodes[chain.q].outputs[0];
-      std::sort(erased.rbegin(), erased.rend());
-      for (size_t at : erased) graph.nodes.erase(graph.nodes.begin() + static_cast<std::ptrdiff_t>(at));
-      ++rewritten;
-      changed = true;
+      op.inputs[inputs[k]] = dq.inputs[0];
     }
+    if (op.opType == "Pad" && op.attrString("mode", "constant") == "constant") {
+      // The zero pad dequantizes from the zero point; opset >= 11 Pads take the value as input 2.
+      if (op.inputs.size() < 3) op.inputs.resize(3);
+      op.inputs[2] = zeroPointName(graph, graph.nodes[chain.dqs[0]]);
+    }
+    graph.valueInfo.erase(op.outputs[0]);
+    op.outputs[0] = graph.nodes[chain.q].outputs[0];
+    ++rewritten;
   }
+  if (rewritten == 0) return 0;
+  std::vector<ir::Node> remaining;
+  remaining.reserve(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (!erased[i]) remaining.push_back(std::move(graph.nodes[i]));
+  }
+  graph.nodes = std::move(remaining);
   return rewritten;
 }
 
