@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Kiln's CPU EP against onnxruntime-node on the real models, a generated dynamically quantized U-Net
 # (tests/tools/make_quant_unet.py: DynamicQuantizeLinear + ConvInteger with uint8 weights) and a generated QDQ conv net
-# (tests/tools/make_qdq_net.py: onnxruntime's static quantizer style), in one run, same inputs, same thread count. Not a test: prints a table with the ratio kiln/ort of median inference times (lower is better for
-# Kiln), and the kernels each side runs: oneDNN's ISA line and int8 implementations (ONEDNN_VERBOSE=1 on one Kiln run
+# (tests/tools/make_qdq_net.py: onnxruntime's static quantizer style), in one run, same inputs, same thread count.
+# Not a test: prints a table with the ratio kiln/ort of median inference times (lower is better for Kiln), and the
+# kernels each side runs: oneDNN's ISA line and int8 implementations (ONEDNN_VERBOSE=1 on one Kiln run
 # of the quantized net), OpenBLAS's core type, the CPU's vector extensions (onnxruntime's MLAS dispatches on them).
 #
 # Usage: tests/bench/cpu_vs_onnxruntime.sh [--build DIR] [--cache DIR] [--runs N] [--vad-runs M] [--warmup W]
 #                                           [--threads T] [--rounds R] [--quant-size N] [--isnet MODEL]
-#                                           [--onednn] [--level L]
+#                                           [--isnet-fp16 MODEL] [--onednn] [--level L]
 #   --build    build folder holding tests/bench/kiln_bench (default ${KILN_BUILD_DIR:-build/release})
 #   --cache    model cache (default ${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models); filled by fetch_models.sh if needed
 #   --runs     timed PP-OCRv4 det runs per round (default 20); --vad-runs: Silero VAD runs (default 500)
@@ -16,7 +17,8 @@
 #              medians, so load from other processes hits both sides alike (default 3)
 #   --quant-size  side of the generated quantized U-Net's and QDQ net's 1x3xNxN input (default 256)
 #   --isnet    also time this real dynamically quantized U-Net (1x3x1024x1024 input named `input`, e.g.
-#              isnet_quint8.onnx; not in the repository), 2 timed runs per round
+#              isnet_quint8.onnx from tests/tools/fetch_isnet.sh; not in the repository), 2 timed runs per round
+#   --isnet-fp16  the same for its float16 sibling (isnet_fp16.onnx)
 #   --onednn   also time Kiln with kiln.cpu.float_kernels=onednn (float Conv on oneDNN instead of the default OpenBLAS
 #              path) in the same rounds: columns "onednn ms" and "onednn/ort"
 #   --level    Kiln's kiln.graph_optimization_level (default all, onnxruntime's side runs 'all' too; basic leaves
@@ -26,7 +28,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${KILN_BUILD_DIR:-$ROOT/build/release}"
 CACHE="${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models"
-RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3 QUANT_SIZE=256 ISNET="" SIDES=(kiln ort) LEVEL=all
+RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3 QUANT_SIZE=256 ISNET="" ISNET_FP16="" SIDES=(kiln ort) LEVEL=all
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD="$2"; shift 2 ;;
@@ -38,9 +40,10 @@ while [[ $# -gt 0 ]]; do
     --rounds) ROUNDS="$2"; shift 2 ;;
     --quant-size) QUANT_SIZE="$2"; shift 2 ;;
     --isnet) ISNET="$2"; shift 2 ;;
+    --isnet-fp16) ISNET_FP16="$2"; shift 2 ;;
     --onednn) SIDES=(kiln onednn ort); shift ;;
     --level) LEVEL="$2"; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "cpu_vs_onnxruntime: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -64,23 +67,30 @@ trap 'rm -rf "$RESULTS" "$WORK"' EXIT
 QUANT_ARGS=("$WORK/quant/quant_unet.onnx" --input "input=$WORK/quant/input.npy")
 /usr/bin/python3 "$ROOT/tests/tools/make_qdq_net.py" "$WORK/qdq" --size "$QUANT_SIZE" >/dev/null
 QDQ_ARGS=("$WORK/qdq/qdq_net.onnx" --input "input=$WORK/qdq/input.npy")
-if [[ -n "$ISNET" ]]; then
+if [[ -n "$ISNET$ISNET_FP16" ]]; then
   /usr/bin/python3 -c 'import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(0).random((1, 3, 1024, 1024), dtype=np.float32))' \
     "$WORK/isnet_input.npy"
   ISNET_ARGS=("$ISNET" --input "input=$WORK/isnet_input.npy")
+  ISNET_FP16_ARGS=("$ISNET_FP16" --input "input=$WORK/isnet_input.npy")
 fi
+# Peak resident memory of each measured process (GNU time's %M, KiB), when /usr/bin/time is installed.
+PEAK=()
+[[ -x /usr/bin/time ]] && PEAK=(/usr/bin/time -f %M -o "$WORK/peak_kib")
 measure() {  # label side runs warmup model-args...
   local label="$1" side="$2" runs="$3" warmup="$4"; shift 4
   local json
+  echo 0 >"$WORK/peak_kib"
   if [[ "$side" == kiln ]]; then
-    json="$("$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS" \
+    json="$("${PEAK[@]}" "$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS" \
               --config "kiln.graph_optimization_level=$LEVEL")"
   elif [[ "$side" == onednn ]]; then
-    json="$("$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS" \
+    json="$("${PEAK[@]}" "$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS" \
               --config kiln.cpu.float_kernels=onednn --config "kiln.graph_optimization_level=$LEVEL")"
   else
-    json="$(node "$ROOT/resources/bench/ort_bench.mjs" "$CACHE/ort" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS")"
+    json="$("${PEAK[@]}" node "$ROOT/resources/bench/ort_bench.mjs" "$CACHE/ort" "$@" --runs "$runs" --warmup "$warmup" \
+              --threads "$THREADS")"
   fi
+  json="${json%\}}, \"peak_mb\": $(( $(tail -n1 "$WORK/peak_kib") / 1024 ))}"
   echo "$label $side $json" >>"$RESULTS"
   echo "  $label $side: $json" >&2
 }
@@ -105,6 +115,7 @@ for ((round = 1; round <= ROUNDS; ++round)); do
     measure "quant_unet_1x3x${QUANT_SIZE}x${QUANT_SIZE}" "$side" "$RUNS" "$WARMUP" "${QUANT_ARGS[@]}"
     measure "qdq_net_1x3x${QUANT_SIZE}x${QUANT_SIZE}" "$side" "$RUNS" "$WARMUP" "${QDQ_ARGS[@]}"
     if [[ -n "$ISNET" ]]; then measure "isnet_quint8_1x3x1024x1024" "$side" 2 0 "${ISNET_ARGS[@]}"; fi
+    if [[ -n "$ISNET_FP16" ]]; then measure "isnet_fp16_1x3x1024x1024" "$side" 2 0 "${ISNET_FP16_ARGS[@]}"; fi
   done
 done
 
@@ -122,6 +133,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.le
 const fmt = (v) => (v >= 100 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3)).padStart(10);
 console.log(`${'model'.padEnd(26)}${'kiln ms'.padStart(10)}${'ort ms'.padStart(10)}${'kiln/ort'.padStart(10)}` +
             `${'kiln create'.padStart(13)}${'ort create'.padStart(12)}${'kiln 1st'.padStart(10)}${'ort 1st'.padStart(10)}` +
+            `${'kiln MB'.padStart(10)}${'ort MB'.padStart(9)}` +
             ([...rows.values()].some((r) => r.onednn.length) ? `${'onednn ms'.padStart(13)}${'onednn/ort'.padStart(13)}` : ''));
 for (const [label, { kiln, ort, onednn }] of rows) {
   const k = median(kiln.map((r) => r.median_ms)), o = median(ort.map((r) => r.median_ms));
@@ -130,7 +142,10 @@ for (const [label, { kiln, ort, onednn }] of rows) {
               `${fmt(median(kiln.map((r) => r.session_create_ms))).padStart(13)}` +
               `${fmt(median(ort.map((r) => r.session_create_ms))).padStart(12)}` +
               `${fmt(median(kiln.map((r) => r.first_run_ms)))}${fmt(median(ort.map((r) => r.first_run_ms)))}` +
+              `${String(Math.max(...kiln.map((r) => r.peak_mb))).padStart(10)}` +
+              `${String(Math.max(...ort.map((r) => r.peak_mb))).padStart(9)}` +
               (onednn.length ? `${fmt(d).padStart(13)}${(d / o).toFixed(2).padStart(13)}` : ''));
 }
-console.log('ms = median of per-round medians of single inferences; create = session creation; 1st = first inference');
+console.log('ms = median of per-round medians of single inferences; create = session creation; 1st = first inference;');
+console.log('MB = the highest peak resident memory of a whole benchmark process over the rounds (0: /usr/bin/time missing)');
 EOF

@@ -5,8 +5,11 @@
 // offloaded.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "gtest_requirements.h"
 #include "kiln/partition_report.h"
+#include "kiln/session.h"
 #include "model_builder.h"
 #include "partition/partition_cost.h"
 #include "test_models.h"
@@ -237,6 +240,61 @@ TEST(PartitionCostVulkan, LargeIslandBetweenCpuOpsIsOffloaded) {
   // border.
   EXPECT_EQ(partitions[1].reason,
             "offloaded: 3.775 ms of work outweighs 768.0 KB of transfers and a submit (0.297 ms)");
+}
+
+// Silero VAD legacy's shape, smallest: the If bodies convolve with weights that are initializers of the main graph.
+// Their type was unknown inside the body ("input 1 is undefined"), so every such Conv fell back to the CPU EP and the
+// bodies split into dozens of partitions. Outer-scope initializers are constants of the body's partitions.
+TEST(PartitionCostVulkan, BodyConvReadsOuterScopeWeightsOnVulkan) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  ModelBuilder m(13);
+  m.input("x", {1, 2, 16, 16});
+  m.input("flag", {}, onnx::TensorProto::BOOL);
+  addWeights(m, "W", {8, 2, 3, 3});
+  addWeights(m, "W2", {4, 8, 3, 3});
+  testing::GraphBuilder thenBranch("then"), elseBranch("else");
+  thenBranch.node("Conv", {"x", "W"}, {"then_c"}, "then_conv");
+  thenBranch.node("Relu", {"then_c"}, {"then_r"}, "then_relu");
+  thenBranch.node("Conv", {"then_r", "W2"}, {"then_y"}, "then_conv2");
+  thenBranch.output("then_y");
+  elseBranch.node("Conv", {"x", "W"}, {"else_c"}, "else_conv");
+  elseBranch.node("Sigmoid", {"else_c"}, {"else_s"}, "else_sigmoid");
+  elseBranch.node("Conv", {"else_s", "W2"}, {"else_y"}, "else_conv2");
+  elseBranch.output("else_y");
+  auto& branch = m.node("If", {"flag"}, {"y"}, "branch");
+  testing::attrGraph(branch, "then_branch", thenBranch.proto());
+  testing::attrGraph(branch, "else_branch", elseBranch.proto());
+  m.output("y");
+  const std::string path = m.save(dir.file("outer_weights.onnx"));
+  auto report = analyzePartitions(path, testing::vulkanOptions());
+  ASSERT_TRUE(report.isOk()) << report.status().toString();
+  for (const char* name : {"then_conv", "then_conv2", "else_conv", "else_conv2"}) {
+    const NodePlacement& conv = nodeNamed(*report, name);
+    EXPECT_EQ(conv.executionProvider, "VulkanExecutionProvider") << name << ": " << allRejections(conv);
+  }
+  EXPECT_EQ(compiledPartitionCount(*report), 2);  // one per body
+
+  SessionOptions cpuOptions;
+  ASSERT_TRUE(cpuOptions.addConfigEntry("kiln.execution_providers", "cpu").isOk());
+  auto cpu = Session::create(path, cpuOptions);
+  auto vulkan = Session::create(path, testing::vulkanOptions());
+  ASSERT_TRUE(cpu.isOk() && vulkan.isOk()) << vulkan.status().toString();
+  std::vector<float> x(2 * 16 * 16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i));
+  for (bool flag : {true, false}) {
+    const std::vector<NamedTensor> inputs = {{"x", Tensor::fromVector<float>({1, 2, 16, 16}, x)},
+                                             {"flag", Tensor::fromVector<bool>({}, {flag})}};
+    auto expected = (*cpu)->run(inputs);
+    auto actual = (*vulkan)->run(inputs);
+    ASSERT_TRUE(expected.isOk() && actual.isOk()) << actual.status().toString();
+    const Tensor& e = (*expected)[0].tensor;
+    const Tensor& a = (*actual)[0].tensor;
+    ASSERT_EQ(e.shape(), a.shape());
+    for (int64_t i = 0; i < e.numel(); ++i) {
+      EXPECT_NEAR(a.data<float>()[i], e.data<float>()[i], 1e-4f) << "flag " << flag << " [" << i << "]";
+    }
+  }
 }
 
 }  // namespace

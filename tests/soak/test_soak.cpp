@@ -200,6 +200,39 @@ TEST(FileFaults, WriterKilledMidFileLeavesNoTempFile) {
   EXPECT_EQ(fileNames(dir.path()), std::vector<std::string>{"m_vulkan.bin"});
 }
 
+// A writer killed between naming its temp file and the rename leaves a whole ".<name>.tmp.<pid>.*" behind (POSIX
+// cannot publish an anonymous file over an existing one; the soak test caught one in CI). The next write of that
+// target removes the temps of writers that no longer run, and keeps a live writer's and other targets' temps.
+TEST(FileFaults, NextWriteRemovesTempsOfKilledWriters) {
+  ScratchDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const pid_t dead = ::fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
+  const pid_t alive = ::fork();
+  ASSERT_GE(alive, 0);
+  if (alive == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  const std::string deadTemp = ".m_vulkan.bin.tmp." + std::to_string(dead) + ".0.42";
+  const std::string liveTemp = ".m_vulkan.bin.tmp." + std::to_string(alive) + ".0.43";
+  const std::string otherTarget = ".m_ctx.onnx.tmp." + std::to_string(dead) + ".1.44";
+  for (const std::string& name : {deadTemp, liveTemp, otherTarget, std::string("m_vulkan.bin")}) {
+    std::ofstream out(dir.file(name), std::ios::binary);
+    out << "left by " << name;
+  }
+  const std::string text = "new binary";
+  const Status status = writeFileAtomically(
+      dir.file("m_vulkan.bin"), std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
+  ::kill(alive, SIGKILL);
+  ::waitpid(alive, nullptr, 0);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_EQ(readAll(dir.file("m_vulkan.bin")), "new binary");
+  EXPECT_EQ(fileNames(dir.path()), (std::vector<std::string>{otherTarget, liveTemp, "m_vulkan.bin"}));
+}
+
 // The same fault inside a multi-file transaction (the compile's ctx model + binary): the first file staged fine,
 // the second fails mid-file; neither target changes and no temp file stays.
 TEST(FileFaults, TransactionWithFailingSecondFileChangesNothing) {

@@ -1,11 +1,13 @@
 #include "util/file_io.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -103,6 +105,28 @@ Result<TempFile> createTemp(const fs::path& target) {
   return TempFile{fd, temp.string()};
 }
 
+// Removes the temp files of `target` left by writers that no longer run. A writer SIGKILLed in the microseconds
+// between linking its anonymous file to a name and renaming it over the target (or, without O_TMPFILE, at any point
+// of its write) leaves ".<name>.tmp.<pid>.*" behind; POSIX has no call that publishes an anonymous file over an
+// existing one, so the next write to the same target sweeps them. A temp whose pid still runs (this process, a
+// concurrent writer, or a reused pid) is kept: at worst a stale file waits for a later write.
+void removeTempsOfDeadWriters(const fs::path& target) {
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const std::string prefix = "." + target.filename().string() + ".tmp.";
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string::npos || rest.find_first_not_of("0123456789") != dot) continue;
+    const long pid = std::strtol(rest.substr(0, dot).c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code removeError;
+    fs::remove(it->path(), removeError);
+  }
+}
+
 void discard(const TempFile& temp) {
   if (temp.fd >= 0) ::close(temp.fd);
   std::error_code ec;
@@ -181,6 +205,7 @@ Status FileTransaction::stage(const std::string& path, const std::function<Statu
     if (ec) return Status(StatusCode::FAIL, "cannot create folder " + parent.string() + ": " + ec.message());
     createdFolders_.insert(createdFolders_.end(), missing.begin(), missing.end());
   }
+  removeTempsOfDeadWriters(path);
   KILN_ASSIGN_OR_RETURN(TempFile temp, writeTempFor(path, produce));
   staged_.push_back({std::move(temp.path), path, temp.fd});
   return Status::ok();

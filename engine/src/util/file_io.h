@@ -21,7 +21,9 @@ Result<std::vector<std::byte>> readFileBytes(const std::string& path);
 
 // Writes `path` atomically: `produce` writes into a temp file in the same folder, which is flushed, fsynced and
 // renamed over `path` only if `produce` returns OK. A failure leaves `path` untouched and no temp file behind; the
-// temp file is anonymous (O_TMPFILE) where the filesystem allows, so even a SIGKILL leaves none.
+// temp file is anonymous (O_TMPFILE) where the filesystem allows, so a SIGKILL while writing leaves none; one that
+// lands between naming the temp and the rename (or any SIGKILL without O_TMPFILE) can leave ".<name>.tmp.<pid>.*",
+// which the next write of `path` removes once that pid no longer runs.
 Status writeFileAtomically(const std::string& path,
                            const std::function<Status(const std::function<Status(std::span<const std::byte>)>&)>& produce);
 // Convenience: atomically writes `bytes` to `path`.
@@ -30,7 +32,8 @@ Status writeFileAtomically(const std::string& path, std::span<const std::byte> b
 using ChunkWriter = std::function<Status(std::span<const std::byte>)>;
 
 // Several files written as one outcome (an EPContext model, its context binary, its external initializers):
-// stage() writes each to a fsynced temp file beside its target (creating missing folders); commit() renames them
+// stage() writes each to a fsynced temp file beside its target (creating missing folders; first removing the
+// target's temps left by killed writers, as writeFileAtomically says); commit() renames them
 // all. Destroying the transaction before commit() removes the temps and the folders it created, so a failed or
 // cancelled job leaves every target untouched and no new folder behind.
 class FileTransaction {

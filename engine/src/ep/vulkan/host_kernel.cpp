@@ -52,7 +52,34 @@ const ir::ValueInfo* searchGraph(const ir::Graph& graph, const std::string& valu
   return nullptr;
 }
 
+// Appends the graphs that enclose `target` inside `graph` (innermost last, `graph` first); false when `target` is
+// not inside `graph`.
+bool collectEnclosing(const ir::Graph& graph, const ir::Graph* target, std::vector<const ir::Graph*>& chain) {
+  if (&graph == target) return true;
+  chain.push_back(&graph);
+  for (const auto& node : graph.nodes) {
+    for (const auto& [key, attribute] : node.attributes) {
+      if (attribute.g && collectEnclosing(*attribute.g, target, chain)) return true;
+      for (const auto& body : attribute.graphs) {
+        if (collectEnclosing(*body, target, chain)) return true;
+      }
+    }
+  }
+  chain.pop_back();
+  return false;
+}
+
 }  // namespace
+
+const Tensor* findInitializerInScope(const ir::Graph& graph, const ir::Model& model, const std::string& value) {
+  if (auto own = graph.initializers.find(value); own != graph.initializers.end()) return &own->second;
+  std::vector<const ir::Graph*> enclosing;
+  if (!model.graph || !collectEnclosing(*model.graph, &graph, enclosing)) return nullptr;
+  for (auto outer = enclosing.rbegin(); outer != enclosing.rend(); ++outer) {
+    if (auto init = (*outer)->initializers.find(value); init != (*outer)->initializers.end()) return &init->second;
+  }
+  return nullptr;
+}
 
 const ir::ValueInfo* findValueInfoInModel(const ir::Graph& graph, const ir::Model& model, const std::string& value) {
   if (const ir::ValueInfo* info = graph.findValueInfo(value)) return info;
@@ -74,7 +101,7 @@ std::vector<NodePlacement> placeNodes(const ir::Graph& graph, const ir::Model& m
   std::unordered_set<std::string> deviceValues;
   std::unordered_set<std::string> hostValues;
   auto knownOnHost = [&](const std::string& name) {
-    if (graph.isInitializer(name) || hostValues.count(name)) return true;
+    if (hostValues.count(name) || findInitializerInScope(graph, model, name)) return true;
     if (deviceValues.count(name)) return false;
     const ir::ValueInfo* info = findValueInfoInModel(graph, model, name);
     return info && isIntegral(info->dtype);
@@ -112,8 +139,7 @@ std::vector<NodePlacement> placeNodes(const ir::Graph& graph, const ir::Model& m
     } else {
       SupportQuery query{node, opset, device, {}, {}, {}, {}};
       for (const auto& in : node.inputs) {
-        auto init = graph.initializers.find(in);
-        query.constantInputs.push_back(in.empty() || init == graph.initializers.end() ? nullptr : &init->second);
+        query.constantInputs.push_back(in.empty() ? nullptr : findInitializerInScope(graph, model, in));
         query.inputInfo.push_back(in.empty() ? nullptr : findValueInfoInModel(graph, model, in));
         // Readable on the host while recording: anything not computed by a device kernel of this partition.
         query.inputOnHost.push_back(!in.empty() && !deviceValues.count(in));

@@ -38,6 +38,11 @@ std::vector<NodePlacement> placeNodes(const ir::Graph& graph, const ir::Model& m
 // unique model-wide).
 const ir::ValueInfo* findValueInfoInModel(const ir::Graph& graph, const ir::Model& model, const std::string& value);
 
+// The initializer `value` as seen from `graph`: its own, else one of a graph enclosing it in `model` (an If/Loop/Scan
+// body reads outer-scope initializers; Silero VAD legacy's bodies convolve with the main graph's weights). nullptr
+// when `value` is no initializer in scope.
+const Tensor* findInitializerInScope(const ir::Graph& graph, const ir::Model& model, const std::string& value);
+
 // The opset of `node`'s domain in `model`.
 int64_t opsetFor(const ir::Model& model, const ir::Node& node);
 

@@ -32,7 +32,8 @@ const char* const kVulkanExecutionProviderName = kiln::kVulkanExecutionProvider;
 
 namespace {
 
-// The partition's own graph: its nodes (in order) and the initializers and value info they read.
+// The partition's own graph: its nodes (in order) and the initializers (outer-scope ones included: constants of a
+// body's partition) and value info they read.
 std::shared_ptr<ir::Graph> extractPartitionGraph(const ir::Graph& graph, const ir::Model& model,
                                                  const PartitionSpec& spec) {
   auto sub = std::make_shared<ir::Graph>();
@@ -46,7 +47,7 @@ std::shared_ptr<ir::Graph> extractPartitionGraph(const ir::Graph& graph, const i
   }
   for (const auto& name : names) {
     if (name.empty()) continue;
-    if (auto init = graph.initializers.find(name); init != graph.initializers.end()) sub->initializers.emplace(name, init->second);
+    if (const Tensor* init = findInitializerInScope(graph, model, name)) sub->initializers.emplace(name, *init);
     if (const ir::ValueInfo* info = findValueInfoInModel(graph, model, name)) sub->valueInfo.emplace(name, *info);
   }
   for (const auto& name : spec.inputs) {
