@@ -2,15 +2,19 @@
 // and the indices flattened (see engine/src/ep/vulkan/kernels/gather.cpp). With ELEMENTS, GatherElements:
 // out[c] = data[c with c[axis] replaced by indices[c]], out having the indices' shape. Negative indices count
 // from the end; out-of-range ones are clamped rather than read out of bounds. Data moves as raw words (WORDS
-// 1 or 2, or 16-bit with ELEM16); INDEX64 reads int64 indices as word pairs (the low word holds every index a tensor can address,
-// sign included).
+// 1 or 2, 16-bit with ELEM16, 8-bit with ELEM8 for uint8/int8); INDEX64 reads int64 indices as word pairs
+// (the low word holds every index a tensor can address, sign included).
 #version 450
 #if ELEM16  // 16-bit elements (float16): WORDS is ignored
 #extension GL_EXT_shader_16bit_storage : require
+#elif ELEM8  // 8-bit elements (uint8/int8): WORDS is ignored
+#extension GL_EXT_shader_8bit_storage : require
 #endif
 layout(local_size_x = LOCAL_SIZE_X) in;
 #if ELEM16
 #define ELEM uint16_t
+#elif ELEM8
+#define ELEM uint8_t
 #elif WORDS == 2
 #define ELEM uvec2
 #else

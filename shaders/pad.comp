@@ -1,13 +1,18 @@
 // Pad: out[c] = in[map(c)] or the constant. Per axis the kept input range is [0, keptDims) after cropping
 // (negative pads are folded into srcOffset by engine/src/ep/vulkan/kernels/pad.cpp); i = c - before indexes
 // it and the MODE define picks what lies outside: 0 constant, 1 reflect (no edge repeat), 2 edge, 3 wrap. Raw
-// words, so float32 and int32 data share the shader (16-bit elements with ELEM16: float16).
+// words, so float32 and int32 data share the shader (16-bit elements with ELEM16: float16; bytes with ELEM8:
+// uint8/int8).
 #version 450
 #if ELEM16  // 16-bit elements (float16): WORDS is ignored
 #extension GL_EXT_shader_16bit_storage : require
+#elif ELEM8  // 8-bit elements (uint8/int8)
+#extension GL_EXT_shader_8bit_storage : require
 #endif
 #if ELEM16
 #define ELEM uint16_t
+#elif ELEM8
+#define ELEM uint8_t
 #else
 #define ELEM uint
 #endif
@@ -18,7 +23,7 @@ layout(push_constant) uniform Params {
   uint count;
   uint rowStride;
   uint rank;
-  uint value;     // constant mode: the pad value's bits (the low 16 with ELEM16)
+  uint value;     // constant mode: the pad value's bits (the low 16 with ELEM16, the low 8 with ELEM8)
   int srcOffset;  // where the kept region starts
   uint dims[6];   // output shape
   int kept[6];    // kept input extent per axis

@@ -3,10 +3,16 @@
 // 2 pytorch_half_pixel, 3 align_corners, 4 asymmetric, 5 tf_half_pixel_for_nn), as the CPU EP does
 // (cpu/kernels/tensor_resize.cpp). LINEAR 0 picks the nearest input element by NEAREST (0 round_prefer_floor,
 // 1 round_prefer_ceil, 2 floor, 3 ceil, 4 legacy: floor when upsampling, ceil when downsampling); LINEAR 1
-// interpolates n-linearly over the axes whose coordinate is not an integer.
+// interpolates n-linearly over the axes whose coordinate is not an integer. ELEM8 (with LINEAR 0): uint8/int8
+// data.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "storage.glsl"
+#if ELEM8  // uint8/int8 data, nearest only (LINEAR 0): elements are copied as bytes
+#extension GL_EXT_shader_8bit_storage : require
+#undef SFLOAT
+#define SFLOAT uint8_t
+#endif
 layout(local_size_x = LOCAL_SIZE_X) in;
 layout(std430, binding = 0) readonly buffer Input { SFLOAT x[]; };
 layout(std430, binding = 1) writeonly buffer Output { SFLOAT y[]; };

@@ -1,31 +1,34 @@
 #!/usr/bin/env bash
-# Kiln's CPU EP against onnxruntime-node on the real models and a generated dynamically quantized U-Net
-# (tests/tools/make_quant_unet.py: DynamicQuantizeLinear + ConvInteger with uint8 weights), in one run, same inputs,
-# same thread count. Not a test: prints a table with the ratio kiln/ort of median inference times (lower is better for
-# Kiln), and the kernels each side runs: oneDNN's ISA line and int8 implementations (ONEDNN_VERBOSE=1 on one Kiln run
+# Kiln's CPU EP against onnxruntime-node on the real models, a generated dynamically quantized U-Net
+# (tests/tools/make_quant_unet.py: DynamicQuantizeLinear + ConvInteger with uint8 weights) and a generated QDQ conv net
+# (tests/tools/make_qdq_net.py: onnxruntime's static quantizer style), in one run, same inputs, same thread count.
+# Not a test: prints a table with the ratio kiln/ort of median inference times (lower is better for Kiln), and the
+# kernels each side runs: oneDNN's ISA line and int8 implementations (ONEDNN_VERBOSE=1 on one Kiln run
 # of the quantized net), OpenBLAS's core type, the CPU's vector extensions (onnxruntime's MLAS dispatches on them).
 #
 # Usage: tests/bench/cpu_vs_onnxruntime.sh [--build DIR] [--cache DIR] [--runs N] [--vad-runs M] [--warmup W]
 #                                           [--threads T] [--rounds R] [--quant-size N] [--isnet MODEL]
-#                                           [--isnet-fp16 MODEL] [--onednn]
+#                                           [--isnet-fp16 MODEL] [--onednn] [--level L]
 #   --build    build folder holding tests/bench/kiln_bench (default ${KILN_BUILD_DIR:-build/release})
 #   --cache    model cache (default ${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models); filled by fetch_models.sh if needed
 #   --runs     timed PP-OCRv4 det runs per round (default 20); --vad-runs: Silero VAD runs (default 500)
 #   --warmup   untimed runs after the first (default 3; Silero VAD uses at least 20)
 #   --rounds   kiln and ort alternate R times per model and each column reports the median of the round
 #              medians, so load from other processes hits both sides alike (default 3)
-#   --quant-size  side of the generated quantized U-Net's 1x3xNxN input (default 256)
+#   --quant-size  side of the generated quantized U-Net's and QDQ net's 1x3xNxN input (default 256)
 #   --isnet    also time this real dynamically quantized U-Net (1x3x1024x1024 input named `input`, e.g.
 #              isnet_quint8.onnx from tests/tools/fetch_isnet.sh; not in the repository), 2 timed runs per round
 #   --isnet-fp16  the same for its float16 sibling (isnet_fp16.onnx)
 #   --onednn   also time Kiln with kiln.cpu.float_kernels=onednn (float Conv on oneDNN instead of the default OpenBLAS
 #              path) in the same rounds: columns "onednn ms" and "onednn/ort"
+#   --level    Kiln's kiln.graph_optimization_level (default all, onnxruntime's side runs 'all' too; basic leaves
+#              out the exact QDQ drops)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${KILN_BUILD_DIR:-$ROOT/build/release}"
 CACHE="${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models"
-RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3 QUANT_SIZE=256 ISNET="" ISNET_FP16="" SIDES=(kiln ort)
+RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3 QUANT_SIZE=256 ISNET="" ISNET_FP16="" SIDES=(kiln ort) LEVEL=all
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD="$2"; shift 2 ;;
@@ -39,6 +42,7 @@ while [[ $# -gt 0 ]]; do
     --isnet) ISNET="$2"; shift 2 ;;
     --isnet-fp16) ISNET_FP16="$2"; shift 2 ;;
     --onednn) SIDES=(kiln onednn ort); shift ;;
+    --level) LEVEL="$2"; shift 2 ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "cpu_vs_onnxruntime: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -61,6 +65,8 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$RESULTS" "$WORK"' EXIT
 /usr/bin/python3 "$ROOT/tests/tools/make_quant_unet.py" "$WORK/quant" --size "$QUANT_SIZE" >/dev/null
 QUANT_ARGS=("$WORK/quant/quant_unet.onnx" --input "input=$WORK/quant/input.npy")
+/usr/bin/python3 "$ROOT/tests/tools/make_qdq_net.py" "$WORK/qdq" --size "$QUANT_SIZE" >/dev/null
+QDQ_ARGS=("$WORK/qdq/qdq_net.onnx" --input "input=$WORK/qdq/input.npy")
 if [[ -n "$ISNET$ISNET_FP16" ]]; then
   /usr/bin/python3 -c 'import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(0).random((1, 3, 1024, 1024), dtype=np.float32))' \
     "$WORK/isnet_input.npy"
@@ -75,10 +81,11 @@ measure() {  # label side runs warmup model-args...
   local json
   echo 0 >"$WORK/peak_kib"
   if [[ "$side" == kiln ]]; then
-    json="$("${PEAK[@]}" "$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS")"
+    json="$("${PEAK[@]}" "$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS" \
+              --config "kiln.graph_optimization_level=$LEVEL")"
   elif [[ "$side" == onednn ]]; then
     json="$("${PEAK[@]}" "$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS" \
-              --config kiln.cpu.float_kernels=onednn)"
+              --config kiln.cpu.float_kernels=onednn --config "kiln.graph_optimization_level=$LEVEL")"
   else
     json="$("${PEAK[@]}" node "$ROOT/resources/bench/ort_bench.mjs" "$CACHE/ort" "$@" --runs "$runs" --warmup "$warmup" \
               --threads "$THREADS")"
@@ -106,6 +113,7 @@ for ((round = 1; round <= ROUNDS; ++round)); do
     measure "PP-OCRv4_det_1x3x640x640" "$side" "$RUNS" "$WARMUP" "${OCR_ARGS[@]}"
     measure "Silero_VAD_v5_1x512" "$side" "$VAD_RUNS" "$VAD_WARMUP" "${VAD_ARGS[@]}"
     measure "quant_unet_1x3x${QUANT_SIZE}x${QUANT_SIZE}" "$side" "$RUNS" "$WARMUP" "${QUANT_ARGS[@]}"
+    measure "qdq_net_1x3x${QUANT_SIZE}x${QUANT_SIZE}" "$side" "$RUNS" "$WARMUP" "${QDQ_ARGS[@]}"
     if [[ -n "$ISNET" ]]; then measure "isnet_quint8_1x3x1024x1024" "$side" 2 0 "${ISNET_ARGS[@]}"; fi
     if [[ -n "$ISNET_FP16" ]]; then measure "isnet_fp16_1x3x1024x1024" "$side" 2 0 "${ISNET_FP16_ARGS[@]}"; fi
   done

@@ -381,8 +381,8 @@ TEST(VulkanInt8, MismatchedRunTimeParametersAreInvalidArgument) {
 }
 
 // The exact QDQ fusion: DequantizeLinear -> data movement -> QuantizeLinear with the same constant scale and
-// zero point becomes the data movement on the 8-bit tensor; other zero points, a second reader, a kept value
-// or (for copies) a device without 8-bit storage leave the chain alone.
+// zero point becomes the data movement on the 8-bit tensor; other zero points, a kept value or (for copies) a
+// device without 8-bit storage leave the chain alone.
 TEST(VulkanInt8, QdqPairsAroundDataMovementAreDroppedWhereExact) {
   auto build = [](const std::string& op, int zeroBack, bool secondReader) {
     ir::Graph graph;
@@ -437,8 +437,13 @@ TEST(VulkanInt8, QdqPairsAroundDataMovementAreDroppedWhereExact) {
   EXPECT_EQ(vk::dropQdqAroundDataMovement(copy, {"y"}, false), 0);
   ir::Graph otherZero = build("Transpose", 8, false);
   EXPECT_EQ(vk::dropQdqAroundDataMovement(otherZero, {"y"}, true), 0);
+  // A second reader of the dequantized value keeps the DequantizeLinear for itself (onnxruntime's
+  // EnsureUniqueDQForNodeUnit); the Transpose still reads the 8-bit tensor.
   ir::Graph shared = build("Transpose", 7, true);
-  EXPECT_EQ(vk::dropQdqAroundDataMovement(shared, {"y", "r"}, true), 0);
+  EXPECT_EQ(vk::dropQdqAroundDataMovement(shared, {"y", "r"}, true), 1);
+  ASSERT_EQ(shared.nodes.size(), 3u);
+  EXPECT_EQ(shared.nodes[0].opType, "DequantizeLinear");
+  EXPECT_EQ(shared.nodes[1].inputs, std::vector<std::string>{"q"});
   ir::Graph pool = build("MaxPool", 7, false);
   EXPECT_EQ(vk::dropQdqAroundDataMovement(pool, {"y"}, true), 1);
   ir::Graph negative = build("MaxPool", 7, false);

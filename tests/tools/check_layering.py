@@ -36,7 +36,7 @@ MODULES = {
     "context_binary": ["device", "ep", "ir", "util"],
     "ep/cpu": ["ep", "ops", "ir", "util"],
     "ep/vulkan": ["context_binary", "device", "ep", "ops", "ir", "util"],
-    "optimizer": ["ep/cpu", "ep", "ir", "util"],
+    "optimizer": ["ep/cpu", "ep", "ops", "ir", "util"],
     "partition": ["optimizer", "ep/cpu", "ep", "ir", "util"],
     "epcontext": ["partition", "context_binary", "ep/vulkan", "device", "ep", "onnx", "ir", "util",
                   "epcontext/epcontext_names.h"],

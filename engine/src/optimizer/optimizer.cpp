@@ -10,11 +10,15 @@ Result<OptimizationResult> optimizeModel(ir::Model& model, OptimizationLevel lev
   result.level = level;
   if (level == OptimizationLevel::NONE || !model.graph) return result;
   ir::Graph& graph = *model.graph;
-  // `all` adds nothing yet: the fusions the Contracts name belong to the EPs' compile step.
+  // Device fusions belong to the EPs' compile step; `all` adds only rewrites exact on every EP.
   foldConstantNodes(graph, model, ir::kMainGraphPath, result.foldedConstants);
   ++result.passesRun;
   result.nodesFolded = foldConstantSubexpressions(graph, model);
   ++result.passesRun;
+  if (level == OptimizationLevel::ALL) {
+    result.qdqPairsDropped = dropExactQdqPairs(graph, model);
+    ++result.passesRun;
+  }
   result.nodesRemoved = removeDeadNodes(graph);
   ++result.passesRun;
   return result;

@@ -35,12 +35,14 @@ struct OptimizationResult {
   int passesRun = 0;         // WorkCounters::optimizer_passes_run: one per pass over the model
   int64_t nodesFolded = 0;   // non-Constant nodes evaluated once by constant folding
   int64_t nodesRemoved = 0;  // dead nodes removed
+  int64_t qdqPairsDropped = 0;  // level `all`: QDQ pairs dropped around data movement (ops/qdq_drop.h)
   std::vector<FoldedConstantRecord> foldedConstants;
 };
 
-// Runs the passes of `level` over `model` in place. `basic` (and, for now, `all`): Constant nodes become
-// initializers, deterministic nodes whose inputs are all constant are evaluated with the CPU EP's kernels, nodes
-// whose outputs nothing reads are removed. `none` changes nothing.
+// Runs the passes of `level` over `model` in place. `basic`: Constant nodes become initializers, deterministic
+// nodes whose inputs are all constant are evaluated with the CPU EP's kernels, nodes whose outputs nothing
+// reads are removed. `all` adds, before the removal, the exact QDQ drops around data movement
+// (ops/qdq_drop.h), as onnxruntime's extended level does. `none` changes nothing.
 Result<OptimizationResult> optimizeModel(ir::Model& model, OptimizationLevel level);
 
 }  // namespace kiln::optimizer

@@ -25,6 +25,11 @@ int64_t foldConstantSubexpressions(ir::Graph& graph, const ir::Model& model);
 // initializers nothing reads (unless they are graph inputs). Returns the number of nodes removed.
 int64_t removeDeadNodes(ir::Graph& graph);
 
+// Level `all`: DequantizeLinear -> data movement or MaxPool -> QuantizeLinear chains with the same constant
+// per-tensor parameters become the op on the 8-bit tensor (ops/qdq_drop.h), in `graph` and its bodies.
+// Returns the number of chains rewritten.
+int64_t dropExactQdqPairs(ir::Graph& graph, const ir::Model& model);
+
 // True when `name` is an initializer of `graph` that a caller cannot override (not also listed as a graph input).
 bool isConstantInitializer(const ir::Graph& graph, const std::string& name);
 

@@ -47,9 +47,11 @@ Result<PreparedModel> prepareModel(ProviderSet providers, const ModelLoader& loa
   KILN_ASSIGN_OR_RETURN(prepared.optimization, optimizer::optimizeModel(prepared.model, level));
   prepared.timings.optimize_ms = optimizeClock.elapsedMs();
   prepared.counters.optimizer_passes_run = prepared.optimization.passesRun;
-  log::debug("optimizer ({}): {} Constant nodes and {} other nodes folded, {} dead nodes removed",
+  log::debug("optimizer ({}): {} Constant nodes and {} other nodes folded, {} dead nodes removed, "
+             "{} QDQ pairs dropped",
              optimizer::optimizationLevelName(level), prepared.optimization.foldedConstants.size(),
-             prepared.optimization.nodesFolded, prepared.optimization.nodesRemoved);
+             prepared.optimization.nodesFolded, prepared.optimization.nodesRemoved,
+             prepared.optimization.qdqPairsDropped);
 
   if (progress.cancelled()) return cancelled();
   progress.report("partition", 0, 1);

@@ -256,7 +256,8 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     auto sub = extractPartitionGraph(graph, context.model, spec);
     Stopwatch fusionClock;
     FusionStats fusions = applyDeviceFusions(*sub, spec.outputs, kFuseConvActivations);
-    const int qdqDropped = dropQdqAroundDataMovement(*sub, spec.outputs, target_.storageBuffer8Bit);
+    const int qdqDropped = dropQdqAroundDataMovement(*sub, spec.outputs, target_.storageBuffer8Bit,
+                                                     context.model.opsetVersion(""));
     if (context.timings) context.timings->weight_prepack_ms += fusionClock.elapsedMs();
     if (context.counters) context.counters->weights_prepacked += fusions.batchNormsFolded;
     std::vector<size_t> all(sub->nodes.size());

@@ -1,4 +1,5 @@
-// Vulkan kernels: Gather and GatherElements for float32/float16/int32/int64 data with int32/int64 indices on the host
+// Vulkan kernels: Gather and GatherElements for float32/float16/int32/int64 data (uint8/int8 with 8-bit
+// storage) with int32/int64 indices on the host
 // or the device, shaders/gather.comp. Gather views data as [outer, axisSize, inner]; the output is
 // [outer, indexCount, inner] reshaped to data[:axis] + indices.shape + data[axis+1:].
 #include <functional>
@@ -11,9 +12,12 @@ namespace {
 
 constexpr uint32_t kLocal = 64;
 
-// 32-bit words per element (0: not handled); float16 moves as 16-bit halves (ELEM16).
+// 32-bit words per element (0: not handled); float16 moves as 16-bit halves (ELEM16), uint8/int8 as bytes
+// (ELEM8).
+bool isByte(DataType type) { return type == DataType::UINT8 || type == DataType::INT8; }
 uint32_t wordsOf(DataType type) {
   if (type == DataType::FLOAT || type == DataType::INT32 || type == DataType::FLOAT16) return 1;
+  if (isByte(type)) return 1;
   if (type == DataType::INT64) return 2;
   return 0;
 }
@@ -41,6 +45,7 @@ class IndexedGatherKernel : public VkKernel {
       ShaderVariant variant{"gather", {}, 3, kLocal};
       variant.define("WORDS", static_cast<int64_t>(words)).define("INDEX64", index64);
       if (info.inputType(0) == DataType::FLOAT16) variant.define("ELEM16", 1);
+      if (isByte(info.inputType(0))) variant.define("ELEM8", 1);
       if (elements) variant.define("ELEMENTS", 1);
       shaders_[index64] = useShader(variant);
     }
@@ -133,10 +138,12 @@ NodeSupport gatherSupport(const SupportQuery& q) {
   if (wordsOf(type) == 0) {
     return unsupported("data is " +
                        (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
-                       " (the Vulkan Gather takes float32, float16, int32 or int64)");
+                       " (the Vulkan Gather takes float32, float16, int32, int64, uint8 or int8)");
   }
   if (type == DataType::FLOAT16 && !deviceStoresFloat16(q.device))
     return unsupported("float16 needs storageBuffer16BitAccess, which the device lacks");
+  if (isByte(type) && !q.device.storageBuffer8Bit)
+    return unsupported("moving 8-bit elements needs storageBuffer8BitAccess, which the device lacks");
   const DataType indexType = q.inputType(1);
   if (indexType != DataType::INT64 && indexType != DataType::INT32)
     return unsupported("indices are not int32 or int64");

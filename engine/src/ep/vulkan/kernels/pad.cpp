@@ -1,4 +1,5 @@
-// Vulkan kernel: Pad (constant, reflect, edge, wrap) for float32, float16 and int32 data, shaders/pad.comp. Pads come
+// Vulkan kernel: Pad (constant, reflect, edge, wrap) for float32, float16 and int32 data (uint8/int8 with
+// 8-bit storage), shaders/pad.comp. Pads come
 // from attributes before opset 11 and from host inputs after (axes from 18). Negative pads crop: the crop
 // becomes the shader's source offset and kept extent, so the shader only pads.
 #include <cstring>
@@ -13,6 +14,8 @@ constexpr uint32_t kLocal = 64;
 constexpr uint32_t kChunk = 8;  // output elements per invocation (see pad.comp)
 
 enum PadMode : uint32_t { kConstant = 0, kReflect = 1, kEdge = 2, kWrap = 3 };
+
+bool isByte(DataType type) { return type == DataType::UINT8 || type == DataType::INT8; }
 
 int modeOf(const std::string& name) {
   if (name == "constant") return kConstant;
@@ -29,6 +32,7 @@ class PadKernel final : public VkKernel {
     mode_ = static_cast<uint32_t>(modeOf(info.node.attrString("mode", "constant")));
     variant.define("CHUNK", static_cast<int64_t>(kChunk)).define("MODE", static_cast<int64_t>(mode_));
     if (info.inputType(0) == DataType::FLOAT16) variant.define("ELEM16", 1);
+    if (isByte(info.inputType(0))) variant.define("ELEM8", 1);
     shader_ = useShader(variant);
     attrPads_ = info.node.attrInts(opset_ < 2 ? "paddings" : "pads");
     attrValue_ = info.node.attrFloat("value", 0.0f);
@@ -104,6 +108,18 @@ class PadKernel final : public VkKernel {
       }
       if (type == DataType::FLOAT16) return static_cast<uint32_t>(Float16(value).bits);
       std::memcpy(&bits, &value, sizeof bits);
+    } else if (isByte(type)) {
+      // The 8-bit constant (a QDQ drop's zero point): its byte in the low 8 bits.
+      const VkTensor* given = opset_ >= 11 ? ctx.input(2) : nullptr;
+      if (!given) return 0u;  // (before opset 11 Pad takes no 8-bit data)
+      if (!given->host) return Status(StatusCode::FAIL, "Pad constant_value is not known on the host");
+      const Tensor& t = *given->host;
+      if (t.dtype() != type) {
+        return Status(StatusCode::INVALID_ARGUMENT, "Pad constant_value must be " +
+                                                        std::string(dataTypeName(type)) + ", got " +
+                                                        dataTypeName(t.dtype()));
+      }
+      if (t.numel() > 0) bits = static_cast<uint32_t>(*static_cast<const uint8_t*>(t.rawData()));
     } else {
       int32_t value = opset_ < 11 ? static_cast<int32_t>(attrValue_) : 0;
       if (opset_ >= 11 && ctx.input(2)) {
@@ -125,10 +141,12 @@ class PadKernel final : public VkKernel {
 NodeSupport padSupport(const SupportQuery& q) {
   const DataType type = q.inputType(0);
   const bool half = type == DataType::FLOAT16 && deviceStoresFloat16(q.device);
-  if (type != DataType::FLOAT && type != DataType::INT32 && !half) {
+  const bool bytes = isByte(type) && q.device.storageBuffer8Bit;
+  if (type != DataType::FLOAT && type != DataType::INT32 && !half && !bytes) {
     return unsupported("data is " +
                        (type == DataType::UNDEFINED ? std::string("of unknown type") : dataTypeName(type)) +
-                       " (the Vulkan Pad takes float32, float16 with 16-bit storage, or int32)");
+                       " (the Vulkan Pad takes float32, float16 with 16-bit storage, int32, or uint8/int8 "
+                       "with 8-bit storage)");
   }
   const std::string mode = q.node.attrString("mode", "constant");
   if (modeOf(mode) < 0) return unsupported("Pad mode '" + mode + "'");

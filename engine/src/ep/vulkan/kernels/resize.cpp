@@ -1,4 +1,5 @@
-// Vulkan kernels: Resize (opset 10+) and Upsample (7-9), nearest and n-linear, float32, rank <= 4
+// Vulkan kernels: Resize (opset 10+) and Upsample (7-9), nearest and n-linear, float32 (nearest also
+// uint8/int8 with 8-bit storage), rank <= 4
 // (shaders/resize.comp). Output shape, per-axis scale and "length resized" are computed on the host from the
 // scales/sizes inputs (host values) exactly as the CPU EP does; the shader maps coordinates per element.
 // Where the CPU EP resizes in onnxruntime's bilinear arithmetic (float32 images, the last two axes, see
@@ -21,6 +22,8 @@ const char* const kCoordModes[] = {"half_pixel", "half_pixel_symmetric", "pytorc
                                    "align_corners", "asymmetric", "tf_half_pixel_for_nn"};
 const char* const kNearestModes[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
 constexpr int kAsymmetric = 4, kLegacyNearest = 4;
+
+bool isByte(DataType type) { return type == DataType::UINT8 || type == DataType::INT8; }
 
 // resize_bilinear.comp's COORD for a kCoordModes index: the modes onnxruntime's bilinear arithmetic has (as the CPU
 // EP's bilinearCoordinates); -1 for the others.
@@ -59,7 +62,11 @@ class ResizeKernel final : public VkKernel {
     }
     ShaderVariant variant{"resize", {}, 2, kLocal};
     variant.define("LINEAR", linear ? 1 : 0).define("COORD", coord).define("NEAREST", nearest);
-    shader_ = useShader(storedAs(variant, floatStorage(info)));
+    if (isByte(info.inputType(0))) {
+      shader_ = useShader(variant.define("ELEM8", 1));
+    } else {
+      shader_ = useShader(storedAs(variant, floatStorage(info)));
+    }
     ortCoord_ = linear && floatStorage(info) == DataType::FLOAT ? onnxruntimeBilinearCoord(coord) : -1;
     if (ortCoord_ >= 0) {
       ShaderVariant bilinear{"resize_bilinear", {}, 2, kLocal};
@@ -216,8 +223,17 @@ class ResizeKernel final : public VkKernel {
 };
 
 NodeSupport checkResize(const SupportQuery& q) {
-  NodeSupport s = requireFloat(q, {0});
+  const DataType type = q.inputType(0);
+  NodeSupport s = isByte(type) ? supported() : requireFloat(q, {0});
   if (!s.supported) return s;
+  if (isByte(type)) {
+    if (!q.device.storageBuffer8Bit)
+      return unsupported("moving 8-bit elements needs storageBuffer8BitAccess, which the device lacks");
+    if (q.node.attrString("mode", "nearest") != "nearest")
+      return unsupported("Resize of " + std::string(dataTypeName(type)) + " data is nearest only on Vulkan");
+    if (q.outputType(0) != DataType::UNDEFINED && q.outputType(0) != type)
+      return unsupported("output type differs from the input's");
+  }
   const int rank = q.inputRank(0);
   if (rank < 1 || rank > static_cast<int>(kMaxResizeRank)) return unsupported("Vulkan Resize takes rank 1 to 4");
   const ir::Node& node = q.node;

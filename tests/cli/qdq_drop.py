@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+"""The exact QDQ drops end to end through the CLI, on the QDQ conv net of tests/tools/make_qdq_net.py (onnxruntime's
+static quantizer style, with MaxPool, Concat, Pad, Resize, Transpose, Reshape and Gather between QDQ pairs):
+- `kiln partition --json` at kiln.graph_optimization_level=all shows 14 nodes fewer than at basic (seven pairs, one
+  DequantizeLinear kept for its second reader), one partition on the CPU EP and one Vulkan partition with every node;
+- `kiln compare` with atol 0: level all against basic on the CPU EP and on Vulkan, and Vulkan against the CPU EP;
+- against onnxruntime-node (graph optimization 'all') when it is cached: within one output quantization step.
+Exits 77 (skipped) without a Vulkan device unless KILN_REQUIRE_VULKAN=1.
+Usage: qdq_drop.py KILN_BINARY SOURCE_DIR MODEL_CACHE
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+failures = 0
+LEVEL = "kiln.graph_optimization_level"
+OUTPUT_STEP = 0.02  # the output QuantizeLinear's scale in make_qdq_net.py
+DROPPED_NODES = 14
+
+
+def kiln(*args):
+    result = subprocess.run([KILN, *map(str, args)], capture_output=True, text=True, timeout=600)
+    return result.returncode, result.stdout, result.stderr
+
+
+def expect(condition, what):
+    global failures
+    if not condition:
+        failures += 1
+        print(f"FAIL: {what}")
+
+
+def summary(model, ep, level):
+    code, out, err = kiln("partition", model, "--ep", ep, "--json", "--config", f"{LEVEL}={level}")
+    expect(code == 0, f"kiln partition --ep {ep} at {level} ({code}: {err.strip()})")
+    return json.loads(out).get("summary", {}) if code == 0 and out else {}
+
+
+def compare(model, inputs, side, reference, atol, what):
+    code, out, err = kiln("compare", model, *inputs, *side, *reference, "--atol", atol, "--rtol", 0, "--json", "-q")
+    report = json.loads(out) if out else {}
+    worst = [o.get("max_abs_error") for o in report.get("outputs", [])]
+    expect(code == 0 and report.get("passed") is True, f"{what} within atol {atol} ({code}: {worst} {err.strip()})")
+    print(f"{what}: max abs error {worst}")
+
+
+def main():
+    global KILN
+    KILN, source, cache = os.path.abspath(sys.argv[1]), Path(sys.argv[2]).resolve(), Path(sys.argv[3])
+    code, out, _ = kiln("devices", "--json")
+    vulkan = code == 0 and bool(json.loads(out).get("devices"))
+    if not vulkan and os.environ.get("KILN_REQUIRE_VULKAN") == "1":
+        print("FAIL: no Vulkan device and KILN_REQUIRE_VULKAN=1")
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        subprocess.run(["/usr/bin/python3", source / "tests/tools/make_qdq_net.py", tmp, "--size", "32"], check=True,
+                       capture_output=True)
+        model, inputs = tmp / "qdq_net.onnx", ["--input", f"input={tmp / 'input.npy'}"]
+        basic, all_ = summary(model, "cpu", "basic"), summary(model, "cpu", "all")
+        nodes = lambda s: sum(s.get("nodes_per_execution_provider", {}).values())
+        expect(nodes(basic) - nodes(all_) == DROPPED_NODES and all_.get("partitions") == 1,
+               f"CPU EP: level all runs {DROPPED_NODES} nodes fewer in one partition ({basic} / {all_})")
+        compare(model, inputs, ["--ep", "cpu", "--config", f"{LEVEL}=all"],
+                ["--against-ep", "cpu", "--against-config", f"{LEVEL}=basic"], 0, "CPU EP, level all against basic")
+        if vulkan:
+            on_vulkan = summary(model, "vulkan,cpu", "all")
+            expect(list(on_vulkan.get("nodes_per_execution_provider", {})) == ["VulkanExecutionProvider"]
+                   and on_vulkan.get("partitions") == 1 and nodes(on_vulkan) == nodes(all_),
+                   f"Vulkan: every node in one partition at level all ({on_vulkan})")
+            compare(model, inputs, ["--ep", "vulkan", "--config", f"{LEVEL}=all"],
+                    ["--against-ep", "vulkan", "--against-config", f"{LEVEL}=basic"], 0, "Vulkan, level all against basic")
+            compare(model, inputs, ["--ep", "vulkan", "--config", f"{LEVEL}=all"],
+                    ["--against-ep", "cpu", "--against-config", f"{LEVEL}=all"], 0, "Vulkan against the CPU EP")
+        ort = cache / "ort"
+        if (ort / "node_modules" / "onnxruntime-node").is_dir():
+            compare(model, inputs, ["--ep", "cpu", "--config", f"{LEVEL}=all"],
+                    ["--against", "onnxruntime", "--onnxruntime-node", ort], OUTPUT_STEP * 1.001,
+                    "CPU EP at level all against onnxruntime")
+        else:
+            print(f"SKIP: against onnxruntime (no onnxruntime-node under {ort})")
+    print(f"{failures} failure(s)")
+    if not vulkan:
+        return 1 if failures else 77
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
