@@ -28,6 +28,8 @@ constexpr double kOverviewZoom = 0.12;
 // Node labels: their size in scene units at normal zoom, and the smallest on-screen pixel size that is legible.
 constexpr double kLabelPx = 11;
 constexpr double kLegiblePx = 6.5;
+// Tensor text on edges: its size in scene units.
+constexpr double kEdgeTextPx = 10;
 
 const QColor kFallbackPen(0xc0, 0x20, 0x20);
 constexpr uint32_t kOuterScopeFill = 0xe6e0f4;  // pale violet: outer-scope values in a body
@@ -275,8 +277,9 @@ class PartitionCaptionItem : public QGraphicsItem {
 
 // ----- edges -----
 
-GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arrowTip, int count)
-    : tip_(arrowTip), count_(count) {
+GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arrowTip, int count,
+                             const QString& tensorText)
+    : tip_(arrowTip), count_(count), tensorText_(tensorText) {
   if (!spline.isEmpty()) {
     path_.moveTo(spline.first());
     int i = 1;
@@ -287,7 +290,30 @@ GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arro
   }
   if (!tip_.isNull()) path_.lineTo(tip_);
   bounds_ = path_.boundingRect().adjusted(-6, -6, 6, 6);
+  if (!tensorText_.isEmpty()) {
+    // Beside the edge's middle, to its right: edges run top to bottom.
+    const QFontMetricsF metrics(tensorTextFont());
+    const QPointF middle = path_.pointAtPercent(0.5);
+    textRect_ = QRectF(middle.x() + 4, middle.y() - metrics.height() / 2, metrics.horizontalAdvance(tensorText_) + 4,
+                       metrics.height());
+  }
   setZValue(1);
+}
+
+QFont GraphEdgeItem::tensorTextFont() {
+  QFont font;
+  font.setPixelSize(static_cast<int>(kEdgeTextPx));
+  return font;
+}
+
+bool GraphEdgeItem::tensorTextLegibleAt(double lod) { return kEdgeTextPx * lod >= kLegiblePx; }
+
+void GraphEdgeItem::setTensorTextShown(bool on) {
+  on = on && !tensorText_.isEmpty();
+  if (on == tensorShown_) return;
+  prepareGeometryChange();
+  tensorShown_ = on;
+  update();
 }
 
 void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
@@ -301,6 +327,17 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   }
   painter->setBrush(Qt::NoBrush);
   painter->drawPath(path_);
+  if (tensorShown_ && tensorTextLegibleAt(lod)) {
+    // A plate of the canvas color keeps the text legible over other edges, in either theme.
+    const QColor canvas = graphCanvasColor();
+    QColor plate = canvas;
+    plate.setAlpha(225);
+    painter->fillRect(textRect_, plate);
+    painter->setFont(tensorTextFont());
+    painter->setPen(canvas.lightness() < 128 ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20));
+    painter->drawText(textRect_, Qt::AlignCenter | Qt::TextDontClip, tensorText_);
+    painter->setPen(QPen(graphEdgeColor(), count_ > 1 ? 2.0 : 1.0));
+  }
   if (tip_.isNull() || lod < kTextLod) return;
   // The arrowhead: dot leaves a gap between the spline's end and the tip for it.
   const QPointF direction = tip_ - end_;
@@ -439,7 +476,11 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
   }
   edgeItems_.reserve(graph.edges.size());
   for (int i = 0; i < graph.edges.size(); ++i) {
-    auto* edge = new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], graph.edges[i].count);
+    const bridge::VisibleGraph::Edge& e = graph.edges[i];
+    QString text = document_->edgeTensorText(e.firstEdge);
+    if (!text.isEmpty() && e.count > 1) text += tr(" +%1 more").arg(e.count - 1);
+    auto* edge = new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], e.count, text);
+    edge->setTensorTextShown(tensorShapesShown_);
     scene_->addItem(edge);
     edgeItems_.push_back(edge);
   }
@@ -451,15 +492,48 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
 
 void GraphView::fitAll() {
   if (!scene_->sceneRect().isEmpty()) fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
-  fitted_ = true;
+  fitted_ = Fit::Whole;
   placeMinimap();
+}
+
+double GraphView::readableZoom() { return kFitLabelPx / kLabelPx; }
+
+void GraphView::fitReadable() {
+  const QRectF scene = scene_->sceneRect();
+  if (!scene.isEmpty()) fitInView(scene, Qt::KeepAspectRatio);
+  if (!scene.isEmpty() && zoom() < readableZoom()) {
+    // Netron's way: legible labels first; the top of the graph (its inputs) in view, centered across when the
+    // graph is narrow enough, else on the first node.
+    setTransform(QTransform::fromScale(readableZoom(), readableZoom()));
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    double x = scene.center().x();
+    if (visible.width() < scene.width()) {
+      const GraphNodeItem* first = nullptr;
+      for (const GraphNodeItem* item : nodeItems_) {
+        if (!first || item->sceneBoundingRect().top() < first->sceneBoundingRect().top() ||
+            (item->sceneBoundingRect().top() == first->sceneBoundingRect().top() &&
+             item->nodeIndex() < first->nodeIndex())) {
+          first = item;
+        }
+      }
+      if (first) x = first->sceneBoundingRect().center().x();
+    }
+    centerOn(QPointF(x, scene.top() + visible.height() / 2));
+  }
+  fitted_ = Fit::Readable;
+  placeMinimap();
+}
+
+void GraphView::setTensorShapesShown(bool on) {
+  tensorShapesShown_ = on;
+  for (QGraphicsItem* edge : edgeItems_) static_cast<GraphEdgeItem*>(edge)->setTensorTextShown(on);
 }
 
 void GraphView::zoomBy(double factor) {
   const double next = zoom() * factor;
   if (next < 0.002 || next > 8) return;  // beyond these the graph is a dot or one letter fills the view
   scale(factor, factor);
-  fitted_ = false;
+  fitted_ = Fit::None;
   placeMinimap();
 }
 
@@ -570,8 +644,10 @@ void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   // A view showing the whole graph keeps showing it when its panel grows or shrinks (a wrapped status line, the
   // compiled graph opening beside the source).
-  if (fitted_) {
+  if (fitted_ == Fit::Whole) {
     fitAll();
+  } else if (fitted_ == Fit::Readable) {
+    fitReadable();
   } else {
     placeMinimap();
   }
@@ -641,7 +717,7 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_Underscore: zoomBy(0.8); break;
     case Qt::Key_0:
       if (ctrl) {
-        fitAll();
+        fitReadable();
       } else {
         handled = false;
       }
