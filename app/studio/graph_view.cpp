@@ -290,14 +290,28 @@ GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arro
   }
   if (!tip_.isNull()) path_.lineTo(tip_);
   bounds_ = path_.boundingRect().adjusted(-6, -6, 6, 6);
-  if (!tensorText_.isEmpty()) {
-    // Beside the edge's middle, to its right: edges run top to bottom.
-    const QFontMetricsF metrics(tensorTextFont());
-    const QPointF middle = path_.pointAtPercent(0.5);
-    textRect_ = QRectF(middle.x() + 4, middle.y() - metrics.height() / 2, metrics.horizontalAdvance(tensorText_) + 4,
-                       metrics.height());
-  }
+  placeTensorText({});
   setZValue(1);
+}
+
+void GraphEdgeItem::placeTensorText(const QVector<QRectF>& avoid) {
+  if (tensorText_.isEmpty()) return;
+  // Beside the edge, to its right (edges run top to bottom): at its middle unless that is under a caption.
+  const QFontMetricsF metrics(tensorTextFont());
+  const QSizeF size(metrics.horizontalAdvance(tensorText_) + 4, metrics.height());
+  auto at = [&](double percent) {
+    const QPointF point = path_.pointAtPercent(percent);
+    return QRectF(QPointF(point.x() + 4, point.y() - size.height() / 2), size);
+  };
+  prepareGeometryChange();
+  for (double percent : {0.5, 0.7, 0.3, 0.85, 0.15}) {
+    const QRectF rect = at(percent);
+    if (std::none_of(avoid.begin(), avoid.end(), [&rect](const QRectF& r) { return r.intersects(rect); })) {
+      textRect_ = rect;
+      return;
+    }
+  }
+  textRect_ = at(0.5);
 }
 
 QFont GraphEdgeItem::tensorTextFont() {
@@ -466,13 +480,16 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
       clusterItems_.insert(v.cluster, item);
     }
   }
+  QVector<QRectF> captions;  // edge texts keep off them
   for (auto it = layout.clusterBoxes.constBegin(); it != layout.clusterBoxes.constEnd(); ++it) {
     if (collapsed.contains(it.key()) || it.key() < 0 || it.key() >= document_->clusters().size()) continue;
     const bridge::GraphCluster& cluster = document_->clusters()[it.key()];
     auto* item = new GraphClusterItem(cluster, it.key(), it.value(), false);
     scene_->addItem(item);
     clusterItems_.insert(it.key(), item);
-    scene_->addItem(new PartitionCaptionItem(cluster.caption(), it.value(), item->fillColor()));
+    auto* caption = new PartitionCaptionItem(cluster.caption(), it.value(), item->fillColor());
+    scene_->addItem(caption);
+    captions.push_back(caption->boundingRect());
   }
   edgeItems_.reserve(graph.edges.size());
   for (int i = 0; i < graph.edges.size(); ++i) {
@@ -480,6 +497,7 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
     QString text = document_->edgeTensorText(e.firstEdge);
     if (!text.isEmpty() && e.count > 1) text += tr(" +%1 more").arg(e.count - 1);
     auto* edge = new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], e.count, text);
+    if (!captions.isEmpty()) edge->placeTensorText(captions);
     edge->setTensorTextShown(tensorShapesShown_);
     scene_->addItem(edge);
     edgeItems_.push_back(edge);

@@ -106,6 +106,8 @@ class GraphEdgeItem : public QGraphicsItem {
   const QString& tensorText() const { return tensorText_; }
   void setTensorTextShown(bool on);
   bool isTensorTextShown() const { return tensorShown_; }
+  // Moves the text along the edge off the boxes in `avoid` (partition captions), where it can.
+  void placeTensorText(const QVector<QRectF>& avoid);
   // The text's box in scene coordinates, and its font (a fixed size in scene units).
   QRectF tensorTextRect() const { return textRect_; }
   static QFont tensorTextFont();
