@@ -98,7 +98,10 @@ bool GraphPanel::onInputShapesLoaded() {
   const ModelInfo& info = root_->modelInfo();
   if (!pendingShapes_) {  // a model just opened: its declared shapes, ready to be filled in
     shapesEdit_->setText(bridge::declaredInputShapes(info));
-    shapesRow_->setVisible(hasOpenDimensions(info));
+    // A compiled (EPContext) model's shapes are the partitions' business: no inference runs on it.
+    const auto& nodes = root_->nodes();
+    const bool compiled = std::any_of(nodes.begin(), nodes.end(), [](const bridge::GraphNode& n) { return n.epContext; });
+    shapesRow_->setVisible(hasOpenDimensions(info) && !compiled);
     return false;
   }
   inputShapes_ = *pendingShapes_;

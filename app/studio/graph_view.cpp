@@ -290,11 +290,10 @@ GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arro
   }
   if (!tip_.isNull()) path_.lineTo(tip_);
   bounds_ = path_.boundingRect().adjusted(-6, -6, 6, 6);
-  placeTensorText({});
   setZValue(1);
 }
 
-void GraphEdgeItem::placeTensorText(const QVector<QRectF>& avoid) {
+void GraphEdgeItem::placeTensorText(const std::function<bool(const QRectF&)>& isFree) {
   if (tensorText_.isEmpty()) return;
   // Beside the edge, to its right (edges run top to bottom): at its middle unless that is under a caption.
   const QFontMetricsF metrics(tensorTextFont());
@@ -306,7 +305,7 @@ void GraphEdgeItem::placeTensorText(const QVector<QRectF>& avoid) {
   prepareGeometryChange();
   for (double percent : {0.5, 0.7, 0.3, 0.85, 0.15}) {
     const QRectF rect = at(percent);
-    if (std::none_of(avoid.begin(), avoid.end(), [&rect](const QRectF& r) { return r.intersects(rect); })) {
+    if (isFree(rect)) {
       textRect_ = rect;
       return;
     }
@@ -341,7 +340,7 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   }
   painter->setBrush(Qt::NoBrush);
   painter->drawPath(path_);
-  if (tensorShown_ && tensorTextLegibleAt(lod)) {
+  if (tensorShown_ && !textRect_.isEmpty() && tensorTextLegibleAt(lod)) {
     // A plate of the canvas color keeps the text legible over other edges, in either theme.
     const QColor canvas = graphCanvasColor();
     QColor plate = canvas;
@@ -456,6 +455,8 @@ void GraphView::clearGraph() {
   overviewPicture_ = QImage();
   edgesShown_ = true;
   edgeItems_.clear();
+  captionRects_.clear();
+  tensorTextsPlaced_ = false;
   nodeItems_.clear();
   clusterItems_.clear();
   highlighted_.clear();
@@ -480,7 +481,6 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
       clusterItems_.insert(v.cluster, item);
     }
   }
-  QVector<QRectF> captions;  // edge texts keep off them
   for (auto it = layout.clusterBoxes.constBegin(); it != layout.clusterBoxes.constEnd(); ++it) {
     if (collapsed.contains(it.key()) || it.key() < 0 || it.key() >= document_->clusters().size()) continue;
     const bridge::GraphCluster& cluster = document_->clusters()[it.key()];
@@ -489,7 +489,7 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
     clusterItems_.insert(it.key(), item);
     auto* caption = new PartitionCaptionItem(cluster.caption(), it.value(), item->fillColor());
     scene_->addItem(caption);
-    captions.push_back(caption->boundingRect());
+    captionRects_.push_back(caption->boundingRect());
   }
   edgeItems_.reserve(graph.edges.size());
   for (int i = 0; i < graph.edges.size(); ++i) {
@@ -497,12 +497,11 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
     QString text = document_->edgeTensorText(e.firstEdge);
     if (!text.isEmpty() && e.count > 1) text += tr(" +%1 more").arg(e.count - 1);
     auto* edge = new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], e.count, text);
-    if (!captions.isEmpty()) edge->placeTensorText(captions);
-    edge->setTensorTextShown(tensorShapesShown_);
     scene_->addItem(edge);
     edgeItems_.push_back(edge);
   }
   edgesShown_ = true;
+  if (tensorShapesShown_) setTensorShapesShown(true);
   scene_->setSceneRect(layout.bounds.adjusted(-20, -20, 20, 20));
   minimap_->refresh();
   placeMinimap();
@@ -542,8 +541,43 @@ void GraphView::fitReadable() {
   placeMinimap();
 }
 
+void GraphView::placeTensorTexts() {
+  // Greedy, on a grid of 256-unit cells: each text keeps off the nodes, the partition captions and the texts
+  // placed before it where its edge leaves room.
+  constexpr double kCell = 256;
+  QHash<quint64, QVector<QRectF>> grid;
+  auto forCells = [](const QRectF& r, const auto& visit) {
+    for (auto x = static_cast<qint64>(std::floor(r.left() / kCell)); x <= std::floor(r.right() / kCell); ++x) {
+      for (auto y = static_cast<qint64>(std::floor(r.top() / kCell)); y <= std::floor(r.bottom() / kCell); ++y) {
+        visit((static_cast<quint64>(x) << 32) ^ static_cast<quint32>(y));
+      }
+    }
+  };
+  auto occupy = [&](const QRectF& r) { forCells(r, [&](quint64 key) { grid[key].push_back(r); }); };
+  auto isFree = [&](const QRectF& r) {
+    bool free = true;
+    forCells(r, [&](quint64 key) {
+      for (const QRectF& other : grid.value(key)) free = free && !other.intersects(r);
+    });
+    return free;
+  };
+  for (const GraphNodeItem* node : nodeItems_) occupy(node->sceneBoundingRect());
+  for (const GraphClusterItem* cluster : clusterItems_) {
+    if (cluster->isCollapsed()) occupy(cluster->sceneBoundingRect());
+  }
+  for (const QRectF& caption : captionRects_) occupy(caption);
+  for (QGraphicsItem* item : edgeItems_) {
+    auto* edge = static_cast<GraphEdgeItem*>(item);
+    if (edge->tensorText().isEmpty()) continue;
+    edge->placeTensorText(isFree);
+    occupy(edge->tensorTextRect());
+  }
+  tensorTextsPlaced_ = true;
+}
+
 void GraphView::setTensorShapesShown(bool on) {
   tensorShapesShown_ = on;
+  if (on && !tensorTextsPlaced_) placeTensorTexts();
   for (QGraphicsItem* edge : edgeItems_) static_cast<GraphEdgeItem*>(edge)->setTensorTextShown(on);
 }
 

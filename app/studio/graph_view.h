@@ -18,6 +18,7 @@
 #include <QSet>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 #include "graph_document.h"
@@ -106,8 +107,9 @@ class GraphEdgeItem : public QGraphicsItem {
   const QString& tensorText() const { return tensorText_; }
   void setTensorTextShown(bool on);
   bool isTensorTextShown() const { return tensorShown_; }
-  // Moves the text along the edge off the boxes in `avoid` (partition captions), where it can.
-  void placeTensorText(const QVector<QRectF>& avoid);
+  // Places the text beside the edge at the first spot along it that `isFree` accepts (its middle first), else at
+  // its middle. Until placed (GraphView places every edge's text when they are first shown), nothing is drawn.
+  void placeTensorText(const std::function<bool(const QRectF&)>& isFree);
   // The text's box in scene coordinates, and its font (a fixed size in scene units).
   QRectF tensorTextRect() const { return textRect_; }
   static QFont tensorTextFont();
@@ -238,6 +240,9 @@ class GraphView : public QGraphicsView {
   enum class Fit { None, Whole, Readable };
   Fit fitted_ = Fit::None;  // the view shows the graph as fitAll() or fitReadable() left it: kept so on resize
   bool tensorShapesShown_ = false;
+  bool tensorTextsPlaced_ = false;  // since the last layout
+  QVector<QRectF> captionRects_;    // expanded partitions' captions: edge texts keep off them
+  void placeTensorTexts();
 };
 
 }  // namespace kiln::studio

@@ -366,14 +366,13 @@ void ScreenshotTour::addFitAndEdgeShapeSteps() {
                         errors_ << QStringLiteral("19-edge-shapes: no model on display (run step 18 or 01 first)");
                         return done();
                       }
-                      if (auto* toggle = window_.findChild<QAction*>(QStringLiteral("tensorShapesAction"))) {
-                        toggle->setChecked(true);
-                      }
+                      QAction* toggle = window_.findChild<QAction*>(QStringLiteral("tensorShapesAction"));
+                      if (toggle) toggle->setChecked(true);
                       connect(panel, &GraphPanel::inputShapesRejected, stepContext_, [this, done](const QString& m) {
                         errors_ << QStringLiteral("19-edge-shapes: input shapes: ") + m;
                         done();
                       });
-                      connect(panel, &GraphPanel::layoutReady, stepContext_, [panel, done] {
+                      connect(panel, &GraphPanel::layoutReady, stepContext_, [this, panel, toggle, done] {
                         GraphView* view = panel->view();
                         const auto document = panel->document();
                         view->resetTransform();
@@ -383,6 +382,8 @@ void ScreenshotTour::addFitAndEdgeShapeSteps() {
                             break;
                           }
                         }
+                        // Off again once grabbed, so later steps look as they did without this one.
+                        if (toggle) QTimer::singleShot(kSettleMs + 100, this, [toggle] { toggle->setChecked(false); });
                         done();
                       });
                       if (!panel->applyInputShapes(benchShapes_.isEmpty() ? QStringLiteral("x=1,3,640,640")

@@ -132,6 +132,28 @@ class TestEdgeShapes : public QObject {
     QVERIFY(!GraphEdgeItem::tensorTextLegibleAt(0.3));
   }
 
+  void textsKeepOffNodesCaptionsAndEachOther() {
+    // A straight edge whose middle is taken: its text moves along it.
+    GraphEdgeItem edge({QPointF(0, 0), QPointF(0, 300)}, QPointF(), 1, QStringLiteral("float32[1,8,32,32]"));
+    const QRectF taken(0, 130, 200, 40);
+    edge.placeTensorText([&taken](const QRectF& r) { return !r.intersects(taken); });
+    QVERIFY(!edge.tensorTextRect().isEmpty());
+    QVERIFY(!edge.tensorTextRect().intersects(taken));
+    // In the view: no two texts overlap and none covers a node.
+    GraphView* view = panel_.view();
+    view->setTensorShapesShown(true);
+    QVector<QRectF> placed;
+    for (QGraphicsItem* item : view->edgeItems()) {
+      const auto* e = static_cast<const GraphEdgeItem*>(item);
+      if (!e->isTensorTextShown()) continue;
+      for (const QRectF& other : placed) QVERIFY(!other.intersects(e->tensorTextRect()));
+      for (const auto* node : view->nodeItems()) QVERIFY(!node->sceneBoundingRect().intersects(e->tensorTextRect()));
+      placed.push_back(e->tensorTextRect());
+    }
+    QVERIFY(!placed.isEmpty());
+    view->setTensorShapesShown(false);
+  }
+
   void concreteShapesFromInputShapes() {
     GraphView* view = panel_.view();
     view->setTensorShapesShown(true);
