@@ -293,24 +293,28 @@ GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arro
   setZValue(1);
 }
 
-void GraphEdgeItem::placeTensorText(const std::function<bool(const QRectF&)>& isFree) {
+void GraphEdgeItem::placeTensorText(const std::function<double(const QRectF&)>& cost) {
   if (tensorText_.isEmpty()) return;
-  // Beside the edge, to its right (edges run top to bottom): at its middle unless that is under a caption.
+  // Beside the edge (edges run top to bottom): to its right at its middle, unless something is there already.
   const QFontMetricsF metrics(tensorTextFont());
   const QSizeF size(metrics.horizontalAdvance(tensorText_) + 4, metrics.height());
-  auto at = [&](double percent) {
-    const QPointF point = path_.pointAtPercent(percent);
-    return QRectF(QPointF(point.x() + 4, point.y() - size.height() / 2), size);
-  };
   prepareGeometryChange();
+  double best = -1;
   for (double percent : {0.5, 0.7, 0.3, 0.85, 0.15}) {
-    const QRectF rect = at(percent);
-    if (isFree(rect)) {
-      textRect_ = rect;
-      return;
+    const QPointF point = path_.pointAtPercent(percent);
+    for (double left : {point.x() + 4, point.x() - 4 - size.width()}) {
+      const QRectF rect(QPointF(left, point.y() - size.height() / 2), size);
+      const double c = cost(rect);
+      if (best < 0 || c < best) {
+        best = c;
+        textRect_ = rect;
+      }
+      if (c <= 0) break;
     }
+    if (best <= 0) break;
   }
-  textRect_ = at(0.5);
+  textCovers_ = best > 0;
+  setZValue(tensorShown_ && textCovers_ ? 2.5 : 1);
 }
 
 QFont GraphEdgeItem::tensorTextFont() {
@@ -326,6 +330,7 @@ void GraphEdgeItem::setTensorTextShown(bool on) {
   if (on == tensorShown_) return;
   prepareGeometryChange();
   tensorShown_ = on;
+  setZValue(tensorShown_ && textCovers_ ? 2.5 : 1);  // above the nodes where it lies over one
   update();
 }
 
@@ -545,7 +550,6 @@ void GraphView::placeTensorTexts() {
   // Greedy, on a grid of 256-unit cells: each text keeps off the nodes, the partition captions and the texts
   // placed before it where its edge leaves room.
   constexpr double kCell = 256;
-  QHash<quint64, QVector<QRectF>> grid;
   auto forCells = [](const QRectF& r, const auto& visit) {
     for (auto x = static_cast<qint64>(std::floor(r.left() / kCell)); x <= std::floor(r.right() / kCell); ++x) {
       for (auto y = static_cast<qint64>(std::floor(r.top() / kCell)); y <= std::floor(r.bottom() / kCell); ++y) {
@@ -553,24 +557,35 @@ void GraphView::placeTensorTexts() {
       }
     }
   };
-  auto occupy = [&](const QRectF& r) { forCells(r, [&](quint64 key) { grid[key].push_back(r); }); };
-  auto isFree = [&](const QRectF& r) {
-    bool free = true;
-    forCells(r, [&](quint64 key) {
-      for (const QRectF& other : grid.value(key)) free = free && !other.intersects(r);
-    });
-    return free;
+  // Overlaps cost their area, more where the other box is drawn above the text and would hide it.
+  struct Box {
+    QRectF rect;
+    double weight;
   };
-  for (const GraphNodeItem* node : nodeItems_) occupy(node->sceneBoundingRect());
+  QHash<quint64, QVector<Box>> grid;
+  auto occupy = [&](const QRectF& r, double weight) {
+    forCells(r, [&](quint64 key) { grid[key].push_back({r, weight}); });
+  };
+  auto cost = [&](const QRectF& r) {
+    double total = 0;
+    forCells(r, [&](quint64 key) {
+      for (const Box& other : grid.value(key)) {
+        const QRectF overlap = other.rect.intersected(r);
+        if (!overlap.isEmpty()) total += overlap.width() * overlap.height() * other.weight;
+      }
+    });
+    return total;
+  };
+  for (const GraphNodeItem* node : nodeItems_) occupy(node->sceneBoundingRect(), 2);
   for (const GraphClusterItem* cluster : clusterItems_) {
-    if (cluster->isCollapsed()) occupy(cluster->sceneBoundingRect());
+    if (cluster->isCollapsed()) occupy(cluster->sceneBoundingRect(), 2);
   }
-  for (const QRectF& caption : captionRects_) occupy(caption);
+  for (const QRectF& caption : captionRects_) occupy(caption, 4);
   for (QGraphicsItem* item : edgeItems_) {
     auto* edge = static_cast<GraphEdgeItem*>(item);
     if (edge->tensorText().isEmpty()) continue;
-    edge->placeTensorText(isFree);
-    occupy(edge->tensorTextRect());
+    edge->placeTensorText(cost);
+    occupy(edge->tensorTextRect(), 1);
   }
   tensorTextsPlaced_ = true;
 }

@@ -107,9 +107,10 @@ class GraphEdgeItem : public QGraphicsItem {
   const QString& tensorText() const { return tensorText_; }
   void setTensorTextShown(bool on);
   bool isTensorTextShown() const { return tensorShown_; }
-  // Places the text beside the edge at the first spot along it that `isFree` accepts (its middle first), else at
-  // its middle. Until placed (GraphView places every edge's text when they are first shown), nothing is drawn.
-  void placeTensorText(const std::function<bool(const QRectF&)>& isFree);
+  // Places the text beside the edge (right, then left of it; its middle first, then further along) at the first
+  // spot where `cost` is 0, else where it is least. Until placed (GraphView places every edge's text when they are
+  // first shown), nothing is drawn. A text placed over something is drawn above the nodes, so it is never hidden.
+  void placeTensorText(const std::function<double(const QRectF&)>& cost);
   // The text's box in scene coordinates, and its font (a fixed size in scene units).
   QRectF tensorTextRect() const { return textRect_; }
   static QFont tensorTextFont();
@@ -123,6 +124,7 @@ class GraphEdgeItem : public QGraphicsItem {
   int count_;
   QString tensorText_;
   bool tensorShown_ = false;
+  bool textCovers_ = false;  // no free spot: the text lies over a node, a caption or another text
 };
 
 class GraphView;

@@ -357,22 +357,29 @@ void ScreenshotTour::addFitAndEdgeShapeSteps() {
                         window_.openModel(ppocr);
                       }, 120000});
   }
-  // The model on display (PP-OCRv4 det after step 18) with the tour's input shapes given and tensor shapes on edges,
-  // at 1:1 around the first Conv, whose details list the concrete shapes.
-  steps_.push_back({QStringLiteral("19-edge-shapes"), [this](Done done) {
+  // The model on display (PP-OCRv4 det after step 18; run alone, it opens that model) with the tour's input shapes
+  // given and tensor shapes on edges, at 1:1 around the first Conv, whose details list the concrete shapes.
+  steps_.push_back({QStringLiteral("19-edge-shapes"), [this, ppocr](Done done) {
                       window_.tabs()->setCurrentIndex(0);
                       GraphPanel* panel = window_.graphPanel();
-                      if (!panel->rootDocument()) {
-                        errors_ << QStringLiteral("19-edge-shapes: no model on display (run step 18 or 01 first)");
-                        return done();
-                      }
                       QAction* toggle = window_.findChild<QAction*>(QStringLiteral("tensorShapesAction"));
                       if (toggle) toggle->setChecked(true);
+                      const QString shapes = benchShapes_.isEmpty() ? QStringLiteral("x=1,3,640,640") : benchShapes_;
+                      auto applied = std::make_shared<bool>(false);
+                      connect(panel, &GraphPanel::inputShapesApplied, stepContext_, [applied] { *applied = true; });
                       connect(panel, &GraphPanel::inputShapesRejected, stepContext_, [this, done](const QString& m) {
                         errors_ << QStringLiteral("19-edge-shapes: input shapes: ") + m;
                         done();
                       });
-                      connect(panel, &GraphPanel::layoutReady, stepContext_, [this, panel, toggle, done] {
+                      connect(panel, &GraphPanel::failed, stepContext_, [this, done](const QString& m) {
+                        errors_ << QStringLiteral("19-edge-shapes: ") + m;
+                        done();
+                      });
+                      connect(panel, &GraphPanel::layoutReady, stepContext_, [this, panel, toggle, shapes, applied, done] {
+                        if (!*applied) {  // run alone: the model has just opened
+                          panel->applyInputShapes(shapes);  // a refusal calls done() above
+                          return;
+                        }
                         GraphView* view = panel->view();
                         const auto document = panel->document();
                         view->resetTransform();
@@ -386,11 +393,12 @@ void ScreenshotTour::addFitAndEdgeShapeSteps() {
                         if (toggle) QTimer::singleShot(kSettleMs + 100, this, [toggle] { toggle->setChecked(false); });
                         done();
                       });
-                      if (!panel->applyInputShapes(benchShapes_.isEmpty() ? QStringLiteral("x=1,3,640,640")
-                                                                           : benchShapes_)) {
-                        done();
+                      if (!panel->rootDocument()) {
+                        window_.openModel(ppocr.isEmpty() ? modelPath_ : ppocr);
+                      } else {
+                        panel->applyInputShapes(shapes);
                       }
-                    }, 120000});
+                    }, 180000});
 }
 
 }  // namespace kiln::studio
