@@ -8,6 +8,7 @@
 #include <string>
 
 #include "session_flags.h"
+#include "value_format.h"
 
 namespace kiln::bridge {
 
@@ -326,6 +327,13 @@ int GraphDocument::opNodeCountAll() const {
   return count;
 }
 
+QString GraphDocument::edgeTensorText(int edge) const {
+  if (edge < 0 || edge >= edges_.size()) return {};
+  const auto it = info_->values.find(edges_[edge].value.toStdString());
+  if (it == info_->values.end() || it->second.dtype == DataType::UNDEFINED) return {};
+  return formatValueType(it->second);
+}
+
 int GraphDocument::drawnNode(int node) const {
   if (node < 0 || node >= nodes_.size()) return -1;
   return nodes_[node].folded ? nodes_[node].foldedInto : node;
@@ -391,7 +399,8 @@ VisibleGraph GraphDocument::visibleGraph(const QSet<int>& collapsed) const {
     if (!collapsed.contains(c) && !clusters_[c].nodes.isEmpty()) graph.expandedClusters.push_back(c);
   }
   QHash<quint64, int> edgeIndex;
-  for (const GraphEdge& e : edges_) {
+  for (int index = 0; index < edges_.size(); ++index) {
+    const GraphEdge& e = edges_[index];
     const int from = vertexOfNode[e.from], to = vertexOfNode[e.to];
     if (from < 0 || to < 0 || from == to) continue;  // an edge inside a collapsed cluster
     const quint64 key = (static_cast<quint64>(from) << 32) | static_cast<quint32>(to);
@@ -401,7 +410,7 @@ VisibleGraph GraphDocument::visibleGraph(const QSet<int>& collapsed) const {
       continue;
     }
     edgeIndex.insert(key, static_cast<int>(graph.edges.size()));
-    graph.edges.push_back({from, to, 1});
+    graph.edges.push_back({from, to, 1, index});
   }
   return graph;
 }

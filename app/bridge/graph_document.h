@@ -112,6 +112,7 @@ struct VisibleGraph {
   struct Edge {
     int from = -1, to = -1;  // vertex indices
     int count = 1;           // document edges folded into this one
+    int firstEdge = -1;      // the first of them (an index into GraphDocument::edges)
   };
   QVector<Vertex> vertices;
   QVector<Edge> edges;
@@ -157,6 +158,8 @@ class GraphDocument {
   QVector<GraphHit> searchAll(const QString& text) const;
   // Op nodes over every graph (main document: all bodies included).
   int opNodeCountAll() const;
+  // The tensor edge `edge` carries as "float32[1,3,640,640]" (formatValueType); "" when the model gives it no type.
+  QString edgeTensorText(int edge) const;
   // The visible node standing for `node`: itself, or for a folded Constant its consumer.
   int drawnNode(int node) const;
   const QVector<GraphNode>& nodes() const { return nodes_; }

@@ -39,14 +39,14 @@ void GraphLoader::cancel() {
   busy_ = false;
 }
 
-void GraphLoader::load(const QString& path) {
+void GraphLoader::load(const QString& path, const InputShapes& inputShapes) {
   cancel();
   const quint64 request = latestRequest_;
   auto token = std::make_shared<CancellationToken>();
   token_ = token;
   busy_ = true;
   emit progress(tr("Reading %1").arg(path));
-  QMetaObject::invokeMethod(workerContext_, [this, request, path, token] {
+  QMetaObject::invokeMethod(workerContext_, [this, request, path, token, inputShapes] {
     if (request != latestRequest_) return;  // superseded while it waited in the queue
     QElapsedTimer timer;
     timer.start();
@@ -54,7 +54,7 @@ void GraphLoader::load(const QString& path) {
     QString error;
     try {
       const std::string file = path.toStdString();
-      Result<ModelInfo> info = inspectModel(file);
+      Result<ModelInfo> info = inspectModel(file, inputShapes);
       if (!info.isOk()) {
         error = QString::fromStdString(info.status().toString());
       } else if (request == latestRequest_) {
@@ -63,6 +63,7 @@ void GraphLoader::load(const QString& path) {
         }, Qt::QueuedConnection);
         SessionOptions options = partitionOptions();
         options.progress.cancellation = token;
+        for (const auto& [name, dims] : inputShapes) options.setInputShape(name, dims);  // as a session would run
         std::optional<Result<EpContextModelInfo>> epContext;
         const bool hasEpContext = std::any_of(info.value().nodes.begin(), info.value().nodes.end(), [](const NodeInfo& n) {
           return isEpContextNode(n.opType, n.domain);

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "graph_document.h"
+#include "input_shapes_text.h"
 #include "kiln/progress.h"
 #include "kiln/session_options.h"
 
@@ -24,7 +25,9 @@ class GraphLoader : public QObject {
   ~GraphLoader() override;
 
   // Starts loading `path` and returns at once; a newer load() or cancel() supersedes it (its result never comes).
-  void load(const QString& path);
+  // `inputShapes` fix those inputs' shapes for shape inference (kiln::inspectModel): concrete dimensions downstream;
+  // a shape the engine refuses (unknown input, other rank) fails the load with its message.
+  void load(const QString& path, const InputShapes& inputShapes = {});
   // Cancels the partition analysis in flight (the engine's CancellationToken) and drops its result.
   void cancel();
   bool isBusy() const { return busy_; }

@@ -76,7 +76,8 @@ GraphPanel::GraphPanel(QWidget* parent)
   addButton(tr("\u25bc"), tr("Next match (Enter)"), [this] { findNext(); });
   toolbar->addWidget(matchLabel_);
   toolbar->addSeparator();
-  addButton(tr("Fit"), tr("Fit the whole graph in the view"), [this] { view_->fitAll(); });
+  addButton(tr("Fit"), tr("Fit the graph in the view, never so far out that labels are illegible (Ctrl+0); "
+                          "\u2212 zooms out further"), [this] { view_->fitReadable(); });
   addButton(tr("+"), tr("Zoom in"), [this] { view_->zoomBy(1.25); });
   addButton(tr("\u2212"), tr("Zoom out"), [this] { view_->zoomBy(0.8); });
   toolbar->addSeparator();
@@ -140,6 +141,7 @@ GraphPanel::GraphPanel(QWidget* parent)
   layout->setSpacing(2);
   layout->addWidget(toolbar);
   layout->addWidget(legendBox);
+  layout->addWidget(createInputShapesRow());
   layout->addWidget(breadcrumb_);
   layout->addWidget(splitter, 1);
   layout->addWidget(status_);
@@ -150,6 +152,7 @@ GraphPanel::GraphPanel(QWidget* parent)
   connect(loader_, &bridge::GraphLoader::loaded, this, &GraphPanel::onLoaded);
   connect(loader_, &bridge::GraphLoader::failed, this, [this](const QString& path, const QString& message) {
     setBusy(false);
+    if (onInputShapesFailed(message)) return;  // the graph on display stays
     const QString text = tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), message);
     status_->setText(text);
     emit failed(text);
@@ -221,6 +224,7 @@ void GraphPanel::openModel(const QString& path) {
   }
   updateSearchLabel();
   status_->setText(tr("Opening %1\u2026").arg(QFileInfo(path).fileName()));  // no error of the previous model stays
+  resetInputShapes();
   fitOnLayout_ = true;
   setBusy(true);
   loader_->load(path);
@@ -235,6 +239,7 @@ void GraphPanel::cancel() {
 void GraphPanel::onLoaded(std::shared_ptr<const bridge::GraphDocument> document, double loadMs) {
   root_ = document;
   loadMs_ = loadMs;
+  if (onInputShapesLoaded()) return;  // re-inferred with input shapes: showDocument there
   showDocument(std::move(document));
 }
 
@@ -267,7 +272,7 @@ void GraphPanel::onLayoutFinished(const bridge::GraphLayoutResult& result) {
   view_->showGraph(document_, visible_, result, collapsed_);
   addTransferBadges(view_, *document_);  // compiled models: host↔device transfers at partition borders
   setBusy(false);
-  if (fitOnLayout_) view_->fitAll();
+  if (fitOnLayout_) view_->fitReadable();
   fitOnLayout_ = false;
   const int clustersShown = static_cast<int>(document_->clusters().size()) - static_cast<int>(collapsed_.size());
   QString text = tr("%1: %n node(s)", nullptr, root_->opNodeCountAll()).arg(QFileInfo(path_).fileName());

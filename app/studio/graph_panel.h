@@ -12,9 +12,11 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 #include "graph_document.h"
 #include "graph_layout.h"
+#include "input_shapes_text.h"
 
 class QLabel;
 class QLineEdit;
@@ -73,6 +75,14 @@ class GraphPanel : public QWidget {
   void findNext();
   void findPrevious();
 
+  // Input shapes (graph_panel_shapes.cpp): "x=1,3,640,640" re-runs the engine's shape inference with those inputs
+  // fixed, so node details, the Nodes table and edge labels show concrete dimensions; "" goes back to the declared
+  // shapes. The graph on display stays until the new one is ready. A text that does not parse, or shapes the
+  // engine refuses (unknown input, other rank), change nothing: inputShapesRejected(message) and the message
+  // under the graph. False when the text was refused at once.
+  bool applyInputShapes(const QString& text);
+  const bridge::InputShapes& inputShapes() const { return inputShapes_; }
+
   // Writes the whole graph. False with `error` set when the file cannot be written (nothing partial stays).
   bool exportSvg(const QString& path, QString* error);
   bool exportPng(const QString& path, QString* error);
@@ -96,6 +106,9 @@ class GraphPanel : public QWidget {
   void failed(const QString& message);
   void nodeSelected(const QString& nodeName);
   void inspectBinaryRequested(const QString& binaryPath);
+  // The model was re-inferred with inputShapes() (rootDocument() holds the new shapes).
+  void inputShapesApplied();
+  void inputShapesRejected(const QString& message);
 
  private:
   void onLoaded(std::shared_ptr<const bridge::GraphDocument> document, double loadMs);
@@ -109,6 +122,12 @@ class GraphPanel : public QWidget {
   void goToMatch(int index);
   void setBusy(bool busy);
   void exportWithDialog(bool svg);
+  // Input shapes (graph_panel_shapes.cpp): the row under the legend, and the loader's answers to a re-inference.
+  QWidget* createInputShapesRow();
+  void resetInputShapes();
+  bool onInputShapesLoaded();  // true when the document loaded came from applyInputShapes
+  bool onInputShapesFailed(const QString& message);  // likewise, for a failure
+  void rejectInputShapes(const QString& message);
 
   bridge::GraphLoader* loader_;
   bridge::GraphLayout* layout_;
@@ -135,6 +154,13 @@ class GraphPanel : public QWidget {
   QVector<bridge::GraphHit> matches_;
   int currentMatch_ = -1;
   double loadMs_ = 0, layoutMs_ = 0;
+  QWidget* shapesRow_ = nullptr;
+  QLineEdit* shapesEdit_ = nullptr;
+  QLabel* shapesMessage_ = nullptr;
+  bridge::InputShapes inputShapes_;                 // the shapes the document on display was inferred with
+  std::optional<bridge::InputShapes> pendingShapes_;  // being applied
+  QString shapesGraphPath_;                          // the graph on display when they were applied
+  QString statusBeforeShapes_;
 };
 
 }  // namespace kiln::studio

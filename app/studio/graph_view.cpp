@@ -28,6 +28,8 @@ constexpr double kOverviewZoom = 0.12;
 // Node labels: their size in scene units at normal zoom, and the smallest on-screen pixel size that is legible.
 constexpr double kLabelPx = 11;
 constexpr double kLegiblePx = 6.5;
+// Tensor text on edges: its size in scene units.
+constexpr double kEdgeTextPx = 10;
 
 const QColor kFallbackPen(0xc0, 0x20, 0x20);
 constexpr uint32_t kOuterScopeFill = 0xe6e0f4;  // pale violet: outer-scope values in a body
@@ -275,8 +277,9 @@ class PartitionCaptionItem : public QGraphicsItem {
 
 // ----- edges -----
 
-GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arrowTip, int count)
-    : tip_(arrowTip), count_(count) {
+GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arrowTip, int count,
+                             const QString& tensorText)
+    : tip_(arrowTip), count_(count), tensorText_(tensorText) {
   if (!spline.isEmpty()) {
     path_.moveTo(spline.first());
     int i = 1;
@@ -290,6 +293,47 @@ GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arro
   setZValue(1);
 }
 
+void GraphEdgeItem::placeTensorText(const std::function<double(const QRectF&)>& cost) {
+  if (tensorText_.isEmpty()) return;
+  // Beside the edge (edges run top to bottom): to its right at its middle, unless something is there already.
+  const QFontMetricsF metrics(tensorTextFont());
+  const QSizeF size(metrics.horizontalAdvance(tensorText_) + 4, metrics.height());
+  prepareGeometryChange();
+  double best = -1;
+  for (double percent : {0.5, 0.7, 0.3, 0.85, 0.15}) {
+    const QPointF point = path_.pointAtPercent(percent);
+    for (double left : {point.x() + 4, point.x() - 4 - size.width()}) {
+      const QRectF rect(QPointF(left, point.y() - size.height() / 2), size);
+      const double c = cost(rect);
+      if (best < 0 || c < best) {
+        best = c;
+        textRect_ = rect;
+      }
+      if (c <= 0) break;
+    }
+    if (best <= 0) break;
+  }
+  textCovers_ = best > 0;
+  setZValue(tensorShown_ && textCovers_ ? 2.5 : 1);
+}
+
+QFont GraphEdgeItem::tensorTextFont() {
+  QFont font;
+  font.setPixelSize(static_cast<int>(kEdgeTextPx));
+  return font;
+}
+
+bool GraphEdgeItem::tensorTextLegibleAt(double lod) { return kEdgeTextPx * lod >= kLegiblePx; }
+
+void GraphEdgeItem::setTensorTextShown(bool on) {
+  on = on && !tensorText_.isEmpty();
+  if (on == tensorShown_) return;
+  prepareGeometryChange();
+  tensorShown_ = on;
+  setZValue(tensorShown_ && textCovers_ ? 2.5 : 1);  // above the nodes where it lies over one
+  update();
+}
+
 void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const double lod = lodOf(option, painter);
   // A ten-thousand-node graph at fit: an edge is a fraction of a pixel next to the nodes it joins.
@@ -301,6 +345,17 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   }
   painter->setBrush(Qt::NoBrush);
   painter->drawPath(path_);
+  if (tensorShown_ && !textRect_.isEmpty() && tensorTextLegibleAt(lod)) {
+    // A plate of the canvas color keeps the text legible over other edges, in either theme.
+    const QColor canvas = graphCanvasColor();
+    QColor plate = canvas;
+    plate.setAlpha(225);
+    painter->fillRect(textRect_, plate);
+    painter->setFont(tensorTextFont());
+    painter->setPen(canvas.lightness() < 128 ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20));
+    painter->drawText(textRect_, Qt::AlignCenter | Qt::TextDontClip, tensorText_);
+    painter->setPen(QPen(graphEdgeColor(), count_ > 1 ? 2.0 : 1.0));
+  }
   if (tip_.isNull() || lod < kTextLod) return;
   // The arrowhead: dot leaves a gap between the spline's end and the tip for it.
   const QPointF direction = tip_ - end_;
@@ -405,6 +460,8 @@ void GraphView::clearGraph() {
   overviewPicture_ = QImage();
   edgesShown_ = true;
   edgeItems_.clear();
+  captionRects_.clear();
+  tensorTextsPlaced_ = false;
   nodeItems_.clear();
   clusterItems_.clear();
   highlighted_.clear();
@@ -435,15 +492,21 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
     auto* item = new GraphClusterItem(cluster, it.key(), it.value(), false);
     scene_->addItem(item);
     clusterItems_.insert(it.key(), item);
-    scene_->addItem(new PartitionCaptionItem(cluster.caption(), it.value(), item->fillColor()));
+    auto* caption = new PartitionCaptionItem(cluster.caption(), it.value(), item->fillColor());
+    scene_->addItem(caption);
+    captionRects_.push_back(caption->boundingRect());
   }
   edgeItems_.reserve(graph.edges.size());
   for (int i = 0; i < graph.edges.size(); ++i) {
-    auto* edge = new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], graph.edges[i].count);
+    const bridge::VisibleGraph::Edge& e = graph.edges[i];
+    QString text = document_->edgeTensorText(e.firstEdge);
+    if (!text.isEmpty() && e.count > 1) text += tr(" +%1 more").arg(e.count - 1);
+    auto* edge = new GraphEdgeItem(layout.edgeSplines[i], layout.edgeArrowTips[i], e.count, text);
     scene_->addItem(edge);
     edgeItems_.push_back(edge);
   }
   edgesShown_ = true;
+  if (tensorShapesShown_) setTensorShapesShown(true);
   scene_->setSceneRect(layout.bounds.adjusted(-20, -20, 20, 20));
   minimap_->refresh();
   placeMinimap();
@@ -451,15 +514,93 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
 
 void GraphView::fitAll() {
   if (!scene_->sceneRect().isEmpty()) fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
-  fitted_ = true;
+  fitted_ = Fit::Whole;
   placeMinimap();
+}
+
+double GraphView::readableZoom() { return kFitLabelPx / kLabelPx; }
+
+void GraphView::fitReadable() {
+  const QRectF scene = scene_->sceneRect();
+  if (!scene.isEmpty()) fitInView(scene, Qt::KeepAspectRatio);
+  if (!scene.isEmpty() && zoom() < readableZoom()) {
+    // Netron's way: legible labels first; the top of the graph (its inputs) in view, centered across when the
+    // graph is narrow enough, else on the first node.
+    setTransform(QTransform::fromScale(readableZoom(), readableZoom()));
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    double x = scene.center().x();
+    if (visible.width() < scene.width()) {
+      const GraphNodeItem* first = nullptr;
+      for (const GraphNodeItem* item : nodeItems_) {
+        if (!first || item->sceneBoundingRect().top() < first->sceneBoundingRect().top() ||
+            (item->sceneBoundingRect().top() == first->sceneBoundingRect().top() &&
+             item->nodeIndex() < first->nodeIndex())) {
+          first = item;
+        }
+      }
+      if (first) x = first->sceneBoundingRect().center().x();
+    }
+    centerOn(QPointF(x, scene.top() + visible.height() / 2));
+  }
+  fitted_ = Fit::Readable;
+  placeMinimap();
+}
+
+void GraphView::placeTensorTexts() {
+  // Greedy, on a grid of 256-unit cells: each text keeps off the nodes, the partition captions and the texts
+  // placed before it where its edge leaves room.
+  constexpr double kCell = 256;
+  auto forCells = [](const QRectF& r, const auto& visit) {
+    for (auto x = static_cast<qint64>(std::floor(r.left() / kCell)); x <= std::floor(r.right() / kCell); ++x) {
+      for (auto y = static_cast<qint64>(std::floor(r.top() / kCell)); y <= std::floor(r.bottom() / kCell); ++y) {
+        visit((static_cast<quint64>(x) << 32) ^ static_cast<quint32>(y));
+      }
+    }
+  };
+  // Overlaps cost their area, more where the other box is drawn above the text and would hide it.
+  struct Box {
+    QRectF rect;
+    double weight;
+  };
+  QHash<quint64, QVector<Box>> grid;
+  auto occupy = [&](const QRectF& r, double weight) {
+    forCells(r, [&](quint64 key) { grid[key].push_back({r, weight}); });
+  };
+  auto cost = [&](const QRectF& r) {
+    double total = 0;
+    forCells(r, [&](quint64 key) {
+      for (const Box& other : grid.value(key)) {
+        const QRectF overlap = other.rect.intersected(r);
+        if (!overlap.isEmpty()) total += overlap.width() * overlap.height() * other.weight;
+      }
+    });
+    return total;
+  };
+  for (const GraphNodeItem* node : nodeItems_) occupy(node->sceneBoundingRect(), 2);
+  for (const GraphClusterItem* cluster : clusterItems_) {
+    if (cluster->isCollapsed()) occupy(cluster->sceneBoundingRect(), 2);
+  }
+  for (const QRectF& caption : captionRects_) occupy(caption, 4);
+  for (QGraphicsItem* item : edgeItems_) {
+    auto* edge = static_cast<GraphEdgeItem*>(item);
+    if (edge->tensorText().isEmpty()) continue;
+    edge->placeTensorText(cost);
+    occupy(edge->tensorTextRect(), 1);
+  }
+  tensorTextsPlaced_ = true;
+}
+
+void GraphView::setTensorShapesShown(bool on) {
+  tensorShapesShown_ = on;
+  if (on && !tensorTextsPlaced_) placeTensorTexts();
+  for (QGraphicsItem* edge : edgeItems_) static_cast<GraphEdgeItem*>(edge)->setTensorTextShown(on);
 }
 
 void GraphView::zoomBy(double factor) {
   const double next = zoom() * factor;
   if (next < 0.002 || next > 8) return;  // beyond these the graph is a dot or one letter fills the view
   scale(factor, factor);
-  fitted_ = false;
+  fitted_ = Fit::None;
   placeMinimap();
 }
 
@@ -570,8 +711,10 @@ void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   // A view showing the whole graph keeps showing it when its panel grows or shrinks (a wrapped status line, the
   // compiled graph opening beside the source).
-  if (fitted_) {
+  if (fitted_ == Fit::Whole) {
     fitAll();
+  } else if (fitted_ == Fit::Readable) {
+    fitReadable();
   } else {
     placeMinimap();
   }
@@ -641,7 +784,7 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_Underscore: zoomBy(0.8); break;
     case Qt::Key_0:
       if (ctrl) {
-        fitAll();
+        fitReadable();
       } else {
         handled = false;
       }

@@ -1,10 +1,11 @@
 // GraphView: draws a laid-out GraphDocument: one item per node (filled with its EP's color), per collapsed or
 // expanded partition and per edge. Wheel zooms around the cursor, dragging the background pans, double-clicking
 // a partition asks for it to be collapsed or expanded (the panel re-lays out). Keys: + and - (with or without
-// Ctrl) zoom, Ctrl+0 fits; arrow keys and Tab walk from the selected node along its edges. A minimap in the
-// corner shows where the view is while zoomed in; clicking it moves there. Labels follow the zoom (level of
-// detail): name and op type when both fit, the op type alone when the name does not, nothing when no text would be
-// legible; a label is never cut. Painting a 10,000-node graph at fit-to-view stays cheap.
+// Ctrl) zoom, Ctrl+0 fits (never so far out that labels are illegible: fitReadable); arrow keys and Tab walk from
+// the selected node along its edges. A minimap in the corner shows where the view is while zoomed in; clicking it
+// moves there. Labels follow the zoom (level of detail): name and op type when both fit, the op type alone when
+// the name does not, nothing when no text would be legible; a label is never cut. Edges can carry their tensor's
+// dtype and shape (setTensorShapesShown). Painting a 10,000-node graph at fit-to-view stays cheap.
 #pragma once
 
 #include <QColor>
@@ -17,6 +18,7 @@
 #include <QSet>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 #include "graph_document.h"
@@ -93,17 +95,36 @@ class GraphClusterItem : public QGraphicsItem {
 class GraphEdgeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 3 };
-  GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arrowTip, int count);
+  // `tensorText`: what the edge carries ("float32[1,3,640,640]"), drawn beside it while tensor shapes are shown.
+  GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arrowTip, int count, const QString& tensorText = {});
 
   int type() const override { return Type; }
-  QRectF boundingRect() const override { return bounds_; }
+  QRectF boundingRect() const override { return tensorShown_ ? bounds_.united(textRect_) : bounds_; }
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+  // Tensor shapes on edges (View ▸ Tensor Shapes on Edges): the text is drawn on a plate of the canvas color at
+  // the edge's middle, only where it is legible (tensorTextLegibleAt).
+  const QString& tensorText() const { return tensorText_; }
+  void setTensorTextShown(bool on);
+  bool isTensorTextShown() const { return tensorShown_; }
+  // Places the text beside the edge (right, then left of it; its middle first, then further along) at the first
+  // spot where `cost` is 0, else where it is least. Until placed (GraphView places every edge's text when they are
+  // first shown), nothing is drawn. A text placed over something is drawn above the nodes, so it is never hidden.
+  void placeTensorText(const std::function<double(const QRectF&)>& cost);
+  // The text's box in scene coordinates, and its font (a fixed size in scene units).
+  QRectF tensorTextRect() const { return textRect_; }
+  static QFont tensorTextFont();
+  // True when the text is drawn at scale `lod` (screen pixels per scene unit): at least kLegiblePx on screen.
+  static bool tensorTextLegibleAt(double lod);
 
  private:
   QPainterPath path_;
   QPointF start_, end_, tip_;
-  QRectF bounds_;
+  QRectF bounds_, textRect_;
   int count_;
+  QString tensorText_;
+  bool tensorShown_ = false;
+  bool textCovers_ = false;  // no free spot: the text lies over a node, a caption or another text
 };
 
 class GraphView;
@@ -151,6 +172,15 @@ class GraphView : public QGraphicsView {
   void focusNode(int node);
   void setHighlighted(const QVector<int>& nodes);
 
+  // The smallest on-screen size, in pixels, of a node's op-type label at Fit: the one legibility threshold of Fit.
+  static constexpr double kFitLabelPx = 8;
+  // The scale at which node labels are kFitLabelPx on screen: Fit never zooms out below it.
+  static double readableZoom();
+  // Fit (the Fit button, Ctrl+0, a graph just laid out): the whole graph when its labels stay legible at that
+  // scale; otherwise readableZoom(), showing the graph's top (its first nodes), the rest a scroll, a zoom-out or
+  // the minimap away. Kept on resize.
+  void fitReadable();
+  // The whole graph in the view at whatever scale that takes (tests, benchmarks, exports). Kept on resize.
   void fitAll();
   void zoomBy(double factor);
   double zoom() const { return transform().m11(); }
@@ -160,6 +190,10 @@ class GraphView : public QGraphicsView {
   void showAllEdges();
   void updateLevelOfDetail();
   bool edgesShown() const { return edgesShown_; }
+  // Tensor dtype and shape drawn on every edge (GraphEdgeItem::tensorText); kept across layouts and models.
+  void setTensorShapesShown(bool on);
+  bool tensorShapesShown() const { return tensorShapesShown_; }
+  const QVector<QGraphicsItem*>& edgeItems() const { return edgeItems_; }
   // True while a huge graph far out is drawn as one cached picture.
   bool isOverview() const { return overview_; }
   // The drawn node selected now, or -1.
@@ -205,7 +239,12 @@ class GraphView : public QGraphicsView {
   bool edgesShown_ = true;
   bool overview_ = false;   // a huge graph far out: items hidden, overviewPicture_ drawn instead
   QImage overviewPicture_;  // the whole scene, rendered once per layout
-  bool fitted_ = false;  // the whole graph is in view (Fit, Ctrl+0): kept so on resize
+  enum class Fit { None, Whole, Readable };
+  Fit fitted_ = Fit::None;  // the view shows the graph as fitAll() or fitReadable() left it: kept so on resize
+  bool tensorShapesShown_ = false;
+  bool tensorTextsPlaced_ = false;  // since the last layout
+  QVector<QRectF> captionRects_;    // expanded partitions' captions: edge texts keep off them
+  void placeTensorTexts();
 };
 
 }  // namespace kiln::studio

@@ -133,6 +133,7 @@ int main(int argc, char** argv) {
                                                   commandLine.parser.value(commandLine.tourShapes));
     tour->addControlFlowAndLargeGraphSteps(commandLine.parser.value(commandLine.tourIfModel),
                                            commandLine.parser.value(commandLine.tourBigModel));
+    tour->addFitAndEdgeShapeSteps();
     if (commandLine.parser.isSet(commandLine.tourSteps)) {
       tour->setStepFilter(commandLine.parser.value(commandLine.tourSteps).split(u',', Qt::SkipEmptyParts));
     }

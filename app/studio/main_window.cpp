@@ -130,6 +130,12 @@ MainWindow::MainWindow(QWidget* parent)
   for (GraphPanel* panel : {graph_, compiledGraph_}) {
     connect(panel, &GraphPanel::inspectBinaryRequested, this, &MainWindow::inspectBinary);
   }
+  // Input shapes given in the graph panel: the Nodes table shows the concrete shapes too.
+  connect(graph_, &GraphPanel::inputShapesApplied, this, [this] {
+    if (const auto root = graph_->rootDocument()) {
+      nodeModel_->setModelInfo(std::shared_ptr<const ModelInfo>(root, &root->modelInfo()));
+    }
+  });
   addPanel(graphs, tr("&Graph"));
   addPanel(nodesPage, tr("&Nodes"));
   addPanel(compilePanel_, tr("&Compile"));
@@ -192,6 +198,14 @@ void MainWindow::createMenus() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(summaryDock_->toggleViewAction());
   view->addMenu(createThemeMenu(this));
+  // Tensor dtype and shape on every edge of both graph views (issue 22: shapes on demand).
+  QAction* tensorShapes = view->addAction(tr("&Tensor Shapes on Edges"));
+  tensorShapes->setObjectName(QStringLiteral("tensorShapesAction"));
+  tensorShapes->setCheckable(true);
+  tensorShapes->setShortcut(shortcutKeys(QStringLiteral("view.tensor-shapes")));
+  connect(tensorShapes, &QAction::toggled, this, [this](bool on) {
+    for (GraphPanel* panel : {graph_, compiledGraph_}) panel->view()->setTensorShapesShown(on);
+  });
   view->addSeparator();
   // Ctrl+1..9 switch panels (Netron-style keyboard-first use); the tab titles carry Alt mnemonics as well.
   for (int i = 0; i < 9; ++i) {

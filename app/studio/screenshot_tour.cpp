@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -329,6 +330,75 @@ void ScreenshotTour::grab(const QString& name) {
     errors_ << QStringLiteral("could not write ") + file;
   }
   if (target == mergeWizard_) mergeWizard_->close();
+}
+
+// ----- 18, 19: readable Fit on PP-OCRv4 det, tensor shapes on edges (issue 22) -----
+
+void ScreenshotTour::addFitAndEdgeShapeSteps() {
+  const QString name = QStringLiteral("ch_PP-OCRv4_det_infer.onnx");
+  const QString cache = qEnvironmentVariable("KILN_CACHE_DIR", QDir::homePath() + QStringLiteral("/.cache/kiln"));
+  QString ppocr = QFileInfo(modelPath_).fileName() == name ? modelPath_ : cache + QStringLiteral("/models/") + name;
+  if (!QFileInfo::exists(ppocr)) {
+    const QString note = QStringLiteral("18-fit-legible-ppocr skipped: no %1 (tests/tools/fetch_models.sh)").arg(ppocr);
+    QFile file(QDir(outputDir_).filePath(QStringLiteral("18-fit-legible-ppocr.skipped.txt")));
+    if (file.open(QIODevice::WriteOnly | QIODevice::Text)) file.write(note.toUtf8() + '\n');
+    qInfo("%s", qPrintable(note));
+    ppocr.clear();
+  }
+  if (!ppocr.isEmpty()) {
+    // Opened as a new user opens it: at Fit, the top of the graph at a scale where every label reads.
+    steps_.push_back({QStringLiteral("18-fit-legible-ppocr"), [this, ppocr](Done done) {
+                        window_.tabs()->setCurrentIndex(0);
+                        connect(window_.graphPanel(), &GraphPanel::layoutReady, stepContext_, done);
+                        connect(window_.graphPanel(), &GraphPanel::failed, stepContext_, [this, done](const QString& m) {
+                          errors_ << QStringLiteral("18-fit-legible-ppocr: ") + m;
+                          done();
+                        });
+                        window_.openModel(ppocr);
+                      }, 120000});
+  }
+  // The model on display (PP-OCRv4 det after step 18; run alone, it opens that model) with the tour's input shapes
+  // given and tensor shapes on edges, at 1:1 around the first Conv, whose details list the concrete shapes.
+  steps_.push_back({QStringLiteral("19-edge-shapes"), [this, ppocr](Done done) {
+                      window_.tabs()->setCurrentIndex(0);
+                      GraphPanel* panel = window_.graphPanel();
+                      QAction* toggle = window_.findChild<QAction*>(QStringLiteral("tensorShapesAction"));
+                      if (toggle) toggle->setChecked(true);
+                      const QString shapes = benchShapes_.isEmpty() ? QStringLiteral("x=1,3,640,640") : benchShapes_;
+                      auto applied = std::make_shared<bool>(false);
+                      connect(panel, &GraphPanel::inputShapesApplied, stepContext_, [applied] { *applied = true; });
+                      connect(panel, &GraphPanel::inputShapesRejected, stepContext_, [this, done](const QString& m) {
+                        errors_ << QStringLiteral("19-edge-shapes: input shapes: ") + m;
+                        done();
+                      });
+                      connect(panel, &GraphPanel::failed, stepContext_, [this, done](const QString& m) {
+                        errors_ << QStringLiteral("19-edge-shapes: ") + m;
+                        done();
+                      });
+                      connect(panel, &GraphPanel::layoutReady, stepContext_, [this, panel, toggle, shapes, applied, done] {
+                        if (!*applied) {  // run alone: the model has just opened
+                          panel->applyInputShapes(shapes);  // a refusal calls done() above
+                          return;
+                        }
+                        GraphView* view = panel->view();
+                        const auto document = panel->document();
+                        view->resetTransform();
+                        for (int i = 0; i < document->nodes().size(); ++i) {
+                          if (document->nodes()[i].opType == QLatin1String("Conv") && view->nodeItem(i)) {
+                            view->focusNode(i);
+                            break;
+                          }
+                        }
+                        // Off again once grabbed, so later steps look as they did without this one.
+                        if (toggle) QTimer::singleShot(kSettleMs + 100, this, [toggle] { toggle->setChecked(false); });
+                        done();
+                      });
+                      if (!panel->rootDocument()) {
+                        window_.openModel(ppocr.isEmpty() ? modelPath_ : ppocr);
+                      } else {
+                        panel->applyInputShapes(shapes);
+                      }
+                    }, 180000});
 }
 
 }  // namespace kiln::studio

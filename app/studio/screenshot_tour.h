@@ -33,6 +33,9 @@ class ScreenshotTour : public QObject {
   // compiled with its nested EPContext nodes in a body; `bigModel` (make_big_graph.py) collapsed, expanded and
   // zoomed onto a node. Either may be "" to leave its steps out.
   void addControlFlowAndLargeGraphSteps(const QString& ifModel, const QString& bigModel);
+  // Adds "18-fit-legible-ppocr" (PP-OCRv4 det at Fit: legible labels; left out, with a note in the output folder,
+  // when the model is not in the model cache) and "19-edge-shapes" (input shapes given, tensor shapes on edges).
+  void addFitAndEdgeShapeSteps();
   // Runs only the steps whose name starts with one of `prefixes` ("11", "12-if"); all when empty.
   void setStepFilter(const QStringList& prefixes) { filter_ = prefixes; }
   // Starts the tour; `finished(ok)` follows once every step ran (or one failed).

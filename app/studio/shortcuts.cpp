@@ -29,6 +29,8 @@ QVector<ShortcutEntry> buildTable() {
     t.push_back({QStringLiteral("view.panel.%1").arg(i + 1), tr("View"), tr(panels[i]),
                  QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)), true});
   }
+  t.push_back({QStringLiteral("view.tensor-shapes"), tr("View"), tr("Tensor shapes on edges (on/off)"),
+               QKeySequence(Qt::CTRL | Qt::Key_E), true});
   t += QVector<ShortcutEntry>{
       {QStringLiteral("tools.compile"), tr("Tools"), tr("Compile for Vulkan"), QKeySequence(Qt::CTRL | Qt::Key_B), true},
       {QStringLiteral("tools.cancel-compile"), tr("Tools"), tr("Cancel the compile"),
@@ -39,7 +41,10 @@ QVector<ShortcutEntry> buildTable() {
        QKeySequence(Qt::CTRL | Qt::Key_Slash), true},
       {QStringLiteral("graph.zoom-in"), tr("Graph"), tr("Zoom in (also =)"), QKeySequence(Qt::Key_Plus)},
       {QStringLiteral("graph.zoom-out"), tr("Graph"), tr("Zoom out"), QKeySequence(Qt::Key_Minus)},
-      {QStringLiteral("graph.fit"), tr("Graph"), tr("Fit the whole graph"), QKeySequence(Qt::CTRL | Qt::Key_0)},
+      {QStringLiteral("graph.fit"), tr("Graph"),
+       tr("Fit: the whole graph, or its top at the smallest scale where labels stay legible (\u2212 zooms out "
+          "further)"),
+       QKeySequence(Qt::CTRL | Qt::Key_0)},
       {QStringLiteral("graph.wheel-zoom"), tr("Graph"), tr("Zoom with the mouse wheel: Ctrl+wheel"), QKeySequence()},
       {QStringLiteral("graph.next"), tr("Graph"), tr("Select the next node along the edges (consumer)"),
        QKeySequence(Qt::Key_Down)},

@@ -3,7 +3,8 @@
 //   open_to_laid_out_ms  openModel() to layoutReady (inspect + partition analysis + dot + parse + items)
 //   load_ms, layout_ms   the two halves as the panel measured them
 //   paint_fit_ms         median of 9 renders of the view at fit-to-view into a QImage of the view's size
-//   expanded_*           the same after "Expand all", for graphs that open with collapsed partitions
+//   expanded_*           the same after "Expand all", for graphs that open with collapsed partitions;
+//                        expanded_tensor_shapes_ms: turning tensor shapes on edges on (placing every text)
 // Targets (issue 7): open PP-OCRv4 det (~670 nodes) in under 2 s; paint at fit-to-view under 50 ms.
 // --screenshot DIR saves a grab of the panel per model (fit-to-view, and zoomed onto a selected node).
 // Run headless: QT_QPA_PLATFORM=offscreen build/ci/tests/app/graph_view_bench ~/.cache/kiln/models/ch_PP-OCRv4_det_infer.onnx
@@ -141,6 +142,12 @@ int main(int argc, char** argv) {
         row.insert(QStringLiteral("expanded_layout_ms"), panel.lastLayoutMs());
         row.insert(QStringLiteral("expanded_scene_items"), static_cast<int>(panel.scene()->items().size()));
         row.insert(QStringLiteral("expanded_paint_fit_ms"), paintAtFitMs(panel));
+        // View > Tensor Shapes on Edges on the expanded graph: placing every edge's text, once.
+        QElapsedTimer shapes;
+        shapes.start();
+        panel.view()->setTensorShapesShown(true);
+        row.insert(QStringLiteral("expanded_tensor_shapes_ms"), static_cast<double>(shapes.nsecsElapsed()) / 1e6);
+        panel.view()->setTensorShapesShown(false);
       }
     }
     std::printf("%s\n", QJsonDocument(row).toJson(QJsonDocument::Compact).constData());

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "kiln/compiler.h"
+#include "kiln/model_info.h"
 #include "kiln/session.h"
 #include "test_models.h"
 
@@ -136,6 +137,33 @@ TEST(InputShapes, CompileRefusesABadShapeBeforeWriting) {
   ASSERT_EQ(result.status().code(), StatusCode::INVALID_ARGUMENT);
   EXPECT_TRUE(mentions(result.status(), "has rank 3")) << result.status().message();
   EXPECT_FALSE(std::filesystem::exists(dir.file("two_inputs_ctx.onnx")));
+}
+
+// kiln::inspectModel with input shapes (the studio's "Input shapes"): shape inference with the given inputs fixed
+// gives concrete dimensions downstream, and the shapes are checked with the session's own messages.
+TEST(InputShapes, InspectModelInfersConcreteShapesFromGivenInputs) {
+  TempDir dir;
+  const std::string model = twoInputModel(dir);
+  auto declared = inspectModel(model);
+  ASSERT_TRUE(declared.isOk()) << declared.status().toString();
+  EXPECT_FALSE(declared->values.at("Y").shape[0].isFixed());
+  auto fixed = inspectModel(model, {{"X", {3, 4}}});
+  ASSERT_TRUE(fixed.isOk()) << fixed.status().toString();
+  EXPECT_EQ(fixed->values.at("B").shape[0].value, 3);  // B shares N with X
+  ASSERT_TRUE(fixed->values.at("Y").hasShape);
+  EXPECT_EQ(fixed->values.at("Y").shape[0].value, 3);
+  EXPECT_EQ(fixed->values.at("Y").shape[1].value, 4);
+}
+
+TEST(InputShapes, InspectModelRefusesShapesAsASessionDoes) {
+  TempDir dir;
+  const std::string model = twoInputModel(dir);
+  const auto unknown = inspectModel(model, {{"pixels", {1, 4}}});
+  ASSERT_EQ(unknown.status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(mentions(unknown.status(), "'pixels', which is not a model input")) << unknown.status().message();
+  const auto rank = inspectModel(model, {{"X", {2, 4, 1}}});
+  ASSERT_EQ(rank.status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(mentions(rank.status(), "has rank 3")) << rank.status().message();
 }
 
 }  // namespace

@@ -75,5 +75,11 @@ struct KILN_EXPORT ModelInfo {
 // Loads `path` (external data included), runs ONNX shape inference and describes the top-level graph, every
 // subgraph body and every constant.
 KILN_EXPORT Result<ModelInfo> inspectModel(const std::string& path);
+// As inspectModel, with the shapes of the named inputs fixed first, so shape inference gives concrete dimensions
+// downstream (instead of symbolic ones such as "unk__77"). The shapes are checked as a session checks
+// SessionOptions::setInputShape: INVALID_ARGUMENT for a name that is not a model input, another rank or a fixed
+// dimension of another size. No shapes: inspectModel(path).
+KILN_EXPORT Result<ModelInfo> inspectModel(const std::string& path,
+                                           const std::map<std::string, std::vector<int64_t>>& inputShapes);
 
 }  // namespace kiln

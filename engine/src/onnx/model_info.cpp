@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "ir/graph_paths.h"
+#include "kiln/epcontext.h"
+#include "kiln/session_options.h"
 #include "onnx/model_loader.h"
+#include "session/input_shapes.h"
 
 namespace kiln {
 namespace {
@@ -204,11 +207,27 @@ void describeGraphContents(const ir::Graph& graph, const std::string& path, std:
   }
 }
 
-}  // namespace
+// Writes the resolved input shapes' fixed dimensions into the proto's graph inputs, before shape inference.
+void fixInputDims(onnx::GraphProto& graph, const std::vector<ValueMetadata>& inputs) {
+  for (onnx::ValueInfoProto& input : *graph.mutable_input()) {
+    const auto resolved = std::find_if(inputs.begin(), inputs.end(),
+                                       [&input](const ValueMetadata& v) { return v.name == input.name(); });
+    if (resolved == inputs.end() || !resolved->hasShape || !input.type().has_tensor_type()) continue;
+    onnx::TensorShapeProto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    while (shape->dim_size() < static_cast<int>(resolved->shape.size())) shape->add_dim();
+    for (size_t i = 0; i < resolved->shape.size(); ++i) {
+      if (!resolved->shape[i].isFixed()) continue;
+      shape->mutable_dim(static_cast<int>(i))->set_dim_value(resolved->shape[i].value);
+    }
+  }
+}
 
-Result<ModelInfo> inspectModel(const std::string& path) {
-  KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path));
-  const ir::Model& model = loaded.model;
+bool hasEpContextNodes(const onnx::GraphProto& graph) {
+  return std::any_of(graph.node().begin(), graph.node().end(),
+                     [](const onnx::NodeProto& node) { return isEpContextNode(node.op_type(), node.domain()); });
+}
+
+ModelInfo describeModel(const std::string& path, const ir::Model& model) {
   const ir::Graph& graph = *model.graph;
   ModelInfo info;
   info.path = path;
@@ -235,6 +254,29 @@ Result<ModelInfo> inspectModel(const std::string& path) {
   }
   describeGraphContents(graph, ir::kMainGraphPath, &info.nodes, &info);
   return info;
+}
+
+}  // namespace
+
+Result<ModelInfo> inspectModel(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path));
+  return describeModel(path, loaded.model);
+}
+
+Result<ModelInfo> inspectModel(const std::string& path,
+                               const std::map<std::string, std::vector<int64_t>>& inputShapes) {
+  if (inputShapes.empty()) return inspectModel(path);
+  onnx_io::LoadOptions load;
+  load.runShapeInference = false;  // once, below, with the given shapes
+  KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path, load));
+  // Checked as a session checks SessionOptions::setInputShape: the same messages for the same mistakes.
+  SessionOptions options;
+  for (const auto& [name, dims] : inputShapes) options.setInputShape(name, dims);
+  KILN_ASSIGN_OR_RETURN(const std::vector<ValueMetadata> inputs, resolveInputShapes(*loaded.model.graph, options));
+  fixInputDims(*loaded.proto.mutable_graph(), inputs);
+  if (!hasEpContextNodes(loaded.proto.graph())) onnx_io::inferShapes(loaded.proto);  // as loadModelFile does
+  KILN_ASSIGN_OR_RETURN(loaded.model, onnx_io::modelFromProto(loaded.proto));
+  return describeModel(path, loaded.model);
 }
 
 }  // namespace kiln
