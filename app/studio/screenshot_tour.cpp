@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -102,12 +103,18 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       wizard->addModel(ctxPath_, QStringLiteral("a_"));
                       wizard->addModel(ctxPath_, QStringLiteral("b_"));
                       auto advanced = std::make_shared<bool>(false);
-                      auto advance = [wizard, done, advanced] {
+                      auto advance = [this, wizard, done, advanced] {
                         if (*advanced || !wizard->modelsSettled()) return;
                         *advanced = true;
                         wizard->next();  // connections
-                        wizard->next();  // preview
-                        done();
+                        wizard->next();  // preview (tables and conflicts)
+                        // The merged graph: shot once it is laid out.
+                        connect(wizard, &MergeWizard::graphPreviewReady, stepContext_, done);
+                        wizard->next();
+                        if (wizard->currentId() != MergeWizard::GraphPage) {
+                          errors_ << QStringLiteral("07-merge-preview: the wizard stayed on page %1").arg(wizard->currentId());
+                          done();
+                        }
                       };
                       connect(wizard, &MergeWizard::modelsInspected, stepContext_, advance);
                       advance();
@@ -128,6 +135,14 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       });
                       bench->startBenchmark();
                     }, 600000});
+  // The rest of the benchmark: latency bars with their values, the stage breakdown (the panel scrolled down).
+  steps_.push_back({QStringLiteral("08b-benchmark-latency"), [this](Done done) {
+                      BenchPanel* bench = window_.benchPanel();
+                      auto* area = bench->findChild<QScrollArea*>(QStringLiteral("chartsArea"));
+                      auto* latency = bench->findChild<QWidget*>(QStringLiteral("latencyChart"));
+                      if (area && latency) area->ensureWidgetVisible(latency, 0, 0);
+                      done();
+                    }, 5000});
   steps_.push_back({QStringLiteral("09-about"), [this](Done done) {
                       for (QAction* action : window_.findChildren<QAction*>()) {
                         if (action->menuRole() == QAction::AboutRole) action->trigger();
