@@ -21,13 +21,11 @@ QStringList qsList(const std::vector<std::string>& items) {
   return list;
 }
 
-// The readable entries of `models` as the engine's plan inputs; `entryOf` maps each back to its entry.
-std::vector<MergePlanInput> readableInputs(const QList<MergeModelEntry>& models, std::vector<int>* entryOf) {
+// The readable entries of `models` as the engine's plan inputs.
+std::vector<MergePlanInput> readableInputs(const QList<MergeModelEntry>& models) {
   std::vector<MergePlanInput> inputs;
-  for (int i = 0; i < models.size(); ++i) {
-    if (!models[i].error.isEmpty() || !models[i].info) continue;
-    inputs.push_back({models[i].info, models[i].prefix.toStdString()});
-    if (entryOf) entryOf->push_back(i);
+  for (const MergeModelEntry& entry : models) {
+    if (entry.error.isEmpty() && entry.info) inputs.push_back({entry.info, entry.prefix.toStdString()});
   }
   return inputs;
 }
@@ -118,7 +116,7 @@ MergePreview computeMergePreview(const QList<MergeModelEntry>& models, const QLi
 
 std::shared_ptr<const GraphDocument> mergedGraphDocument(const QList<MergeModelEntry>& models,
                                                          const QList<MergeConnection>& connections) {
-  const std::vector<MergePlanInput> inputs = readableInputs(models, nullptr);
+  const std::vector<MergePlanInput> inputs = readableInputs(models);
   if (inputs.size() < 2) return nullptr;
   const MergePlan plan = planMerge(inputs, connectionPairs(connections));
 

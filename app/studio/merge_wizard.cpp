@@ -198,10 +198,7 @@ MergeWizard::MergeWizard(QWidget* parent)
   });
   auto* fitButton = new QPushButton(tr("&Fit"));
   fitButton->setToolTip(tr("Fit the whole graph in the view (+ and - zoom)"));
-  connect(fitButton, &QPushButton::clicked, graphView_, [this] {
-    graphView_->fitAll();
-    if (graphView_->zoom() > 1) graphView_->zoomBy(1 / graphView_->zoom());
-  });
+  connect(fitButton, &QPushButton::clicked, this, &MergeWizard::fitGraph);
   auto* graphRow = new QHBoxLayout;
   graphRow->addWidget(graphStatus_, 1);
   graphRow->addWidget(fitButton);
@@ -497,9 +494,7 @@ void MergeWizard::refreshGraph() {
 void MergeWizard::onGraphLaidOut(const bridge::GraphLayoutResult& result) {
   if (!mergedGraph_) return;
   graphView_->showGraph(mergedGraph_, mergedVisible_, result, {});
-  graphView_->fitAll();
-  // A few nodes fit many times over: drawn at their natural size, centred, rather than blown up.
-  if (graphView_->zoom() > 1) graphView_->zoomBy(1 / graphView_->zoom());
+  fitGraph();
   int epContextNodes = 0, otherNodes = 0;
   for (const auto& node : mergedGraph_->nodes()) {
     if (node.kind != bridge::GraphNode::Kind::Op) continue;
@@ -514,6 +509,12 @@ void MergeWizard::onGraphLaidOut(const bridge::GraphLayoutResult& result) {
   if (otherNodes > 0) text += tr(", %n other node(s) on the CPU (CPU fallback, connections)", nullptr, otherNodes);
   setStatus(graphStatus_, text + QLatin1Char('.'), false);
   emit graphPreviewReady();
+}
+
+void MergeWizard::fitGraph() {
+  graphView_->fitAll();
+  // A few nodes fit many times over: drawn at their natural size, centred, rather than blown up.
+  if (graphView_->zoom() > 1) graphView_->zoomBy(1 / graphView_->zoom());
 }
 
 QString MergeWizard::graphStatus() const { return graphStatus_->text(); }

@@ -90,6 +90,8 @@ class MergeWizard : public QWizard {
   // Builds the merged graph from the plan and starts laying it out (graph page).
   void refreshGraph();
   void onGraphLaidOut(const bridge::GraphLayoutResult& result);
+  // Fits the merged graph in the view, never enlarged past its natural size.
+  void fitGraph();
   void setWriting(bool writing);
 
   bridge::MergeWorker* worker_;

@@ -635,6 +635,23 @@ class TestBenchPanel : public QObject {
     kiln::studio::applyTheme(kiln::studio::ThemeChoice::Light);
   }
 
+  // View > Theme while a report is shown: the charts are redrawn in the new palette at once.
+  void chartsFollowThemeChange() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("now.json"));
+    writeReport(path, {{QStringLiteral("cold"), 17, 18}, {QStringLiteral("epctx-file"), 3, 4}}, true);
+    kiln::studio::applyTheme(kiln::studio::ThemeChoice::Light);
+    BenchPanel panel;
+    QVERIFY(panel.loadReport(path));
+    auto* creationView = panel.findChild<QChartView*>(QStringLiteral("creationChart"));
+    QVERIFY(creationView->chart()->backgroundBrush().color().lightness() > 128);
+    kiln::studio::applyTheme(kiln::studio::ThemeChoice::Dark);
+    QTRY_VERIFY(creationView->chart()->backgroundBrush().color().lightness() < 128);
+    QVERIFY(creationView->chart()->titleBrush().color().lightness() > 128);  // light text on it
+    kiln::studio::applyTheme(kiln::studio::ThemeChoice::Light);
+    QTRY_VERIFY(creationView->chart()->backgroundBrush().color().lightness() > 128);
+  }
+
   void loadRejectsOtherJson() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("other.json"));
