@@ -31,15 +31,22 @@ bool isAggregate(const QString& key) {
   return key == QLatin1String("session_total_ms") || key == QLatin1String("first_run_ms");
 }
 
-BenchStat statFrom(const QJsonValue& value) {
-  const QJsonObject object = value.toObject();
-  return {object.value(QLatin1String("min")).toDouble(), object.value(QLatin1String("median")).toDouble(),
-          object.value(QLatin1String("p90")).toDouble()};
-}
-
-std::optional<double> ratioFrom(const QJsonValue& value) {
+std::optional<double> optionalNumber(const QJsonValue& value) {
   if (!value.isDouble()) return std::nullopt;
   return value.toDouble();
+}
+
+BenchStat statFrom(const QJsonValue& value) {
+  const QJsonObject object = value.toObject();
+  BenchStat stat;
+  stat.min = object.value(QLatin1String("min")).toDouble();
+  stat.median = object.value(QLatin1String("median")).toDouble();
+  stat.p90 = object.value(QLatin1String("p90")).toDouble();
+  // Older reports have no quartiles or maximum: left unset, so charts draw what the report has.
+  stat.p25 = optionalNumber(object.value(QLatin1String("p25")));
+  stat.p75 = optionalNumber(object.value(QLatin1String("p75")));
+  stat.max = optionalNumber(object.value(QLatin1String("max")));
+  return stat;
 }
 
 QList<QPair<QString, double>> stagesFrom(const QJsonObject& stages) {
@@ -126,16 +133,16 @@ std::optional<BenchReport> parseBenchReport(const QByteArray& json, QString* err
     for (auto it = counters.begin(); it != counters.end(); ++it) {
       row.counters.append({it.key(), static_cast<qint64>(it.value().toDouble())});
     }
-    row.speedupVsCold = ratioFrom(mode.value(QLatin1String("speedup_vs_cold")));
-    row.timeToFirstResultSpeedupVsCold = ratioFrom(mode.value(QLatin1String("time_to_first_result_speedup_vs_cold")));
+    row.speedupVsCold = optionalNumber(mode.value(QLatin1String("speedup_vs_cold")));
+    row.timeToFirstResultSpeedupVsCold = optionalNumber(mode.value(QLatin1String("time_to_first_result_speedup_vs_cold")));
     report.rows.append(row);
   }
   const QJsonObject summary = root.value(QLatin1String("summary")).toObject();
-  report.epctxSpeedupDriverCold = ratioFrom(summary.value(QLatin1String("epctx_session_create_speedup_driver_cold")));
-  report.epctxSpeedupDriverWarm = ratioFrom(summary.value(QLatin1String("epctx_session_create_speedup_driver_warm")));
+  report.epctxSpeedupDriverCold = optionalNumber(summary.value(QLatin1String("epctx_session_create_speedup_driver_cold")));
+  report.epctxSpeedupDriverWarm = optionalNumber(summary.value(QLatin1String("epctx_session_create_speedup_driver_warm")));
   report.timeToFirstResultFullyCachedVsFullyCold =
-      ratioFrom(summary.value(QLatin1String("time_to_first_result_fully_cached_vs_fully_cold")));
-  report.onnxRuntimeVsEpctx = ratioFrom(summary.value(QLatin1String("onnxruntime_session_create_vs_epctx")));
+      optionalNumber(summary.value(QLatin1String("time_to_first_result_fully_cached_vs_fully_cold")));
+  report.onnxRuntimeVsEpctx = optionalNumber(summary.value(QLatin1String("onnxruntime_session_create_vs_epctx")));
   return report;
 }
 

@@ -13,11 +13,16 @@
 
 namespace kiln::bridge {
 
-// {min, median, p90} over a row's runs, in milliseconds.
+// {min, median, p90} over a row's runs, in milliseconds, and the quartiles and maximum a box plot needs: reports
+// written before kiln bench gave p25, p75 and max (or edited by hand) lack them.
 struct BenchStat {
   double min = 0;
   double median = 0;
   double p90 = 0;
+  std::optional<double> p25, p75, max;
+
+  // True when the report gave p25, p75 and max: the row can be drawn as a standard box plot.
+  bool hasBoxPlot() const { return p25 && p75 && max; }
 };
 
 // One row of the report: a mode at a driver-cache state ("cold", "warm", or "n/a" for onnxruntime-node).

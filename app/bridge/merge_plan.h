@@ -13,6 +13,7 @@
 #include <atomic>
 #include <memory>
 
+#include "graph_document.h"
 #include "kiln/epcontext.h"
 
 namespace kiln::bridge {
@@ -60,6 +61,14 @@ QString defaultMergePrefix(const QString& ctxPath);
 // mergeEpContextModels would build it and every reason it would refuse (conflicts among CPU-fallback nodes and
 // initializers included), plus the entries that failed or are still being read.
 MergePreview computeMergePreview(const QList<MergeModelEntry>& models, const QList<MergeConnection>& connections);
+
+// The merged model's graph as the graph view draws it, built from the plan over the inspected inputs without
+// writing anything: the merged graph inputs and outputs, every main-graph node of every input with its prefixed name
+// (each EPContext node a compiled partition of its own, named by its prefixed graph and run by its EP; other nodes
+// on the CPU EP) and one Identity per valid connection, as mergeEpContextModels writes them. nullptr while fewer
+// than two inputs are readable.
+std::shared_ptr<const GraphDocument> mergedGraphDocument(const QList<MergeModelEntry>& models,
+                                                         const QList<MergeConnection>& connections);
 
 // The outcome of a write, for the wizard's last page.
 struct MergeOutcome {

@@ -15,7 +15,17 @@ std::string format(const char* pattern, double value) {
   return text;
 }
 
-nlohmann::json statJson(const Stat& s) { return {{"min", s.min}, {"median", s.median}, {"p90", s.p90}}; }
+nlohmann::json statJson(const Stat& s) {
+  return {{"min", s.min}, {"p25", s.p25}, {"median", s.median}, {"p75", s.p75}, {"p90", s.p90}, {"max", s.max}};
+}
+
+// The `fraction` quantile of sorted `values`, interpolated linearly between the two nearest ranks.
+double interpolatedQuantile(const std::vector<double>& values, double fraction) {
+  const double position = fraction * static_cast<double>(values.size() - 1);
+  const size_t below = static_cast<size_t>(std::floor(position));
+  const size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (values[above] - values[below]) * (position - static_cast<double>(below));
+}
 
 template <class Get>
 Stat statOf(const BenchMode& mode, Get get) {
@@ -93,6 +103,9 @@ Stat summarize(std::vector<double> values) {
   const size_t n = values.size();
   Stat s;
   s.min = values.front();
+  s.max = values.back();
+  s.p25 = interpolatedQuantile(values, 0.25);
+  s.p75 = interpolatedQuantile(values, 0.75);
   s.median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
   // Nearest rank: the smallest value with at least 90% of the values at or below it.
   const size_t rank = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n)));

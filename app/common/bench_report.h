@@ -46,12 +46,15 @@ struct BenchReport {
   std::vector<BenchMode> modes;
 };
 
-// {min, median, p90} of a set of milliseconds; all 0 for no values.
+// {min, p25, median, p75, p90, max} of a set of milliseconds (a box plot's five numbers, plus p90); all 0 for no
+// values.
 struct Stat {
   double min = 0, median = 0, p90 = 0;
+  double p25 = 0, p75 = 0, max = 0;
 };
-// The median averages the two middle values of an even count; p90 is the nearest rank (the smallest value with at
-// least 90% of the values at or below it).
+// The median averages the two middle values of an even count; p25 and p75 interpolate linearly between the two
+// nearest ranks (numpy's default percentile, as box plots usually draw it; the median is their p50); p90 is the
+// nearest rank (the smallest value with at least 90% of the values at or below it).
 Stat summarize(std::vector<double> values);
 
 nlohmann::json toJson(const BenchReport& report);

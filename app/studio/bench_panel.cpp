@@ -1,6 +1,7 @@
 #include "bench_panel.h"
 
 #include <QBarCategoryAxis>
+#include <QBarLegendMarker>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QBoxPlotSeries>
@@ -26,6 +27,7 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QValueAxis>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -47,24 +49,72 @@ const char* const kDriverCaches[] = {"cold", "warm"};
 // Rows the two-by-two overview has room for; more rows get one full-width chart per line.
 constexpr int kOverviewRows = 4;
 
-// The current run in strong colours, the earlier run in pale ones of the same hue, so pairs read as pairs.
-const QColor kCurrent(0x4c, 0x78, 0xa8);
-const QColor kEarlier(0xb8, 0xc4, 0xd0);
-const QColor kFirstInference(0x4c, 0x78, 0xa8);
-const QColor kFirstInferenceEarlier(0xa6, 0xc4, 0xe0);
-const QColor kFirstResult(0xf5, 0x85, 0x18);
-const QColor kFirstResultEarlier(0xfc, 0xc9, 0x95);
-// Stage colours (Tableau 20 order), one per stage; more stages than colours wrap around.
-const QColor kStageColors[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0xe1, 0x57, 0x59),
-                               QColor(0x76, 0xb7, 0xb2), QColor(0x59, 0xa1, 0x4f), QColor(0xed, 0xc9, 0x48),
-                               QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7), QColor(0x9c, 0x75, 0x5f),
-                               QColor(0xba, 0xb0, 0xac), QColor(0x86, 0xbc, 0xb6), QColor(0xd3, 0x72, 0x95),
-                               QColor(0x49, 0x98, 0x94), QColor(0x8c, 0xd1, 0x7d)};
+// Okabe-Ito (Okabe & Ito, "Color Universal Design"): a qualitative palette that colour-blind readers tell apart
+// too. The current run is drawn in these colours, a compared run in pale ones of the same hue (paleColor).
+const QColor kBlue(0x00, 0x72, 0xb2);
+const QColor kOrange(0xe6, 0x9f, 0x00);
+const QColor kCreation = kBlue;
+const QColor kFirstInference = kBlue;
+const QColor kFirstResult = kOrange;
+// Stage colours, one per stage: Okabe-Ito's seven hues, then five of Paul Tol's "muted" that differ from them, and
+// grey; more stages than colours wrap around.
+const QColor kStageColors[] = {kBlue,
+                               kOrange,
+                               QColor(0x00, 0x9e, 0x73),   // bluish green
+                               QColor(0xd5, 0x5e, 0x00),   // vermillion
+                               QColor(0x56, 0xb4, 0xe9),   // sky blue
+                               QColor(0xf0, 0xe4, 0x42),   // yellow
+                               QColor(0xcc, 0x79, 0xa7),   // reddish purple
+                               QColor(0x88, 0x22, 0x55),   // wine
+                               QColor(0x99, 0x99, 0x33),   // olive
+                               QColor(0x33, 0x22, 0x88),   // indigo
+                               QColor(0x44, 0xaa, 0x99),   // teal
+                               QColor(0xcc, 0x66, 0x77),   // rose
+                               QColor(0x99, 0x99, 0x99)};  // grey
+// How far a compared run's colour moves toward the chart's background: pale on a light chart, faded on a dark one.
+constexpr double kPaleness = 0.62;
 
 // "epctx-file<br>warm": axis labels are rich text, and two short lines fit under a bar where "epctx-file / warm"
 // would be cut short.
 QString categoryLabel(const QString& mode, const QString& driverCache) {
-  return mode + QStringLiteral("<br>") + driverCache;
+  // "driver warm": the second word is the driver's shader cache, not Kiln's (that is the mode).
+  return mode + QStringLiteral("<br>") +
+         (driverCache == QLatin1String("n/a") ? driverCache : QStringLiteral("driver ") + driverCache);
+}
+
+// `color` moved kPaleness of the way toward `background`, opaque (legend markers show it as drawn).
+QColor paleColor(const QColor& color, const QColor& background) {
+  auto mix = [](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * kPaleness)); };
+  return QColor(mix(color.red(), background.red()), mix(color.green(), background.green()),
+                mix(color.blue(), background.blue()));
+}
+
+// The chart in the panel's palette (light or dark theme): background, title, legend, axis labels and grid.
+void styleChart(QChart* chart, const QPalette& palette) {
+  const QColor text = palette.color(QPalette::WindowText);
+  QColor grid = text;
+  grid.setAlpha(50);
+  chart->setBackgroundBrush(palette.color(QPalette::Base));
+  chart->setBackgroundPen(QPen(palette.color(QPalette::Mid)));
+  chart->setTitleBrush(text);
+  chart->legend()->setLabelColor(text);
+  for (QAbstractAxis* axis : chart->axes()) {
+    axis->setLabelsColor(text);
+    axis->setTitleBrush(text);
+    axis->setLinePenColor(text);
+    axis->setGridLineColor(grid);
+  }
+}
+
+// "min 12.3 ms, p25 ..., max 20.1 ms over 5 runs": every number of a row's statistic, for tooltips.
+QString statText(const bridge::BenchStat& s, int runs) {
+  QStringList parts{QObject::tr("min %1").arg(bridge::formatMs(s.min))};
+  if (s.p25) parts << QObject::tr("p25 %1").arg(bridge::formatMs(*s.p25));
+  parts << QObject::tr("median %1").arg(bridge::formatMs(s.median));
+  if (s.p75) parts << QObject::tr("p75 %1").arg(bridge::formatMs(*s.p75));
+  parts << QObject::tr("p90 %1").arg(bridge::formatMs(s.p90));
+  if (s.max) parts << QObject::tr("max %1").arg(bridge::formatMs(*s.max));
+  return parts.join(QStringLiteral(", ")) + QObject::tr(" over %n run(s)", nullptr, runs);
 }
 
 // Rows of both reports by (mode, driver cache): the current report's order, then rows only the earlier one has.
@@ -245,6 +295,8 @@ void BenchPanel::buildUi() {
   latencyView_ = makeChartView(QStringLiteral("latencyChart"));
   stageView_ = makeChartView(QStringLiteral("stageChart"));
   stageView_->chart()->legend()->setAlignment(Qt::AlignRight);
+  // Queued: fitting may change the value axis, and with it the plot area.
+  connect(latencyView_->chart(), &QChart::plotAreaChanged, this, &BenchPanel::fitLatencyLabels, Qt::QueuedConnection);
 
   ratiosTable_ = new QTableWidget;
   ratiosTable_->setObjectName(QStringLiteral("ratiosTable"));
@@ -307,6 +359,11 @@ void BenchPanel::arrangeCharts(bool crowded) {
   for (int i = 0; i < 4; ++i) chartsGrid_->setRowStretch(i, i < (crowded ? 4 : 2) ? 1 : 0);
   chartsGrid_->setColumnStretch(0, 1);
   chartsGrid_->setColumnStretch(1, 1);
+}
+
+void BenchPanel::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange && creationView_) refresh();
 }
 
 void BenchPanel::setModel(const QString& path) { modelEdit_->setText(path); }
@@ -531,11 +588,28 @@ void BenchPanel::refresh() {
     }
     reportLabel_->setText(text);
   }
+  arrangeForWidth(true);
+  refreshCreationChart();
+  refreshLatencyChart();
+  refreshStageChart();
+  refreshRatiosTable();
+}
+
+bool BenchPanel::chartsCrowded() const {
   const int categories = current_ ? static_cast<int>(rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr).size()) : 0;
-  const bool crowded = categories > kOverviewRows;
+  // Two charts side by side while each has room for every category's label whole; else one chart per line.
+  return categories > kOverviewRows || (categories > 0 && 2 * (120 + categoryWidth() * categories) + 60 > width());
+}
+
+int BenchPanel::categoryWidth() const { return fontMetrics().horizontalAdvance(QStringLiteral("pipeline-cache")) + 24; }
+
+void BenchPanel::arrangeForWidth(bool force) {
+  const bool crowded = chartsCrowded();
+  if (!force && crowded == crowded_) return;
+  crowded_ = crowded;
+  const int categories = current_ ? static_cast<int>(rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr).size()) : 0;
   arrangeCharts(crowded);
-  const int categoryWidth = fontMetrics().horizontalAdvance(QStringLiteral("pipeline-cache")) + 24;
-  const int chartWidth = crowded ? 120 + categoryWidth * categories : 360;
+  const int chartWidth = crowded ? 120 + categoryWidth() * categories : 360;
   creationView_->setMinimumSize(chartWidth, crowded ? 320 : 260);
   latencyView_->setMinimumSize(chartWidth, crowded ? 320 : 260);
   const int bars = current_ ? static_cast<int>(current_->rows.size() + (comparison_ ? comparison_->rows.size() : 0)) : 0;
@@ -543,22 +617,29 @@ void BenchPanel::refresh() {
                                                  2 * ratiosTable_->frameWidth() + 4
                                            : 0);
   stageView_->setMinimumSize(360, std::max(260, 110 + bars * (fontMetrics().height() + 14)));
-  refreshCreationChart();
-  refreshLatencyChart();
-  refreshStageChart();
-  refreshRatiosTable();
+}
+
+void BenchPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  arrangeForWidth(false);
 }
 
 void BenchPanel::refreshCreationChart() {
-  QChart* chart = resetChart(creationView_, tr("Session creation (ms): box from min to p90, line at median"));
+  QChart* chart = resetChart(creationView_, tr("Session creation (ms)"));
   if (!current_) return;
   const auto keys = rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr);
+  const QColor background = palette().color(QPalette::Base);
+  const QColor text = palette().color(QPalette::WindowText);
   double maximum = 0;
-  auto addSeries = [&](const BenchReport& report, const QString& objectName, const QColor& color) {
+  bool withoutQuartiles = false;
+  auto addSeries = [&](const BenchReport& report, const QString& objectName, bool earlier) {
     auto* series = new QBoxPlotSeries;
     series->setObjectName(objectName);
-    series->setName(report.caption());
-    series->setBrush(color);
+    series->setName(earlier ? tr("%1 (earlier)").arg(report.caption()) : report.caption());
+    // The current run: solid, outlined in the text colour (whiskers and median readable in both themes). A compared
+    // run: pale, outlined in its hue, so it reads as the same quantity, earlier.
+    series->setBrush(earlier ? paleColor(kCreation, background) : kCreation);
+    series->setPen(QPen(earlier ? kCreation : text, 1.2));
     series->setBoxWidth(0.6);
     for (const auto& key : keys) {
       const BenchRow* row = report.findRow(key.first, key.second);
@@ -567,21 +648,42 @@ void BenchPanel::refreshCreationChart() {
       if (row) {
         const bridge::BenchStat& s = row->sessionCreate;
         set->setValue(QBoxSet::LowerExtreme, s.min);
-        set->setValue(QBoxSet::LowerQuartile, s.min);
         set->setValue(QBoxSet::Median, s.median);
-        set->setValue(QBoxSet::UpperQuartile, s.p90);
-        set->setValue(QBoxSet::UpperExtreme, s.p90);
-        maximum = std::max(maximum, s.p90);
+        if (s.hasBoxPlot()) {
+          // The standard box plot: box from p25 to p75, whiskers to min and max.
+          set->setValue(QBoxSet::LowerQuartile, *s.p25);
+          set->setValue(QBoxSet::UpperQuartile, *s.p75);
+          set->setValue(QBoxSet::UpperExtreme, *s.max);
+          maximum = std::max(maximum, *s.max);
+        } else {
+          // A report written before kiln bench gave quartiles: the median line with whiskers to min and p90.
+          set->setValue(QBoxSet::LowerQuartile, s.median);
+          set->setValue(QBoxSet::UpperQuartile, s.median);
+          set->setValue(QBoxSet::UpperExtreme, s.p90);
+          maximum = std::max(maximum, s.p90);
+          withoutQuartiles = true;
+        }
+        set->setProperty("toolTip", QStringLiteral("<b>%1</b>, driver cache %2%3<br>%4")
+                                        .arg(key.first, key.second, earlier ? tr(" (earlier run)") : QString(),
+                                             statText(s, row->runs).toHtmlEscaped()) +
+                                        (s.hasBoxPlot() ? QString() : tr("<br>No quartiles in this report: "
+                                                                         "whiskers from min to p90.")));
       } else {
         set->setPen(Qt::NoPen);
         set->setBrush(Qt::NoBrush);
       }
       series->append(set);
     }
+    connect(series, &QBoxPlotSeries::hovered, creationView_, [](bool inside, QBoxSet* set) {
+      if (inside) QToolTip::showText(QCursor::pos(), set->property("toolTip").toString());
+      else QToolTip::hideText();
+    });
     chart->addSeries(series);
   };
-  addSeries(*current_, QStringLiteral("current"), kCurrent);
-  if (comparison_) addSeries(*comparison_, QStringLiteral("comparison"), kEarlier);
+  addSeries(*current_, QStringLiteral("current"), false);
+  if (comparison_) addSeries(*comparison_, QStringLiteral("comparison"), true);
+  chart->setTitle(tr("Session creation (ms)<br><small>box: p25 to p75, line: median, whiskers: min and max%1</small>")
+                      .arg(withoutQuartiles ? tr(" (p90 for older reports)") : QString()));
   QBarCategoryAxis* axisX = categoryAxis(keys);
   chart->addAxis(axisX, Qt::AlignBottom);
   QValueAxis* axisY = valueAxis(tr("ms"), maximum);
@@ -591,48 +693,89 @@ void BenchPanel::refreshCreationChart() {
     series->attachAxis(axisY);
   }
   chart->legend()->setVisible(comparison_.has_value());
+  styleChart(chart, palette());
 }
 
 void BenchPanel::refreshLatencyChart() {
   QChart* chart = resetChart(latencyView_, tr("First inference and time to first result (median ms)"));
+  latencyMaximum_ = 0;
   if (!current_) return;
   const auto keys = rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr);
+  const QColor background = palette().color(QPalette::Base);
   auto* series = new QBarSeries;
   series->setObjectName(QStringLiteral("latency"));
-  double maximum = 0;
+  series->setBarWidth(0.85);  // wide bars: each value label needs a bar at least a line of text wide
   auto addSets = [&](const BenchReport& report, bool earlier) {
     auto* first = new QBarSet(earlier ? tr("first inference (earlier)") : tr("first inference"));
     auto* result = new QBarSet(earlier ? tr("time to first result (earlier)") : tr("time to first result"));
     first->setObjectName(earlier ? QStringLiteral("firstInferenceEarlier") : QStringLiteral("firstInference"));
     result->setObjectName(earlier ? QStringLiteral("timeToFirstResultEarlier") : QStringLiteral("timeToFirstResult"));
-    first->setColor(earlier ? kFirstInferenceEarlier : kFirstInference);
-    result->setColor(earlier ? kFirstResultEarlier : kFirstResult);
-    first->setLabelColor(palette().color(QPalette::WindowText));
-    result->setLabelColor(palette().color(QPalette::WindowText));
+    for (auto [set, color] : {std::pair{first, kFirstInference}, std::pair{result, kFirstResult}}) {
+      set->setColor(earlier ? paleColor(color, background) : color);
+      set->setBorderColor(earlier ? color : color.darker(125));
+      // Values are written over the current run's bars only: the earlier ones are in the tooltips and the table.
+      set->setLabelColor(earlier ? QColor(Qt::transparent) : palette().color(QPalette::WindowText));
+    }
     for (const auto& key : keys) {
       const BenchRow* row = report.findRow(key.first, key.second);
       first->append(row ? row->firstInference.median : 0);
       result->append(row ? row->timeToFirstResult.median : 0);
-      if (row) maximum = std::max(maximum, row->timeToFirstResult.median);
+      if (row) latencyMaximum_ = std::max(latencyMaximum_, row->timeToFirstResult.median);
     }
     series->append(first);
     series->append(result);
   };
   addSets(*current_, false);
   if (comparison_) addSets(*comparison_, true);
-  // Values over the bars while there is room for them: four bars a row would run their labels together.
-  series->setLabelsVisible(!comparison_);
   series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
-  series->setLabelsPrecision(3);
+  // Four significant digits, and every digit of the integer part ("12345", never "1.234e+04").
+  const int integerDigits = latencyMaximum_ >= 1 ? static_cast<int>(std::floor(std::log10(latencyMaximum_))) + 1 : 1;
+  series->setLabelsPrecision(std::max(4, integerDigits));
   // Upright labels are wider than a bar and ran into each other ("0.7917.15"); turned, each stays over its bar.
   series->setLabelsAngle(-90);
+  connect(series, &QBarSeries::hovered, latencyView_, [keys](bool inside, int index, QBarSet* set) {
+    if (!inside || index < 0 || index >= keys.size()) return QToolTip::hideText();
+    QToolTip::showText(QCursor::pos(), tr("%1, driver cache %2: %3 %4")
+                                           .arg(keys[index].first, keys[index].second, set->label(),
+                                                bridge::formatMs(set->at(index))));
+  });
   chart->addSeries(series);
   QBarCategoryAxis* axisX = categoryAxis(keys);
   chart->addAxis(axisX, Qt::AlignBottom);
-  QValueAxis* axisY = valueAxis(tr("ms"), maximum);
+  QValueAxis* axisY = valueAxis(tr("ms"), latencyMaximum_);
   chart->addAxis(axisY, Qt::AlignLeft);
   series->attachAxis(axisX);
   series->attachAxis(axisY);
+  styleChart(chart, palette());
+  fitLatencyLabels();
+}
+
+void BenchPanel::fitLatencyLabels() {
+  QChart* chart = latencyView_->chart();
+  QBarSeries* series = nullptr;
+  for (QAbstractSeries* s : chart->series()) series = series ? series : qobject_cast<QBarSeries*>(s);
+  const QList<QAbstractAxis*> vertical = chart->axes(Qt::Vertical);
+  if (!series || vertical.isEmpty() || series->count() == 0) return;
+  auto* axisY = static_cast<QValueAxis*>(vertical.first());
+  // A turned label is one line of text wide: shown only while every bar is at least that wide, so no two labels
+  // (close values on neighbouring bars included) can touch. Otherwise the values are in the tooltips.
+  const QFontMetricsF metrics(series->barSets().first()->labelFont());
+  const QRectF plot = chart->plotArea();
+  const int categories = static_cast<int>(series->barSets().first()->count());
+  const double barPixels = categories > 0 ? plot.width() / categories * series->barWidth() / series->count() : 0;
+  const bool fits = barPixels >= metrics.height() + 2 && plot.height() > 0;
+  if (series->isLabelsVisible() != fits) series->setLabelsVisible(fits);
+  // Room above the tallest bar for its label, so the label stays inside the plot, clear of the title.
+  double top = latencyMaximum_ > 0 ? latencyMaximum_ * 1.12 : 1.0;
+  if (fits && latencyMaximum_ > 0) {
+    const double labelPixels = metrics.horizontalAdvance(QString::number(latencyMaximum_, 'g', series->labelsPrecision())) + 8;
+    const double share = std::min(0.6, labelPixels / plot.height());
+    top = std::max(top, latencyMaximum_ / (1 - share));
+  }
+  if (std::abs(axisY->max() - top) / top > 0.02 && axisY->max() < top) {
+    axisY->setRange(0, top);
+    axisY->applyNiceNumbers();
+  }
 }
 
 void BenchPanel::refreshStageChart() {
@@ -642,13 +785,16 @@ void BenchPanel::refreshStageChart() {
   struct Bar {
     const BenchRow* row;
     QString label;
+    bool earlier;
   };
   QList<Bar> bars;
   const auto keys = rowKeys(&*current_, comparison_ ? &*comparison_ : nullptr);
   for (const auto& key : keys) {
-    if (const BenchRow* row = current_->findRow(key.first, key.second)) bars.append({row, row->label()});
+    if (const BenchRow* row = current_->findRow(key.first, key.second)) bars.append({row, row->label(), false});
     if (comparison_) {
-      if (const BenchRow* row = comparison_->findRow(key.first, key.second)) bars.append({row, row->label() + tr(" (earlier)")});
+      if (const BenchRow* row = comparison_->findRow(key.first, key.second)) {
+        bars.append({row, row->label() + tr(" (earlier)"), true});
+      }
     }
   }
   QStringList stageKeys;
@@ -660,26 +806,43 @@ void BenchPanel::refreshStageChart() {
   auto* series = new QHorizontalStackedBarSeries;
   series->setObjectName(QStringLiteral("stages"));
   series->setBarWidth(0.7);
+  const QColor background = palette().color(QPalette::Base);
   double maximum = 0;
-  for (qsizetype s = 0; s < stageKeys.size(); ++s) {
-    auto* set = new QBarSet(bridge::stageDisplayName(stageKeys[s]));
-    set->setObjectName(stageKeys[s]);
-    set->setColor(kStageColors[static_cast<size_t>(s) % std::size(kStageColors)]);
-    for (const Bar& bar : bars) {
-      double value = 0;
-      for (const auto& stage : bar.row->stages) {
-        if (stage.first == stageKeys[s]) value = stage.second;
+  // One set per stage for the current run's bars; with a comparison, a pale twin per stage for the earlier bars
+  // (a set has one colour), left out of the legend.
+  for (bool earlier : {false, true}) {
+    if (earlier && !comparison_) break;
+    for (qsizetype s = 0; s < stageKeys.size(); ++s) {
+      const QColor color = kStageColors[static_cast<size_t>(s) % std::size(kStageColors)];
+      auto* set = new QBarSet(bridge::stageDisplayName(stageKeys[s]));
+      set->setObjectName(earlier ? QStringLiteral("earlier:") + stageKeys[s] : stageKeys[s]);
+      set->setColor(earlier ? paleColor(color, background) : color);
+      set->setBorderColor(earlier ? color : background);
+      for (const Bar& bar : bars) {
+        double value = 0;
+        for (const auto& stage : bar.row->stages) {
+          if (stage.first == stageKeys[s] && bar.earlier == earlier) value = stage.second;
+        }
+        set->append(value);
       }
-      set->append(value);
+      series->append(set);
     }
-    series->append(set);
   }
   for (const Bar& bar : bars) {
     double total = 0;
     for (const auto& stage : bar.row->stages) total += stage.second;
     maximum = std::max(maximum, total);
   }
+  connect(series, &QHorizontalStackedBarSeries::hovered, stageView_, [bars](bool inside, int index, QBarSet* set) {
+    if (!inside || index < 0 || index >= bars.size()) return QToolTip::hideText();
+    QToolTip::showText(QCursor::pos(),
+                       QStringLiteral("%1: %2 %3").arg(bars[index].label, set->label(), bridge::formatMs(set->at(index))));
+  });
   chart->addSeries(series);
+  for (QLegendMarker* marker : chart->legend()->markers(series)) {
+    auto* barMarker = qobject_cast<QBarLegendMarker*>(marker);
+    if (barMarker && barMarker->barset()->objectName().startsWith(QLatin1String("earlier:"))) marker->setVisible(false);
+  }
   auto* axisY = new QBarCategoryAxis;
   for (const Bar& bar : bars) axisY->append(bar.label);
   chart->addAxis(axisY, Qt::AlignLeft);
@@ -687,6 +850,7 @@ void BenchPanel::refreshStageChart() {
   chart->addAxis(axisX, Qt::AlignBottom);
   series->attachAxis(axisY);
   series->attachAxis(axisX);
+  styleChart(chart, palette());
 }
 
 void BenchPanel::refreshRatiosTable() {

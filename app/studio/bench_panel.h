@@ -66,6 +66,11 @@ class BenchPanel : public QWidget {
   QString lastError() const { return lastError_; }
   bridge::BenchRunner* runner() const { return runner_; }
 
+ protected:
+  // A theme change (View > Theme) redraws the charts in the new palette.
+  void changeEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
  signals:
   void benchmarkFinished();
   void benchmarkFailed(const QString& message);
@@ -73,6 +78,11 @@ class BenchPanel : public QWidget {
  private:
   void buildUi();
   void arrangeCharts(bool crowded);
+  // Charts two by two while the panel is wide enough for every category label of two charts side by side (and
+  // there are at most kOverviewRows rows), else one full-width chart per line; `force` re-applies the sizes.
+  void arrangeForWidth(bool force);
+  bool chartsCrowded() const;
+  int categoryWidth() const;  // pixels a category needs for its label
   void chooseModel();
   void chooseSaveJson();
   void chooseSaveCsv();
@@ -87,6 +97,9 @@ class BenchPanel : public QWidget {
   void refresh();
   void refreshCreationChart();
   void refreshLatencyChart();
+  // Shows the latency chart's value labels only while every bar is wide enough for one (so none can overlap) and
+  // leaves room above the tallest bar for its label; runs again whenever the plot area changes.
+  void fitLatencyLabels();
   void refreshStageChart();
   void refreshRatiosTable();
 
@@ -94,6 +107,8 @@ class BenchPanel : public QWidget {
   std::optional<bridge::BenchReport> current_;
   std::optional<bridge::BenchReport> comparison_;
   QString lastError_;
+  double latencyMaximum_ = 0;  // the tallest latency bar, ms
+  bool crowded_ = false;       // charts one per line (arrangeForWidth)
 
   QLineEdit* modelEdit_ = nullptr;
   QList<QCheckBox*> modeBoxes_;

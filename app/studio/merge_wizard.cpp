@@ -20,6 +20,7 @@
 #include <functional>
 
 #include "binary_inspection.h"
+#include "graph_view.h"
 #include "kiln/compiler.h"
 #include "value_format.h"
 
@@ -100,6 +101,9 @@ MergeWizard::MergeWizard(QWidget* parent)
       nodeTable_(makeTable(QStringLiteral("previewNodes"),
                            {tr("EPContext node"), tr("Partition"), tr("From model"), tr("Inputs"), tr("Outputs")})),
       conflictList_(new QListWidget),
+      graphView_(new GraphView),
+      graphLayout_(new bridge::GraphLayout(this)),
+      graphStatus_(statusLabel(QStringLiteral("graphStatus"))),
       outputEdit_(new QLineEdit),
       writeButton_(new QPushButton(tr("&Write"))),
       resultLabel_(statusLabel(QStringLiteral("resultLabel"))) {
@@ -178,7 +182,32 @@ MergeWizard::MergeWizard(QWidget* parent)
   previewLayout->addWidget(conflictList_);
   setPage(PreviewPage, previewPage);
 
-  // Page 4: write.
+  // Page 4: the merged graph, drawn as the Graph tab draws a model.
+  auto* graphPage = new PlanPage;
+  graphPage->setTitle(tr("The merged graph"));
+  graphPage->setSubTitle(tr("The merged model as it will be written: each model's EPContext nodes (hexagons) under "
+                            "their prefixed names, each in its own partition, and the merged inputs and outputs. Nothing "
+                            "is written yet."));
+  graphPage->complete = [this] { return preview().ok(); };
+  graphView_->setObjectName(QStringLiteral("mergedGraph"));
+  graphView_->setMinimumHeight(280);
+  connect(graphLayout_, &bridge::GraphLayout::finished, this, &MergeWizard::onGraphLaidOut);
+  connect(graphLayout_, &bridge::GraphLayout::failed, this, [this](const QString& message) {
+    setStatus(graphStatus_, tr("The graph could not be laid out: %1").arg(message), true);
+    emit graphPreviewReady();
+  });
+  auto* fitButton = new QPushButton(tr("&Fit"));
+  fitButton->setToolTip(tr("Fit the whole graph in the view (+ and - zoom)"));
+  connect(fitButton, &QPushButton::clicked, this, &MergeWizard::fitGraph);
+  auto* graphRow = new QHBoxLayout;
+  graphRow->addWidget(graphStatus_, 1);
+  graphRow->addWidget(fitButton);
+  auto* graphLayout = new QVBoxLayout(graphPage);
+  graphLayout->addWidget(graphView_, 1);
+  graphLayout->addLayout(graphRow);
+  setPage(GraphPage, graphPage);
+
+  // Page 5: write.
   auto* writePage = new PlanPage;
   writePage->setTitle(tr("Write the merged model"));
   writePage->setSubTitle(tr("The merged ctx model and one combined binary (<name>_vulkan.bin) beside it, weights "
@@ -448,9 +477,52 @@ void MergeWizard::refreshPreview() {
   }
 }
 
+void MergeWizard::refreshGraph() {
+  graphLayout_->cancel();
+  graphView_->clearGraph();
+  mergedGraph_ = bridge::mergedGraphDocument(models_, connections_);
+  if (!mergedGraph_) {
+    setStatus(graphStatus_, tr("Add at least two readable compiled models."), true);
+    emit graphPreviewReady();
+    return;
+  }
+  mergedVisible_ = mergedGraph_->visibleGraph({});  // every partition open: each EPContext node under its name
+  setStatus(graphStatus_, tr("Laying out the merged graph..."), false);
+  graphLayout_->start(mergedVisible_, *mergedGraph_);
+}
+
+void MergeWizard::onGraphLaidOut(const bridge::GraphLayoutResult& result) {
+  if (!mergedGraph_) return;
+  graphView_->showGraph(mergedGraph_, mergedVisible_, result, {});
+  fitGraph();
+  int epContextNodes = 0, otherNodes = 0;
+  for (const auto& node : mergedGraph_->nodes()) {
+    if (node.kind != bridge::GraphNode::Kind::Op) continue;
+    ++(node.epContext ? epContextNodes : otherNodes);
+  }
+  const bridge::MergePreview plan = preview();
+  QString text = tr("%1 EPContext node(s) from %2 models, %3 input(s), %4 output(s)")
+                     .arg(epContextNodes)
+                     .arg(models_.size())
+                     .arg(plan.inputs.size())
+                     .arg(plan.outputs.size());
+  if (otherNodes > 0) text += tr(", %n other node(s) on the CPU (CPU fallback, connections)", nullptr, otherNodes);
+  setStatus(graphStatus_, text + QLatin1Char('.'), false);
+  emit graphPreviewReady();
+}
+
+void MergeWizard::fitGraph() {
+  graphView_->fitAll();
+  // A few nodes fit many times over: drawn at their natural size, centred, rather than blown up.
+  if (graphView_->zoom() > 1) graphView_->zoomBy(1 / graphView_->zoom());
+}
+
+QString MergeWizard::graphStatus() const { return graphStatus_->text(); }
+
 void MergeWizard::initializePage(int id) {
   QWizard::initializePage(id);
   planChanged();
+  if (id == GraphPage) refreshGraph();
 }
 
 bool MergeWizard::validateCurrentPage() {

@@ -1,7 +1,8 @@
 // MergeWizard: several compiled ctx models become one (kiln::mergeEpContextModels, `kiln merge`). Page 1 picks
-// the models and their name prefixes, page 2 connects outputs of one model to inputs of another, page 3 previews
-// the merged graph and every name conflict (Next stays disabled while there is one), page 4 writes the merged
-// model and its combined binary on a worker thread and shows what was written.
+// the models and their name prefixes, page 2 connects outputs of one model to inputs of another, page 3 lists the
+// merged inputs, outputs and EPContext nodes and every name conflict (Next stays disabled while there is one),
+// page 4 draws the merged graph with the studio's graph view (built from the inspected inputs, nothing written),
+// page 5 writes the merged model and its combined binary on a worker thread and shows what was written.
 #pragma once
 
 #include <QList>
@@ -10,6 +11,7 @@
 
 #include <optional>
 
+#include "graph_layout.h"
 #include "merge_plan.h"
 
 class QLabel;
@@ -20,11 +22,13 @@ class QTableWidget;
 
 namespace kiln::studio {
 
+class GraphView;
+
 class MergeWizard : public QWizard {
   Q_OBJECT
 
  public:
-  enum PageId { ModelsPage = 0, ConnectionsPage = 1, PreviewPage = 2, WritePage = 3 };
+  enum PageId { ModelsPage = 0, ConnectionsPage = 1, PreviewPage = 2, GraphPage = 3, WritePage = 4 };
 
   explicit MergeWizard(QWidget* parent = nullptr);
   ~MergeWizard() override;
@@ -38,7 +42,7 @@ class MergeWizard : public QWizard {
   void removeConnection(int row);
   void setOutputPath(const QString& path);
   QString outputPath() const;
-  // Starts writing (page 4's Write button); emits merged() or mergeFailed().
+  // Starts writing (the write page's Write button); emits merged() or mergeFailed().
   void write();
 
   const QList<bridge::MergeModelEntry>& models() const { return models_; }
@@ -49,16 +53,24 @@ class MergeWizard : public QWizard {
   bool modelsSettled() const;
   const QString& lastError() const { return lastError_; }
   const std::optional<bridge::MergeOutcome>& outcome() const { return outcome_; }
-  // The text page 4 shows after a write (files, weight deduplication) or its error.
+  // The text the write page shows after a write (files, weight deduplication) or its error.
   QString resultText() const;
+  // The merged graph the graph page draws (mergedGraphDocument of the plan as it stood when the page opened), or
+  // nullptr before that page opened.
+  std::shared_ptr<const bridge::GraphDocument> mergedGraph() const { return mergedGraph_; }
+  GraphView* graphView() const { return graphView_; }
+  // What the graph page says under the graph: what it shows, or why it could not be laid out.
+  QString graphStatus() const;
 
  signals:
   void merged(const QString& outputModelPath);
-  // The user asked to open the merged model (page 4's "Open merged model" after a write); the wizard then closes.
+  // The user asked to open the merged model (the write page's "Open merged model" after a write); the wizard then closes.
   void openRequested(const QString& modelPath);
   void mergeFailed(const QString& message);
   // Emitted whenever the last pending inspection of the listed models has reported.
   void modelsInspected();
+  // The graph page has drawn the merged graph (or failed to lay it out: graphStatus() says why).
+  void graphPreviewReady();
 
  protected:
   void initializePage(int id) override;
@@ -75,6 +87,11 @@ class MergeWizard : public QWizard {
   void refreshModelTable();
   void refreshConnectionTable();
   void refreshPreview();
+  // Builds the merged graph from the plan and starts laying it out (graph page).
+  void refreshGraph();
+  void onGraphLaidOut(const bridge::GraphLayoutResult& result);
+  // Fits the merged graph in the view, never enlarged past its natural size.
+  void fitGraph();
   void setWriting(bool writing);
 
   bridge::MergeWorker* worker_;
@@ -96,6 +113,12 @@ class MergeWizard : public QWizard {
   QTableWidget* nodeTable_;
   QListWidget* conflictList_;
   // Page 4
+  GraphView* graphView_;
+  bridge::GraphLayout* graphLayout_;
+  QLabel* graphStatus_;
+  std::shared_ptr<const bridge::GraphDocument> mergedGraph_;
+  bridge::VisibleGraph mergedVisible_;
+  // Page 5
   QLineEdit* outputEdit_;
   QPushButton* writeButton_;
   QLabel* resultLabel_;

@@ -13,6 +13,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -20,12 +22,19 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
+#include <QTextDocument>
+
+#include <cmath>
 #include <csignal>
+#include <tuple>
 
 #include "bench_panel.h"
 #include "bench_report_io.h"
 #include "bench_runner.h"
 #include "kiln_cli.h"
+#include "theme.h"
 
 using kiln::bridge::BenchRunner;
 using kiln::studio::BenchPanel;
@@ -84,6 +93,90 @@ T* seriesNamed(QChartView* view, const QString& objectName) {
     if (series->objectName() == objectName) return qobject_cast<T*>(series);
   }
   return nullptr;
+}
+
+// {min, p25, median, p75, p90, max} from `median` and a spread; without `quartiles`, as reports before kiln bench
+// gave p25, p75 and max: {min, median, p90}.
+QJsonObject statJson(double median, double spread, bool quartiles) {
+  QJsonObject stat{{QStringLiteral("min"), median - spread}, {QStringLiteral("median"), median},
+                   {QStringLiteral("p90"), median + 0.8 * spread}};
+  if (quartiles) {
+    stat.insert(QStringLiteral("p25"), median - 0.4 * spread);
+    stat.insert(QStringLiteral("p75"), median + 0.5 * spread);
+    stat.insert(QStringLiteral("max"), median + spread);
+  }
+  return stat;
+}
+
+// A kiln bench report with one row per {mode, first inference ms, time to first result ms}, written to `path`.
+void writeReport(const QString& path, const QList<std::tuple<QString, double, double>>& rows, bool quartiles,
+                 double createScale = 1) {
+  QJsonArray modes;
+  double create = 900;
+  for (const auto& [mode, first, result] : rows) {
+    QJsonObject row{{QStringLiteral("name"), mode},
+                    {QStringLiteral("driver_cache"), QStringLiteral("warm")},
+                    {QStringLiteral("runs"), 5},
+                    {QStringLiteral("session_create_ms"), statJson(create * createScale, create * createScale / 4, quartiles)},
+                    {QStringLiteral("first_inference_ms"), statJson(first, first / 10, quartiles)},
+                    {QStringLiteral("time_to_first_result_ms"), statJson(result, result / 10, quartiles)},
+                    {QStringLiteral("inference_ms"), statJson(first / 2, first / 20, quartiles)},
+                    {QStringLiteral("stages_ms"), QJsonObject{{QStringLiteral("load_ms"), 3.0 * createScale},
+                                                              {QStringLiteral("glslang_ms"), create * createScale / 3},
+                                                              {QStringLiteral("pipeline_create_ms"), create * createScale / 5}}},
+                    {QStringLiteral("counters"), QJsonObject{}},
+                    {QStringLiteral("speedup_vs_cold"), 900 / create}};
+    modes.append(row);
+    create /= 2;
+  }
+  const QJsonObject document{{QStringLiteral("model"), QStringLiteral("det.onnx")},
+                             {QStringLiteral("device"), QStringLiteral("llvmpipe")},
+                             {QStringLiteral("runs"), 5},
+                             {QStringLiteral("inferences_per_run"), 1},
+                             {QStringLiteral("modes"), modes},
+                             {QStringLiteral("summary"), QJsonObject{}}};
+  QFile file(path);
+  QVERIFY(file.open(QIODevice::WriteOnly));
+  file.write(QJsonDocument(document).toJson());
+}
+
+// The visible texts of a chart (title, axis labels, legend, bar value labels) in scene coordinates.
+QList<QPair<QString, QRectF>> chartTexts(QChartView* view) {
+  QList<QPair<QString, QRectF>> texts;
+  for (QGraphicsItem* item : view->scene()->items()) {
+    auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+    if (!text || !text->isVisible() || text->toPlainText().trimmed().isEmpty()) continue;
+    if (text->defaultTextColor().alpha() == 0) continue;  // a transparent label (an earlier run's bar) is not drawn
+    // The glyphs, not the item's document margins.
+    const QRectF glyphs = text->boundingRect().adjusted(text->document()->documentMargin(), text->document()->documentMargin(),
+                                                        -text->document()->documentMargin(), -text->document()->documentMargin());
+    texts.append({text->toPlainText(), text->mapToScene(glyphs).boundingRect()});
+  }
+  return texts;
+}
+
+// Pairs of chart texts that overlap, as "a | b" lines.
+QStringList overlappingTexts(QChartView* view) {
+  const auto texts = chartTexts(view);
+  QStringList overlaps;
+  for (int i = 0; i < texts.size(); ++i) {
+    for (int j = i + 1; j < texts.size(); ++j) {
+      if (texts[i].second.intersects(texts[j].second)) overlaps << texts[i].first + QStringLiteral(" | ") + texts[j].first;
+    }
+  }
+  return overlaps;
+}
+
+// Distance between two colours in RGB (0..441).
+double colorDistance(const QColor& a, const QColor& b) {
+  return std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
+}
+
+void saveShot(QWidget* widget, const QString& name) {
+  const QString folder = qEnvironmentVariable("KILN_STUDIO_SCREENSHOTS");
+  if (folder.isEmpty()) return;
+  QDir().mkpath(folder);
+  widget->grab().save(QDir(folder).filePath(name));
 }
 
 }  // namespace
@@ -185,9 +278,12 @@ class TestBenchPanel : public QObject {
       const QJsonObject mode = modes[r].toObject();
       const QJsonObject create = mode.value(QStringLiteral("session_create_ms")).toObject();
       QBoxSet* box = boxes->boxSets()[r];
+      // A standard box plot: box p25..p75, line at the median, whiskers to min and max.
       QCOMPARE(box->at(QBoxSet::LowerExtreme), create.value(QStringLiteral("min")).toDouble());
+      QCOMPARE(box->at(QBoxSet::LowerQuartile), create.value(QStringLiteral("p25")).toDouble());
       QCOMPARE(box->at(QBoxSet::Median), create.value(QStringLiteral("median")).toDouble());
-      QCOMPARE(box->at(QBoxSet::UpperExtreme), create.value(QStringLiteral("p90")).toDouble());
+      QCOMPARE(box->at(QBoxSet::UpperQuartile), create.value(QStringLiteral("p75")).toDouble());
+      QCOMPARE(box->at(QBoxSet::UpperExtreme), create.value(QStringLiteral("max")).toDouble());
       QVERIFY(box->at(QBoxSet::Median) > 0);
       QCOMPARE(first->at(r), mode.value(QStringLiteral("first_inference_ms")).toObject().value(QStringLiteral("median")).toDouble());
       QCOMPARE(result->at(r),
@@ -398,6 +494,162 @@ class TestBenchPanel : public QObject {
     QVERIFY2(failed.first().first().toString().contains(QStringLiteral("KILN_CLI names '/nonexistent/kiln'")),
              qPrintable(failed.first().first().toString()));
     QVERIFY(!panel.isRunning());
+  }
+
+  // Reports saved before kiln bench gave p25, p75 and max still load: their rows are a median line with whiskers
+  // from min to p90, the title says so, and a current report beside them is a full box plot.
+  void oldReportWithoutQuartilesStillDraws() {
+    QTemporaryDir dir;
+    const QString oldPath = dir.filePath(QStringLiteral("old.json"));
+    const QString newPath = dir.filePath(QStringLiteral("new.json"));
+    writeReport(oldPath, {{QStringLiteral("cold"), 80, 900}, {QStringLiteral("epctx-file"), 70, 500}}, false);
+    writeReport(newPath, {{QStringLiteral("cold"), 75, 850}, {QStringLiteral("epctx-file"), 72, 480}}, true);
+    BenchPanel panel;
+    panel.resize(1400, 950);
+    QVERIFY2(panel.loadReport(oldPath), qPrintable(panel.lastError()));
+    const kiln::bridge::BenchRow& oldRow = panel.currentReport()->rows.first();
+    QVERIFY(!oldRow.sessionCreate.hasBoxPlot());
+    QVERIFY(!oldRow.sessionCreate.p25 && !oldRow.sessionCreate.p75 && !oldRow.sessionCreate.max);
+    auto* creationView = panel.findChild<QChartView*>(QStringLiteral("creationChart"));
+    auto* boxes = seriesNamed<QBoxPlotSeries>(creationView, QStringLiteral("current"));
+    QVERIFY(boxes);
+    QBoxSet* box = boxes->boxSets().first();
+    QCOMPARE(box->at(QBoxSet::LowerExtreme), 900 - 225.0);
+    QCOMPARE(box->at(QBoxSet::LowerQuartile), 900.0);
+    QCOMPARE(box->at(QBoxSet::Median), 900.0);
+    QCOMPARE(box->at(QBoxSet::UpperQuartile), 900.0);
+    QCOMPARE(box->at(QBoxSet::UpperExtreme), 900 + 0.8 * 225);  // p90: the report has no max
+    QVERIFY2(creationView->chart()->title().contains(QStringLiteral("p90 for older reports")),
+             qPrintable(creationView->chart()->title()));
+    QVERIFY(box->property("toolTip").toString().contains(QStringLiteral("No quartiles")));
+    // The other charts and the table draw what the old report has.
+    QCOMPARE(seriesNamed<QBarSeries>(panel.findChild<QChartView*>(QStringLiteral("latencyChart")),
+                                     QStringLiteral("latency"))->barSets().first()->at(0), 80.0);
+    QCOMPARE(panel.findChild<QTableWidget*>(QStringLiteral("ratiosTable"))->rowCount(), 2);
+
+    // A new report loaded first, the old one as its comparison: the new rows are full box plots.
+    BenchPanel both;
+    both.resize(1400, 950);
+    QVERIFY(both.loadReport(newPath));
+    QVERIFY(both.loadReport(oldPath));
+    auto* bothView = both.findChild<QChartView*>(QStringLiteral("creationChart"));
+    QBoxSet* now = seriesNamed<QBoxPlotSeries>(bothView, QStringLiteral("current"))->boxSets().first();
+    QVERIFY(both.currentReport()->rows.first().sessionCreate.hasBoxPlot());
+    QCOMPARE(now->at(QBoxSet::LowerQuartile), 900 - 0.4 * 225);
+    QCOMPARE(now->at(QBoxSet::UpperQuartile), 900 + 0.5 * 225);
+    QCOMPARE(now->at(QBoxSet::UpperExtreme), 900 + 225.0);
+    QBoxSet* before = seriesNamed<QBoxPlotSeries>(bothView, QStringLiteral("comparison"))->boxSets().first();
+    QCOMPARE(before->at(QBoxSet::UpperExtreme), 900 + 0.8 * 225);
+    both.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&both));
+    QTest::qWait(200);
+    saveShot(&both, QStringLiteral("bench_old_report_compared.png"));
+  }
+
+  // Close values on neighbouring bars (17.15 and 17.16 ms, 0.79 and 0.8) and a run compared with an earlier one:
+  // no two texts of the latency chart overlap, at a wide and at a narrow size, in the light and the dark theme.
+  // The compared run's bars are visibly paler than the current run's, and the legend's colours are far apart.
+  void closeValuesNeverOverlapAndComparedRunIsPaler() {
+    QTemporaryDir dir;
+    const QString nowPath = dir.filePath(QStringLiteral("now.json"));
+    const QString earlierPath = dir.filePath(QStringLiteral("earlier.json"));
+    const QList<std::tuple<QString, double, double>> rows = {{QStringLiteral("cold"), 17.15, 17.16},
+                                                             {QStringLiteral("pipeline-cache"), 0.79, 0.8},
+                                                             {QStringLiteral("epctx-file"), 17.16, 17.15},
+                                                             {QStringLiteral("in-process"), 5440, 6460}};
+    writeReport(nowPath, rows, true);
+    writeReport(earlierPath, rows, true, 1.3);
+    for (const kiln::studio::ThemeChoice theme : {kiln::studio::ThemeChoice::Light, kiln::studio::ThemeChoice::Dark}) {
+      kiln::studio::applyTheme(theme);
+      const QString themeName = kiln::studio::themeChoiceName(theme);
+      BenchPanel panel;
+      QVERIFY(panel.loadReport(nowPath));
+      auto* latencyView = panel.findChild<QChartView*>(QStringLiteral("latencyChart"));
+      auto* creationView = panel.findChild<QChartView*>(QStringLiteral("creationChart"));
+      for (const QSize size : {QSize(1500, 950), QSize(900, 700)}) {
+        for (bool compared : {false, true}) {
+          if (compared) QVERIFY(panel.loadReport(earlierPath));
+          else panel.clearComparison();
+          panel.resize(size);
+          panel.show();
+          QVERIFY(QTest::qWaitForWindowExposed(&panel));
+          QTest::qWait(150);  // the queued label fitting after the layout
+          const QString where = QStringLiteral("%1 %2x%3%4").arg(themeName).arg(size.width()).arg(size.height())
+                                    .arg(compared ? QStringLiteral(" compared") : QString());
+          const QStringList overlaps = overlappingTexts(latencyView);
+          QVERIFY2(overlaps.isEmpty(), qPrintable(where + QStringLiteral(": ") + overlaps.join(QStringLiteral("; "))));
+          auto* latency = seriesNamed<QBarSeries>(latencyView, QStringLiteral("latency"));
+          if (size.width() == 1500) QVERIFY2(latency->isLabelsVisible(), qPrintable(where));  // room for them here
+          if (latency->isLabelsVisible()) {
+            // Every value label lies inside the plot: the tallest one is not cut at the top.
+            const QRectF plot = latencyView->chart()->plotArea();
+            for (const auto& [text, rect] : chartTexts(latencyView)) {
+              bool number = false;
+              text.toDouble(&number);
+              if (number && rect.center().x() > plot.left()) {
+                QVERIFY2(rect.top() >= plot.top() - 1, qPrintable(where + QStringLiteral(": ") + text));
+              }
+            }
+          }
+          saveShot(&panel, QStringLiteral("bench_close_values_%1_%2%3.png")
+                               .arg(themeName).arg(size.width()).arg(compared ? QStringLiteral("_compared") : QString()));
+          if (!compared) continue;
+
+          const QColor background = latencyView->chart()->backgroundBrush().color();
+          QBarSet* first = latency->barSets()[0];
+          QBarSet* result = latency->barSets()[1];
+          QBarSet* firstEarlier = latency->barSets()[2];
+          QBarSet* resultEarlier = latency->barSets()[3];
+          QCOMPARE(firstEarlier->objectName(), QStringLiteral("firstInferenceEarlier"));
+          // Paler: much closer to the background than the current run's colour, and far from it.
+          for (auto [now, before] : {std::pair{first, firstEarlier}, std::pair{result, resultEarlier}}) {
+            QVERIFY2(colorDistance(before->color(), background) < 0.6 * colorDistance(now->color(), background),
+                     qPrintable(where + QStringLiteral(": ") + now->label()));
+            QVERIFY2(colorDistance(before->color(), now->color()) > 80, qPrintable(where + QStringLiteral(": ") + now->label()));
+          }
+          // The legend's two quantities in clearly different colours (Okabe-Ito blue and orange).
+          QVERIFY(colorDistance(first->color(), result->color()) > 200);
+          auto* boxes = seriesNamed<QBoxPlotSeries>(creationView, QStringLiteral("current"));
+          auto* earlierBoxes = seriesNamed<QBoxPlotSeries>(creationView, QStringLiteral("comparison"));
+          QVERIFY(colorDistance(earlierBoxes->brush().color(), background) <
+                  0.6 * colorDistance(boxes->brush().color(), background));
+          // The chart follows the theme: dark background in the dark theme, light in the light one.
+          QCOMPARE(background.lightness() < 128, theme == kiln::studio::ThemeChoice::Dark);
+          // The stage chart: earlier bars in pale twins of the stage colours, left out of the legend.
+          auto* stages = seriesNamed<QHorizontalStackedBarSeries>(panel.findChild<QChartView*>(QStringLiteral("stageChart")),
+                                                                 QStringLiteral("stages"));
+          QCOMPARE(stages->count(), 6);  // load, glslang, pipeline create; and their earlier twins
+          for (int s = 0; s < 3; ++s) {
+            QCOMPARE(stages->barSets()[s + 3]->objectName(), QStringLiteral("earlier:") + stages->barSets()[s]->objectName());
+            QVERIFY(colorDistance(stages->barSets()[s + 3]->color(), background) <
+                    colorDistance(stages->barSets()[s]->color(), background));
+          }
+          int legendEntries = 0;
+          for (QLegendMarker* marker : panel.findChild<QChartView*>(QStringLiteral("stageChart"))->chart()->legend()->markers()) {
+            legendEntries += marker->isVisible() ? 1 : 0;
+          }
+          QCOMPARE(legendEntries, 3);
+        }
+      }
+    }
+    kiln::studio::applyTheme(kiln::studio::ThemeChoice::Light);
+  }
+
+  // View > Theme while a report is shown: the charts are redrawn in the new palette at once.
+  void chartsFollowThemeChange() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("now.json"));
+    writeReport(path, {{QStringLiteral("cold"), 17, 18}, {QStringLiteral("epctx-file"), 3, 4}}, true);
+    kiln::studio::applyTheme(kiln::studio::ThemeChoice::Light);
+    BenchPanel panel;
+    QVERIFY(panel.loadReport(path));
+    auto* creationView = panel.findChild<QChartView*>(QStringLiteral("creationChart"));
+    QVERIFY(creationView->chart()->backgroundBrush().color().lightness() > 128);
+    kiln::studio::applyTheme(kiln::studio::ThemeChoice::Dark);
+    QTRY_VERIFY(creationView->chart()->backgroundBrush().color().lightness() < 128);
+    QVERIFY(creationView->chart()->titleBrush().color().lightness() > 128);  // light text on it
+    kiln::studio::applyTheme(kiln::studio::ThemeChoice::Light);
+    QTRY_VERIFY(creationView->chart()->backgroundBrush().color().lightness() > 128);
   }
 
   void loadRejectsOtherJson() {

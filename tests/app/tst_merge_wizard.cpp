@@ -17,8 +17,10 @@
 #include "kiln/compiler.h"
 #include "kiln/epcontext.h"
 #include "merge_plan.h"
+#include "graph_view.h"
 #include "merge_wizard.h"
 
+using kiln::studio::GraphNodeItem;
 using kiln::studio::MergeWizard;
 
 namespace {
@@ -48,6 +50,52 @@ std::set<std::string> nodeNames(const kiln::EpContextModelInfo& info) {
   std::set<std::string> names;
   for (const auto& node : info.nodes) names.insert(node.name);
   return names;
+}
+
+// The graph page draws one EPContext node per partition of every input, named with the input's prefix, inside a
+// partition named with it too, and every merged graph input and output.
+void checkMergedGraph(MergeWizard& wizard, const QList<QPair<QString, const kiln::EpContextModelInfo*>>& inputs) {
+  const auto document = wizard.mergedGraph();
+  QVERIFY2(document, qPrintable(wizard.graphStatus()));
+  QSet<QString> expected;
+  for (const auto& [prefix, info] : inputs) {
+    for (const auto& node : info->nodes) {
+      if (node.graph == "main") expected.insert(prefix + QString::fromStdString(node.name));
+    }
+  }
+  QSet<QString> drawn;
+  for (GraphNodeItem* item : wizard.graphView()->nodeItems()) {
+    if (!item->isEpContext()) continue;
+    drawn.insert(item->subtitle());
+    // Legible at the page's zoom: the prefixed name is one of the texts the node draws.
+    bool named = false;
+    for (const auto& label : item->labelsAt(wizard.graphView()->zoom())) named |= label.text == item->subtitle();
+    QVERIFY2(named, qPrintable(item->subtitle()));
+  }
+  QCOMPARE(drawn, expected);
+  QCOMPARE(wizard.graphView()->nodeItems().size(), static_cast<qsizetype>(document->nodes().size()));
+  for (int i = 0; i < document->nodes().size(); ++i) {
+    const auto& node = document->nodes()[i];
+    if (!node.epContext) continue;
+    QCOMPARE(node.executionProvider, QStringLiteral("VulkanExecutionProvider"));
+    const int cluster = document->clusterOf(i);
+    QVERIFY(cluster >= 0);
+    QVERIFY2(document->clusters()[cluster].name.startsWith(node.name.left(2)), qPrintable(document->clusters()[cluster].name));
+    QCOMPARE(document->clusters()[cluster].nodes.size(), 1);
+  }
+  const kiln::bridge::MergePreview preview = wizard.preview();
+  QSet<QString> values, drawnInputs, drawnOutputs;
+  for (const auto& node : document->nodes()) {
+    if (node.kind == kiln::bridge::GraphNode::Kind::GraphInput) drawnInputs.insert(node.name);
+    if (node.kind == kiln::bridge::GraphNode::Kind::GraphOutput) drawnOutputs.insert(node.name);
+  }
+  for (const auto& input : preview.inputs) values.insert(input.name);
+  QCOMPARE(drawnInputs, values);
+  values.clear();
+  for (const auto& output : preview.outputs) values.insert(output.name);
+  QCOMPARE(drawnOutputs, values);
+  QVERIFY2(wizard.graphStatus().contains(QStringLiteral("%1 EPContext node(s)").arg(expected.size())),
+           qPrintable(wizard.graphStatus()));
 }
 
 }  // namespace
@@ -111,6 +159,18 @@ class TestMergeWizard : public QObject {
     QCOMPARE(conflicts->count(), 1);  // the "no conflicts" line
     QVERIFY(conflicts->item(0)->text().startsWith(QStringLiteral("No name conflicts")));
     saveScreenshot(&wizard, QStringLiteral("merge_preview.png"));
+
+    // Preview -> the merged graph, drawn before anything is written.
+    QSignalSpy graphReady(&wizard, &MergeWizard::graphPreviewReady);
+    wizard.next();
+    QCOMPARE(wizard.currentId(), static_cast<int>(MergeWizard::GraphPage));
+    QVERIFY(graphReady.count() > 0 || graphReady.wait(kTimeoutMs));
+    checkMergedGraph(wizard, {{QStringLiteral("a_"), &aInfo_}, {QStringLiteral("b_"), &aInfo_}});
+    QVERIFY(wizard.button(QWizard::NextButton)->isEnabled());
+    QVERIFY(!QFile::exists(dir_.filePath(QStringLiteral("ab_ctx.onnx"))));  // built from the inputs
+    QVERIFY(QDir(dir_.path()).entryList({QStringLiteral("merged*")}, QDir::Files).isEmpty());
+    QTest::qWait(100);
+    saveScreenshot(&wizard, QStringLiteral("merge_graph.png"));
 
     wizard.next();
     QCOMPARE(wizard.currentId(), static_cast<int>(MergeWizard::WritePage));
@@ -210,6 +270,55 @@ class TestMergeWizard : public QObject {
     wizard.removeConnection(2);
     wizard.removeConnection(1);
     QVERIFY(wizard.preview().ok());
+  }
+
+  // A connection is drawn as mergeEpContextModels writes it: an Identity from a_'s output to b_'s input, which is
+  // no longer a graph input; the graph page of a plan with connections still shows both EPContext nodes.
+  void graphShowsConnections() {
+    MergeWizard wizard;
+    wizard.show();
+    wizard.addModel(aPath_, QStringLiteral("a_"));
+    wizard.addModel(bPath_, QStringLiteral("b_"));
+    QVERIFY(waitForModels(wizard));
+    const QString aOut = QStringLiteral("a_") + QString::fromStdString(aInfo_.outputs[0].name);
+    const QString bIn = QStringLiteral("b_") + QString::fromStdString(aInfo_.inputs[0].name);
+    wizard.addConnection(aOut, bIn);
+    QSignalSpy graphReady(&wizard, &MergeWizard::graphPreviewReady);
+    wizard.next();
+    wizard.next();
+    wizard.next();
+    QCOMPARE(wizard.currentId(), static_cast<int>(MergeWizard::GraphPage));
+    QVERIFY(graphReady.count() > 0 || graphReady.wait(kTimeoutMs));
+    checkMergedGraph(wizard, {{QStringLiteral("a_"), &aInfo_}, {QStringLiteral("b_"), &aInfo_}});
+    const auto document = wizard.mergedGraph();
+    int identity = -1, aNode = -1, bNode = -1;
+    for (int i = 0; i < document->nodes().size(); ++i) {
+      const auto& node = document->nodes()[i];
+      QVERIFY2(!(node.kind == kiln::bridge::GraphNode::Kind::GraphInput && node.name == bIn), "b_'s input is fed");
+      if (node.opType == QLatin1String("Identity")) identity = i;
+      if (node.epContext && node.name.startsWith(QLatin1String("a_"))) aNode = i;
+      if (node.epContext && node.name.startsWith(QLatin1String("b_"))) bNode = i;
+    }
+    QVERIFY(identity >= 0 && aNode >= 0 && bNode >= 0);
+    QCOMPARE(document->nodes()[identity].name, QStringLiteral("connect_%1_to_%2").arg(aOut, bIn));
+    QCOMPARE(document->nodes()[identity].executionProvider, QStringLiteral("CPUExecutionProvider"));
+    bool fromA = false, toB = false;
+    for (const auto& edge : document->edges()) {
+      fromA |= edge.from == aNode && edge.to == identity && edge.value == aOut;
+      toB |= edge.from == identity && edge.to == bNode && edge.value == bIn;
+    }
+    QVERIFY(fromA && toB);
+  }
+
+  // Fewer than two readable inputs: no merged graph, and the page says why instead of drawing half a model.
+  void graphNeedsTwoReadableModels() {
+    QList<kiln::bridge::MergeModelEntry> entries;
+    entries << kiln::bridge::MergeModelEntry{aPath_, QStringLiteral("a_"), std::make_shared<const kiln::EpContextModelInfo>(aInfo_), {}};
+    QVERIFY(!kiln::bridge::mergedGraphDocument(entries, {}));
+    entries << kiln::bridge::MergeModelEntry{tinyCnnPath(), QStringLiteral("t_"), nullptr, QStringLiteral("no EPContext node")};
+    QVERIFY(!kiln::bridge::mergedGraphDocument(entries, {}));
+    entries << kiln::bridge::MergeModelEntry{bPath_, QStringLiteral("b_"), std::make_shared<const kiln::EpContextModelInfo>(aInfo_), {}};
+    QVERIFY(kiln::bridge::mergedGraphDocument(entries, {}));
   }
 
   void outputOverInputRefused() {

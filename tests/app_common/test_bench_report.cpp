@@ -27,6 +27,32 @@ TEST(BenchStatistics, MedianAndNearestRankP90) {
   EXPECT_EQ(summarize(eleven).p90, 10);  // rank ceil(9.9) = 10
 }
 
+TEST(BenchStatistics, QuartilesInterpolateAndMaxIsTheLargest) {
+  const Stat one = summarize({5});
+  EXPECT_EQ(one.p25, 5);
+  EXPECT_EQ(one.p75, 5);
+  EXPECT_EQ(one.max, 5);
+  const Stat three = summarize({30, 10, 20});  // sorted 10 20 30: positions 0.5 and 1.5
+  EXPECT_EQ(three.p25, 15);
+  EXPECT_EQ(three.p75, 25);
+  EXPECT_EQ(three.max, 30);
+  const Stat even = summarize({4, 1, 3, 2});  // positions 0.75 and 2.25
+  EXPECT_EQ(even.p25, 1.75);
+  EXPECT_EQ(even.p75, 3.25);
+  EXPECT_EQ(even.max, 4);
+  // A box plot's order holds for every count: min <= p25 <= median <= p75 <= p90 <= max.
+  std::vector<double> values;
+  for (int n = 1; n <= 40; ++n) {
+    values.push_back(static_cast<double>((n * 37) % 23));
+    const Stat s = summarize(values);
+    EXPECT_LE(s.min, s.p25) << n;
+    EXPECT_LE(s.p25, s.median) << n;
+    EXPECT_LE(s.median, s.p75) << n;
+    EXPECT_LE(s.p75, s.p90) << n;
+    EXPECT_LE(s.p90, s.max) << n;
+  }
+}
+
 BenchReport sampleReport() {
   BenchReport report;
   report.model = "m \"q\".onnx";
@@ -53,6 +79,9 @@ TEST(BenchReportWriters, JsonHasStatisticsAndRatios) {
   const auto& cold = document["modes"][0];
   EXPECT_EQ(cold["session_create_ms"]["median"].get<double>(), 20);
   EXPECT_EQ(cold["session_create_ms"]["p90"].get<double>(), 30);
+  EXPECT_EQ(cold["session_create_ms"]["p25"].get<double>(), 15);
+  EXPECT_EQ(cold["session_create_ms"]["p75"].get<double>(), 25);
+  EXPECT_EQ(cold["session_create_ms"]["max"].get<double>(), 30);
   EXPECT_EQ(cold["stages_ms"].size(), 1u);  // glslang_ms is zero in every sample: left out
   EXPECT_EQ(cold["counters"]["glslang_compiles"].get<int64_t>(), 0);  // a zero count is kept
   EXPECT_EQ(document["modes"][1]["speedup_vs_cold"].get<double>(), 4);

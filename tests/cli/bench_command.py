@@ -28,8 +28,9 @@ def kiln(*args, env=None):
 
 
 def check_stat(stat, what):
-    expect(set(stat) == {"min", "median", "p90"}, f"{what} has min/median/p90")
-    expect(0 <= stat["min"] <= stat["median"] <= stat["p90"], f"{what}: min <= median <= p90 ({stat})")
+    expect(set(stat) == {"min", "p25", "median", "p75", "p90", "max"}, f"{what} has min/p25/median/p75/p90/max")
+    expect(0 <= stat["min"] <= stat["p25"] <= stat["median"] <= stat["p75"] <= stat["p90"] <= stat["max"],
+           f"{what}: min <= p25 <= median <= p75 <= p90 <= max ({stat})")
 
 
 def main():

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Screenshots of every kiln-studio panel on a real model, on a virtual X display (Xvfb), for the docs and for
 # checking layouts by eye: graph, node details, nodes table, compile (finished), the compiled graph beside its source,
-# binary inspector (a section's hex view), merge wizard preview, benchmark (3 runs, 4 modes), About, the compile
-# panel after a second model (the bundled sample) was opened; then a model with If bodies (main graph, a body with a
-# folded constant, compiled with its nested EPContext nodes in a body) and a generated 10,000-node graph (collapsed,
-# expanded, zoomed onto a node with the minimap). TOUR_STEPS=11,12 runs only the steps with those name prefixes;
-# THEME=dark shoots them in the dark theme.
+# binary inspector (a section's hex view), the merge wizard's merged graph, benchmark (3 runs, 4 modes: the box
+# plots, then scrolled to the latency and stage charts), About, the compile panel after a second model (the bundled
+# sample) was opened; then a model with If bodies (main graph, a body with a folded constant, compiled with its
+# nested EPContext nodes in a body) and a generated 10,000-node graph (collapsed, expanded, zoomed onto a node with
+# the minimap). TOUR_STEPS=11,12 runs only the steps with those name prefixes; THEME=dark shoots them in the dark
+# theme.
 #
 #   tests/tools/studio_screenshots.sh [BUILD_DIR] [OUT_DIR] [MODEL] [BENCH_SHAPES]
 # Defaults: build/ci, /tmp/kiln-studio-shots, PP-OCRv4 det from ~/.cache/kiln/models (tests/tools/fetch_models.sh),
