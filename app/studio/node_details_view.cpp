@@ -74,6 +74,16 @@ void NodeDetailsView::showCluster(const bridge::GraphDocument& document, int clu
   browser_->setHtml(html);
 }
 
+namespace {
+
+// The last step of a body path: "else_branch" of "main/branch.else_branch", "com.ms:Fn" of "main/call.com.ms:Fn".
+QString bodyName(const QString& path) {
+  const QString last = path.section(u'/', -1);
+  return last.contains(u':') ? last.section(u'.', 1) : last.section(u'.', -1);
+}
+
+}  // namespace
+
 void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) {
   binaryPath_.clear();
   if (node < 0 || node >= document.nodes().size()) return clear();
@@ -98,6 +108,7 @@ void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) 
               n.executionProvider.isEmpty() ? QStringLiteral("<i>%1</i>").arg(esc(tr("none"))) : esc(n.executionProvider));
   if (!n.partition.isEmpty()) html += row(tr("Partition"), esc(n.partition));
   if (n.removedByOptimizer) html += row(tr("Optimizer"), esc(n.optimizerNote));
+  if (!n.functionNote.isEmpty()) html += row(tr("Function"), esc(n.functionNote));
   for (const QString& reason : n.fallbackReasons) {
     // Control flow on the CPU is by design: its reasons are information, not a warning.
     html += n.cpuFallback()
@@ -148,7 +159,7 @@ void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) 
       url.setScheme(kBodyScheme);
       url.setPath(QStringLiteral("graph"));
       url.setFragment(body);
-      html += QStringLiteral("<li><a href='%1'>%2</a></li>").arg(esc(url.toString(QUrl::FullyEncoded)), esc(tr("Open %1").arg(body.section(u'.', -1))));
+      html += QStringLiteral("<li><a href='%1'>%2</a></li>").arg(esc(url.toString(QUrl::FullyEncoded)), esc(tr("Open %1").arg(bodyName(body))));
     }
     html += QStringLiteral("</ul><p style='color:#777'>%1</p>").arg(esc(tr("Or double-click the node.")));
   }

@@ -18,6 +18,9 @@ struct LoadOptions {
   // model's folder for file loads; required for buffer loads of models with external data.
   std::string externalDataFolder;
   bool runShapeInference = true;
+  // Calls of model-local functions are replaced by the functions' nodes (onnx/function_inliner.h); tools that
+  // describe the model as written (kiln::inspectModel) keep the calls and ModelProto.functions.
+  bool inlineLocalFunctions = true;
 };
 
 struct LoadedModel {
