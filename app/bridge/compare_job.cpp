@@ -68,6 +68,12 @@ NodeMetrics nodeMetrics(const app::NodeData& data) {
     row.graph = qs(datum.graph);
     for (const auto& [name, value] : datum.metrics) row.metrics.insert(qs(name), value);
     row.firstDivergence = datum.details.is_object() && datum.details.value("first_divergence", false);
+    if (datum.details.is_object() && datum.details.contains("abs_error_histogram")) {
+      const nlohmann::json& bins = datum.details["abs_error_histogram"];
+      if (bins.is_array() && bins.size() == static_cast<size_t>(kErrorHistogramBins)) {
+        for (const auto& count : bins) row.errorHistogram << (count.is_number() ? count.get<qint64>() : 0);
+      }
+    }
     metrics.nodes << row;
   }
   return metrics;

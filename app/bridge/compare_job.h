@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 #include <QThread>
+#include <QVector>
 
 #include <memory>
 
@@ -48,6 +49,9 @@ struct NodeMetricRow {
   QString node, opType, graph;
   QMap<QString, double> metrics;  // "time_ms", "max_abs_error", ...
   bool firstDivergence = false;
+  // Compare data: counts of |difference| per fixed decade bin (kiln::errorHistogramLowerEdge), over the node's
+  // outputs; empty for profiles and for files written before the CLI wrote `abs_error_histogram`.
+  QVector<qint64> errorHistogram;
 };
 
 struct NodeMetrics {

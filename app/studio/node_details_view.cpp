@@ -1,9 +1,13 @@
 #include "node_details_view.h"
 
+#include <algorithm>
+
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include "node_overlay.h"
 #include "value_format.h"
 
 namespace kiln::studio {
@@ -55,6 +59,8 @@ NodeDetailsView::NodeDetailsView(QWidget* parent) : QWidget(parent), browser_(ne
 
 void NodeDetailsView::clear() {
   binaryPath_.clear();
+  nodeHtml_.clear();
+  histogram_ = false;
   browser_->setHtml(QStringLiteral("<p style='color:#777'>%1</p>").arg(esc(tr("Select a node in the graph."))));
 }
 
@@ -62,6 +68,8 @@ QString NodeDetailsView::text() const { return browser_->toPlainText(); }
 
 void NodeDetailsView::showCluster(const bridge::GraphDocument& document, int cluster) {
   binaryPath_.clear();
+  nodeHtml_.clear();
+  histogram_ = false;
   if (cluster < 0 || cluster >= document.clusters().size()) return clear();
   const bridge::GraphCluster& c = document.clusters()[cluster];
   QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(tr("Partition %1").arg(c.name)));
@@ -86,6 +94,8 @@ QString bodyName(const QString& path) {
 
 void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) {
   binaryPath_.clear();
+  nodeHtml_.clear();
+  histogram_ = false;
   if (node < 0 || node >= document.nodes().size()) return clear();
   const bridge::GraphNode& n = document.nodes()[node];
   QString html;
@@ -181,7 +191,40 @@ void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) 
   }
   html += section(tr("Inputs")) + QStringLiteral("<table>") + valueRows(document, info.inputs) + QStringLiteral("</table>");
   html += section(tr("Outputs")) + QStringLiteral("<table>") + valueRows(document, info.outputs) + QStringLiteral("</table>");
+  nodeHtml_ = html;
   browser_->setHtml(html);
+}
+
+void NodeDetailsView::appendNodeMetrics(const bridge::NodeMetricRow& metrics, const QString& kind) {
+  if (nodeHtml_.isEmpty()) return;  // no op node on display
+  const bool compare = kind == QLatin1String("compare");
+  QString html = section(compare ? tr("Error against the reference") : tr("Profile")) + QStringLiteral("<table>");
+  if (metrics.firstDivergence) {
+    html += row(tr("first divergence"), QStringLiteral("<b style='color:#a000b0'>%1</b>").arg(esc(tr("yes: the first node whose outputs differ"))));
+  }
+  for (auto it = metrics.metrics.begin(); it != metrics.metrics.end(); ++it) {
+    html += row(it.key(), QStringLiteral("<code>%1</code>").arg(esc(formatMetric(it.key(), it.value()))));
+  }
+  html += QStringLiteral("</table>");
+  histogram_ = compare && !metrics.errorHistogram.isEmpty();
+  if (histogram_) {
+    qint64 total = 0;
+    for (qint64 count : metrics.errorHistogram) total += count;
+    const QUrl url(QStringLiteral("kiln-histogram:differences"));
+    const int width = std::clamp(browser_->viewport()->width() - 24, 220, 420);
+    histogramImage_ = errorHistogramImage(metrics.errorHistogram, width, palette().color(QPalette::Text));
+    html += QStringLiteral("<p style='margin-bottom:0'>%1</p><img src='%2'>")
+                .arg(esc(tr("Histogram of |difference| over %1 values").arg(total)), url.toString());
+  } else if (compare) {
+    html += QStringLiteral("<p style='color:#777'>%1</p>").arg(esc(tr("No histogram in this data (written before kiln compare recorded one).")));
+  }
+  // Right below the node's EP and placement rows: the numbers a click on an overlaid node is for come first.
+  QString shown = nodeHtml_;
+  const int afterTable = static_cast<int>(shown.indexOf(QStringLiteral("</table>")));
+  shown.insert(afterTable < 0 ? shown.size() : afterTable + 8, html);
+  browser_->setHtml(shown);
+  // Added after setHtml (which clears the document's resources), before the first paint loads the image.
+  if (histogram_) browser_->document()->addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("kiln-histogram:differences")), histogramImage_);
 }
 
 }  // namespace kiln::studio
