@@ -33,6 +33,11 @@ class ScreenshotTour : public QObject {
   // compiled with its nested EPContext nodes in a body; `bigModel` (make_big_graph.py) collapsed, expanded and
   // zoomed onto a node. Either may be "" to leave its steps out.
   void addControlFlowAndLargeGraphSteps(const QString& ifModel, const QString& bigModel);
+  // Adds steps 20-22: `functionModel` (tests/tools/make_function_model.py) with its function body open and an
+  // attribute reference selected; then on the bundled sample model a compare run with the node of largest error
+  // selected (its statistics and histogram of differences in the details), and a "Profile now" run colouring the
+  // graph by CPU op time. `functionModel` "" leaves step 20 out.
+  void addFunctionAndOverlaySteps(const QString& functionModel);
   // Runs only the steps whose name starts with one of `prefixes` ("11", "12-if"); all when empty.
   void setStepFilter(const QStringList& prefixes) { filter_ = prefixes; }
   // Starts the tour; `finished(ok)` follows once every step ran (or one failed).
