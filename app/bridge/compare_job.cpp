@@ -69,6 +69,10 @@ NodeMetrics nodeMetrics(const app::NodeData& data) {
     row.graph = qs(datum.graph);
     for (const auto& [name, value] : datum.metrics) row.metrics.insert(qs(name), value);
     row.firstDivergence = datum.details.is_object() && datum.details.value("first_divergence", false);
+    if (datum.details.is_object() && datum.details.contains("execution_provider") &&
+        datum.details["execution_provider"].is_string()) {
+      row.executionProvider = qs(datum.details["execution_provider"].get<std::string>());
+    }
     if (datum.details.is_object() && datum.details.contains("abs_error_histogram")) {
       const nlohmann::json& bins = datum.details["abs_error_histogram"];
       if (bins.is_array() && bins.size() == static_cast<size_t>(kErrorHistogramBins)) {

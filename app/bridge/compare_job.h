@@ -65,6 +65,7 @@ struct NodeMetricRow {
   // Compare data: counts of |difference| per fixed decade bin (kiln::errorHistogramLowerEdge), over the node's
   // outputs; empty for profiles and for files written before the CLI wrote `abs_error_histogram`.
   QVector<qint64> errorHistogram;
+  QString executionProvider;  // profiles: the EP that ran the node ("" when the data does not say)
 };
 
 struct NodeMetrics {

@@ -202,8 +202,12 @@ void NodeDetailsView::appendNodeMetrics(const bridge::NodeMetricRow& metrics, co
   if (metrics.firstDivergence) {
     html += row(tr("first divergence"), QStringLiteral("<b style='color:#a000b0'>%1</b>").arg(esc(tr("yes: the first node whose outputs differ"))));
   }
+  if (!metrics.executionProvider.isEmpty()) html += row(tr("ran on"), esc(bridge::epShortName(metrics.executionProvider)));
+  html += QStringLiteral("</table><table>");
   for (auto it = metrics.metrics.begin(); it != metrics.metrics.end(); ++it) {
-    html += row(it.key(), QStringLiteral("<code>%1</code>").arg(esc(formatMetric(it.key(), it.value()))));
+    // One cell per metric: in a narrow panel the value goes below its name instead of wrapping mid-digit.
+    html += QStringLiteral("<tr><td><span style='color:#555'>%1</span> <code>%2</code></td></tr>")
+                .arg(esc(it.key()), esc(formatMetric(it.key(), it.value())));
   }
   html += QStringLiteral("</table>");
   histogram_ = compare && !metrics.errorHistogram.isEmpty();
@@ -211,10 +215,11 @@ void NodeDetailsView::appendNodeMetrics(const bridge::NodeMetricRow& metrics, co
     qint64 total = 0;
     for (qint64 count : metrics.errorHistogram) total += count;
     const QUrl url(QStringLiteral("kiln-histogram:differences"));
-    const int width = std::clamp(browser_->viewport()->width() - 24, 220, 420);
+    const int width = std::clamp(browser_->viewport()->width() - 16, 160, 420);  // no horizontal scrolling
     histogramImage_ = errorHistogramImage(metrics.errorHistogram, width, palette().color(QPalette::Text));
-    html += QStringLiteral("<p style='margin-bottom:0'>%1</p><img src='%2'>")
-                .arg(esc(tr("Histogram of |difference| over %1 values").arg(total)), url.toString());
+    html += QStringLiteral("<p style='margin-bottom:0'>%1</p><p style='margin-top:2px'><img src='%2'></p>")
+                .arg(esc(tr("Histogram of |difference| over %1 values, in decades (the first bar: below 1e-10)").arg(total)),
+                     url.toString());
   } else if (compare) {
     html += QStringLiteral("<p style='color:#777'>%1</p>").arg(esc(tr("No histogram in this data (written before kiln compare recorded one).")));
   }

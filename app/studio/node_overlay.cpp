@@ -51,15 +51,19 @@ QImage errorHistogramImage(const QVector<qint64>& counts, int width, const QColo
     painter.setPen(QColor(0x80, 0x80, 0x80));
     painter.drawRect(QRectF(x + 1, baseline - h, slot - 2, h));
     painter.setPen(text);
-    if (counts[bin] > 0) {
-      const QString label = compact(counts[bin]);
-      painter.drawText(QRectF(x - 4, baseline - h - metrics.height(), slot + 8, metrics.height()), Qt::AlignCenter, label);
+    // A count that does not fit over its bar is left out (the tallest one always shows): no overlapping labels.
+    const QString label = compact(counts[bin]);
+    if (counts[bin] > 0 && (metrics.horizontalAdvance(label) <= slot + 2 || counts[bin] == most)) {
+      painter.drawText(QRectF(x - 10, baseline - h - metrics.height(), slot + 20, metrics.height()), Qt::AlignCenter, label);
     }
   }
   painter.setPen(text);
   painter.drawLine(kLeft, baseline, image.width() - kRight, baseline);
-  // Decade labels under every other bin edge: "0", "1e-10", "1e-8", ... "100" and up.
-  for (int bin = 1; bin < counts.size(); bin += 2) {
+  // Decade labels under every other bin edge ("1e-10", "1e-8", ... "100"), every fourth when a narrow chart has
+  // no room for them.
+  int step = 2;
+  while (step < 8 && step * slot < metrics.horizontalAdvance(QStringLiteral("1e-10")) + 6) step *= 2;
+  for (int bin = 1; bin < counts.size(); bin += step) {
     const double edge = kiln::errorHistogramLowerEdge(bin);
     const QString label = edge >= 1 ? QString::number(edge, 'g', 3) : QStringLiteral("1e%1").arg(bin - 11);
     const double x = kLeft + bin * slot;
@@ -67,7 +71,7 @@ QImage errorHistogramImage(const QVector<qint64>& counts, int width, const QColo
     painter.drawText(QRectF(x - 20, baseline + 3, 40, metrics.height()), Qt::AlignHCenter | Qt::AlignTop, label);
   }
   painter.drawText(QRectF(0, baseline + 4 + metrics.height(), image.width(), metrics.height()), Qt::AlignHCenter,
-                   QObject::tr("|difference| (decades; the first bar is below 1e-10)"));
+                   QObject::tr("|difference|"));
   return image;
 }
 

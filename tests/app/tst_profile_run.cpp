@@ -54,6 +54,7 @@ class TestProfileRun : public QObject {
       const double time = row.metrics.value(QStringLiteral("time_ms"), std::nan(""));
       QVERIFY2(std::isfinite(time), qPrintable(row.node));
       QCOMPARE(panel.overlay().value(row.node).value(), time);
+      QCOMPARE(row.executionProvider, QStringLiteral("CPUExecutionProvider"));  // the side's EPs ran it
       timed += time > 0 ? 1 : 0;
     }
     QVERIFY(timed >= 5);  // tiny_cnn's CPU nodes each take measurable time
