@@ -8,6 +8,9 @@ namespace kiln::onnx_io {
 namespace {
 
 constexpr int kMaxDepth = 32;
+// Inlining may multiply nodes (a function calling another twice, level after level): a graph past this many nodes
+// is refused rather than grown without bound.
+constexpr int kMaxInlinedNodes = 1 << 20;
 
 using FunctionMap = std::map<std::string, const onnx::FunctionProto*>;
 
@@ -95,6 +98,10 @@ Status inlineGraph(onnx::GraphProto& graph, const FunctionMap& functions, int de
       continue;
     }
     expanded = true;
+    if (result.size() + it->second->node_size() > kMaxInlinedNodes) {
+      return Status(StatusCode::INVALID_GRAPH, "inlining model-local functions makes graph '" + graph.name() +
+                                                   "' larger than " + std::to_string(kMaxInlinedNodes) + " nodes");
+    }
     const std::string callName = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
     for (auto& inlined : expandCall(node, callName, *it->second)) *result.Add() = std::move(inlined);
   }

@@ -20,7 +20,8 @@ std::string inlinedPrefix(const std::string& callName);
 // function's nodes: formal inputs and outputs become the call's values, internal values and node names get
 // inlinedPrefix(call name or "<OpType>_<index>"), attribute references take the call's attribute (or are dropped
 // when the call has none), nested calls are inlined in turn; the function's opset imports are added to the model's
-// when missing. INVALID_GRAPH for a function that calls itself (more than 32 levels deep).
+// when missing. INVALID_GRAPH for a function that calls itself (more than 32 levels deep) or calls that would grow
+// a graph past 2^20 nodes.
 Status inlineLocalFunctions(onnx::ModelProto& model);
 
 }  // namespace kiln::onnx_io

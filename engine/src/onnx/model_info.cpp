@@ -160,8 +160,16 @@ struct LocalFunction {
 };
 using LocalFunctions = std::map<std::string, LocalFunction>;  // by "domain:name"
 
-// Calls nest at most this deep in descriptions (a function calling itself is described this far).
+// Calls nest at most this deep in descriptions (a function calling itself is described this far), and at most this
+// many function bodies are described (calls that fan out level after level would multiply them).
 constexpr int kMaxFunctionDepth = 8;
+constexpr int kMaxFunctionBodies = 4096;
+
+int functionBodyCount(const ModelInfo& info) {
+  int count = 0;
+  for (const auto& sub : info.subgraphs) count += sub.function.empty() ? 0 : 1;
+  return count;
+}
 
 // The body of `function` as a graph: its nodes, formal inputs and outputs (untyped: types come from each call).
 Result<std::shared_ptr<ir::Graph>> functionBody(const onnx::FunctionProto& function) {
@@ -268,7 +276,7 @@ void describeGraphContents(const ir::Graph& graph, const std::string& path, std:
     auto function = functions.find(id);
     if (function == functions.end() || !function->second.body) continue;
     nodes->back().localFunction = id;
-    if (functionDepth >= kMaxFunctionDepth) continue;
+    if (functionDepth >= kMaxFunctionDepth || functionBodyCount(*info) >= kMaxFunctionBodies) continue;
     SubgraphInfo sub;
     sub.ownerNode = ir::nodePathName(node, index);
     sub.path = path + "/" + sub.ownerNode + "." + id;
