@@ -99,8 +99,9 @@ const SubgraphInfo* findSubgraph(const ModelInfo& info, const std::string& path)
 }
 
 // A call of a local function never runs: its inlined nodes ("'<prefix><call>/...' (Op)") do. The call takes the
-// EP they share and a note saying so; a call whose nodes are split over several EPs names them all.
-void describeInlinedCall(const GraphPartitionReport& report, const std::string& prefix, const NodeInfo& call,
+// EP they share and a note saying so; a call whose nodes are split over several EPs names them all. Returns the
+// label prefix of its inlined nodes.
+std::string describeInlinedCall(const GraphPartitionReport& report, const std::string& prefix, const NodeInfo& call,
                          GraphNode& n) {
   const std::string callName = call.name.empty() ? call.opType + "_" + std::to_string(n.modelIndex) : call.name;
   const std::string inlined = "'" + prefix + callName + "/";
@@ -119,6 +120,7 @@ void describeInlinedCall(const GraphPartitionReport& report, const std::string& 
                        .arg(count)
                        .arg(qs(prefix + callName))
                        .arg(shortNames.isEmpty() ? QString() : QStringLiteral(" on ") + shortNames.join(QStringLiteral(", ")));
+  return inlined;
 }
 
 bool isFoldableConstant(const NodeInfo& node) {
@@ -285,7 +287,20 @@ GraphDocument GraphDocument::buildGraph(std::shared_ptr<const ModelInfo> shared,
         const std::string label = placementLabel(n);
         const NodeInfo& src = sourceNodes[static_cast<size_t>(n.modelIndex)];
         if (!src.localFunction.empty()) {
-          describeInlinedCall(*graphReport, inlinedPrefix, src, n);
+          // Drawn inside the partition that runs all of its inlined nodes, so the layout keeps it with them.
+          const std::string inlined = describeInlinedCall(*graphReport, inlinedPrefix, src, n);
+          int only = -1;
+          for (size_t p = 0; p < graphReport->partitions.size() && only != -2; ++p) {
+            for (const auto& member : graphReport->partitions[p].nodes) {
+              if (member.rfind(inlined, 0) != 0) continue;
+              only = only == -1 || only == static_cast<int>(p) ? static_cast<int>(p) : -2;
+            }
+          }
+          if (only >= 0) {
+            n.partition = doc.clusters_[only].name;
+            doc.clusters_[only].nodes.push_back(i);
+            doc.clusterOfNode_[i] = only;
+          }
           continue;
         }
         auto placed = placements.find(label);

@@ -131,6 +131,7 @@ class TestFunctions : public QObject {
     QVERIFY(!call.cpuFallback());
     // 3 nodes: the optimizer folds alpha_const (its value known once inlined) into an initializer.
     QCOMPARE(call.executionProvider, QStringLiteral("CPUExecutionProvider"));
+    QCOMPARE(call.partition, QStringLiteral("cpu_0"));  // drawn in the partition running its inlined nodes
     QVERIFY2(call.functionNote.contains(QStringLiteral("inlined at load: its 3 nodes run as 'block/...' on CPU")),
              qPrintable(call.functionNote));
     const auto body = doc.body(kBody);
