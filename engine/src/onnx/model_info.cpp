@@ -307,7 +307,8 @@ Result<ModelInfo> inspectModel(const std::string& path) {
   for (const auto& function : loaded.proto.functions()) {
     auto body = functionBody(function);
     // A body that does not convert leaves its calls plain nodes (running the model reports why).
-    functions[onnx_io::functionId(function.domain(), function.name())] = {&function, body.isOk() ? body.value() : nullptr};
+    const std::string id = onnx_io::functionId(function.domain(), function.name());
+    functions[id] = {&function, body.isOk() ? body.value() : nullptr};
   }
   const ir::Model& model = loaded.model;
   const ir::Graph& graph = *model.graph;
