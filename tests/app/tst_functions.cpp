@@ -1,13 +1,13 @@
-// Model-local ONNX functions (issue 22): the engine inlines each call at load (the model runs, every EP sees the
-// function's nodes as "<call>/<node>"), kiln::inspectModel describes each call's body as a graph of its own, and the
-// studio opens it like an If body: double-click, breadcrumb "main ▸ block ▸ custom:ScaleShift", formal inputs and
-// outputs drawn as the body's, attribute references in the node details, search and the Nodes table inside it, and
-// the call drawn with the EP its inlined nodes run on (never as a CPU-fallback warning).
+// Model-local ONNX functions (issue 22): the engine inlines each call at load (the model runs, every EP sees
+// the function's nodes as "<call>/<node>"), kiln::inspectModel describes each call's body as a graph of its
+// own, and the studio opens it like an If body: double-click, breadcrumb "main ▸ block ▸ custom:ScaleShift",
+// formal inputs and outputs drawn as the body's, attribute references in the node details, search and the
+// Nodes table inside it, and the call drawn with the EP its inlined nodes run on (never as a CPU-fallback
+// warning).
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <cmath>
 
 #include "function_model.h"
@@ -66,9 +66,10 @@ class TestFunctions : public QObject {
     QVERIFY2(report.isOk(), report.isOk() ? "" : report.status().toString().c_str());
     QStringList placed;
     for (const auto& node : report.value().graphs.at(0).nodes) placed << QString::fromStdString(node.node);
-    QCOMPARE(placed, (QStringList{QStringLiteral("'stem' (Relu)"), QStringLiteral("'block/scale_mul' (Mul)"),
-                                  QStringLiteral("'block/shift_add' (Add)"), QStringLiteral("'block/squash' (Tanh)"),
-                                  QStringLiteral("'head' (Sigmoid)")}));
+    QCOMPARE(placed,
+             (QStringList{QStringLiteral("'stem' (Relu)"), QStringLiteral("'block/scale_mul' (Mul)"),
+                          QStringLiteral("'block/shift_add' (Add)"), QStringLiteral("'block/squash' (Tanh)"),
+                          QStringLiteral("'head' (Sigmoid)")}));
     auto session = kiln::Session::create(model_.toStdString(), cpuOnly());
     QVERIFY2(session.isOk(), session.isOk() ? "" : session.status().toString().c_str());
     std::vector<float> x(4 * 8 * 8);
@@ -96,14 +97,16 @@ class TestFunctions : public QObject {
     // Described as written, to a bounded depth: the studio still opens it.
     const auto info = kiln::inspectModel(model.toStdString());
     QVERIFY(info.isOk());
-    QCOMPARE(info.value().subgraphs.size(), size_t(8));  // 8 levels of calls described, then the call stays plain
+    QCOMPARE(info.value().subgraphs.size(),
+             size_t(8));  // 8 levels of calls described, then the call stays plain
   }
 
   void engineDescribesTheBodyAtItsCall() {
     const auto info = kiln::inspectModel(model_.toStdString());
     QVERIFY(info.isOk());
     QCOMPARE(info.value().nodes.size(), size_t(3));  // the call, as written
-    QCOMPARE(QString::fromStdString(info.value().nodes[1].localFunction), QStringLiteral("custom:ScaleShift"));
+    QCOMPARE(QString::fromStdString(info.value().nodes[1].localFunction),
+             QStringLiteral("custom:ScaleShift"));
     QCOMPARE(info.value().subgraphs.size(), size_t(1));
     const kiln::SubgraphInfo& body = info.value().subgraphs[0];
     QCOMPARE(QString::fromStdString(body.path), kBody);
@@ -123,8 +126,8 @@ class TestFunctions : public QObject {
   void documentDrawsCallAndBody() {
     const auto info = kiln::inspectModel(model_.toStdString());
     QVERIFY(info.isOk());
-    const GraphDocument doc =
-        GraphDocument::build(info.value(), kiln::analyzePartitions(model_.toStdString(), cpuOnly()), std::nullopt);
+    const GraphDocument doc = GraphDocument::build(
+        info.value(), kiln::analyzePartitions(model_.toStdString(), cpuOnly()), std::nullopt);
     const GraphNode& call = doc.nodes()[nodeNamed(doc, QStringLiteral("block"))];
     QCOMPARE(call.bodies, QStringList{kBody});
     QVERIFY(!call.removedByOptimizer);
@@ -132,8 +135,9 @@ class TestFunctions : public QObject {
     // 3 nodes: the optimizer folds alpha_const (its value known once inlined) into an initializer.
     QCOMPARE(call.executionProvider, QStringLiteral("CPUExecutionProvider"));
     QCOMPARE(call.partition, QStringLiteral("cpu_0"));  // drawn in the partition running its inlined nodes
-    QVERIFY2(call.functionNote.contains(QStringLiteral("inlined at load: its 3 nodes run as 'block/...' on CPU")),
-             qPrintable(call.functionNote));
+    QVERIFY2(
+        call.functionNote.contains(QStringLiteral("inlined at load: its 3 nodes run as 'block/...' on CPU")),
+        qPrintable(call.functionNote));
     const auto body = doc.body(kBody);
     QVERIFY(body);
     // Formal inputs and outputs are the body's inputs and outputs; its nodes take their inlined copies' EP.
@@ -142,10 +146,12 @@ class TestFunctions : public QObject {
     QCOMPARE(body->nodes()[nodeNamed(*body, QStringLiteral("Y"))].kind, GraphNode::Kind::GraphOutput);
     QCOMPARE(body->nodes()[nodeNamed(*body, QStringLiteral("squash"))].executionProvider,
              QStringLiteral("CPUExecutionProvider"));
-    QVERIFY(!body->nodes()[nodeNamed(*body, QStringLiteral("alpha_const"))].folded);  // its value is a reference
+    QVERIFY(
+        !body->nodes()[nodeNamed(*body, QStringLiteral("alpha_const"))].folded);  // its value is a reference
     QStringList crumbs;
     for (const auto& c : GraphDocument::breadcrumb(doc.modelInfo(), kBody)) crumbs << c.text;
-    QCOMPARE(crumbs, (QStringList{QStringLiteral("main"), QStringLiteral("block"), QStringLiteral("custom:ScaleShift")}));
+    QCOMPARE(crumbs, (QStringList{QStringLiteral("main"), QStringLiteral("block"),
+                                  QStringLiteral("custom:ScaleShift")}));
   }
 
   void doubleClickOpensBodyAndDetailsShowReferences() {
@@ -155,19 +161,22 @@ class TestFunctions : public QObject {
     QVERIFY(waitForLayout(panel, [&] { panel.openModel(model_); }));
     const int block = nodeNamed(*panel.document(), QStringLiteral("block"));
     panel.selectNode(block);
-    QVERIFY2(panel.detailsView()->text().contains(QStringLiteral("model-local function custom:ScaleShift, inlined at load")),
+    QVERIFY2(panel.detailsView()->text().contains(
+                 QStringLiteral("model-local function custom:ScaleShift, inlined at load")),
              qPrintable(panel.detailsView()->text()));
     QVERIFY(panel.detailsView()->text().contains(QStringLiteral("Open custom:ScaleShift")));
     auto* item = panel.view()->nodeItem(block);
     QVERIFY(item);
     panel.view()->centerOn(item);
     const QPoint at = panel.view()->mapFromScene(item->sceneBoundingRect().center());
-    QVERIFY(waitForLayout(panel, [&] { QTest::mouseDClick(panel.view()->viewport(), Qt::LeftButton, {}, at); }));
+    QVERIFY(
+        waitForLayout(panel, [&] { QTest::mouseDClick(panel.view()->viewport(), Qt::LeftButton, {}, at); }));
     QCOMPARE(panel.currentGraphPath(), kBody);
     QCOMPARE(panel.breadcrumbText(), QStringLiteral("main \u25b8 block \u25b8 custom:ScaleShift"));
     QVERIFY(panel.view()->nodeItem(nodeNamed(*panel.document(), QStringLiteral("X"))));
     panel.selectNode(nodeNamed(*panel.document(), QStringLiteral("alpha_const")));
-    QVERIFY2(panel.detailsView()->text().contains(QStringLiteral("@alpha = 0.5")), qPrintable(panel.detailsView()->text()));
+    QVERIFY2(panel.detailsView()->text().contains(QStringLiteral("@alpha = 0.5")),
+             qPrintable(panel.detailsView()->text()));
     auto* crumb = panel.findChild<QLabel*>(QStringLiteral("graphBreadcrumb"));
     QVERIFY(crumb);
     QVERIFY(waitForLayout(panel, [&] { emit crumb->linkActivated(QStringLiteral("main#block")); }));
@@ -191,14 +200,17 @@ class TestFunctions : public QObject {
     QCOMPARE(table.rowCount(), 3 + 4);
     bool found = false;
     for (int row = 0; row < table.rowCount(); ++row) {
-      if (table.data(table.index(row, kiln::bridge::NodeTableModel::Name)).toString() != QStringLiteral("squash")) continue;
+      if (table.data(table.index(row, kiln::bridge::NodeTableModel::Name)).toString() !=
+          QStringLiteral("squash"))
+        continue;
       found = true;
       QCOMPARE(table.graphPath(row), kBody);
     }
     QVERIFY(found);
     kiln::studio::ModelSummaryView summary;
     summary.showModel(shared.get());
-    QCOMPARE(summary.valueOf(QStringLiteral("Graphs"), QStringLiteral("block.custom:ScaleShift")), QStringLiteral("4 nodes"));
+    QCOMPARE(summary.valueOf(QStringLiteral("Graphs"), QStringLiteral("block.custom:ScaleShift")),
+             QStringLiteral("4 nodes"));
     QCOMPARE(summary.valueOf(QStringLiteral("Operators"), QStringLiteral("Tanh")), QStringLiteral("1"));
   }
 

@@ -1,13 +1,12 @@
-// "Profile now" (issue 22, item 5): the Compare panel profiles the open model in its worker (kiln/run_profile.h,
-// the last of two runs), with progress and cancel; the per-node times colour the graph and fill the top-N table,
-// and every overlay value equals the profile's time for that node. Cancel ends with nothing shown; a missing input
-// file fails with the reason.
+// "Profile now" (issue 22, item 5): the Compare panel profiles the open model in its worker
+// (kiln/run_profile.h, the last of two runs), with progress and cancel; the per-node times colour the graph
+// and fill the top-N table, and every overlay value equals the profile's time for that node. Cancel ends with
+// nothing shown; a missing input file fails with the reason.
 #include <QHeaderView>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QtTest>
-
 #include <cmath>
 
 #include "compare_panel.h"
@@ -40,7 +39,8 @@ class TestProfileRun : public QObject {
     QVERIFY(panel.isRunning());
     QVERIFY(!panel.findChild<QPushButton*>(QStringLiteral("profileButton"))->isEnabled());
     QVERIFY(panel.findChild<QPushButton*>(QStringLiteral("cancelButton"))->isEnabled());
-    QVERIFY2(finished.wait(kTimeoutMs), qPrintable(failed.isEmpty() ? panel.statusText() : failed.first().first().toString()));
+    QVERIFY2(finished.wait(kTimeoutMs),
+             qPrintable(failed.isEmpty() ? panel.statusText() : failed.first().first().toString()));
     QVERIFY(panel.findChild<QPushButton*>(QStringLiteral("profileButton"))->isEnabled());
 
     const auto& results = panel.results();
@@ -64,7 +64,8 @@ class TestProfileRun : public QObject {
     // Sortable: by value ascending, the smallest time comes first (numerically, not by its text).
     top->sortItems(2, Qt::AscendingOrder);
     for (int row = 1; row < top->rowCount(); ++row) {
-      QVERIFY(top->item(row - 1, 2)->data(Qt::UserRole).toDouble() <= top->item(row, 2)->data(Qt::UserRole).toDouble());
+      QVERIFY(top->item(row - 1, 2)->data(Qt::UserRole).toDouble() <=
+              top->item(row, 2)->data(Qt::UserRole).toDouble());
     }
     QVERIFY(panel.statusText().contains(QStringLiteral("per-node profile data")));
 
@@ -93,12 +94,14 @@ class TestProfileRun : public QObject {
     panel.setProfileRuns(1000000);  // far longer than the test: only cancel ends it
     QVERIFY(panel.profile());
     QVERIFY(started.wait(kTimeoutMs));  // inside the runs, then cancelled: the run in progress ends at once
-    while (!started.isEmpty() && started.last().first().toString() != QStringLiteral("profile")) QVERIFY(started.wait(kTimeoutMs));
+    while (!started.isEmpty() && started.last().first().toString() != QStringLiteral("profile"))
+      QVERIFY(started.wait(kTimeoutMs));
     panel.cancel();
     QVERIFY(failed.wait(kTimeoutMs));
     QCOMPARE(failed.first().first().toString(), QStringLiteral("CANCELLED"));
     QCOMPARE(finished.count(), 0);
-    QVERIFY2(panel.statusText().startsWith(QStringLiteral("Cancelled: nothing was profiled")), qPrintable(panel.statusText()));
+    QVERIFY2(panel.statusText().startsWith(QStringLiteral("Cancelled: nothing was profiled")),
+             qPrintable(panel.statusText()));
     QVERIFY(panel.overlay().isEmpty());
     QVERIFY(panel.findChild<QPushButton*>(QStringLiteral("profileButton"))->isEnabled());
     panel.setProfileRuns(2);
@@ -117,7 +120,8 @@ class TestProfileRun : public QObject {
     QSignalSpy failed(&panel, &ComparePanel::failed);
     QVERIFY(panel.profile());
     QVERIFY(failed.wait(kTimeoutMs));
-    QVERIFY2(panel.statusText().startsWith(QStringLiteral("The profiled run failed")), qPrintable(panel.statusText()));
+    QVERIFY2(panel.statusText().startsWith(QStringLiteral("The profiled run failed")),
+             qPrintable(panel.statusText()));
     QVERIFY(panel.overlay().isEmpty());
   }
 };

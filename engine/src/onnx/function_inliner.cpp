@@ -8,8 +8,8 @@ namespace kiln::onnx_io {
 namespace {
 
 constexpr int kMaxDepth = 32;
-// Inlining may multiply nodes (a function calling another twice, level after level): a graph past this many nodes
-// is refused rather than grown without bound.
+// Inlining may multiply nodes (a function calling another twice, level after level): a graph past this many
+// nodes is refused rather than grown without bound.
 constexpr int kMaxInlinedNodes = 1 << 20;
 
 using FunctionMap = std::map<std::string, const onnx::FunctionProto*>;
@@ -45,7 +45,8 @@ std::vector<onnx::NodeProto> expandCall(const onnx::NodeProto& call, const std::
                                         const onnx::FunctionProto& function) {
   const std::string prefix = inlinedPrefix(callName);
   std::map<std::string, std::string> names;
-  for (int i = 0; i < function.input_size(); ++i) names[function.input(i)] = i < call.input_size() ? call.input(i) : "";
+  for (int i = 0; i < function.input_size(); ++i)
+    names[function.input(i)] = i < call.input_size() ? call.input(i) : "";
   for (int i = 0; i < function.output_size(); ++i) {
     names[function.output(i)] = i < call.output_size() ? call.output(i) : prefix + function.output(i);
   }
@@ -59,7 +60,8 @@ std::vector<onnx::NodeProto> expandCall(const onnx::NodeProto& call, const std::
   std::vector<onnx::NodeProto> nodes;
   for (int index = 0; index < function.node_size(); ++index) {
     onnx::NodeProto node = function.node(index);
-    node.set_name(prefix + (node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name()));
+    node.set_name(prefix +
+                  (node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name()));
     renameInNode(node, names);
     auto* attrs = node.mutable_attribute();
     for (int a = attrs->size() - 1; a >= 0; --a) {
@@ -81,7 +83,8 @@ std::vector<onnx::NodeProto> expandCall(const onnx::NodeProto& call, const std::
 
 Status inlineGraph(onnx::GraphProto& graph, const FunctionMap& functions, int depth) {
   if (depth > kMaxDepth) {
-    return Status(StatusCode::INVALID_GRAPH, "model-local functions nest more than " + std::to_string(kMaxDepth) +
+    return Status(StatusCode::INVALID_GRAPH, "model-local functions nest more than " +
+                                                 std::to_string(kMaxDepth) +
                                                  " levels deep (a function that calls itself?)");
   }
   bool expanded = false;
@@ -100,9 +103,11 @@ Status inlineGraph(onnx::GraphProto& graph, const FunctionMap& functions, int de
     expanded = true;
     if (result.size() + it->second->node_size() > kMaxInlinedNodes) {
       return Status(StatusCode::INVALID_GRAPH, "inlining model-local functions makes graph '" + graph.name() +
-                                                   "' larger than " + std::to_string(kMaxInlinedNodes) + " nodes");
+                                                   "' larger than " + std::to_string(kMaxInlinedNodes) +
+                                                   " nodes");
     }
-    const std::string callName = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+    const std::string callName =
+        node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
     for (auto& inlined : expandCall(node, callName, *it->second)) *result.Add() = std::move(inlined);
   }
   graph.mutable_node()->Swap(&result);
@@ -119,7 +124,8 @@ std::string inlinedPrefix(const std::string& callName) { return callName + "/"; 
 Status inlineLocalFunctions(onnx::ModelProto& model) {
   if (model.functions_size() == 0) return Status::ok();
   FunctionMap functions;
-  for (const auto& function : model.functions()) functions[functionId(function.domain(), function.name())] = &function;
+  for (const auto& function : model.functions())
+    functions[functionId(function.domain(), function.name())] = &function;
   KILN_RETURN_IF_ERROR(inlineGraph(*model.mutable_graph(), functions, 0));
   std::map<std::string, int64_t> imported;
   for (const auto& opset : model.opset_import()) imported[opset.domain()] = opset.version();
