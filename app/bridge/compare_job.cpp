@@ -9,6 +9,7 @@
 
 #include "compare_json.h"
 #include "kiln/model_info.h"
+#include "kiln/session.h"
 #include "model_inputs.h"
 #include "node_data.h"
 #include "session_flags.h"
@@ -68,6 +69,16 @@ NodeMetrics nodeMetrics(const app::NodeData& data) {
     row.graph = qs(datum.graph);
     for (const auto& [name, value] : datum.metrics) row.metrics.insert(qs(name), value);
     row.firstDivergence = datum.details.is_object() && datum.details.value("first_divergence", false);
+    if (datum.details.is_object() && datum.details.contains("execution_provider") &&
+        datum.details["execution_provider"].is_string()) {
+      row.executionProvider = qs(datum.details["execution_provider"].get<std::string>());
+    }
+    if (datum.details.is_object() && datum.details.contains("abs_error_histogram")) {
+      const nlohmann::json& bins = datum.details["abs_error_histogram"];
+      if (bins.is_array() && bins.size() == static_cast<size_t>(kErrorHistogramBins)) {
+        for (const auto& count : bins) row.errorHistogram << (count.is_number() ? count.get<qint64>() : 0);
+      }
+    }
     metrics.nodes << row;
   }
   return metrics;
@@ -121,6 +132,39 @@ Result<CompareResults> runComparison(const CompareRequest& request, const Progre
   const BisectResult& bisect = *scanned;
   results.nodes = nodeMetrics(app::compareNodeData(bisect, side.modelPath, request.tolerance, side.label, reference.label));
   if (bisect.firstDivergence) results.firstDivergence = qs(bisect.firstDivergence->node);
+  return results;
+}
+
+Result<CompareResults> runProfile(const ProfileRequest& request, const RunOptions& runOptions, const ProgressSink& sink) {
+  CompareConfig config{request.providers, request.modelPath, request.providers};
+  KILN_ASSIGN_OR_RETURN(CompareSide side, kilnSide(config, request.shapes));
+  side.options.progress.cancellation = sink.cancellation;
+  sink.report("inputs", 0, 1);
+  KILN_ASSIGN_OR_RETURN(ModelInfo declared, inspectModel(side.modelPath));
+  std::map<std::string, Shape> shapes;
+  for (const QString& entry : request.shapes) {
+    KILN_ASSIGN_OR_RETURN(app::NamedShape parsed, app::parseNamedShape(entry.toStdString()));
+    shapes[parsed.name] = parsed.dims;
+  }
+  std::vector<std::string> given;
+  for (const QString& entry : request.inputs) given.push_back(entry.toStdString());
+  KILN_ASSIGN_OR_RETURN(auto inputs, app::prepareInputs(declared.inputs, given, shapes, "", request.seed));
+  if (sink.cancelled()) return Status(StatusCode::CANCELLED, "cancelled");
+  sink.report("session", 0, 1);
+  KILN_ASSIGN_OR_RETURN(auto session, Session::create(side.modelPath, side.options));
+  const int runs = std::max(1, request.runs);
+  for (int run = 0; run < runs; ++run) {
+    if (sink.cancelled()) return Status(StatusCode::CANCELLED, "cancelled");
+    if (runs <= 100 || run % (runs / 100) == 0) sink.report("profile", run, runs);  // at most ~100 steps
+    RunOptions options = runOptions;  // copies share the terminate flag cancel() sets
+    options.setProfiling(run == runs - 1);
+    auto outputs = session->run(inputs, options);
+    if (!outputs.isOk()) return outputs.status();
+  }
+  sink.report("profile", runs, runs);
+  CompareResults results;
+  results.sideLabel = request.providers.isEmpty() ? QStringLiteral("default EPs") : request.providers;
+  results.nodes = nodeMetrics(app::nodeDataFromProfile(session->lastRunProfile(), side.modelPath));
   return results;
 }
 
@@ -188,18 +232,29 @@ CompareJob::~CompareJob() {
 }
 
 bool CompareJob::start(const CompareRequest& request) {
+  runOptions_.reset();
+  return startWork([request](const ProgressSink& sink) { return runComparison(request, sink); });
+}
+
+bool CompareJob::startProfile(const ProfileRequest& request) {
+  if (running_) return false;
+  runOptions_ = std::make_shared<RunOptions>();
+  return startWork([request, options = *runOptions_](const ProgressSink& sink) { return runProfile(request, options, sink); });
+}
+
+bool CompareJob::startWork(const std::function<Result<CompareResults>(const ProgressSink&)>& work) {
   if (running_) return false;
   running_ = true;
   token_ = std::make_shared<CancellationToken>();
   outcome_ = std::make_shared<Result<CompareResults>>(Status(StatusCode::FAIL, "the comparison did not run"));
-  thread_ = QThread::create([this, request, token = token_, outcome = outcome_] {
+  thread_ = QThread::create([this, work, token = token_, outcome = outcome_] {
     try {
       ProgressSink sink;
       sink.onProgress = [this](const ProgressEvent& event) {
         emit progress(QString::fromStdString(event.stage), event.done, event.total);
       };
       sink.cancellation = token;
-      *outcome = runComparison(request, sink);
+      *outcome = work(sink);
     } catch (const std::exception& e) {
       *outcome = Status(StatusCode::RUNTIME_EXCEPTION, e.what());
     }
@@ -212,6 +267,7 @@ bool CompareJob::start(const CompareRequest& request) {
 
 void CompareJob::cancel() {
   if (auto token = token_) token->cancel();
+  if (auto options = runOptions_) options->setTerminate();
 }
 
 void CompareJob::deliver() {

@@ -10,11 +10,14 @@
 #include <QString>
 #include <QStringList>
 #include <QThread>
+#include <QVector>
 
+#include <functional>
 #include <memory>
 
 #include "kiln/compare.h"
 #include "kiln/progress.h"
+#include "kiln/run_options.h"
 
 namespace kiln::bridge {
 
@@ -34,6 +37,17 @@ struct CompareRequest {
   bool perNode = true;  // also compare every node's outputs (per-node data and the first divergence)
 };
 
+// A profiled run of one model (kiln/run_profile.h: CPU op times, Vulkan partitions timed as units): `runs` runs on
+// `providers`, the last one profiled, so first-run costs (pipeline compiles) stay out of it.
+struct ProfileRequest {
+  QString modelPath;
+  QString providers;   // as CompareConfig::providers
+  QStringList shapes;  // "NAME=1x3x640x640" for inputs with free dimensions
+  QStringList inputs;  // "NAME=FILE" (.npy or .pb TensorProto); the others are random from `seed`
+  unsigned seed = 0;
+  int runs = 2;
+};
+
 // One row of the per-output table, as `kiln compare --json` reports the output.
 struct OutputRow {
   QString name, dtype, shape;
@@ -48,6 +62,10 @@ struct NodeMetricRow {
   QString node, opType, graph;
   QMap<QString, double> metrics;  // "time_ms", "max_abs_error", ...
   bool firstDivergence = false;
+  // Compare data: counts of |difference| per fixed decade bin (kiln::errorHistogramLowerEdge), over the node's
+  // outputs; empty for profiles and for files written before the CLI wrote `abs_error_histogram`.
+  QVector<qint64> errorHistogram;
+  QString executionProvider;  // profiles: the EP that ran the node ("" when the data does not say)
 };
 
 struct NodeMetrics {
@@ -83,7 +101,11 @@ class CompareJob : public QObject {
 
   // Starts on a new thread and returns at once; false (nothing started) while one still runs.
   bool start(const CompareRequest& request);
-  // Asks the running comparison to stop; it ends with failed("CANCELLED", ...). Thread-safe.
+  // Starts a profiled run the same way: finished() brings its per-node times (NodeMetrics kind "profile", metric
+  // "time_ms", as `kiln run --profile` writes them) and no outputs. Progress stages "inputs", "session", "profile".
+  bool startProfile(const ProfileRequest& request);
+  // Asks the running comparison or profile to stop (a profiled run in progress ends at once); it ends with
+  // failed("CANCELLED", ...). Thread-safe.
   void cancel();
   bool isRunning() const { return running_; }
 
@@ -94,10 +116,12 @@ class CompareJob : public QObject {
   void failed(const QString& code, const QString& message);
 
  private:
+  bool startWork(const std::function<Result<CompareResults>(const ProgressSink&)>& work);
   void deliver();
 
   QThread* thread_ = nullptr;
   std::shared_ptr<CancellationToken> token_;
+  std::shared_ptr<RunOptions> runOptions_;  // a profile's runs: cancel() terminates the one in progress
   std::shared_ptr<Result<CompareResults>> outcome_;
   bool running_ = false;
 };

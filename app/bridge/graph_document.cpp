@@ -99,8 +99,38 @@ const SubgraphInfo* findSubgraph(const ModelInfo& info, const std::string& path)
   return nullptr;
 }
 
+// A call of a local function never runs: its inlined nodes ("'<prefix><call>/...' (Op)") do. The call takes the
+// EP they share and a note saying so; a call whose nodes are split over several EPs names them all. Returns the
+// label prefix of its inlined nodes.
+std::string describeInlinedCall(const GraphPartitionReport& report, const std::string& prefix, const NodeInfo& call,
+                         GraphNode& n) {
+  const std::string callName = call.name.empty() ? call.opType + "_" + std::to_string(n.modelIndex) : call.name;
+  const std::string inlined = "'" + prefix + callName + "/";
+  QStringList eps;
+  int count = 0;
+  for (const auto& placement : report.nodes) {
+    if (placement.node.rfind(inlined, 0) != 0) continue;
+    ++count;
+    if (!eps.contains(qs(placement.executionProvider))) eps << qs(placement.executionProvider);
+  }
+  if (eps.size() == 1) n.executionProvider = eps.first();
+  QStringList shortNames;
+  for (const QString& ep : eps) shortNames << epShortName(ep);
+  n.functionNote = QStringLiteral("model-local function %1, inlined at load: its %2 nodes run as '%3/...'%4")
+                       .arg(qs(call.localFunction))
+                       .arg(count)
+                       .arg(qs(prefix + callName))
+                       .arg(shortNames.isEmpty() ? QString() : QStringLiteral(" on ") + shortNames.join(QStringLiteral(", ")));
+  return inlined;
+}
+
 bool isFoldableConstant(const NodeInfo& node) {
   const bool onnxDomain = node.domain.empty() || node.domain == "ai.onnx";
+  // A function body's Constant whose value refers to the call's attribute ("@alpha = 0.5") stays a box: its
+  // value is only in its details.
+  for (const auto& [_, value] : node.attributes) {
+    if (value.rfind('@', 0) == 0) return false;
+  }
   return onnxDomain && node.opType == "Constant" && node.inputs.empty() && node.outputs.size() == 1;
 }
 
@@ -162,6 +192,9 @@ GraphDocument GraphDocument::buildGraph(std::shared_ptr<const ModelInfo> shared,
     n.domain = qs(src.domain);
     n.label = qs(reportLabel(src));
     n.epContext = isEpContextNode(src);
+    if (!src.localFunction.empty()) {
+      n.functionNote = QStringLiteral("model-local function %1, inlined at load").arg(qs(src.localFunction));
+    }
     const int index = static_cast<int>(doc.nodes_.size());
     n.folded = isFoldableConstant(src) && !graphOutputs.contains(qs(src.outputs[0]));
     for (const auto& input : src.inputs) {
@@ -212,13 +245,27 @@ GraphDocument GraphDocument::buildGraph(std::shared_ptr<const ModelInfo> shared,
   }
   doc.clusterOfNode_.fill(-1, doc.nodes_.size());
 
+  // A function body's nodes run inlined into the nearest enclosing graph that is not a function body, named
+  // "<call>/<node>" (the engine's onnx/function_inliner.h): their placements are read there under that name.
+  std::string reportPath = graphPath, inlinedPrefix;
+  for (const SubgraphInfo* s = sub; s && !s->function.empty(); s = findSubgraph(info, s->parentPath)) {
+    inlinedPrefix = s->ownerNode + "/" + inlinedPrefix;
+    reportPath = s->parentPath;
+  }
+  auto placementLabel = [&](const GraphNode& n) {
+    if (inlinedPrefix.empty()) return n.label.toStdString();
+    const NodeInfo& src = sourceNodes[static_cast<size_t>(n.modelIndex)];
+    const std::string name = src.name.empty() ? src.opType + "_" + std::to_string(n.modelIndex) : src.name;
+    return "'" + inlinedPrefix + name + "' (" + src.opType + ")";
+  };
+
   // Where each node runs. Labels repeat for unnamed nodes of one op type: they are matched in order, as the
   // report lists nodes in the same topological order.
   if (report.isOk()) {
     for (const auto& ep : report.value().executionProviders) doc.executionProviders_ << qs(ep);
     const GraphPartitionReport* graphReport = nullptr;
     for (const auto& graph : report.value().graphs) {
-      if (graph.path == graphPath) graphReport = &graph;
+      if (graph.path == reportPath) graphReport = &graph;
     }
     if (graphReport) {
       std::map<std::string, std::deque<const NodePlacement*>> placements;
@@ -238,7 +285,25 @@ GraphDocument GraphDocument::buildGraph(std::shared_ptr<const ModelInfo> shared,
       for (int i = 0; i < doc.nodes_.size(); ++i) {
         GraphNode& n = doc.nodes_[i];
         if (n.kind != GraphNode::Kind::Op) continue;
-        const std::string label = n.label.toStdString();
+        const std::string label = placementLabel(n);
+        const NodeInfo& src = sourceNodes[static_cast<size_t>(n.modelIndex)];
+        if (!src.localFunction.empty()) {
+          // Drawn inside the partition that runs all of its inlined nodes, so the layout keeps it with them.
+          const std::string inlined = describeInlinedCall(*graphReport, inlinedPrefix, src, n);
+          int only = -1;
+          for (size_t p = 0; p < graphReport->partitions.size() && only != -2; ++p) {
+            for (const auto& member : graphReport->partitions[p].nodes) {
+              if (member.rfind(inlined, 0) != 0) continue;
+              only = only == -1 || only == static_cast<int>(p) ? static_cast<int>(p) : -2;
+            }
+          }
+          if (only >= 0) {
+            n.partition = doc.clusters_[only].name;
+            doc.clusters_[only].nodes.push_back(i);
+            doc.clusterOfNode_[i] = only;
+          }
+          continue;
+        }
         auto placed = placements.find(label);
         if (placed == placements.end() || placed->second.empty()) {
           n.removedByOptimizer = true;

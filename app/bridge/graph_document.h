@@ -72,6 +72,9 @@ struct GraphNode {
   int foldedInto = -1;      // folded nodes: the first node reading the constant
   QStringList constantInputs;  // initializers and folded Constant outputs this node reads, in input order
   QStringList bodies;          // paths of the node's subgraph bodies ("main/If_25.else_branch")
+  // A call of a model-local function: "custom:ScaleShift, inlined at load: its 4 nodes run as 'block/...'"; the
+  // call itself never runs (its EP is the one its inlined nodes share). "" for other nodes.
+  QString functionNote;
 
   // The name to show: the node name, or "(OpType)" for unnamed nodes.
   QString displayName() const;

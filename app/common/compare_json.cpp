@@ -33,7 +33,8 @@ nlohmann::json tensorComparisonToJson(const TensorComparison& c) {
                       {"mean_abs_error", number(c.meanAbsError)},
                       {"cosine_similarity", number(c.cosineSimilarity)},
                       {"nan_mismatches", c.nanMismatches},
-                      {"inf_mismatches", c.infMismatches}};
+                      {"inf_mismatches", c.infMismatches},
+                      {"abs_error_histogram", c.errorHistogram}};
   if (c.worst.flatIndex >= 0) {
     j["worst"] = {{"index", c.worst.index},
                   {"flat_index", c.worst.flatIndex},
@@ -61,8 +62,11 @@ NodeData compareNodeData(const BisectResult& bisect, const std::string& model, c
     NodeDatum datum{node.node, node.opType, node.graph, {}, nlohmann::json::object()};
     double maxAbs = 0, maxRel = 0, meanAbs = 0, fraction = 0, cosine = 1;
     int64_t beyond = 0, nans = 0, infs = 0;
+    std::vector<int64_t> histogram;  // over every output: the studio draws it for the node
     nlohmann::json outputs = nlohmann::json::array();
     for (const auto& c : node.outputs) {
+      histogram.resize(std::max(histogram.size(), c.errorHistogram.size()), 0);
+      for (size_t bin = 0; bin < c.errorHistogram.size(); ++bin) histogram[bin] += c.errorHistogram[bin];
       maxAbs = std::max(maxAbs, c.maxAbsError);
       maxRel = std::max(maxRel, c.maxRelError);
       meanAbs = std::max(meanAbs, c.meanAbsError);
@@ -85,6 +89,7 @@ NodeData compareNodeData(const BisectResult& bisect, const std::string& model, c
     }
     datum.details["passed"] = node.passed();
     datum.details["outputs"] = std::move(outputs);
+    datum.details["abs_error_histogram"] = histogram;
     if (bisect.firstDivergence && bisect.firstDivergence->node == node.node) datum.details["first_divergence"] = true;
     data.nodes.push_back(std::move(datum));
   }

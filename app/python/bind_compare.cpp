@@ -37,6 +37,7 @@ py::dict toPython(const TensorComparison& c) {
   d["fraction_beyond_tolerance"] = c.fractionBeyondTolerance;
   d["nan_mismatches"] = c.nanMismatches;
   d["inf_mismatches"] = c.infMismatches;
+  d["abs_error_histogram"] = c.errorHistogram;  // kiln::errorHistogramBin's decade bins, as kiln compare --json
   d["worst"] = c.worst.flatIndex < 0 ? py::object(py::none())
                                       : py::object(py::dict(py::arg("index") = c.worst.index,
                                                             py::arg("flat_index") = c.worst.flatIndex,

@@ -38,9 +38,18 @@ QTableWidget* makeTable(const QString& objectName, const QStringList& headers) {
 
 QTableWidgetItem* cell(const QString& text) { return new QTableWidgetItem(text); }
 
+// Sorts by the exact value (Qt::UserRole), not by its text ("10 ms" after "9 ms").
+class NumberItem : public QTableWidgetItem {
+ public:
+  using QTableWidgetItem::QTableWidgetItem;
+  bool operator<(const QTableWidgetItem& other) const override {
+    return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
+  }
+};
+
 // A number cell: `text` shown, the exact value in Qt::UserRole and the tooltip.
 QTableWidgetItem* numberCell(double value, const QString& text) {
-  auto* item = new QTableWidgetItem(text);
+  auto* item = new NumberItem(text);
   item->setData(Qt::UserRole, value);
   item->setData(Qt::ToolTipRole, QString::number(value, 'g', 17));
   item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -66,6 +75,8 @@ ComparePanel::ComparePanel(QWidget* parent)
       referenceCombo_(new QComboBox),
       shapesEdit_(new QLineEdit),
       everyNode_(new QCheckBox(tr("Compare every node (per-node errors, first divergence)"))),
+      inputsEdit_(new QLineEdit),
+      profileButton_(new QPushButton(tr("&Profile now"))),
       runButton_(new QPushButton(tr("&Run comparison"))),
       cancelButton_(new QPushButton(tr("Cancel"))),
       progress_(new QProgressBar),
@@ -113,6 +124,9 @@ ComparePanel::ComparePanel(QWidget* parent)
   form->addRow(tr("Execution providers:"), sideRow);
   form->addRow(tr("Input shapes:"), shapesEdit_);
   form->addRow(QString(), everyNode_);
+  inputsEdit_->setObjectName(QStringLiteral("profileInputsEdit"));
+  inputsEdit_->setPlaceholderText(tr("x=input.npy  (profiled run; the other inputs are random)"));
+  form->addRow(tr("Profile inputs:"), inputsEdit_);
 
   auto* loadButton = new QPushButton(tr("Load results..."));
   loadButton->setToolTip(tr("Per-node data (kiln compare --node-data, kiln run --profile) or a kiln compare --json report"));
@@ -124,6 +138,10 @@ ComparePanel::ComparePanel(QWidget* parent)
   cancelButton_->setObjectName(QStringLiteral("cancelButton"));
   cancelButton_->setEnabled(false);
   connect(runButton_, &QPushButton::clicked, this, [this] { run(); });
+  profileButton_->setObjectName(QStringLiteral("profileButton"));
+  profileButton_->setToolTip(tr("Run the model on the first side's execution providers, profile the second run "
+                                "(CPU op times, Vulkan partitions as units) and colour the graph by each node's time"));
+  connect(profileButton_, &QPushButton::clicked, this, [this] { profile(); });
   connect(cancelButton_, &QPushButton::clicked, this, &ComparePanel::cancel);
   progress_->setObjectName(QStringLiteral("compareProgress"));
   progress_->setTextVisible(true);
@@ -132,6 +150,7 @@ ComparePanel::ComparePanel(QWidget* parent)
   progress_->setValue(0);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(runButton_);
+  buttons->addWidget(profileButton_);
   buttons->addWidget(cancelButton_);
   buttons->addWidget(progress_, 1);
   buttons->addWidget(loadButton);
@@ -149,6 +168,7 @@ ComparePanel::ComparePanel(QWidget* parent)
 
   // Per-node overlay: metric, legend, top-N.
   topTable_->horizontalHeader()->setStretchLastSection(false);  // the value beside its node, not at the far edge
+  topTable_->setSortingEnabled(true);  // by node, op or value (numerically); filled largest first
   metricCombo_->setObjectName(QStringLiteral("metricCombo"));
   connect(metricCombo_, &QComboBox::textActivated, this, &ComparePanel::setMetric);
   auto* overlayPane = new QWidget;
@@ -228,9 +248,34 @@ bool ComparePanel::run() {
   request.shapes = shapesEdit_->text().split(QRegularExpression(QStringLiteral("[\\s;]+")), Qt::SkipEmptyParts);
   request.perNode = everyNode_->isChecked();
   if (!job_->start(request)) return false;
+  profiling_ = false;
   setRunning(true);
   status_->setStyleSheet({});
   status_->setText(tr("Comparing %1 against %2...").arg(request.side.label, request.reference.label));
+  return true;
+}
+
+void ComparePanel::setProfileInputs(const QString& inputs) { inputsEdit_->setText(inputs); }
+
+bool ComparePanel::profile() {
+  const QString model = modelEdit_->text().trimmed();
+  if (model.isEmpty() || !QFileInfo(model).isFile()) {
+    status_->setText(tr("Choose a model file to profile first."));
+    status_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    return false;
+  }
+  bridge::ProfileRequest request;
+  request.modelPath = model;
+  request.providers = sideCombo_->currentData().toString();
+  const QRegularExpression separators(QStringLiteral("[\\s;]+"));
+  request.shapes = shapesEdit_->text().split(separators, Qt::SkipEmptyParts);
+  request.inputs = inputsEdit_->text().split(separators, Qt::SkipEmptyParts);
+  request.runs = profileRuns_;
+  if (!job_->startProfile(request)) return false;
+  profiling_ = true;
+  setRunning(true);
+  status_->setStyleSheet({});
+  status_->setText(tr("Profiling %1 on %2...").arg(QFileInfo(model).fileName(), sideCombo_->currentText()));
   return true;
 }
 
@@ -242,6 +287,7 @@ void ComparePanel::cancel() {
 
 void ComparePanel::setRunning(bool running) {
   runButton_->setEnabled(!running);
+  profileButton_->setEnabled(!running);
   cancelButton_->setEnabled(running);
   if (running) {
     progress_->setRange(0, 0);  // busy until the first counted step
@@ -257,6 +303,8 @@ void ComparePanel::onProgress(const QString& stage, qint64 done, qint64 total) {
   const QString name = stage == QLatin1String("bisect") ? tr("comparing nodes")
                        : stage == QLatin1String("run") ? tr("running both sides")
                        : stage == QLatin1String("inputs")  ? tr("preparing inputs")
+                       : stage == QLatin1String("session") ? tr("creating the session")
+                       : stage == QLatin1String("profile") ? tr("profiled runs")
                                                            : stage;
   if (total > 0) {
     progress_->setRange(0, static_cast<int>(total));
@@ -265,7 +313,8 @@ void ComparePanel::onProgress(const QString& stage, qint64 done, qint64 total) {
   } else {
     progress_->setRange(0, 0);
   }
-  status_->setText(tr("Comparing: %1...").arg(name));
+  status_->setText((profiling_ ? tr("Profiling: %1...") : tr("Comparing: %1...")).arg(name));
+  emit progressed(stage, done, total);
 }
 
 void ComparePanel::onFinished(const bridge::CompareResults& results) {
@@ -278,8 +327,13 @@ void ComparePanel::onFinished(const bridge::CompareResults& results) {
 void ComparePanel::onFailed(const QString& code, const QString& message) {
   setRunning(false);
   status_->setStyleSheet(QStringLiteral("color: #c62828;"));
-  status_->setText(code == QLatin1String("CANCELLED") ? tr("Cancelled: nothing was compared.")
-                                                       : tr("The comparison failed: %1: %2").arg(code, message));
+  if (profiling_) {
+    status_->setText(code == QLatin1String("CANCELLED") ? tr("Cancelled: nothing was profiled.")
+                                                         : tr("The profiled run failed: %1: %2").arg(code, message));
+  } else {
+    status_->setText(code == QLatin1String("CANCELLED") ? tr("Cancelled: nothing was compared.")
+                                                         : tr("The comparison failed: %1: %2").arg(code, message));
+  }
   emit failed(code == QLatin1String("CANCELLED") ? code : code + QStringLiteral(": ") + message);
 }
 
@@ -371,6 +425,8 @@ void ComparePanel::showTopNodes() {
   const auto top = overlay_.topNodes(kTopNodes);
   QHash<QString, QString> ops;
   for (const auto& row : results_.nodes.nodes) ops.insert(row.node, row.opType);
+  topTable_->setSortingEnabled(false);  // rows stay where they are put while filling
+  topTable_->horizontalHeader()->setSortIndicator(-1, Qt::DescendingOrder);  // largest first, as filled
   topTable_->setRowCount(static_cast<int>(top.size()));
   for (int row = 0; row < top.size(); ++row) {
     auto* name = cell(top[row].first);
@@ -381,6 +437,7 @@ void ComparePanel::showTopNodes() {
     topTable_->setItem(row, 1, cell(ops.value(top[row].first)));
     topTable_->setItem(row, 2, numberCell(top[row].second, formatMetric(overlay_.metric(), top[row].second)));
   }
+  topTable_->setSortingEnabled(true);
   topTable_->resizeColumnsToContents();
 }
 

@@ -35,6 +35,14 @@ class ComparePanel : public QWidget {
   // Starts the comparison; false (with the reason in the status line) when it cannot start.
   bool run();
   void cancel();
+  // Profiles the model on the first side's execution providers (2 runs, the last one profiled; inputs from the
+  // Inputs field or random) in the worker, with progress and cancel; emits finished() with per-node times that
+  // colour the graph and fill the top-N table, or failed(). False (reason in the status line) when it cannot start.
+  bool profile();
+  // "NAME=FILE" entries (spaces between several) for the profiled run's inputs; "" for random inputs.
+  void setProfileInputs(const QString& inputs);
+  // Runs per profile (the last one profiled); 2 unless set.
+  void setProfileRuns(int runs) { profileRuns_ = runs; }
   // Loads per-node data or a `kiln compare --json` report; emits loaded() or failed().
   bool loadFile(const QString& path);
   // Selects the overlay metric (one of the data's metric names).
@@ -52,6 +60,8 @@ class ComparePanel : public QWidget {
   void failed(const QString& message);
   void loaded();
   void showNodeRequested(const QString& node);
+  // A step of the running comparison or profile ("inputs", "session", "profile", "run", "bisect").
+  void progressed(const QString& stage, qint64 done, qint64 total);
   // The overlay (data or metric) changed: the graph recolours its nodes.
   void overlayChanged();
 
@@ -70,6 +80,10 @@ class ComparePanel : public QWidget {
   QComboBox* referenceCombo_;
   QLineEdit* shapesEdit_;
   QCheckBox* everyNode_;
+  QLineEdit* inputsEdit_;
+  QPushButton* profileButton_;
+  bool profiling_ = false;  // the job in flight is a profiled run
+  int profileRuns_ = 2;
   QPushButton* runButton_;
   QPushButton* cancelButton_;
   QProgressBar* progress_;

@@ -476,7 +476,7 @@ void GraphPanel::updateBreadcrumb() {
     }
     if (!siblings.isEmpty()) text += QStringLiteral("&nbsp;&nbsp;<span style='color:#777'>%1</span> %2").arg(tr("also:"), siblings.join(QStringLiteral(", ")));
   } else {
-    text += QStringLiteral("&nbsp;&nbsp;<span style='color:#777'>%1</span>").arg(tr("double-click an If, Loop or Scan node to open its body"));
+    text += QStringLiteral("&nbsp;&nbsp;<span style='color:#777'>%1</span>").arg(tr("double-click an If, Loop, Scan or function-call node to open its body"));
   }
   plainCrumbs_ = plain.join(QStringLiteral(" \u25b8 "));
   breadcrumb_->setText(text);

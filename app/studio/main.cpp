@@ -50,6 +50,9 @@ struct CommandLine {
                                  QStringLiteral("A model with If bodies for the tour."), QStringLiteral("model")};
   QCommandLineOption tourBigModel{QStringLiteral("tour-big-model"), QStringLiteral("A large model for the tour."),
                                   QStringLiteral("model")};
+  QCommandLineOption tourFunctionModel{QStringLiteral("tour-function-model"),
+                                       QStringLiteral("A model calling a local function for the tour."),
+                                       QStringLiteral("model")};
   QCommandLineOption tourSteps{QStringLiteral("tour-steps"),
                                QStringLiteral("Comma-separated prefixes of the tour steps to run."),
                                QStringLiteral("prefixes")};
@@ -63,7 +66,7 @@ struct CommandLine {
     parser.addOption(screenshot);
     tour.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(tour);
-    for (QCommandLineOption* option : {&tourShapes, &tourIfModel, &tourBigModel, &tourSteps}) {
+    for (QCommandLineOption* option : {&tourShapes, &tourIfModel, &tourBigModel, &tourSteps, &tourFunctionModel}) {
       option->setFlags(QCommandLineOption::HiddenFromHelp);
       parser.addOption(*option);
     }
@@ -134,6 +137,7 @@ int main(int argc, char** argv) {
     tour->addControlFlowAndLargeGraphSteps(commandLine.parser.value(commandLine.tourIfModel),
                                            commandLine.parser.value(commandLine.tourBigModel));
     tour->addFitAndEdgeShapeSteps();
+    tour->addFunctionAndOverlaySteps(commandLine.parser.value(commandLine.tourFunctionModel));
     if (commandLine.parser.isSet(commandLine.tourSteps)) {
       tour->setStepFilter(commandLine.parser.value(commandLine.tourSteps).split(u',', Qt::SkipEmptyParts));
     }

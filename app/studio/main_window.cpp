@@ -37,6 +37,7 @@
 #include "merge_wizard.h"
 #include "model_loader.h"
 #include "model_summary_view.h"
+#include "node_details_view.h"
 #include "node_table_model.h"
 #include "recent_files.h"
 
@@ -149,6 +150,12 @@ MainWindow::MainWindow(QWidget* parent)
   };
   connect(comparePanel_, &ComparePanel::overlayChanged, this, recolour);
   connect(graph_, &GraphPanel::layoutReady, this, recolour);
+  // A click on an overlaid node shows its numbers (and a compare run's histogram of differences) in its details.
+  connect(graph_, &GraphPanel::nodeSelected, this, [this](const QString& node) {
+    if (const auto* row = comparePanel_->overlay().row(node)) {
+      graph_->detailsView()->appendNodeMetrics(*row, comparePanel_->overlay().kind());
+    }
+  });
   connect(comparePanel_, &ComparePanel::showNodeRequested, this, [this, graphs](const QString& node) {
     const int index = graph_->document() ? NodeOverlay::nodeIndex(*graph_->document(), node) : -1;
     if (index < 0) return;

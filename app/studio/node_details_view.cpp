@@ -1,9 +1,13 @@
 #include "node_details_view.h"
 
+#include <algorithm>
+
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include "node_overlay.h"
 #include "value_format.h"
 
 namespace kiln::studio {
@@ -55,6 +59,8 @@ NodeDetailsView::NodeDetailsView(QWidget* parent) : QWidget(parent), browser_(ne
 
 void NodeDetailsView::clear() {
   binaryPath_.clear();
+  nodeHtml_.clear();
+  histogram_ = false;
   browser_->setHtml(QStringLiteral("<p style='color:#777'>%1</p>").arg(esc(tr("Select a node in the graph."))));
 }
 
@@ -62,6 +68,8 @@ QString NodeDetailsView::text() const { return browser_->toPlainText(); }
 
 void NodeDetailsView::showCluster(const bridge::GraphDocument& document, int cluster) {
   binaryPath_.clear();
+  nodeHtml_.clear();
+  histogram_ = false;
   if (cluster < 0 || cluster >= document.clusters().size()) return clear();
   const bridge::GraphCluster& c = document.clusters()[cluster];
   QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(tr("Partition %1").arg(c.name)));
@@ -74,8 +82,20 @@ void NodeDetailsView::showCluster(const bridge::GraphDocument& document, int clu
   browser_->setHtml(html);
 }
 
+namespace {
+
+// The last step of a body path: "else_branch" of "main/branch.else_branch", "com.ms:Fn" of "main/call.com.ms:Fn".
+QString bodyName(const QString& path) {
+  const QString last = path.section(u'/', -1);
+  return last.contains(u':') ? last.section(u'.', 1) : last.section(u'.', -1);
+}
+
+}  // namespace
+
 void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) {
   binaryPath_.clear();
+  nodeHtml_.clear();
+  histogram_ = false;
   if (node < 0 || node >= document.nodes().size()) return clear();
   const bridge::GraphNode& n = document.nodes()[node];
   QString html;
@@ -98,6 +118,7 @@ void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) 
               n.executionProvider.isEmpty() ? QStringLiteral("<i>%1</i>").arg(esc(tr("none"))) : esc(n.executionProvider));
   if (!n.partition.isEmpty()) html += row(tr("Partition"), esc(n.partition));
   if (n.removedByOptimizer) html += row(tr("Optimizer"), esc(n.optimizerNote));
+  if (!n.functionNote.isEmpty()) html += row(tr("Function"), esc(n.functionNote));
   for (const QString& reason : n.fallbackReasons) {
     // Control flow on the CPU is by design: its reasons are information, not a warning.
     html += n.cpuFallback()
@@ -148,7 +169,7 @@ void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) 
       url.setScheme(kBodyScheme);
       url.setPath(QStringLiteral("graph"));
       url.setFragment(body);
-      html += QStringLiteral("<li><a href='%1'>%2</a></li>").arg(esc(url.toString(QUrl::FullyEncoded)), esc(tr("Open %1").arg(body.section(u'.', -1))));
+      html += QStringLiteral("<li><a href='%1'>%2</a></li>").arg(esc(url.toString(QUrl::FullyEncoded)), esc(tr("Open %1").arg(bodyName(body))));
     }
     html += QStringLiteral("</ul><p style='color:#777'>%1</p>").arg(esc(tr("Or double-click the node.")));
   }
@@ -170,7 +191,45 @@ void NodeDetailsView::showNode(const bridge::GraphDocument& document, int node) 
   }
   html += section(tr("Inputs")) + QStringLiteral("<table>") + valueRows(document, info.inputs) + QStringLiteral("</table>");
   html += section(tr("Outputs")) + QStringLiteral("<table>") + valueRows(document, info.outputs) + QStringLiteral("</table>");
+  nodeHtml_ = html;
   browser_->setHtml(html);
+}
+
+void NodeDetailsView::appendNodeMetrics(const bridge::NodeMetricRow& metrics, const QString& kind) {
+  if (nodeHtml_.isEmpty()) return;  // no op node on display
+  const bool compare = kind == QLatin1String("compare");
+  QString html = section(compare ? tr("Error against the reference") : tr("Profile")) + QStringLiteral("<table>");
+  if (metrics.firstDivergence) {
+    html += row(tr("first divergence"), QStringLiteral("<b style='color:#a000b0'>%1</b>").arg(esc(tr("yes: the first node whose outputs differ"))));
+  }
+  if (!metrics.executionProvider.isEmpty()) html += row(tr("ran on"), esc(bridge::epShortName(metrics.executionProvider)));
+  html += QStringLiteral("</table><table>");
+  for (auto it = metrics.metrics.begin(); it != metrics.metrics.end(); ++it) {
+    // One cell per metric: in a narrow panel the value goes below its name instead of wrapping mid-digit.
+    html += QStringLiteral("<tr><td><span style='color:#555'>%1</span> <code>%2</code></td></tr>")
+                .arg(esc(it.key()), esc(formatMetric(it.key(), it.value())));
+  }
+  html += QStringLiteral("</table>");
+  histogram_ = compare && !metrics.errorHistogram.isEmpty();
+  if (histogram_) {
+    qint64 total = 0;
+    for (qint64 count : metrics.errorHistogram) total += count;
+    const QUrl url(QStringLiteral("kiln-histogram:differences"));
+    const int width = std::clamp(browser_->viewport()->width() - 16, 160, 420);  // no horizontal scrolling
+    histogramImage_ = errorHistogramImage(metrics.errorHistogram, width, palette().color(QPalette::Text));
+    html += QStringLiteral("<p style='margin-bottom:0'>%1</p><p style='margin-top:2px'><img src='%2'></p>")
+                .arg(esc(tr("Histogram of |difference| over %1 values, in decades (the first bar: below 1e-10)").arg(total)),
+                     url.toString());
+  } else if (compare) {
+    html += QStringLiteral("<p style='color:#777'>%1</p>").arg(esc(tr("No histogram in this data (written before kiln compare recorded one).")));
+  }
+  // Right below the node's EP and placement rows: the numbers a click on an overlaid node is for come first.
+  QString shown = nodeHtml_;
+  const int afterTable = static_cast<int>(shown.indexOf(QStringLiteral("</table>")));
+  shown.insert(afterTable < 0 ? shown.size() : afterTable + 8, html);
+  browser_->setHtml(shown);
+  // Added after setHtml (which clears the document's resources), before the first paint loads the image.
+  if (histogram_) browser_->document()->addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("kiln-histogram:differences")), histogramImage_);
 }
 
 }  // namespace kiln::studio

@@ -4,9 +4,11 @@
 // the node are listed with dtype, shape, range and their first values; If/Loop/Scan nodes link to their bodies.
 #pragma once
 
+#include <QImage>
 #include <QString>
 #include <QWidget>
 
+#include "compare_job.h"
 #include "graph_document.h"
 
 class QTextBrowser;
@@ -21,6 +23,11 @@ class NodeDetailsView : public QWidget {
 
   void showNode(const bridge::GraphDocument& document, int node);
   void showCluster(const bridge::GraphDocument& document, int cluster);
+  // Adds the per-node data of the shown node below its details: every metric of `row` (a compare run's error
+  // statistics or a profile's time) and, for compare data, the histogram of its differences as an image.
+  void appendNodeMetrics(const bridge::NodeMetricRow& row, const QString& kind);
+  // True when the histogram image is part of what is shown (tests).
+  bool showsHistogram() const { return histogram_; }
   void clear();
   // What the view shows, as plain text (for tests and copying).
   QString text() const;
@@ -34,6 +41,9 @@ class NodeDetailsView : public QWidget {
  private:
   QTextBrowser* browser_;
   QString binaryPath_;
+  QString nodeHtml_;  // the shown op node's details, before per-node data is added
+  bool histogram_ = false;
+  QImage histogramImage_;
 };
 
 }  // namespace kiln::studio

@@ -23,6 +23,58 @@ QColor blend(const QColor& a, const QColor& b, double t) {
 
 }  // namespace
 
+QImage errorHistogramImage(const QVector<qint64>& counts, int width, const QColor& text) {
+  constexpr int kHeight = 150, kTop = 16, kBottom = 34, kLeft = 6, kRight = 6;
+  QImage image(std::max(width, 160), kHeight, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::transparent);
+  if (counts.isEmpty()) return image;
+  QPainter painter(&image);
+  QFont font = painter.font();
+  font.setPointSizeF(std::max(6.0, font.pointSizeF() * 0.8));
+  painter.setFont(font);
+  const QFontMetrics metrics(font);
+  const qint64 most = std::max<qint64>(1, *std::max_element(counts.begin(), counts.end()));
+  const double slot = static_cast<double>(image.width() - kLeft - kRight) / counts.size();
+  const int baseline = kHeight - kBottom;
+  auto compact = [](qint64 n) {
+    if (n >= 1000000) return QStringLiteral("%1M").arg(n / 1e6, 0, 'g', 2);
+    if (n >= 1000) return QStringLiteral("%1k").arg(n / 1e3, 0, 'g', 2);
+    return QString::number(n);
+  };
+  for (int bin = 0; bin < counts.size(); ++bin) {
+    const double x = kLeft + bin * slot;
+    const double h = counts[bin] == 0 ? 0 : std::max(2.0, (baseline - kTop) * static_cast<double>(counts[bin]) / most);
+    // Small differences pale, large ones dark: the overlay's own scale.
+    const double t = static_cast<double>(bin) / std::max<qsizetype>(1, counts.size() - 1);
+    const QColor fill = t < 0.5 ? blend(kLow, kMid, t * 2) : blend(kMid, kHigh, (t - 0.5) * 2);
+    painter.fillRect(QRectF(x + 1, baseline - h, slot - 2, h), fill);
+    painter.setPen(QColor(0x80, 0x80, 0x80));
+    painter.drawRect(QRectF(x + 1, baseline - h, slot - 2, h));
+    painter.setPen(text);
+    // A count that does not fit over its bar is left out (the tallest one always shows): no overlapping labels.
+    const QString label = compact(counts[bin]);
+    if (counts[bin] > 0 && (metrics.horizontalAdvance(label) <= slot + 2 || counts[bin] == most)) {
+      painter.drawText(QRectF(x - 10, baseline - h - metrics.height(), slot + 20, metrics.height()), Qt::AlignCenter, label);
+    }
+  }
+  painter.setPen(text);
+  painter.drawLine(kLeft, baseline, image.width() - kRight, baseline);
+  // Decade labels under every other bin edge ("1e-10", "1e-8", ... "100"), every fourth when a narrow chart has
+  // no room for them.
+  int step = 2;
+  while (step < 8 && step * slot < metrics.horizontalAdvance(QStringLiteral("1e-10")) + 6) step *= 2;
+  for (int bin = 1; bin < counts.size(); bin += step) {
+    const double edge = kiln::errorHistogramLowerEdge(bin);
+    const QString label = edge >= 1 ? QString::number(edge, 'g', 3) : QStringLiteral("1e%1").arg(bin - 11);
+    const double x = kLeft + bin * slot;
+    painter.drawLine(QPointF(x, baseline), QPointF(x, baseline + 3));
+    painter.drawText(QRectF(x - 20, baseline + 3, 40, metrics.height()), Qt::AlignHCenter | Qt::AlignTop, label);
+  }
+  painter.drawText(QRectF(0, baseline + 4 + metrics.height(), image.width(), metrics.height()), Qt::AlignHCenter,
+                   QObject::tr("|difference|"));
+  return image;
+}
+
 QString formatMetric(const QString& metric, double value) {
   if (metric.endsWith(QLatin1String("_ms"))) return QStringLiteral("%1 ms").arg(value, 0, 'g', 3);
   return QString::number(value, 'g', 4);
@@ -31,7 +83,9 @@ QString formatMetric(const QString& metric, double value) {
 void NodeOverlay::setData(const bridge::NodeMetrics& data, const QString& metric) {
   clear();
   metric_ = metric;
+  kind_ = data.kind;
   for (const auto& row : data.nodes) {
+    rows_.insert(row.node, row);
     if (row.firstDivergence) firstDivergence_ = row.node;
     const auto it = row.metrics.find(metric);
     if (it == row.metrics.end() || !std::isfinite(it.value())) continue;
@@ -48,9 +102,16 @@ void NodeOverlay::setData(const bridge::NodeMetrics& data, const QString& metric
 void NodeOverlay::clear() {
   metric_.clear();
   firstDivergence_.clear();
+  kind_.clear();
   values_.clear();
+  rows_.clear();
   min_ = max_ = 0;
   log_ = false;
+}
+
+const bridge::NodeMetricRow* NodeOverlay::row(const QString& node) const {
+  const auto it = rows_.constFind(node);
+  return it == rows_.constEnd() ? nullptr : &it.value();
 }
 
 std::optional<double> NodeOverlay::value(const QString& node) const {

@@ -6,6 +6,7 @@
 
 #include <QColor>
 #include <QHash>
+#include <QImage>
 #include <QList>
 #include <QString>
 #include <QWidget>
@@ -37,6 +38,10 @@ class NodeOverlay {
   bool logarithmic() const { return log_; }
   bool isEmpty() const { return values_.isEmpty(); }
 
+  // What the data says about `node` (every metric, the error histogram), or nullptr; kind() is the data's kind.
+  const bridge::NodeMetricRow* row(const QString& node) const;
+  const QString& kind() const { return kind_; }
+
   // The value of `node` (by name), if the data has one.
   std::optional<double> value(const QString& node) const;
   // The colour of `value` on the scale: pale yellow at the minimum, through orange, to dark red at the maximum.
@@ -56,8 +61,9 @@ class NodeOverlay {
  private:
   double position(double value) const;  // 0..1 along the scale
 
-  QString metric_, firstDivergence_;
+  QString metric_, firstDivergence_, kind_;
   QHash<QString, double> values_;
+  QHash<QString, bridge::NodeMetricRow> rows_;
   double min_ = 0, max_ = 0;
   bool log_ = false;
 };
@@ -79,6 +85,10 @@ class OverlayLegend : public QWidget {
   const NodeOverlay* overlay_ = nullptr;
   bool firstDivergence_ = false;
 };
+
+// A bar chart of `counts` (one per kiln::errorHistogramLowerEdge bin of |difference|) `width` px wide: bars on
+// the overlay's scale colours, decade labels below, each non-empty bar's count above it, in `text` colour.
+QImage errorHistogramImage(const QVector<qint64>& counts, int width, const QColor& text);
 
 // Formats a metric value for tables and the legend: times in ms with 3 significant digits, errors in %g.
 QString formatMetric(const QString& metric, double value);

@@ -24,6 +24,7 @@
 #include "graph_view.h"
 #include "main_window.h"
 #include "merge_wizard.h"
+#include "node_overlay.h"
 
 namespace kiln::studio {
 
@@ -296,6 +297,103 @@ void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, co
                         done();
                       }, 10000});
   }
+}
+
+void ScreenshotTour::addFunctionAndOverlaySteps(const QString& functionModel) {
+  auto waitForLayout = [this](GraphPanel* panel, Done done, const std::function<void()>& start) {
+    connect(panel, &GraphPanel::layoutReady, stepContext_, done);
+    connect(panel, &GraphPanel::failed, stepContext_, [this, done](const QString& message) {
+      errors_ << QStringLiteral("graph: ") + message;
+      done();
+    });
+    start();
+  };
+  // Selects the op node named `name` in the main graph panel; false when it is not on display.
+  auto selectNamed = [this](const QString& name) {
+    GraphPanel* panel = window_.graphPanel();
+    const int index = panel->document() ? NodeOverlay::nodeIndex(*panel->document(), name) : -1;
+    if (index < 0) return false;
+    panel->view()->focusNode(index);
+    panel->selectNode(index);
+    return true;
+  };
+  if (!functionModel.isEmpty()) {
+    const QString model = QFileInfo(functionModel).absoluteFilePath();
+    steps_.push_back({QStringLiteral("20-function-body"), [this, model, waitForLayout](Done done) {
+                        window_.tabs()->setCurrentIndex(0);
+                        GraphPanel* panel = window_.graphPanel();
+                        // Open the model, then the body of its first function call, with an attribute reference selected.
+                        auto openBody = std::make_shared<bool>(false);
+                        connect(panel, &GraphPanel::layoutReady, stepContext_, [this, panel, done, openBody] {
+                          if (*openBody) {
+                            const int alpha = NodeOverlay::nodeIndex(*panel->document(), QStringLiteral("alpha_const"));
+                            if (alpha >= 0) panel->selectNode(alpha);
+                            panel->view()->fitAll();
+                            return done();
+                          }
+                          *openBody = true;
+                          const auto root = panel->rootDocument();
+                          if (!root || root->bodyPaths().isEmpty() || !panel->openGraph(root->bodyPaths().first())) {
+                            errors_ << QStringLiteral("20-function-body: the model shows no function body");
+                            done();
+                          }
+                        });
+                        waitForLayout(panel, [] {}, [this, model] { window_.openModel(model); });
+                      }, 60000});
+  }
+  steps_.push_back({QStringLiteral("21-node-error-histogram"), [this, waitForLayout, selectNamed](Done done) {
+                      const QString sample = bridge::sampleModelPath();
+                      if (sample.isEmpty()) {
+                        errors_ << QStringLiteral("21-node-error-histogram: no sample model");
+                        return done();
+                      }
+                      ComparePanel* compare = window_.comparePanel();
+                      auto compareThenShow = [this, compare, done, selectNamed] {
+                        compare->configure(QStringLiteral("vulkan"), QStringLiteral("cpu"));
+                        compare->setCompareEveryNode(true);
+                        connect(compare, &ComparePanel::finished, stepContext_, [this, compare, done, selectNamed] {
+                          window_.tabs()->setCurrentIndex(0);
+                          // The node with the largest error: its statistics and histogram in the details.
+                          bool shown = false;
+                          for (const auto& [node, _] : compare->overlay().topNodes(20)) {
+                            if ((shown = selectNamed(node))) break;
+                          }
+                          if (!shown) errors_ << QStringLiteral("21-node-error-histogram: no compared node on the graph");
+                          done();
+                        });
+                        connect(compare, &ComparePanel::failed, stepContext_, [this, done](const QString& message) {
+                          errors_ << QStringLiteral("compare: ") + message;
+                          done();
+                        });
+                        if (!compare->run()) {
+                          errors_ << QStringLiteral("compare: ") + compare->statusText();
+                          done();
+                        }
+                      };
+                      window_.tabs()->setCurrentIndex(0);
+                      waitForLayout(window_.graphPanel(), [] {}, [this, sample] { window_.openModel(sample); });
+                      connect(window_.graphPanel(), &GraphPanel::layoutReady, stepContext_, compareThenShow);
+                    }, 300000});
+  steps_.push_back({QStringLiteral("22-profiled-overlay"), [this, selectNamed](Done done) {
+                      ComparePanel* compare = window_.comparePanel();
+                      compare->configure(QStringLiteral("cpu"), QStringLiteral("cpu"));
+                      connect(compare, &ComparePanel::finished, stepContext_, [this, compare, done, selectNamed] {
+                        window_.tabs()->setCurrentIndex(0);
+                        const auto top = compare->overlay().topNodes(1);
+                        if (top.isEmpty() || !selectNamed(top.first().first)) {
+                          errors_ << QStringLiteral("22-profiled-overlay: no profiled node on the graph");
+                        }
+                        done();
+                      });
+                      connect(compare, &ComparePanel::failed, stepContext_, [this, done](const QString& message) {
+                        errors_ << QStringLiteral("profile: ") + message;
+                        done();
+                      });
+                      if (!compare->profile()) {
+                        errors_ << QStringLiteral("profile: ") + compare->statusText();
+                        done();
+                      }
+                    }, 120000});
 }
 
 void ScreenshotTour::start() {

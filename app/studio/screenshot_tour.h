@@ -36,6 +36,11 @@ class ScreenshotTour : public QObject {
   // Adds "18-fit-legible-ppocr" (PP-OCRv4 det at Fit: legible labels; left out, with a note in the output folder,
   // when the model is not in the model cache) and "19-edge-shapes" (input shapes given, tensor shapes on edges).
   void addFitAndEdgeShapeSteps();
+  // Adds steps 20-22: `functionModel` (tests/tools/make_function_model.py) with its function body open and an
+  // attribute reference selected; then on the bundled sample model a compare run with the node of largest error
+  // selected (its statistics and histogram of differences in the details), and a "Profile now" run colouring the
+  // graph by CPU op time. `functionModel` "" leaves step 20 out.
+  void addFunctionAndOverlaySteps(const QString& functionModel);
   // Runs only the steps whose name starts with one of `prefixes` ("11", "12-if"); all when empty.
   void setStepFilter(const QStringList& prefixes) { filter_ = prefixes; }
   // Starts the tour; `finished(ok)` follows once every step ran (or one failed).

@@ -76,6 +76,13 @@ class TestComparePanel : public QObject {
     auto* top = panel.findChild<QTableWidget*>(QStringLiteral("topTable"));
     QVERIFY(top->rowCount() > 0);
     QCOMPARE(top->item(0, 0)->text(), panel.overlay().topNodes(1).first().first);
+    // Every node's differences, binned: 14 decade bins counting all of its outputs' elements.
+    for (const auto& node : results.nodes.nodes) {
+      QCOMPARE(node.errorHistogram.size(), kiln::kErrorHistogramBins);
+      qint64 counted = 0;
+      for (qint64 count : node.errorHistogram) counted += count;
+      QVERIFY2(counted > 0, qPrintable(node.node));
+    }
     QVERIFY(panel.statusText().contains(QStringLiteral("output(s)")));
     saveScreenshot(&panel, QStringLiteral("compare_panel.png"));
   }
@@ -146,7 +153,8 @@ class TestComparePanel : public QObject {
       "summary": {"side": "vulkan", "reference": "cpu"},
       "nodes": [
         {"node": "conv1", "op_type": "Conv", "graph": "main", "metrics": {"max_abs_error": 0.0001}},
-        {"node": "relu1", "op_type": "Relu", "graph": "main", "metrics": {"max_abs_error": 0.5}, "first_divergence": true},
+        {"node": "relu1", "op_type": "Relu", "graph": "main", "metrics": {"max_abs_error": 0.5}, "first_divergence": true,
+         "abs_error_histogram": [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 0, 0]},
         {"node": "fc", "op_type": "Gemm", "graph": "main", "metrics": {"max_abs_error": 2.0}}
       ]})");
     ComparePanel panel;
@@ -156,6 +164,10 @@ class TestComparePanel : public QObject {
     QCOMPARE(loaded.count(), 1);
     QCOMPARE(panel.results().nodes.nodes.size(), 3);
     QCOMPARE(panel.results().firstDivergence, QStringLiteral("relu1"));
+    // The histogram of differences loads where the file has one; files without the key (older CLIs) still load.
+    QCOMPARE(panel.overlay().row(QStringLiteral("relu1"))->errorHistogram,
+             (QVector<qint64>{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 0, 0}));
+    QVERIFY(panel.overlay().row(QStringLiteral("conv1"))->errorHistogram.isEmpty());
     auto* button = panel.findChild<QPushButton*>(QStringLiteral("divergenceButton"));
     QVERIFY(!button->isHidden());
     QTest::mouseClick(button, Qt::LeftButton);

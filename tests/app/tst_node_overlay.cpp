@@ -6,6 +6,8 @@
 
 #include "graph_panel.h"
 #include "graph_view.h"
+#include "kiln/compare.h"
+#include "node_details_view.h"
 #include "node_overlay.h"
 
 using kiln::bridge::NodeMetricRow;
@@ -133,6 +135,77 @@ class TestNodeOverlay : public QObject {
         QCOMPARE(it.value()->fillColor(), kiln::studio::epQColor(node.executionProvider));
       }
     }
+  }
+
+  void histogramImageHasOneBarPerNonEmptyBin() {
+    QVector<qint64> counts(kiln::kErrorHistogramBins, 0);
+    counts[0] = 100;  // exact matches
+    counts[7] = 50;   // [1e-4, 1e-3)
+    const QImage image = kiln::studio::errorHistogramImage(counts, 280, Qt::black);
+    QCOMPARE(image.width(), 280);
+    // Bars are filled at mid-height of their slot: bin 0 and bin 7 have ink, an empty bin has none there.
+    const double slot = (280.0 - 12) / counts.size();
+    auto inkAt = [&](int bin, int y) { return qAlpha(image.pixel(static_cast<int>(6 + (bin + 0.5) * slot), y)) > 0; };
+    const int lowY = image.height() - 34 - 3;  // just above the baseline
+    QVERIFY(inkAt(0, lowY));
+    QVERIFY(inkAt(7, lowY));
+    QVERIFY(!inkAt(4, lowY));
+    // Bin 0 (100) is twice as tall as bin 7 (50): at 3/4 of the tallest bar only bin 0 has ink.
+    const int highY = image.height() - 34 - static_cast<int>((150 - 16 - 34) * 0.75);
+    QVERIFY(inkAt(0, highY));
+    QVERIFY(!inkAt(7, highY));
+    QCOMPARE(kiln::errorHistogramBin(0.0), 0);
+    QCOMPARE(kiln::errorHistogramBin(5e-4), 7);
+    QCOMPARE(kiln::errorHistogramBin(1e9), kiln::kErrorHistogramBins - 1);
+    QCOMPARE(kiln::errorHistogramLowerEdge(7), 1e-4);
+  }
+
+  void clickedNodeShowsErrorStatisticsAndHistogram() {
+    kiln::studio::GraphPanel panel;
+    panel.resize(1000, 700);
+    panel.show();
+    QSignalSpy ready(&panel, &kiln::studio::GraphPanel::layoutReady);
+    panel.openModel(QStringLiteral(KILN_TEST_MODELS_DIR "/tiny_cnn.onnx"));
+    QVERIFY(ready.wait(90000));
+    int node = -1;
+    for (int i = 0; i < panel.document()->nodes().size() && node < 0; ++i) {
+      const auto& n = panel.document()->nodes()[i];
+      if (n.kind == kiln::bridge::GraphNode::Kind::Op && !n.name.isEmpty() && !n.folded) node = i;
+    }
+    QVERIFY(node >= 0);
+    NodeMetrics data = metrics({{panel.document()->nodes()[node].name, 2.5e-4}}, QStringLiteral("max_abs_error"));
+    data.kind = QStringLiteral("compare");
+    data.nodes[0].metrics.insert(QStringLiteral("mean_abs_error"), 1e-5);
+    data.nodes[0].errorHistogram = QVector<qint64>(kiln::kErrorHistogramBins, 0);
+    data.nodes[0].errorHistogram[0] = 30;
+    data.nodes[0].errorHistogram[7] = 12;
+    NodeOverlay overlay;
+    overlay.setData(data, QStringLiteral("max_abs_error"));
+    QCOMPARE(overlay.kind(), QStringLiteral("compare"));
+    const auto* row = overlay.row(panel.document()->nodes()[node].name);
+    QVERIFY(row);
+    QCOMPARE(row->errorHistogram, data.nodes[0].errorHistogram);
+    QVERIFY(!overlay.row(QStringLiteral("nope")));
+
+    panel.selectNode(node);
+    auto* details = panel.detailsView();
+    details->appendNodeMetrics(*row, overlay.kind());
+    QVERIFY(details->showsHistogram());
+    const QString text = details->text();
+    QVERIFY2(text.contains(QStringLiteral("Error against the reference")), qPrintable(text));
+    QVERIFY(text.contains(QStringLiteral("max_abs_error")) && text.contains(QStringLiteral("0.00025")));
+    QVERIFY(text.contains(QStringLiteral("Histogram of |difference| over 42 values")));
+    QVERIFY(text.indexOf(QStringLiteral("Error against")) < text.indexOf(QStringLiteral("Inputs")));  // near the top
+    // Data without a histogram (an older file) still shows the statistics, and says why there is no chart.
+    NodeMetricRow old = *row;
+    old.errorHistogram.clear();
+    panel.selectNode(node);
+    details->appendNodeMetrics(old, QStringLiteral("compare"));
+    QVERIFY(!details->showsHistogram());
+    QVERIFY(details->text().contains(QStringLiteral("No histogram in this data")));
+    // Selecting another node drops the numbers.
+    panel.selectNode(node);
+    QVERIFY(!details->text().contains(QStringLiteral("Error against the reference")));
   }
 };
 

@@ -144,6 +144,14 @@ def changed_weight(tmp, model):
         expect(first == [reader.name], f"the changed node is marked first_divergence: {first}")
         expect(all("max_abs_error" in e["metrics"] and "cosine_similarity" in e["metrics"] for e in entries.values()),
                "every entry has its error metrics")
+        # abs_error_histogram: 14 decade bins of |difference| (bin 0 below 1e-10), summed over the node's outputs.
+        for name, e in entries.items():
+            histogram = e.get("abs_error_histogram", [])
+            elements = sum(o["elements"] - o["nan_mismatches"] - o["inf_mismatches"] for o in e["outputs"])
+            expect(len(histogram) == 14 and sum(histogram) == elements,
+                   f"{name}: abs_error_histogram has 14 bins counting every finite pair ({histogram}, {elements})")
+        changed_bins = entries.get(reader.name, {}).get("abs_error_histogram", [0])
+        expect(sum(changed_bins[1:]) > 0, f"the changed node's differences leave bin 0: {changed_bins}")
     code, _, err = kiln("compare", model, "--against-ep", "cpu", "--node-data", tmp / "no-such-folder" / "x.json")
     expect(code == 2 and "no-such-folder" in err, f"--node-data in a missing folder: exit 2 ({code}: {err})")
 

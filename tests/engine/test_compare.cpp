@@ -36,6 +36,26 @@ TEST(CompareTensors, FillsEveryMetric) {
   EXPECT_DOUBLE_EQ(c.worst.reference, 4);
 }
 
+TEST(CompareTensors, ErrorHistogramCountsFinitePairsInDecades) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Errors 0, 0.5 (bin 10: [0.1, 1)), 2 (bin 11: [1, 10)), 1000 (last bin), and a NaN mismatch (not counted).
+  const auto c = compareTensors("y", floats({1, 2.5f, 5, 1000, nan}), floats({1, 2, 3, 0, 1}));
+  ASSERT_EQ(c.errorHistogram.size(), static_cast<size_t>(kErrorHistogramBins));
+  std::vector<int64_t> expected(kErrorHistogramBins, 0);
+  expected[0] = 1;
+  expected[10] = 1;
+  expected[11] = 1;
+  expected[kErrorHistogramBins - 1] = 1;
+  EXPECT_EQ(c.errorHistogram, expected);
+  EXPECT_EQ(errorHistogramBin(1e-11), 0);
+  EXPECT_EQ(errorHistogramBin(1e-10), 1);
+  EXPECT_EQ(errorHistogramBin(0.5), 10);
+  EXPECT_DOUBLE_EQ(errorHistogramLowerEdge(0), 0);
+  EXPECT_DOUBLE_EQ(errorHistogramLowerEdge(11), 1);
+  // Nothing compared (a shape mismatch): no histogram.
+  EXPECT_TRUE(compareTensors("y", floats({1, 2}), floats({1, 2, 3})).errorHistogram.empty());
+}
+
 TEST(CompareTensors, ExactlyAtTheBoundPasses) {
   // |x - ref| == atol + rtol * |ref| with values exact in binary: 0.5 + 0.25 * 2 = 1.
   const Tolerance tolerance{0.5, 0.25};

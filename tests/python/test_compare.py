@@ -23,6 +23,7 @@ def test_vulkan_against_cpu_passes_at_the_default_tolerance(models):
     assert out["max_abs_error"] < 1e-4 and out["cosine_similarity"] > 0.9999
     assert {"max_rel_error", "mean_abs_error", "fraction_beyond_tolerance", "worst", "nan_mismatches",
             "inf_mismatches", "shape_mismatch", "dtype_mismatch"} <= set(out)
+    assert len(out["abs_error_histogram"]) == 14 and sum(out["abs_error_histogram"]) == 10
 
 
 def test_bisect_at_zero_tolerance_names_a_node_whose_inputs_agree(models):

@@ -6,7 +6,8 @@
 # sample) was opened; then a model with If bodies (main graph, a body with a folded constant, compiled with its
 # nested EPContext nodes in a body) and a generated 10,000-node graph (collapsed, expanded, zoomed onto a node with
 # the minimap). TOUR_STEPS=11,12 runs only the steps with those name prefixes; THEME=dark shoots them in the dark
-# theme.
+# theme. After those: a model calling a local ONNX function with its body open, a node's error histogram after a
+# compare run, and a profiled run's time overlay.
 #
 #   tests/tools/studio_screenshots.sh [BUILD_DIR] [OUT_DIR] [MODEL] [BENCH_SHAPES]
 # Defaults: build/ci, /tmp/kiln-studio-shots, PP-OCRv4 det from ~/.cache/kiln/models (tests/tools/fetch_models.sh),
@@ -30,8 +31,9 @@ if [[ -n "${THEME:-}" ]]; then
   mkdir -p "$XDG_CONFIG_HOME/Kiln" && printf '[view]\ntheme=%s\n' "$THEME" > "$XDG_CONFIG_HOME/Kiln/kiln-studio.conf"
 fi
 /usr/bin/python3 tests/tools/make_if_model.py "$out/models/if_model.onnx"
+/usr/bin/python3 tests/tools/make_function_model.py "$out/models/function_model.onnx"
 /usr/bin/python3 tests/tools/make_big_graph.py "$out/models/big_10000.onnx" --nodes 10000 >/dev/null
 xvfb-run -a -s "-screen 0 1600x1000x24" \
   env KILN_CLI="$(cd "$build" && pwd)/app/cli/kiln" KILN_DATA_DIR="$PWD/resources" "$studio" -platform xcb \
   --screenshot-tour "$out" --tour-shapes "$shapes" --tour-if-model "$out/models/if_model.onnx" \
-  --tour-big-model "$out/models/big_10000.onnx" ${TOUR_STEPS:+--tour-steps "$TOUR_STEPS"} "$model"
+  --tour-big-model "$out/models/big_10000.onnx" --tour-function-model "$out/models/function_model.onnx" ${TOUR_STEPS:+--tour-steps "$TOUR_STEPS"} "$model"

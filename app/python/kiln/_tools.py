@@ -107,8 +107,9 @@ def compare(model, input_feed, providers=None, sess_options=None, reference_mode
     `reference_model` (default: the same model) under `reference_providers` / `reference_sess_options` (default: the
     CPU provider). Returns {"passed", "outputs": [{"name", "max_abs_error", "max_rel_error", "mean_abs_error",
     "cosine_similarity", "fraction_beyond_tolerance", "worst", "nan_mismatches", "inf_mismatches", "shape_mismatch",
-    "dtype_mismatch", ...}], "first_divergence"}; with bisect=True, first_divergence is the first node whose outputs
-    diverge while its inputs agree ({"node", "op_type", "inputs", "outputs"}), or None."""
+    "dtype_mismatch", "abs_error_histogram" (14 decade bins of |x - ref|), ...}], "first_divergence"}; with
+    bisect=True, first_divergence is the first node whose outputs diverge while its inputs agree ({"node", "op_type",
+    "inputs", "outputs"}), or None."""
     from ._options import SessionOptions, providers_to_config
 
     def config_of(options, chosen):

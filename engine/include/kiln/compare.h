@@ -32,6 +32,14 @@ struct KILN_EXPORT WorstElement {
   double reference = 0;
 };
 
+// |x - ref| over finite pairs is counted in fixed decade bins (TensorComparison::errorHistogram): bin 0 holds
+// errors below 1e-10 (exact matches included), bin k in 1..12 holds [1e(k-11), 1e(k-10)), the last bin 1e2 and up.
+inline constexpr int kErrorHistogramBins = 14;
+// The smallest error bin `bin` holds: 0 for bin 0, 1e(bin-11) otherwise.
+KILN_EXPORT double errorHistogramLowerEdge(int bin);
+// The bin error `absError` (finite, >= 0) falls in.
+KILN_EXPORT int errorHistogramBin(double absError);
+
 // How one tensor compares with its reference. Integers and bools compare as their numeric values.
 struct KILN_EXPORT TensorComparison {
   std::string name;
@@ -50,6 +58,8 @@ struct KILN_EXPORT TensorComparison {
   int64_t nanMismatches = 0;  // one side NaN, the other not (NaN against NaN is equal)
   int64_t infMismatches = 0;  // one side infinite and the other not the same infinity
   WorstElement worst;
+  // Counts of |x - ref| per bin over finite pairs (kErrorHistogramBins entries); empty when nothing was compared.
+  std::vector<int64_t> errorHistogram = {};
 
   // True when every element passed and nothing mismatched.
   bool passed() const {

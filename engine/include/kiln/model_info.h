@@ -31,19 +31,27 @@ struct KILN_EXPORT NodeInfo {
   std::vector<std::pair<std::string, std::string>> attributes = {};
   // Values the node's bodies read from this graph or an enclosing one (If/Loop/Scan outer-scope captures).
   std::vector<std::string> implicitInputs = {};
+  // "domain:name" when the node calls a model-local function (ModelProto.functions; its body is a SubgraphInfo
+  // with that `function`), "" otherwise. The engine inlines such calls at load: the call itself never runs.
+  std::string localFunction = {};
 };
 
-// One If/Loop/Scan body (or a body nested in one), described like the top-level graph.
+// One If/Loop/Scan body, or the body of a model-local function at one of its calls (or a body nested in one),
+// described like the top-level graph.
 struct KILN_EXPORT SubgraphInfo {
   std::string path;        // "main/If_25.else_branch", as kiln::PartitionReport and EpContextNodeInfo::graph spell it
   std::string parentPath;  // the graph holding the owner node: "main", or an enclosing body's path
   std::string ownerNode;   // the owner's name in paths: its name, or "<OpType>_<index>" when unnamed
   int64_t ownerIndex = -1;  // the owner's index in the parent graph's nodes
-  std::string attribute;   // "then_branch", "else_branch", "body", "body[1]"
+  std::string attribute;   // "then_branch", "else_branch", "body", "body[1]"; "domain:name" for a function body
   std::vector<ValueMetadata> inputs;   // the body's formal inputs (Loop: iteration, condition, carried values)
   std::vector<ValueMetadata> outputs;
   std::vector<std::string> outerScopeInputs;  // values it (or a body nested in it) reads from enclosing graphs
   std::vector<NodeInfo> nodes;                // topological order
+  // Last, with a default: "domain:name" for the body of a model-local function called by the owner node (path
+  // "main/<call>.domain:name", inputs and outputs its formal ones, typed as the call's values), "" otherwise.
+  // Attributes that refer to the call's attributes read "@alpha = 0.5" (or "@alpha (not set by the call)").
+  std::string function = {};
 };
 
 // An initializer or a Constant node's value: what a viewer shows instead of drawing the constant as a node.

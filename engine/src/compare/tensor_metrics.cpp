@@ -1,4 +1,5 @@
 // compareTensors (kiln/compare.h): element-wise error metrics of a tensor against its reference.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -51,6 +52,14 @@ std::vector<int64_t> unflatten(int64_t flat, const Shape& shape) {
 
 }  // namespace
 
+double errorHistogramLowerEdge(int bin) { return bin <= 0 ? 0.0 : std::pow(10.0, bin - 11); }
+
+int errorHistogramBin(double absError) {
+  if (!(absError >= 1e-10)) return 0;
+  const int bin = static_cast<int>(std::floor(std::log10(absError))) + 11;
+  return std::clamp(bin, 1, kErrorHistogramBins - 1);
+}
+
 TensorComparison compareTensors(const std::string& name, const Tensor& value, const Tensor& reference,
                                 const Tolerance& tolerance) {
   TensorComparison c;
@@ -68,6 +77,7 @@ TensorComparison compareTensors(const std::string& name, const Tensor& value, co
   c.unsupportedDtype = !isNumeric(c.dtype) || !isNumeric(c.referenceDtype);
   if (c.shapeMismatch || c.unsupportedDtype) return c;
   c.elements = value.numel();
+  c.errorHistogram.assign(kErrorHistogramBins, 0);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   double sumAbs = 0, dot = 0, normX = 0, normRef = 0, worstExcess = -kInf, worstAbs = -1;
   int64_t finitePairs = 0, worstExcessAt = -1, worstAbsAt = -1;
@@ -92,6 +102,7 @@ TensorComparison compareTensors(const std::string& name, const Tensor& value, co
       normX += x * x;
       normRef += ref * ref;
       if (err > c.maxAbsError) c.maxAbsError = err;
+      ++c.errorHistogram[static_cast<size_t>(errorHistogramBin(err))];
       if (ref != 0 && err / std::fabs(ref) > c.maxRelError) c.maxRelError = err / std::fabs(ref);
       excess = err - (tolerance.atol + tolerance.rtol * std::fabs(ref));
       if (err > worstAbs) {

@@ -10,6 +10,7 @@
 #include "ir/graph_paths.h"
 #include "kiln/epcontext.h"
 #include "kiln/session_options.h"
+#include "onnx/function_inliner.h"
 #include "onnx/model_loader.h"
 #include "session/input_shapes.h"
 
@@ -155,9 +156,79 @@ NodeInfo describeNode(const ir::Graph& graph, const ir::Node& node) {
   return n;
 }
 
-// Types, constants and nodes of `graph`; its bodies go to info.subgraphs, depth-first.
+// A model-local function: its proto (for attribute references) and its body as a graph.
+struct LocalFunction {
+  const onnx::FunctionProto* proto = nullptr;
+  std::shared_ptr<ir::Graph> body;
+};
+using LocalFunctions = std::map<std::string, LocalFunction>;  // by "domain:name"
+
+// Calls nest at most this deep in descriptions (a function calling itself is described this far), and at most this
+// many function bodies are described (calls that fan out level after level would multiply them).
+constexpr int kMaxFunctionDepth = 8;
+constexpr int kMaxFunctionBodies = 4096;
+
+int functionBodyCount(const ModelInfo& info) {
+  int count = 0;
+  for (const auto& sub : info.subgraphs) count += sub.function.empty() ? 0 : 1;
+  return count;
+}
+
+// The body of `function` as a graph: its nodes, formal inputs and outputs (untyped: types come from each call).
+Result<std::shared_ptr<ir::Graph>> functionBody(const onnx::FunctionProto& function) {
+  onnx::ModelProto holder;
+  for (const auto& opset : function.opset_import()) *holder.add_opset_import() = opset;
+  onnx::GraphProto& graph = *holder.mutable_graph();
+  graph.set_name(onnx_io::functionId(function.domain(), function.name()));
+  for (const auto& input : function.input()) graph.add_input()->set_name(input);
+  for (const auto& output : function.output()) graph.add_output()->set_name(output);
+  *graph.mutable_node() = function.node();
+  KILN_ASSIGN_OR_RETURN(ir::Model model, onnx_io::modelFromProto(holder));
+  return model.graph;
+}
+
+// Formal values of a function typed as the call's actual ones (the name stays the formal one).
+std::vector<ValueMetadata> formalValues(const google::protobuf::RepeatedPtrField<std::string>& formal,
+                                        const std::vector<std::string>& actual, const ModelInfo& info) {
+  std::vector<ValueMetadata> values;
+  for (int i = 0; i < formal.size(); ++i) {
+    ValueMetadata meta;
+    if (static_cast<size_t>(i) < actual.size()) {
+      auto it = info.values.find(actual[static_cast<size_t>(i)]);
+      if (it != info.values.end()) meta = it->second;
+    }
+    meta.name = formal[i];
+    values.push_back(std::move(meta));
+  }
+  return values;
+}
+
+// Attributes of a function body's nodes that refer to the call's: "@alpha = 0.5", as the call sets them.
+void describeAttributeReferences(const onnx::FunctionProto& function, const NodeInfo& call,
+                                 std::vector<NodeInfo>* nodes) {
+  for (NodeInfo& node : *nodes) {
+    for (int index = 0; index < function.node_size(); ++index) {
+      const onnx::NodeProto& proto = function.node(index);
+      if (proto.name() != node.name || proto.op_type() != node.opType) continue;
+      for (const auto& attr : proto.attribute()) {
+        if (attr.ref_attr_name().empty()) continue;
+        std::string text = "@" + attr.ref_attr_name() + " (not set by the call)";
+        for (const auto& [name, value] : call.attributes) {
+          if (name == attr.ref_attr_name()) text = "@" + attr.ref_attr_name() + " = " + value;
+        }
+        for (auto& [name, value] : node.attributes) {
+          if (name == attr.name()) value = text;
+        }
+      }
+      break;
+    }
+  }
+}
+
+// Types, constants and nodes of `graph`; its bodies (and the bodies of the local functions it calls) go to
+// info.subgraphs, depth-first.
 void describeGraphContents(const ir::Graph& graph, const std::string& path, std::vector<NodeInfo>* nodes,
-                           ModelInfo* info) {
+                           ModelInfo* info, const LocalFunctions& functions, int functionDepth) {
   for (const auto& [name, vi] : graph.valueInfo) info->values.emplace(name, ir::toValueMetadata(vi));
   for (const auto& [name, tensor] : graph.initializers) {
     info->constants.emplace(name, describeConstant(name, tensor));
@@ -201,9 +272,31 @@ void describeGraphContents(const ir::Graph& graph, const std::string& path, std:
       const size_t slot = info->subgraphs.size();
       info->subgraphs.push_back(std::move(sub));
       std::vector<NodeInfo> bodyNodes;
-      describeGraphContents(body, bodyPath, &bodyNodes, info);
+      describeGraphContents(body, bodyPath, &bodyNodes, info, functions, functionDepth);
       info->subgraphs[slot].nodes = std::move(bodyNodes);
     });
+    const std::string id = onnx_io::functionId(node.domain, node.opType);
+    auto function = functions.find(id);
+    if (function == functions.end() || !function->second.body) continue;
+    nodes->back().localFunction = id;
+    if (functionDepth >= kMaxFunctionDepth || functionBodyCount(*info) >= kMaxFunctionBodies) continue;
+    SubgraphInfo sub;
+    sub.ownerNode = ir::nodePathName(node, index);
+    sub.path = path + "/" + sub.ownerNode + "." + id;
+    sub.parentPath = path;
+    sub.ownerIndex = static_cast<int64_t>(index);
+    sub.attribute = id;
+    sub.function = id;
+    sub.inputs = formalValues(function->second.proto->input(), node.inputs, *info);
+    sub.outputs = formalValues(function->second.proto->output(), node.outputs, *info);
+    const size_t slot = info->subgraphs.size();
+    const NodeInfo call = nodes->back();
+    info->subgraphs.push_back(std::move(sub));
+    std::vector<NodeInfo> bodyNodes;
+    describeGraphContents(*function->second.body, info->subgraphs[slot].path, &bodyNodes, info, functions,
+                          functionDepth + 1);
+    describeAttributeReferences(*function->second.proto, call, &bodyNodes);
+    info->subgraphs[slot].nodes = std::move(bodyNodes);
   }
 }
 
@@ -227,7 +320,17 @@ bool hasEpContextNodes(const onnx::GraphProto& graph) {
                      [](const onnx::NodeProto& node) { return isEpContextNode(node.op_type(), node.domain()); });
 }
 
-ModelInfo describeModel(const std::string& path, const ir::Model& model) {
+// Describes `loaded` as written: calls of local functions stay calls, each function's body under its call (load it
+// with inlineLocalFunctions off).
+ModelInfo describeModel(const std::string& path, const onnx_io::LoadedModel& loaded) {
+  LocalFunctions functions;
+  for (const auto& function : loaded.proto.functions()) {
+    auto body = functionBody(function);
+    // A body that does not convert leaves its calls plain nodes (running the model reports why).
+    const std::string id = onnx_io::functionId(function.domain(), function.name());
+    functions[id] = {&function, body.isOk() ? body.value() : nullptr};
+  }
+  const ir::Model& model = loaded.model;
   const ir::Graph& graph = *model.graph;
   ModelInfo info;
   info.path = path;
@@ -252,15 +355,17 @@ ModelInfo describeModel(const std::string& path, const ir::Model& model) {
     for (int64_t d : tensor.shape()) meta.shape.push_back(Dimension{d, {}});
     info.values.emplace(name, std::move(meta));
   }
-  describeGraphContents(graph, ir::kMainGraphPath, &info.nodes, &info);
+  describeGraphContents(graph, ir::kMainGraphPath, &info.nodes, &info, functions, 0);
   return info;
 }
 
 }  // namespace
 
 Result<ModelInfo> inspectModel(const std::string& path) {
-  KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path));
-  return describeModel(path, loaded.model);
+  onnx_io::LoadOptions load;
+  load.inlineLocalFunctions = false;  // described as written: calls, and each function's body under its call
+  KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path, load));
+  return describeModel(path, loaded);
 }
 
 Result<ModelInfo> inspectModel(const std::string& path,
@@ -268,6 +373,7 @@ Result<ModelInfo> inspectModel(const std::string& path,
   if (inputShapes.empty()) return inspectModel(path);
   onnx_io::LoadOptions load;
   load.runShapeInference = false;  // once, below, with the given shapes
+  load.inlineLocalFunctions = false;
   KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path, load));
   // Checked as a session checks SessionOptions::setInputShape: the same messages for the same mistakes.
   SessionOptions options;
@@ -276,7 +382,7 @@ Result<ModelInfo> inspectModel(const std::string& path,
   fixInputDims(*loaded.proto.mutable_graph(), inputs);
   if (!hasEpContextNodes(loaded.proto.graph())) onnx_io::inferShapes(loaded.proto);  // as loadModelFile does
   KILN_ASSIGN_OR_RETURN(loaded.model, onnx_io::modelFromProto(loaded.proto));
-  return describeModel(path, loaded.model);
+  return describeModel(path, loaded);
 }
 
 }  // namespace kiln

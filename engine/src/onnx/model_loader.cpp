@@ -11,6 +11,7 @@
 #include <set>
 
 #include "epcontext/epcontext_names.h"
+#include "onnx/function_inliner.h"
 #include "onnx/path_rules.h"
 #include "onnx/tensor_proto.h"
 #include "util/file_io.h"
@@ -253,6 +254,7 @@ Result<LoadedModel> finishLoad(LoadedModel loaded, const std::string& baseFolder
     if (options.deferLargeExternalData) loaded.deferred = deferrableInitializers(loaded.proto.graph(), baseFolder);
     KILN_RETURN_IF_ERROR(inlineGraph(*loaded.proto.mutable_graph(), baseFolder, loaded.deferred));
   }
+  if (options.inlineLocalFunctions) KILN_RETURN_IF_ERROR(inlineLocalFunctions(loaded.proto));
   KILN_RETURN_IF_ERROR(checkNodes(loaded.proto));
   loaded.loadMs = clock.elapsedMs();
   if (options.runShapeInference && !hasEpContextNode(loaded.proto.graph())) {

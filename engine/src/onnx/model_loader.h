@@ -25,6 +25,9 @@ struct LoadOptions {
   // their type and shape only (isDeferred) and LoadedModel::externalInitializers their range, read on demand with
   // loadDeferredInitializers. For the compile path, where most weights pass into the context binary untouched.
   bool deferLargeExternalData = false;
+  // Calls of model-local functions are replaced by the functions' nodes (onnx/function_inliner.h); tools that
+  // describe the model as written (kiln::inspectModel) keep the calls and ModelProto.functions.
+  bool inlineLocalFunctions = true;
 };
 
 // The smallest external initializer LoadOptions::deferLargeExternalData leaves in its file (smaller ones, such as
