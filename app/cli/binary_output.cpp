@@ -66,7 +66,7 @@ void printText(const ContextBinaryInfo& info) {
     }
   }
   std::printf("  SPIR-V: %zu modules, %llu bytes\n", info.spirvModules.size(), static_cast<unsigned long long>(info.spirvBytes));
-  if (!info.pipelines.empty() && !info.pipelineUsersRecorded) std::printf("    (%s)\n", app::kNoPipelineUsersNote);
+  if (!info.pipelines.empty() && !info.pipelineUsersRecorded) std::printf("    note: %s\n", app::kNoPipelineUsersNote);
   for (const auto& p : info.pipelines) {
     std::vector<std::string> users;
     for (const auto& n : p.nodes) users.push_back(n.graph + "/" + (n.node.empty() ? "#" + std::to_string(n.nodeIndex) : n.node));
