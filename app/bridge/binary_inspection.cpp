@@ -9,6 +9,8 @@
 #include <exception>
 #include <span>
 
+#include "engine_json.h"
+
 namespace kiln::bridge {
 
 namespace {
@@ -89,7 +91,20 @@ QString sectionMeaning(const std::string& kind) {
   if (kind == "weights") {
     return QStringLiteral("Weight blobs deduplicated by content across partitions and models (xxHash3, then bytes)");
   }
+  if (kind == "pipeline_users") {
+    return QStringLiteral("Per partition, the nodes whose kernels dispatch each SPIR-V module (format 1.2)");
+  }
   return QStringLiteral("A section kind this studio does not know");
+}
+
+QString PipelineUser::displayName() const {
+  return QStringLiteral("%1 (%2)").arg(node.isEmpty() ? QStringLiteral("#%1").arg(nodeIndex) : node, graph);
+}
+
+QString noPipelineUsersNote() {
+  QString note = QString::fromLatin1(app::kNoPipelineUsersNote);
+  note[0] = note[0].toUpper();
+  return note + QLatin1Char('.');
 }
 
 std::pair<uint64_t, double> dedupSavings(const ContextBinaryInfo& info) {
@@ -205,12 +220,21 @@ Status addPipelines(InspectedBinary& binary, const EpContextModelInfo* model) {
     SpirvPipeline pipeline;
     pipeline.key = qs(module.key);
     pipeline.words = std::move(module.words);
+    // The EPContext node that runs each partition of this binary (ctx models only).
+    auto epContextNodeOf = [&](const std::string& graph) {
+      if (model) {
+        for (const auto& node : model->nodes) {
+          if (node.binary == binary.key.toStdString() && node.partitionName == graph) return qs(node.name);
+        }
+      }
+      return QString();
+    };
     for (const auto& graph : module.graphs) {
       pipeline.graphs << qs(graph);
-      if (!model) continue;
-      for (const auto& node : model->nodes) {
-        if (node.binary == binary.key.toStdString() && node.partitionName == graph) pipeline.nodes << qs(node.name);
-      }
+      if (const QString node = epContextNodeOf(graph); !node.isEmpty()) pipeline.nodes << node;
+    }
+    for (const auto& ref : module.nodes) {
+      pipeline.users << PipelineUser{qs(ref.graph), static_cast<int>(ref.nodeIndex), qs(ref.node), epContextNodeOf(ref.graph)};
     }
     binary.pipelines << pipeline;
   }

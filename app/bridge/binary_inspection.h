@@ -31,12 +31,24 @@ struct BinarySource {
   qint64 length = 0;  // the binary's size
 };
 
+// One node that dispatches a pipeline (the binary's pipeline_users section): its partition, the node in the
+// partition's graph, and the EPContext node that runs the partition ("" for a bare .bin).
+struct PipelineUser {
+  QString graph;
+  int nodeIndex = -1;
+  QString node;           // "" for an unnamed node
+  QString epContextNode;
+  // "conv1 (vulkan_0)", "#3 (vulkan_0)" for an unnamed node.
+  QString displayName() const;
+};
+
 // One SPIR-V module (a compute pipeline's shader) of a binary: its size and who dispatches it.
 struct SpirvPipeline {
   QString key;             // the shader variant key
   std::vector<uint32_t> words;
   QStringList graphs;      // compiled partitions whose kernels dispatch it
   QStringList nodes;       // EPContext nodes (ctx model) that run those partitions
+  QList<PipelineUser> users;  // the nodes that dispatch it (none when the binary does not record them)
   qint64 bytes() const { return static_cast<qint64>(words.size()) * 4; }
 };
 
@@ -63,6 +75,9 @@ struct Inspection {
   // "" when it reads cleanly.
   QString problem;
 };
+
+// What the SPIR-V tab says when a binary does not record which nodes use each pipeline (app/common's note).
+QString noPipelineUsersNote();
 
 // The SPIR-V module as assembly text (SPIRV-Tools' disassembler, friendly names, indented), or INVALID_GRAPH with
 // the disassembler's message for words that are not valid SPIR-V.

@@ -66,6 +66,13 @@ void printText(const ContextBinaryInfo& info) {
     }
   }
   std::printf("  SPIR-V: %zu modules, %llu bytes\n", info.spirvModules.size(), static_cast<unsigned long long>(info.spirvBytes));
+  if (!info.pipelines.empty() && !info.pipelineUsersRecorded) std::printf("    note: %s\n", app::kNoPipelineUsersNote);
+  for (const auto& p : info.pipelines) {
+    std::vector<std::string> users;
+    for (const auto& n : p.nodes) users.push_back(n.graph + "/" + (n.node.empty() ? "#" + std::to_string(n.nodeIndex) : n.node));
+    std::printf("    %-60s %10s  used by %s\n", p.key.c_str(), sizeText(p.bytes).c_str(),
+                info.pipelineUsersRecorded ? joined(users).c_str() : joined(p.graphs).c_str());
+  }
   std::printf("  autotune: %s\n", info.autotune == "tuned"    ? "choices stored (a session runs them with no tuning)"
                                  : info.autotune == "defaults" ? "requested, no choice stored (kernels use defaults)"
                                                                : "off (kernels use defaults)");

@@ -28,6 +28,12 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
                       {"spirv_modules", g.spirvModules},
                       {"op_types", g.opTypes}});
   }
+  nlohmann::json pipelines = nlohmann::json::array();
+  for (const auto& p : info.pipelines) {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& n : p.nodes) nodes.push_back({{"graph", n.graph}, {"node_index", n.nodeIndex}, {"node", n.node}});
+    pipelines.push_back({{"key", p.key}, {"bytes", p.bytes}, {"graphs", p.graphs}, {"nodes", nodes}});
+  }
   nlohmann::json document = {{"path", info.path},
           {"kind", "context_binary"},
           {"file_size", info.fileSize},
@@ -52,7 +58,12 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
             {"push_constant_bytes", info.requiredPushConstantBytes}}},
           {"sections", sections},
           {"graphs", graphs},
-          {"spirv", {{"modules", info.spirvModules.size()}, {"bytes", info.spirvBytes}, {"keys", info.spirvModules}}},
+          {"spirv",
+           {{"modules", info.spirvModules.size()},
+            {"bytes", info.spirvBytes},
+            {"keys", info.spirvModules},
+            {"pipelines", pipelines},
+            {"pipeline_users_recorded", info.pipelineUsersRecorded}}},
           {"driver_cache_bytes", info.driverCacheBytes},
           {"autotune", info.autotune},
           {"weights",

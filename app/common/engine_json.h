@@ -12,6 +12,10 @@ namespace kiln::app {
 
 // A context binary's header, sections, graphs and sizes (kiln inspect/compile --json).
 nlohmann::json toJson(const ContextBinaryInfo& info);
+// What a viewer says of a binary that does not record which nodes dispatch each pipeline (no pipeline_users
+// section): kiln inspect and kiln-studio's SPIR-V tab.
+inline constexpr const char* kNoPipelineUsersNote =
+    "this binary does not record which nodes use each pipeline (written by Kiln before context-binary format 1.2)";
 // {"verdict", "against", "reasons"} (kiln check/inspect --json).
 nlohmann::json toJson(const CompatibilityVerdict& verdict);
 // One device of kiln devices --json: identity, features and limits.

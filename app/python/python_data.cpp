@@ -152,6 +152,25 @@ py::dict toPython(const ContextBinaryInfo& info) {
   d["graphs"] = listOf(info.graphs);
   d["spirv_modules"] = info.spirvModules;
   d["spirv_bytes"] = info.spirvBytes;
+  py::list pipelines;  // as kiln inspect --json's spirv.pipelines
+  for (const auto& p : info.pipelines) {
+    py::list nodes;
+    for (const auto& n : p.nodes) {
+      py::dict node;
+      node["graph"] = n.graph;
+      node["node_index"] = n.nodeIndex;
+      node["node"] = n.node;
+      nodes.append(node);
+    }
+    py::dict pipeline;
+    pipeline["key"] = p.key;
+    pipeline["bytes"] = p.bytes;
+    pipeline["graphs"] = p.graphs;
+    pipeline["nodes"] = nodes;
+    pipelines.append(pipeline);
+  }
+  d["spirv_pipelines"] = pipelines;
+  d["pipeline_users_recorded"] = info.pipelineUsersRecorded;
   d["driver_cache_bytes"] = info.driverCacheBytes;
   d["weight_blobs"] = info.weightBlobs;
   d["weight_bytes"] = info.weightBytes;

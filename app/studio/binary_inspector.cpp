@@ -228,8 +228,10 @@ BinaryInspector::BinaryInspector(QWidget* parent)
                              tr("SPIR-V modules"), tr("Inputs"), tr("Outputs"), tr("Op types")})),
       spirvSummary_(new QLabel),
       spirvTable_(makeTable(QStringLiteral("spirvTable"),
-                            {tr("Shader variant"), tr("Size"), tr("Graphs"), tr("EPContext nodes")})),
+                            {tr("Shader variant"), tr("Size"), tr("Graphs"), tr("EPContext nodes"), tr("Used by nodes")})),
       disassembly_(new QPlainTextEdit),
+      usersList_(new QListWidget),
+      usersCaption_(new QLabel),
       weightsTable_(makeTable(QStringLiteral("weightsTable"), {tr("Quantity"), tr("Value")})),
       deviceCombo_(new QComboBox),
       verdictLabel_(new QLabel),
@@ -291,9 +293,25 @@ BinaryInspector::BinaryInspector(QWidget* parent)
   disassembly_->setLineWrapMode(QPlainTextEdit::NoWrap);
   disassembly_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   disassembly_->setPlaceholderText(tr("Select a pipeline to see its SPIR-V disassembly"));
+  // Below the table: the selected pipeline's nodes (click one to select it in the graph) beside its disassembly.
+  usersList_->setObjectName(QStringLiteral("pipelineUsersList"));
+  usersCaption_->setObjectName(QStringLiteral("pipelineUsersCaption"));
+  usersCaption_->setWordWrap(true);
+  usersCaption_->setText(tr("Nodes that use the selected pipeline"));
+  auto* usersPane = new QWidget;
+  auto* usersLayout = new QVBoxLayout(usersPane);
+  usersLayout->setContentsMargins(0, 0, 0, 0);
+  usersLayout->addWidget(usersCaption_);
+  usersLayout->addWidget(usersList_, 1);
+  connect(usersList_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) { activatePipelineUser(usersList_->row(item)); });
+  connect(usersList_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) { activatePipelineUser(usersList_->row(item)); });
+  auto* detailSplitter = new QSplitter(Qt::Horizontal);
+  detailSplitter->addWidget(usersPane);
+  detailSplitter->addWidget(disassembly_);
+  detailSplitter->setStretchFactor(1, 3);
   auto* spirvSplitter = new QSplitter(Qt::Vertical);
   spirvSplitter->addWidget(spirvTable_);
-  spirvSplitter->addWidget(disassembly_);
+  spirvSplitter->addWidget(detailSplitter);
   spirvSplitter->setStretchFactor(1, 2);
   spirvLayout->addWidget(spirvSummary_);
   spirvLayout->addWidget(spirvSplitter, 1);
@@ -466,6 +484,8 @@ void BinaryInspector::showBinary(int index) {
   graphTable_->setRowCount(0);
   spirvTable_->setRowCount(0);
   disassembly_->clear();
+  usersList_->clear();
+  usersCaption_->setText(tr("Nodes that use the selected pipeline"));
   weightsTable_->setRowCount(0);
   hexView_->showMessage(tr("Select a section to see its bytes"));
   sectionCaption_->clear();
@@ -540,21 +560,50 @@ void BinaryInspector::showBinary(int index) {
 
 void BinaryInspector::showPipelines(const bridge::InspectedBinary& binary) {
   const ContextBinaryInfo& info = binary.info;
-  spirvSummary_->setText(tr("%1 SPIR-V pipeline(s), %2 in all, each stored once for all graphs. Select one for its "
-                            "disassembly.")
-                             .arg(binary.pipelines.size())
-                             .arg(bridge::formatByteSize(static_cast<int64_t>(info.spirvBytes))));
+  QString summary = tr("%1 SPIR-V pipeline(s), %2 in all, each stored once for all graphs. Select one for its "
+                       "disassembly and the nodes that use it; click a node to select it in the graph.")
+                        .arg(binary.pipelines.size())
+                        .arg(bridge::formatByteSize(static_cast<int64_t>(info.spirvBytes)));
+  if (!info.pipelineUsersRecorded && !binary.pipelines.isEmpty()) summary += QStringLiteral("\n") + bridge::noPipelineUsersNote();
+  spirvSummary_->setText(summary);
   spirvTable_->setRowCount(static_cast<int>(binary.pipelines.size()));
   int row = 0;
   for (const auto& pipeline : binary.pipelines) {
     auto* size = numberCell(pipeline.bytes());
     size->setText(bridge::formatByteSize(pipeline.bytes()));
     size->setToolTip(tr("%1 bytes, %2 words").arg(pipeline.bytes()).arg(pipeline.words.size()));
+    QStringList users;
+    for (const auto& user : pipeline.users) users << user.displayName();
+    auto* usedBy = info.pipelineUsersRecorded ? cell(QStringLiteral("%1: %2").arg(users.size()).arg(joined(users)))
+                                              : cell(tr("not recorded"), bridge::noPipelineUsersNote());
     setRow(spirvTable_, row++,
            {cell(pipeline.key), size, cell(joined(pipeline.graphs)),
-            cell(pipeline.nodes.isEmpty() ? tr("(open the ctx model to see its nodes)") : joined(pipeline.nodes))});
+            cell(pipeline.nodes.isEmpty() ? tr("(open the ctx model to see its nodes)") : joined(pipeline.nodes)), usedBy});
   }
   fitColumns(spirvTable_, 420);
+}
+
+QStringList BinaryInspector::pipelineUserNames() const {
+  QStringList names;
+  for (int i = 0; i < usersList_->count(); ++i) {
+    if (usersList_->item(i)->flags() & Qt::ItemIsEnabled) names << usersList_->item(i)->text();
+  }
+  return names;
+}
+
+QString BinaryInspector::pipelineUsersNote() const {
+  if (!inspection_ || binaryIndex_ < 0 || binaryIndex_ >= inspection_->binaries.size()) return {};
+  return inspection_->binaries[binaryIndex_].info.pipelineUsersRecorded ? QString() : bridge::noPipelineUsersNote();
+}
+
+void BinaryInspector::activatePipelineUser(int row) {
+  if (!inspection_ || binaryIndex_ < 0 || binaryIndex_ >= inspection_->binaries.size()) return;
+  const bridge::InspectedBinary& binary = inspection_->binaries[binaryIndex_];
+  const int pipeline = spirvTable_->currentRow();
+  if (pipeline < 0 || pipeline >= binary.pipelines.size()) return;
+  const QList<bridge::PipelineUser>& users = binary.pipelines[pipeline].users;
+  if (row < 0 || row >= users.size()) return;
+  emit nodeRequested(users[row].graph, users[row].node, users[row].epContextNode);
 }
 
 void BinaryInspector::selectPipeline(int row) {
@@ -572,8 +621,22 @@ void BinaryInspector::onPipelineSelected() {
   const bridge::InspectedBinary& binary = inspection_->binaries[binaryIndex_];
   const int row = spirvTable_->currentRow();
   if (row < 0 || row >= binary.pipelines.size()) return;
+  const bridge::SpirvPipeline& pipeline = binary.pipelines[row];
+  usersList_->clear();
+  if (!binary.info.pipelineUsersRecorded) {
+    usersCaption_->setText(bridge::noPipelineUsersNote());
+  } else {
+    usersCaption_->setText(tr("%n node(s) use this pipeline (click one to select it in the graph):", nullptr,
+                              static_cast<int>(pipeline.users.size())));
+    for (const auto& user : pipeline.users) {
+      auto* item = new QListWidgetItem(user.displayName(), usersList_);
+      item->setToolTip(user.epContextNode.isEmpty()
+                           ? tr("Node %1 of partition %2").arg(user.nodeIndex).arg(user.graph)
+                           : tr("Node %1 of partition %2, run by EPContext node %3").arg(user.nodeIndex).arg(user.graph, user.epContextNode));
+    }
+  }
   // One module disassembles in milliseconds: on demand, on this thread.
-  auto text = bridge::disassembleSpirv(binary.pipelines[row].words);
+  auto text = bridge::disassembleSpirv(pipeline.words);
   disassembly_->setPlainText(text.isOk() ? *text : QString::fromStdString(text.status().toString()));
 }
 

@@ -90,12 +90,21 @@ class BinaryInspector : public QWidget {
   void selectPipeline(int row);
   // The disassembly text on display ("" before a pipeline is selected).
   QString disassemblyText() const;
+  // The nodes listed for the selected pipeline, as shown ("conv1 (vulkan_0)"); empty when none is selected or the
+  // binary does not record them (pipelineUsersNote() then says so).
+  QStringList pipelineUserNames() const;
+  QString pipelineUsersNote() const;
+  // Clicks entry `row` of the selected pipeline's node list: emits nodeRequested().
+  void activatePipelineUser(int row);
 
  signals:
   void inspected();
   void failed(const QString& message);
   void verdictShown();
   void devicesListed();
+  // A node of the SPIR-V tab's node list was clicked: `node` in partition `graph`'s graph, run by EPContext node
+  // `epContextNode` ("" for a bare .bin). The main window selects it in the graph.
+  void nodeRequested(const QString& graph, const QString& node, const QString& epContextNode);
 
  private:
   void chooseFile();
@@ -129,6 +138,8 @@ class BinaryInspector : public QWidget {
   QLabel* spirvSummary_;
   QTableWidget* spirvTable_;
   QPlainTextEdit* disassembly_;
+  QListWidget* usersList_;  // the selected pipeline's nodes; clicking one selects it in the graph
+  QLabel* usersCaption_;
   QTableWidget* weightsTable_;
   QComboBox* deviceCombo_;
   QLabel* verdictLabel_;

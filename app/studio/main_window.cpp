@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <optional>
 
 #include "bench_panel.h"
 #include "binary_inspector.h"
@@ -53,6 +54,19 @@ bool isCompiledModel(const ModelInfo& info) {
   return std::any_of(info.nodes.begin(), info.nodes.end(), [](const NodeInfo& node) {
     return isEpContextNode(node.opType, node.domain);
   });
+}
+
+// Where op node `name` sits in `panel`'s model (any graph, bodies included): its graph path and model index.
+std::optional<std::pair<QString, int>> findOpNode(const GraphPanel* panel, const QString& name) {
+  const auto root = panel->rootDocument();
+  if (!root || name.isEmpty()) return std::nullopt;
+  for (const bridge::GraphHit& hit : root->searchAll(name)) {
+    const auto document = hit.graphPath == root->graphPath() ? root : root->body(hit.graphPath);
+    if (!document || hit.node < 0 || hit.node >= document->nodes().size()) continue;
+    const bridge::GraphNode& node = document->nodes()[hit.node];
+    if (node.kind == bridge::GraphNode::Kind::Op && node.name == name) return std::make_pair(hit.graphPath, node.modelIndex);
+  }
+  return std::nullopt;
 }
 
 // The first local .onnx file among dropped URLs, or "".
@@ -137,6 +151,8 @@ MainWindow::MainWindow(QWidget* parent)
       nodeModel_->setModelInfo(std::shared_ptr<const ModelInfo>(root, &root->modelInfo()));
     }
   });
+  connect(inspector_, &BinaryInspector::nodeRequested, this,
+          [this](const QString&, const QString& node, const QString& epContextNode) { showPipelineUser(node, epContextNode); });
   addPanel(graphs, tr("&Graph"));
   addPanel(nodesPage, tr("&Nodes"));
   addPanel(compilePanel_, tr("&Compile"));
@@ -287,6 +303,22 @@ void MainWindow::chooseBinary() {
 void MainWindow::inspectBinary(const QString& path) {
   showPanel(inspector_);
   inspector_->inspect(path);
+}
+
+bool MainWindow::showPipelineUser(const QString& node, const QString& epContextNode) {
+  const QList<std::pair<GraphPanel*, QString>> candidates = {{graph_, node}, {compiledGraph_, epContextNode}, {graph_, epContextNode}};
+  for (const auto& [panel, name] : candidates) {
+    if (panel == compiledGraph_ && compiledGraph_->isHidden()) continue;
+    const auto found = findOpNode(panel, name);
+    if (!found) continue;
+    tabs_->setCurrentIndex(0);
+    panel->showModelNode(found->first, found->second);
+    statusBar()->showMessage(name == node ? tr("Selected node %1").arg(node)
+                                          : tr("%1 is inside EPContext node %2: selected that").arg(node, name));
+    return true;
+  }
+  statusBar()->showMessage(tr("Node %1 is not in the graph on display").arg(node));
+  return false;
 }
 
 MergeWizard* MainWindow::openMergeWizard() {

@@ -68,6 +68,10 @@ class MainWindow : public QMainWindow {
   MergeWizard* openMergeWizard();
   // Shows `path` (a context binary or a ctx model) in the binary inspector tab.
   void inspectBinary(const QString& path);
+  // Selects, on the Graph tab, a node the binary inspector lists as a pipeline's user: the source graph's node of
+  // that name (any graph, bodies included), else the EPContext node `epContextNode` running its partition (in the
+  // compiled graph beside the source, or in the ctx model on display). False when no graph on display has either.
+  bool showPipelineUser(const QString& node, const QString& epContextNode);
   QMenu* recentMenu() const { return recentMenu_; }
   QString loadTimeText() const;
   // The text the About box shows (versions of Kiln, Qt and the Vulkan drivers, licences).

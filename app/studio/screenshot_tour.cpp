@@ -100,6 +100,22 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       });
                       window_.inspectBinary(ctxPath_);
                     }, 60000});
+  // The SPIR-V tab: the pipeline most nodes use selected, those nodes listed beside its disassembly.
+  steps_.push_back({QStringLiteral("06b-spirv-users"), [this](Done done) {
+                      BinaryInspector* inspector = window_.binaryInspector();
+                      const auto& inspection = inspector->inspection();
+                      if (!inspection || inspection->binaries.isEmpty()) {
+                        errors_ << QStringLiteral("06b-spirv-users: no binary on display (run step 06 first)");
+                        return done();
+                      }
+                      const auto& pipelines = inspection->binaries.first().pipelines;
+                      int most = 0;
+                      for (int i = 0; i < pipelines.size(); ++i) {
+                        if (pipelines[i].users.size() > pipelines[most].users.size()) most = i;
+                      }
+                      inspector->selectPipeline(most);
+                      done();
+                    }, 10000});
   steps_.push_back({QStringLiteral("07-merge-preview"), [this](Done done) {
                       MergeWizard* wizard = window_.openMergeWizard();
                       wizard->resize(1100, 700);

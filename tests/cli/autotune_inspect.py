@@ -36,7 +36,9 @@ def main():
         code, out, err = kiln("inspect", str(binary), "--json")
         expect(code == 0, f"inspect --json exits 0 (got {code}: {err})")
         info = json.loads(out) if code == 0 else {}
-        expect(info.get("format_version") == "1.1", f"format 1.1 ({info.get('format_version')})")
+        expect(info.get("format_version") == "1.2", f"format 1.2 ({info.get('format_version')})")
+        pipelines = info.get("spirv", {}).get("pipelines", [])
+        expect(pipelines and all(p["nodes"] for p in pipelines), "every stored (chosen) pipeline lists its nodes")
         expect("tuning" in [s["kind"] for s in info.get("sections", [])], "a tuning section")
         expect(info.get("autotune") == "tuned", f"autotune tuned ({info.get('autotune')})")
         choices = [k for g in info.get("graphs", []) for k in g["tuning"]]

@@ -50,10 +50,13 @@ def main():
         code, out, err = kiln("inspect", str(live), "--json")
         expect(code == 0, f"inspect exits 0 (got {code}: {err})")
         info = json.loads(out)
-        expect(info["format_version"] == "1.1", "format 1.1")
+        expect(info["format_version"] == "1.2", "format 1.2")
         expect([s["kind"] for s in info["sections"]] == ["device", "graphs", "spirv", "driver_cache", "weights",
-                                                          "compile_record"],
+                                                          "pipeline_users", "compile_record"],
                f"section kinds {[s['kind'] for s in info['sections']]}")
+        pipelines = info["spirv"]["pipelines"]
+        expect(info["spirv"]["pipeline_users_recorded"] and len(pipelines) == info["spirv"]["modules"]
+               and all(p["nodes"] for p in pipelines), f"every pipeline lists the nodes that use it ({pipelines[:1]})")
         expect(len(info["graphs"]) == 1 and info["graphs"][0]["nodes"] > 0, "one graph with nodes")
         expect(info["verdict"]["verdict"] == "optimal", f"verdict {info['verdict']}")
 

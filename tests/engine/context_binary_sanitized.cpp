@@ -77,6 +77,7 @@ CompiledPartition partition(const std::string& name, const vk::DeviceInfo& targe
   shapeNode.onHost = true;
   p.nodes = {convNode, shapeNode};
   p.spirv = {{"conv2d|A=1", spirvModule({1, 63})}, {"shape|", spirvModule({1, 4448})}};
+  p.pipelineUsers = {{"conv2d|A=1", {0}}, {"shape|", {0, 1}}};  // the pipeline_users section (format 1.2)
   p.targetProfile = vk::deviceProfileJson(target);
   return p;
 }
@@ -124,7 +125,8 @@ int main() {
   // Sanity: it reads back, deduplicates, and the verdict against its own device is optimal.
   auto binary = ctxbin::ContextBinary::fromBytes(bytes.value(), "synthetic");
   auto partitions = binary.isOk() ? binary.value()->partitions() : Result<std::vector<CompiledPartition>>(binary.status());
-  if (!partitions.isOk() || partitions->size() != 2 || stats.blobs >= stats.references) {
+  if (!partitions.isOk() || partitions->size() != 2 || stats.blobs >= stats.references ||
+      partitions->front().pipelineUsers != contents.partitions.front().pipelineUsers) {
     std::fprintf(stderr, "round trip failed: %s\n", partitions.status().toString().c_str());
     return 1;
   }

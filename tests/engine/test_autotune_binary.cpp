@@ -123,7 +123,7 @@ TEST(AutotuneBinary, ChoicesAreStoredReadBackAndAppliedWithoutTuning) {
   auto binary = ctxbin::ContextBinary::open(tuned.binary);
   ASSERT_TRUE(binary.isOk()) << binary.status().toString();
   EXPECT_TRUE(binary.value()->hasTuning());
-  EXPECT_EQ(binary.value()->header().formatMinor, 1);
+  EXPECT_EQ(binary.value()->header().formatMinor, 2);
   auto stored = binary.value()->partitions();
   ASSERT_TRUE(stored.isOk()) << stored.status().toString();
   ASSERT_EQ(stored->size(), tuned.model.partitions.size());
@@ -139,6 +139,8 @@ TEST(AutotuneBinary, ChoicesAreStoredReadBackAndAppliedWithoutTuning) {
       EXPECT_EQ(a[k].trials, b[k].trials);
     }
     spirv += (*stored)[p].spirv.size();
+    // Pipeline users follow the chosen candidates: one entry per stored SPIR-V module, none for a dropped one.
+    EXPECT_EQ((*stored)[p].pipelineUsers.size(), (*stored)[p].spirv.size()) << (*stored)[p].name;
   }
 
   SessionOptions loadOptions = testing::vulkanOptions();

@@ -204,7 +204,7 @@ TEST(ContextBinary, InspectDescribesHeaderSectionsAndGraphs) {
   ASSERT_FALSE(compiled.binary.empty());
   auto info = inspectContextBinary(compiled.binary);
   ASSERT_TRUE(info.isOk()) << info.status().toString();
-  EXPECT_EQ(info->formatVersion, "1.1");  // 1.1: the compile_record, weight_refs and tuning section kinds
+  EXPECT_EQ(info->formatVersion, "1.2");  // 1.1: compile_record, weight_refs, tuning; 1.2: pipeline_users
   EXPECT_EQ(info->target, "device");
   EXPECT_FALSE(info->deviceName.empty());
   EXPECT_EQ(info->graphs.size(), compiled.model.partitions.size());
@@ -214,7 +214,7 @@ TEST(ContextBinary, InspectDescribesHeaderSectionsAndGraphs) {
   EXPECT_FALSE(info->spirvModules.empty());
   std::vector<std::string> kinds;
   for (const auto& s : info->sections) kinds.push_back(s.kind);
-  EXPECT_EQ(kinds, (std::vector<std::string>{"device", "graphs", "spirv", "driver_cache", "weights"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"device", "graphs", "spirv", "driver_cache", "weights", "pipeline_users"}));
   EXPECT_EQ(inspectContextBinary(dir.file("missing.bin")).status().code(), StatusCode::NO_SUCHFILE);
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "kiln/compiler.h"
 #include "kiln/epcontext.h"
@@ -170,6 +171,35 @@ TEST_F(EpContextMerge, ConnectedMergeRunsLikeTheSourcesInSequence) {
   const auto perEp = nodesPerExecutionProvider(*report);
   EXPECT_EQ(perEp.at("VulkanExecutionProvider"), 2);
   EXPECT_EQ(perEp.at("CPUExecutionProvider"), 2);
+}
+
+// The merged binary's pipeline_users section names each input's nodes with that input's prefix (the merge renames
+// the partitions' graphs, and the section is written from them), and every pipeline keeps its users.
+TEST_F(EpContextMerge, PipelineUsersCarryThePrefixes) {
+  const auto first = inspectEpContextModel(firstCtx_);
+  ASSERT_TRUE(first.isOk()) << first.status().toString();
+  ASSERT_EQ(first->binaries.size(), 1u);
+  std::set<std::string> unprefixed;
+  for (const auto& p : first->binaries.begin()->second.pipelines) {
+    for (const auto& n : p.nodes) unprefixed.insert(n.node);
+  }
+  ASSERT_FALSE(unprefixed.empty());
+
+  auto merged = mergeEpContextModels({{firstCtx_, "a_"}, {secondCtx_, "b_"}}, dir_.file("users/ab_ctx.onnx"));
+  ASSERT_TRUE(merged.isOk()) << merged.status().toString();
+  const ContextBinaryInfo& info = merged->binary;
+  EXPECT_TRUE(info.pipelineUsersRecorded);
+  std::set<std::string> fromFirst;
+  for (const auto& p : info.pipelines) {
+    EXPECT_FALSE(p.nodes.empty()) << p.key;
+    for (const auto& n : p.nodes) {
+      const std::string prefix = n.graph.substr(0, 2);
+      EXPECT_TRUE(prefix == "a_" || prefix == "b_") << n.graph;
+      EXPECT_EQ(n.node.rfind(prefix, 0), 0u) << n.graph << "/" << n.node;
+      if (prefix == "a_") fromFirst.insert(n.node.substr(2));
+    }
+  }
+  EXPECT_EQ(fromFirst, unprefixed);
 }
 
 }  // namespace

@@ -58,7 +58,12 @@ def test_inspect_check_and_merge_ctx_models(models, tmp_path):
     info = kiln.inspect(ctx["first"])
     assert info["file_kind"] == "ctx_model" and info["nodes"][0]["vulkan"] and info["binaries"]
     binary = next(iter(info["binaries"]))
-    assert kiln.inspect(binary)["file_kind"] == "context_binary"
+    described = kiln.inspect(binary)
+    assert described["file_kind"] == "context_binary"
+    # kiln inspect --json's spirv.pipelines: every pipeline with the nodes that use it (format 1.2).
+    assert described["pipeline_users_recorded"]
+    assert len(described["spirv_pipelines"]) == len(described["spirv_modules"])
+    assert all(p["nodes"] and p["bytes"] > 0 for p in described["spirv_pipelines"])
     verdict = kiln.check(ctx["first"])
     assert verdict["compatibility"] in ("SUPPORTED_OPTIMAL", "SUPPORTED_PREFER_RECOMPILATION")
     assert verdict["file_kind"] == "ctx_model" and isinstance(verdict["compile_record"], dict)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of every kiln-studio panel on a real model, on a virtual X display (Xvfb), for the docs and for
 # checking layouts by eye: graph, node details, nodes table, compile (finished), the compiled graph beside its source,
-# binary inspector (a section's hex view), the merge wizard's merged graph, benchmark (3 runs, 4 modes: the box
+# binary inspector (a section's hex view; the SPIR-V tab with the nodes that use a pipeline), the merge wizard's
+# merged graph, benchmark (3 runs, 4 modes: the box
 # plots, then scrolled to the latency and stage charts), About, the compile panel after a second model (the bundled
 # sample) was opened; then a model with If bodies (main graph, a body with a folded constant, compiled with its
 # nested EPContext nodes in a body) and a generated 10,000-node graph (collapsed, expanded, zoomed onto a node with

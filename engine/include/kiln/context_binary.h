@@ -29,7 +29,8 @@ struct KILN_EXPORT CompatibilityVerdict {
 };
 
 struct KILN_EXPORT ContextBinarySection {
-  std::string kind;  // "device", "graphs", "spirv", "driver_cache", "weights", "compile_record", "weight_refs"
+  std::string kind;  // "device", "graphs", "spirv", "driver_cache", "weights", "compile_record", "weight_refs",
+                     // "tuning", "pipeline_users"
   uint64_t offset = 0, size = 0;
   std::string hash;  // xxHash3-64, 16 hex digits
   uint64_t items = 0;
@@ -57,6 +58,22 @@ struct KILN_EXPORT ContextBinaryGraph {
   std::string tuningNote;  // why this graph's kernels keep their defaults although autotune was requested
 };
 
+// A node whose kernel dispatches a pipeline: its compiled partition (the name EPContext nodes refer to), and the
+// node in that partition's graph (after device fusions) by index and name.
+struct KILN_EXPORT ContextBinaryNodeRef {
+  std::string graph;
+  int64_t nodeIndex = 0;
+  std::string node;  // "" for an unnamed node
+};
+
+// One SPIR-V module of a binary (the shader of one compute pipeline), its size and the nodes that dispatch it.
+struct KILN_EXPORT ContextBinaryPipeline {
+  std::string key;  // the shader variant key
+  uint64_t bytes = 0;
+  std::vector<std::string> graphs;         // partitions whose kernels dispatch it
+  std::vector<ContextBinaryNodeRef> nodes;  // empty when the binary does not record users (pipelineUsersRecorded)
+};
+
 // One weight a weightless binary takes from a source model.
 struct KILN_EXPORT ContextBinaryWeightRef {
   std::string name;       // initializer or Constant output (for a fold: the BatchNormalization's output)
@@ -82,6 +99,10 @@ struct KILN_EXPORT ContextBinaryInfo {
   std::vector<ContextBinaryGraph> graphs;
   std::vector<std::string> spirvModules;  // variant keys
   uint64_t spirvBytes = 0;
+  std::vector<ContextBinaryPipeline> pipelines;  // one per SPIR-V module, in section order
+  // Whether the binary records which nodes dispatch each pipeline (a pipeline_users section, format 1.2): binaries
+  // written before it do not, and their pipelines list no nodes.
+  bool pipelineUsersRecorded = false;
   uint64_t driverCacheBytes = 0;  // 0 when the binary has no driver pipeline cache
   // Weights: distinct blobs stored, references to them, and the bytes deduplication saved.
   uint64_t weightBlobs = 0, weightReferences = 0, weightBytes = 0, weightBytesReferenced = 0;

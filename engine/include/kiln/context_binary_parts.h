@@ -19,6 +19,7 @@ struct KILN_EXPORT ContextBinarySpirvModule {
   std::string key;                  // the shader variant key (shader|bindings|local size|defines)
   std::vector<uint32_t> words;      // the SPIR-V module
   std::vector<std::string> graphs;  // names of the compiled partitions whose kernels dispatch it
+  std::vector<ContextBinaryNodeRef> nodes;  // the nodes that dispatch it (none recorded before format 1.2)
 };
 
 // Every SPIR-V module of a valid binary, in section order. Errors as inspectContextBinary.

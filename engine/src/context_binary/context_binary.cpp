@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "context_binary/graphs_section.h"
+#include "context_binary/pipeline_users_section.h"
 #include "context_binary/spirv_features.h"
 #include "context_binary/tuning_section.h"
 #include "device/device_profile.h"
@@ -149,6 +150,11 @@ Result<std::shared_ptr<const PreparedContextBinary>> PreparedContextBinary::prep
     uint64_t records = 0;
     std::vector<std::byte> tuning = encodeTuningSection(binary->partitions_, &records);
     producers.push_back(bytesSection(SectionKind::TUNING, records, std::move(tuning)));
+  }
+  if (std::any_of(binary->partitions_.begin(), binary->partitions_.end(), [](const auto& p) { return !p.pipelineUsers.empty(); })) {
+    uint64_t records = 0;
+    std::vector<std::byte> users = encodePipelineUsersSection(binary->partitions_, &records);
+    producers.push_back(bytesSection(SectionKind::PIPELINE_USERS, records, std::move(users)));
   }
   if (!contents.compileRecord.empty()) {
     producers.push_back(bytesSection(SectionKind::COMPILE_RECORD, 1, textBytes(contents.compileRecord)));
@@ -307,7 +313,21 @@ Result<std::vector<CompiledPartition>> ContextBinary::partitions(const ExternalB
     return corrupt("the tuning section names partition '" + tuning.begin()->first + "', which the binary does not hold")
         .withContext(origin_);
   }
+  KILN_ASSIGN_OR_RETURN(auto users, pipelineUsers());
+  const Status attached = attachPipelineUsers(std::move(users), partitions.value());
+  if (!attached.isOk()) return attached.withContext(origin_);
   return partitions;
+}
+
+bool ContextBinary::hasPipelineUsers() const {
+  return std::any_of(sections_.begin(), sections_.end(), [](const auto& s) { return s.kind == SectionKind::PIPELINE_USERS; });
+}
+
+Result<PipelineUsers> ContextBinary::pipelineUsers() const {
+  if (!hasPipelineUsers()) return PipelineUsers();
+  auto users = decodePipelineUsersSection(section(SectionKind::PIPELINE_USERS));
+  if (!users.isOk()) return users.status().withContext(origin_);
+  return users;
 }
 
 bool ContextBinary::hasTuning() const {

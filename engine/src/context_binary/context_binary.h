@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "context_binary/format.h"
+#include "context_binary/pipeline_users_section.h"
 #include "context_binary/weights_section.h"
 #include "device/device_info.h"
 #include "ep/execution_provider.h"
@@ -108,13 +109,18 @@ class ContextBinary {
   std::span<const std::byte> driverCache() const;
   bool hasDriverCache() const;
 
-  // Every partition, with its autotune record from the tuning section where there is one; a weightless binary's
-  // referenced weights come from `external` (without it they read as type and shape only: enough to describe, not
-  // to run). INVALID_GRAPH when a section is corrupt (the tuning section included: a choice is never guessed at).
+  // Every partition, with its autotune record (tuning section) and pipeline users (pipeline_users section) where
+  // there are; a weightless binary's referenced weights come from `external` (without it they read as type and
+  // shape only: enough to describe, not to run). INVALID_GRAPH when a section is corrupt (the tuning and
+  // pipeline_users sections included: a choice is never guessed at, a user never misattributed).
   Result<std::vector<CompiledPartition>> partitions(const ExternalBlobs* external = nullptr) const;
   // Whether the binary has a tuning section (compiled with autotune), and its records by partition name.
   bool hasTuning() const;
   Result<std::map<std::string, PartitionTuning>> tuning() const;
+  // Whether the binary records which nodes dispatch each SPIR-V module (a PIPELINE_USERS section, format 1.2), and
+  // that record (empty without the section); partitions() attaches it to each partition's pipelineUsers.
+  bool hasPipelineUsers() const;
+  Result<PipelineUsers> pipelineUsers() const;
   Result<std::vector<std::pair<std::string, std::vector<uint32_t>>>> spirvModules() const;
   Result<WeightTableReader> weights(const ExternalBlobs* external = nullptr) const;
   // Whether the binary refers to its source models' weights instead of storing them (a WEIGHT_REFS section).

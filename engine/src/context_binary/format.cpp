@@ -27,6 +27,7 @@ std::string sectionKindName(SectionKind kind) {
     case SectionKind::DRIVER_CACHE: return "driver_cache";
     case SectionKind::WEIGHTS: return "weights";
     case SectionKind::TUNING: return "tuning";
+    case SectionKind::PIPELINE_USERS: return "pipeline_users";
     case SectionKind::COMPILE_RECORD: return "compile_record";
     case SectionKind::WEIGHT_REFS: return "weight_refs";
   }
@@ -34,7 +35,7 @@ std::string sectionKindName(SectionKind kind) {
 }
 
 bool isKnownSectionKind(uint32_t kind) {
-  return kind >= 1 && kind <= 8;  // DEVICE .. TUNING, all assigned
+  return kind >= 1 && kind <= 9;  // DEVICE .. PIPELINE_USERS, all assigned
 }
 
 std::string featureNames(uint32_t features) {

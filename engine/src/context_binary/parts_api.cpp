@@ -15,10 +15,11 @@ Result<std::vector<ContextBinarySpirvModule>> spirvOf(const ctxbin::ContextBinar
   KILN_ASSIGN_OR_RETURN(auto partitions, binary.partitions());
   std::vector<ContextBinarySpirvModule> result;
   for (auto& [key, words] : modules) {
-    ContextBinarySpirvModule module{key, std::move(words), {}};
+    ContextBinarySpirvModule module{key, std::move(words), {}, {}};
     for (const auto& p : partitions) {
       if (p.spirv.count(key)) module.graphs.push_back(p.name);
     }
+    module.nodes = ctxbin::pipelineNodes(partitions, key);
     result.push_back(std::move(module));
   }
   return result;
@@ -39,15 +40,29 @@ Result<std::vector<ContextBinarySpirvModule>> readContextBinarySpirv(std::span<c
 
 namespace {
 
+// Whether `status` (of partitions()) is the pipeline_users section's failure: it does not match the graphs.
+bool blamesPipelineUsers(const Status& status) {
+  return status.message().find("pipeline_users section") != std::string::npos;
+}
+
 // The problem of a section of `kind` whose hash matched: its content must decode (the graphs section needs the others).
 std::string decodeProblem(const ctxbin::ContextBinary& binary, ctxbin::SectionKind kind) {
   Status status;
+  const bool tablesDecode = binary.spirvModules().isOk() && binary.weights().isOk();
   switch (kind) {
     case ctxbin::SectionKind::SPIRV: status = binary.spirvModules().status(); break;
     case ctxbin::SectionKind::WEIGHTS: status = binary.weights().status(); break;
     case ctxbin::SectionKind::GRAPHS:
       // The graphs section decodes against the SPIR-V and weights sections: their failure is theirs, not its.
-      if (binary.spirvModules().isOk() && binary.weights().isOk()) status = binary.partitions().status();
+      if (tablesDecode) status = binary.partitions().status();
+      if (blamesPipelineUsers(status)) status = Status::ok();
+      break;
+    case ctxbin::SectionKind::PIPELINE_USERS:
+      status = binary.pipelineUsers().status();
+      if (status.isOk() && tablesDecode) {
+        const Status attached = binary.partitions().status();
+        if (blamesPipelineUsers(attached)) status = attached;
+      }
       break;
     default: break;
   }

@@ -105,6 +105,14 @@ Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& ope
   }
   info.derivedConstants = refs.derivedConstants;
   KILN_ASSIGN_OR_RETURN(auto partitions, binary->partitions());
+  info.pipelineUsersRecorded = binary->hasPipelineUsers();
+  for (const auto& [key, words] : modules) {
+    ContextBinaryPipeline pipeline{key, words.size() * 4, {}, ctxbin::pipelineNodes(partitions, key)};
+    for (const auto& p : partitions) {
+      if (p.spirv.count(key)) pipeline.graphs.push_back(p.name);
+    }
+    info.pipelines.push_back(std::move(pipeline));
+  }
   KILN_ASSIGN_OR_RETURN(auto weights, binary->weights());
   info.weightBlobs = weights.blobCount();
   info.weightBytes = weights.blobBytes();

@@ -73,6 +73,9 @@ struct CompiledPartition {
   std::string targetProfile;                // Vulkan: the device profile (JSON) the kernels were chosen for
   bool targetIsProfile = false;             // Vulkan: cross-compiled for a profile, not for the live device
   PartitionTuning tuning;                   // Vulkan: autotune choices, applied when the partition is loaded
+  // Vulkan: SPIR-V variant key -> indices (into graph->nodes) of the nodes whose kernels dispatch it, for viewers;
+  // empty when not recorded (read from a binary written before format 1.2). Never needed to run.
+  std::map<std::string, std::vector<size_t>> pipelineUsers;
 };
 
 // A loaded compiled partition, ready to run.

@@ -133,6 +133,20 @@ struct KernelSet {
   bool derivedReported = false;  // added to the session's timings and counters already
 };
 
+// Which nodes dispatch each shader variant: node i for every variant its kernel lists (what a context binary's
+// pipeline_users section records).
+std::map<std::string, std::vector<size_t>> pipelineUsersOf(const KernelSet& kernels) {
+  std::map<std::string, std::vector<size_t>> users;
+  for (size_t i = 0; i < kernels.steps.size(); ++i) {
+    if (!kernels.steps[i].kernel) continue;
+    for (const auto& variant : kernels.steps[i].kernel->shaders()) {
+      std::vector<size_t>& nodes = users[variant.key()];
+      if (nodes.empty() || nodes.back() != i) nodes.push_back(i);
+    }
+  }
+  return users;
+}
+
 // The stored autotune choice of each node (empty where none). INVALID_GRAPH when a choice names a node the
 // partition does not have (a corrupt tuning section).
 Result<std::vector<std::string>> tunedChoices(const PartitionTuning& tuning, size_t nodes,
@@ -329,6 +343,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       for (const auto& variant : step.kernel->shaders()) variants.emplace(variant.key(), variant);
     }
     KILN_ASSIGN_OR_RETURN(compiled.spirv, compileVariants(variants, target_, spec.name, context, cacheFile_.get()));
+    compiled.pipelineUsers = pipelineUsersOf(kernels);
     auto kept = std::make_shared<KernelSet>(std::move(kernels));
     if (autotune_) KILN_RETURN_IF_ERROR(tuneAtCompile(compiled, kept, context));
     // The cold path loads right after compiling: keep the kernels (or the tuned executable) for load.
@@ -475,6 +490,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
       for (const auto& variant : step.kernel->shaders()) used.insert(variant.key());
     }
     std::erase_if(compiled.spirv, [&](const auto& entry) { return used.count(entry.first) == 0; });
+    compiled.pipelineUsers = pipelineUsersOf(*chosen);
     std::lock_guard lock(pendingMutex_);
     tunedExecutables_[compiled.name] = std::move(executable);
     return Status::ok();
