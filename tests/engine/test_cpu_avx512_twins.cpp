@@ -48,6 +48,16 @@ bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
     }                                                                       \
   } while (0)
 
+// KILN_CPU_DISABLE_AVX512: unset, empty or "0" keep the twins; anything else turns them off.
+TEST(CpuAvx512Twins, EnvironmentSwitchValues) {
+  EXPECT_FALSE(cpu::disablesAvx512(nullptr));
+  EXPECT_FALSE(cpu::disablesAvx512(""));
+  EXPECT_FALSE(cpu::disablesAvx512("0"));
+  EXPECT_TRUE(cpu::disablesAvx512("1"));
+  EXPECT_TRUE(cpu::disablesAvx512("yes"));
+  EXPECT_TRUE(cpu::disablesAvx512("00"));
+}
+
 TEST(CpuAvx512Twins, HookTurnsTheTwinsOffAndOnAgain) {
   SKIP_WITHOUT_AVX512();
   {

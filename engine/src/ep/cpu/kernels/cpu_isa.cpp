@@ -9,9 +9,7 @@ namespace {
 
 bool avx512Available() {
 #if KILN_HAVE_AVX512_TWINS
-  const char* off = std::getenv("KILN_CPU_DISABLE_AVX512");
-  if (off && *off && std::strcmp(off, "0") != 0) return false;
-  return __builtin_cpu_supports("avx512f");
+  return !disablesAvx512(std::getenv("KILN_CPU_DISABLE_AVX512")) && __builtin_cpu_supports("avx512f");
 #else
   return false;
 #endif
@@ -23,6 +21,8 @@ std::atomic<bool>& avx512Enabled() {
 }
 
 }  // namespace
+
+bool disablesAvx512(const char* value) { return value && *value && std::strcmp(value, "0") != 0; }
 
 bool cpuHasAvx512() {
   static const bool available = avx512Available();

@@ -19,6 +19,10 @@ namespace kiln::cpu {
 // (read once) and no test turned them off.
 bool cpuHasAvx512();
 
+// True when `value` (KILN_CPU_DISABLE_AVX512's value, null when unset) turns the twins off: any non-empty value but
+// "0".
+bool disablesAvx512(const char* value);
+
 // Test hook: false makes cpuHasAvx512() false until called with true (the twins' parity tests run both paths).
 // Does not turn them on where the CPU or the environment rules them out.
 void setAvx512TwinsEnabled(bool enabled);
