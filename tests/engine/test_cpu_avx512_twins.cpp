@@ -1,4 +1,4 @@
-// The AVX-512 twins of the CPU EP's elementwise and epilogue loops (fused Conv chains, bias add, depthwise Conv,
+// The AVX-512 twins of the CPU EP's elementwise and epilogue loops (fused Conv chains, bias add,
 // BatchNormalization's affine pass, float Add/Sub/Mul/Div runs) give the results of the path they replace bit for
 // bit: each test runs the same work with the twins on and off (setAvx512TwinsEnabled) on random data with odd sizes
 // and vector tails. Skipped where the CPU has no AVX-512F (there only the baseline path exists).
@@ -229,6 +229,37 @@ TEST(CpuAvx512Twins, ConvChainsAndBatchNormMatchBaselineBitForBit) {
   m.node("BatchNormalization", {"X", "bnScale", "bnBias", "bnMean", "bnVar"}, {"Y4"});
   for (const char* y : {"Y1", "Y2", "Y3", "Y4"}) m.output(y);
   expectTwinsMatch(m.build(), {Tensor::fromVector<float>({1, C, H, W}, randomValues(C * H * W, 1))}, 8);
+}
+
+// Depthwise convs keep their AVX2 twin on AVX-512 CPUs (an AVX-512 build of that loop contracted its tap sums
+// differently): every depthwise loop shape (3x3 and 5x5 at strides 1 and 2, 7x7, the generic loop) on planes
+// wider than a vector and with tails, alone (no fused chain after them).
+TEST(CpuAvx512Twins, DepthwiseConvsMatchBaselineBitForBit) {
+  SKIP_WITHOUT_AVX512();
+  const int64_t C = 3, H = 21, W = 45;
+  ModelBuilder m(13);
+  m.input("X", {1, C, H, W});
+  struct Case {
+    int64_t k, stride, dilation;
+  };
+  const Case cases[] = {{3, 1, 1}, {3, 2, 1}, {5, 1, 1}, {5, 2, 1}, {7, 1, 1}, {3, 1, 2}, {3, 3, 1}};
+  uint32_t seed = 200;
+  int index = 0;
+  for (const Case& c : cases) {
+    const std::string w = "W" + std::to_string(index), b = "B" + std::to_string(index),
+                      y = "Y" + std::to_string(index);
+    m.initializer(w, {C, 1, c.k, c.k}, randomValues(static_cast<size_t>(C * c.k * c.k), ++seed, -1.f, 1.f));
+    m.initializer(b, {C}, randomValues(C, ++seed));
+    auto& conv = m.node("Conv", {"X", w, b}, {y});
+    const int64_t pad = c.k / 2 * c.dilation;
+    testing::attrInt(conv, "group", C);
+    testing::attrInts(conv, "pads", {pad, pad, pad, pad});
+    testing::attrInts(conv, "strides", {c.stride, c.stride});
+    testing::attrInts(conv, "dilations", {c.dilation, c.dilation});
+    m.output(y);
+    ++index;
+  }
+  expectTwinsMatch(m.build(), {Tensor::fromVector<float>({1, C, H, W}, randomValues(C * H * W, 3))});
 }
 
 // Add, Sub, Mul and Div with every broadcast shape the kernels plan differently: same shapes, a scalar on either

@@ -184,12 +184,9 @@ KILN_ALWAYS_INLINE inline void depthwisePlane(const T* in, const T* kernel, T bi
   depthwiseGeneric(buf, cols, kernel, bias, out, p);
 }
 
-// The float instance is the hot one (PP-OCR style backbones), so it also has AVX2/FMA and AVX-512 twins (the same
-// fused multiply-adds in the same order, so the same results).
-KILN_AVX512_TARGET void depthwisePlaneAvx512(const float* in, const float* kernel, float bias, float* out,
-                                             const Plane2d& p, float* buf) {
-  depthwisePlane<float>(in, kernel, bias, out, p, buf);
-}
+// The float instance is the hot one (PP-OCR style backbones), so it also has an AVX2/FMA twin. No AVX-512 twin:
+// compiled for AVX-512, GCC contracts the tap sums into different multiply-adds than the AVX2 twin for stride 1
+// (results one ulp apart; CpuAvx512Twins.DepthwiseConvsMatchBaselineBitForBit caught it).
 KILN_AVX2_TARGET void depthwisePlaneAvx2(const float* in, const float* kernel, float bias, float* out,
                                          const Plane2d& p, float* buf) {
   depthwisePlane<float>(in, kernel, bias, out, p, buf);
@@ -200,9 +197,7 @@ void depthwisePlaneBaseline(const float* in, const float* kernel, float bias, fl
 }
 void depthwisePlaneF32(const float* in, const float* kernel, float bias, float* out, const Plane2d& p,
                        float* buf) {
-  (cpuHasAvx512()   ? depthwisePlaneAvx512
-   : cpuHasAvx2Fma() ? depthwisePlaneAvx2
-                     : depthwisePlaneBaseline)(in, kernel, bias, out, p, buf);
+  (cpuHasAvx2Fma() ? depthwisePlaneAvx2 : depthwisePlaneBaseline)(in, kernel, bias, out, p, buf);
 }
 
 // row[i] += b over one output row of a GEMM conv chunk, with an AVX-512 twin (one exactly rounded add per lane).
