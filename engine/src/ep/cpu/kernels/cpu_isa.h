@@ -1,7 +1,9 @@
 // Runtime ISA dispatch of the CPU kernels' hot float loops beyond AVX2: a loop body written once is compiled as an
 // AVX-512 twin (KILN_AVX512_TARGET) beside the baseline and AVX2 ones, and cpuHasAvx512() picks it where the CPU
 // has AVX-512F. Each twin does exactly the float operations of its AVX2 sibling (same fused multiply-adds or none),
-// only sixteen lanes at a time, so results do not depend on which twin ran.
+// only sixteen lanes at a time, so results do not depend on which twin ran. Where the sibling leaves multiply-adds
+// to GCC's contraction, the AVX-512 build may contract differently (the depthwise Conv loop did, so it has no twin):
+// every twin needs a case in tests/engine/test_cpu_avx512_twins.cpp, which compares both paths bit for bit.
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__)
