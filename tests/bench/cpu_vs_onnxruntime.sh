@@ -8,7 +8,7 @@
 #
 # Usage: tests/bench/cpu_vs_onnxruntime.sh [--build DIR] [--cache DIR] [--runs N] [--vad-runs M] [--warmup W]
 #                                           [--threads T] [--rounds R] [--quant-size N] [--isnet MODEL]
-#                                           [--isnet-fp16 MODEL] [--onednn] [--level L]
+#                                           [--isnet-fp16 MODEL] [--onednn] [--avx2] [--level L]
 #   --build    build folder holding tests/bench/kiln_bench (default ${KILN_BUILD_DIR:-build/release})
 #   --cache    model cache (default ${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models); filled by fetch_models.sh if needed
 #   --runs     timed PP-OCRv4 det runs per round (default 20); --vad-runs: Silero VAD runs (default 500)
@@ -21,6 +21,8 @@
 #   --isnet-fp16  the same for its float16 sibling (isnet_fp16.onnx)
 #   --onednn   also time Kiln with kiln.cpu.float_kernels=onednn (float Conv on oneDNN instead of the default OpenBLAS
 #              path) in the same rounds: columns "onednn ms" and "onednn/ort"
+#   --avx2     also time Kiln with its AVX-512 twins off (KILN_CPU_DISABLE_AVX512=1: the AVX2 loops, as before the
+#              twins) in the same rounds: columns "avx2 ms" and "avx2/ort"
 #   --level    Kiln's kiln.graph_optimization_level (default all, onnxruntime's side runs 'all' too; basic leaves
 #              out the exact QDQ drops)
 set -euo pipefail
@@ -28,7 +30,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${KILN_BUILD_DIR:-$ROOT/build/release}"
 CACHE="${KILN_CACHE_DIR:-$HOME/.cache/kiln}/models"
-RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3 QUANT_SIZE=256 ISNET="" ISNET_FP16="" SIDES=(kiln ort) LEVEL=all
+RUNS=20 VAD_RUNS=500 WARMUP=3 THREADS=2 ROUNDS=3 QUANT_SIZE=256 ISNET="" ISNET_FP16="" EXTRA_SIDES=() LEVEL=all
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD="$2"; shift 2 ;;
@@ -41,12 +43,15 @@ while [[ $# -gt 0 ]]; do
     --quant-size) QUANT_SIZE="$2"; shift 2 ;;
     --isnet) ISNET="$2"; shift 2 ;;
     --isnet-fp16) ISNET_FP16="$2"; shift 2 ;;
-    --onednn) SIDES=(kiln onednn ort); shift ;;
+    --onednn) EXTRA_SIDES+=(onednn); shift ;;
+    --avx2) EXTRA_SIDES+=(avx2); shift ;;
     --level) LEVEL="$2"; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "cpu_vs_onnxruntime: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+
+SIDES=(kiln "${EXTRA_SIDES[@]}" ort)
 
 KILN_BENCH="$BUILD/tests/bench/kiln_bench"
 [[ -x "$KILN_BENCH" ]] || { echo "cpu_vs_onnxruntime: $KILN_BENCH not found; build target kiln_bench" >&2; exit 1; }
@@ -86,6 +91,9 @@ measure() {  # label side runs warmup model-args...
   elif [[ "$side" == onednn ]]; then
     json="$("${PEAK[@]}" "$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" --threads "$THREADS" \
               --config kiln.cpu.float_kernels=onednn --config "kiln.graph_optimization_level=$LEVEL")"
+  elif [[ "$side" == avx2 ]]; then
+    json="$(KILN_CPU_DISABLE_AVX512=1 "${PEAK[@]}" "$KILN_BENCH" "$@" --runs "$runs" --warmup "$warmup" \
+              --threads "$THREADS" --config "kiln.graph_optimization_level=$LEVEL")"
   else
     json="$("${PEAK[@]}" node "$ROOT/resources/bench/ort_bench.mjs" "$CACHE/ort" "$@" --runs "$runs" --warmup "$warmup" \
               --threads "$THREADS")"
@@ -122,29 +130,34 @@ done
 # Median over rounds of each side's median, then the table.
 node - "$RESULTS" <<'EOF'
 const fs = require('node:fs');
+const extras = ['onednn', 'avx2'];  // optional Kiln variants (--onednn, --avx2), each with its own two columns
 const rows = new Map();
 for (const line of fs.readFileSync(process.argv[2], 'utf8').trim().split('\n')) {
   const [label, side, ...json] = line.split(' ');
   const r = JSON.parse(json.join(' '));
-  if (!rows.has(label)) rows.set(label, { kiln: [], ort: [], onednn: [] });
+  if (!rows.has(label)) rows.set(label, { kiln: [], ort: [], onednn: [], avx2: [] });
   rows.get(label)[side].push(r);
 }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const fmt = (v) => (v >= 100 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3)).padStart(10);
+const shown = extras.filter((e) => [...rows.values()].some((r) => r[e].length));
 console.log(`${'model'.padEnd(26)}${'kiln ms'.padStart(10)}${'ort ms'.padStart(10)}${'kiln/ort'.padStart(10)}` +
             `${'kiln create'.padStart(13)}${'ort create'.padStart(12)}${'kiln 1st'.padStart(10)}${'ort 1st'.padStart(10)}` +
             `${'kiln MB'.padStart(10)}${'ort MB'.padStart(9)}` +
-            ([...rows.values()].some((r) => r.onednn.length) ? `${'onednn ms'.padStart(13)}${'onednn/ort'.padStart(13)}` : ''));
-for (const [label, { kiln, ort, onednn }] of rows) {
+            shown.map((e) => `${(e + ' ms').padStart(13)}${(e + '/ort').padStart(13)}`).join(''));
+for (const [label, row] of rows) {
+  const { kiln, ort } = row;
   const k = median(kiln.map((r) => r.median_ms)), o = median(ort.map((r) => r.median_ms));
-  const d = onednn.length ? median(onednn.map((r) => r.median_ms)) : NaN;
   console.log(`${label.padEnd(26)}${fmt(k)}${fmt(o)}${(k / o).toFixed(2).padStart(10)}` +
               `${fmt(median(kiln.map((r) => r.session_create_ms))).padStart(13)}` +
               `${fmt(median(ort.map((r) => r.session_create_ms))).padStart(12)}` +
               `${fmt(median(kiln.map((r) => r.first_run_ms)))}${fmt(median(ort.map((r) => r.first_run_ms)))}` +
               `${String(Math.max(...kiln.map((r) => r.peak_mb))).padStart(10)}` +
               `${String(Math.max(...ort.map((r) => r.peak_mb))).padStart(9)}` +
-              (onednn.length ? `${fmt(d).padStart(13)}${(d / o).toFixed(2).padStart(13)}` : ''));
+              shown.map((e) => {
+                const d = median(row[e].map((r) => r.median_ms));
+                return `${fmt(d).padStart(13)}${(d / o).toFixed(2).padStart(13)}`;
+              }).join(''));
 }
 console.log('ms = median of per-round medians of single inferences; create = session creation; 1st = first inference;');
 console.log('MB = the highest peak resident memory of a whole benchmark process over the rounds (0: /usr/bin/time missing)');

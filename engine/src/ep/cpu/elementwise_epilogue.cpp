@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "ep/cpu/kernels/cpu_isa.h"
 #include "ep/cpu/kernels/gemm_helpers.h"  // KILN_ALWAYS_INLINE
 #include "ep/cpu/kernels/simd_float.h"
 
@@ -18,9 +19,10 @@ constexpr int64_t kBlock = 256;  // elements per pass of the chain: stays in L1 
 constexpr int kMaxRegisters = 4;
 constexpr size_t kMaxInputs = EpilogueBinding::kMaxInputs;
 
-// One op over a block, as plain loops that the compiler vectorizes (8 lanes in the AVX2 twin). The float
-// operations are those of the standalone kernels (elementwise.cpp, activation.cpp), and no twin enables FMA, so
-// no multiply-add is contracted and results match the unfused nodes bit for bit.
+// One op over a block, as plain loops that the compiler vectorizes (8 lanes in the AVX2 twin, 16 in the AVX-512
+// one). The float operations are those of the standalone kernels (elementwise.cpp, activation.cpp), and this file
+// is compiled with -ffp-contract=off (engine/CMakeLists.txt: the AVX-512 target brings FMA), so no multiply-add
+// is contracted and results match the unfused nodes bit for bit whichever twin runs.
 template <class F>
 KILN_ALWAYS_INLINE inline void mapBlock(float* __restrict value, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) value[i] = f(value[i]);
@@ -93,6 +95,10 @@ __attribute__((target("avx2"))) void applyChainAvx2(const ElementwiseEpilogue& c
                                                     std::span<const float* const> inputs) {
   applyChain(chain, out, offset, count, channel, inputs);
 }
+KILN_AVX512_TARGET void applyChainAvx512(const ElementwiseEpilogue& chain, float* out, int64_t offset, int64_t count,
+                                         int64_t channel, std::span<const float* const> inputs) {
+  applyChain(chain, out, offset, count, channel, inputs);
+}
 bool cpuHasAvx2() {
   static const bool has = __builtin_cpu_supports("avx2");
   return has;
@@ -108,6 +114,7 @@ void applyChainBaseline(const ElementwiseEpilogue& chain, float* out, int64_t of
 void ElementwiseEpilogue::apply(float* out, int64_t offset, int64_t count, int64_t channel,
                                 std::span<const float* const> inputs) const {
 #if defined(__x86_64__) && defined(__GNUC__)
+  if (cpuHasAvx512()) return applyChainAvx512(*this, out, offset, count, channel, inputs);
   if (cpuHasAvx2()) return applyChainAvx2(*this, out, offset, count, channel, inputs);
 #endif
   applyChainBaseline(*this, out, offset, count, channel, inputs);

@@ -12,6 +12,7 @@
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/conv_helpers.h"
+#include "ep/cpu/kernels/cpu_isa.h"
 #include "ep/cpu/kernels/gemm_helpers.h"
 #include "ep/cpu/kernels/onednn_conv.h"
 #include "ep/cpu/kernels/onednn_int8.h"
@@ -183,7 +184,9 @@ KILN_ALWAYS_INLINE inline void depthwisePlane(const T* in, const T* kernel, T bi
   depthwiseGeneric(buf, cols, kernel, bias, out, p);
 }
 
-// The float instance is the hot one (PP-OCR style backbones), so it also has an AVX2/FMA twin.
+// The float instance is the hot one (PP-OCR style backbones), so it also has an AVX2/FMA twin. No AVX-512 twin:
+// compiled for AVX-512, GCC contracts the tap sums into different multiply-adds than the AVX2 twin for stride 1
+// (results one ulp apart; CpuAvx512Twins.DepthwiseConvsMatchBaselineBitForBit caught it).
 KILN_AVX2_TARGET void depthwisePlaneAvx2(const float* in, const float* kernel, float bias, float* out,
                                          const Plane2d& p, float* buf) {
   depthwisePlane<float>(in, kernel, bias, out, p, buf);
@@ -195,6 +198,20 @@ void depthwisePlaneBaseline(const float* in, const float* kernel, float bias, fl
 void depthwisePlaneF32(const float* in, const float* kernel, float bias, float* out, const Plane2d& p,
                        float* buf) {
   (cpuHasAvx2Fma() ? depthwisePlaneAvx2 : depthwisePlaneBaseline)(in, kernel, bias, out, p, buf);
+}
+
+// row[i] += b over one output row of a GEMM conv chunk, with an AVX-512 twin (one exactly rounded add per lane).
+template <class T>
+KILN_ALWAYS_INLINE inline void addBias(T* row, int64_t n, T b) {
+  for (int64_t i = 0; i < n; ++i) row[i] += b;
+}
+KILN_AVX512_TARGET void addBiasF32Avx512(float* row, int64_t n, float b) { addBias(row, n, b); }
+template <class T>
+void addBiasRow(T* row, int64_t n, T b) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpuHasAvx512()) return addBiasF32Avx512(row, n, b);
+  }
+  addBias(row, n, b);
 }
 
 // Y = conv(X, W) + bias for X [N, C, in...], W [M, C/group, k...], Y [N, M, out...]; independent pieces (planes
@@ -264,9 +281,7 @@ void runConv(const T* x, const T* w, const T* bias, T* y, int64_t N, int64_t C, 
       }
       for (int64_t m = 0; m < Mg; ++m) {
         if (bias) {
-          T* row = yg + m * outSize + c0;
-          const T b = bias[grp * Mg + m];
-          for (int64_t i = 0; i < cols; ++i) row[i] += b;
+          addBiasRow<T>(yg + m * outSize + c0, cols, bias[grp * Mg + m]);
         }
         finish(y, (n * M + grp * Mg + m) * outSize + c0, cols, grp * Mg + m);
       }

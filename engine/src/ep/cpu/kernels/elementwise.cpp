@@ -13,22 +13,26 @@ using namespace elementwise;  // NOLINT(build/namespaces): the family's own help
 
 struct AddOp {
   static constexpr bool kSimd = true;
+  static constexpr char kArith = '+';
   template <class C>
   C operator()(C a, C b) const { return wrapAdd(a, b); }
 };
 struct SubOp {
   static constexpr bool kSimd = true;
+  static constexpr char kArith = '-';
   template <class C>
   C operator()(C a, C b) const { return wrapSub(a, b); }
 };
 struct MulOp {
   static constexpr bool kSimd = true;
+  static constexpr char kArith = '*';
   template <class C>
   C operator()(C a, C b) const { return wrapMul(a, b); }
 };
 struct DivOp {
   static constexpr bool kIntegerDivision = true;
   static constexpr bool kSimd = true;
+  static constexpr char kArith = '/';
   template <class C>
   C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {

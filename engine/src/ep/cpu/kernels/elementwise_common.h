@@ -16,6 +16,7 @@
 #include "ep/cpu/kernel.h"
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/kernels/cpu_isa.h"
 #include "ep/cpu/kernels/simd_float.h"
 
 namespace kiln::cpu {
@@ -248,12 +249,26 @@ void mapUnary(const T* x, TO* y, int64_t n, const Op& op) {
   for (; i < n; ++i) y[i] = static_cast<TO>(op(toCompute(x[i])));
 }
 
-// out[i] = op(a[i], b[i]) for i < n, four lanes at a time where the op and types allow.
+// Ops that are one IEEE float operation (Add '+', Sub '-', Mul '*', Div '/') declare it as
+// `static constexpr char kArith`; their float32 runs also have AVX-512 twins (elementwise_avx512.cpp), which give
+// the same results as the Float4 loops, exactly rounded lane by lane.
+template <class Op>
+constexpr bool kArithOp = requires { Op::kArith; };
+
+// out[i] = a[i] (op) b[i] and out[i] = s (op) v[i] (kScalarFirst) or v[i] (op) s for i < n, on AVX-512: defined
+// in elementwise_avx512.cpp, called only when cpuHasAvx512().
+void arithRunAvx512(char op, const float* a, const float* b, float* out, int64_t n);
+void arithScalarRunAvx512(char op, bool scalarFirst, float s, const float* v, float* out, int64_t n);
+
+// out[i] = op(a[i], b[i]) for i < n, four lanes at a time where the op and types allow (sixteen on AVX-512).
 template <class TA, class TB, class TO, class Op>
 void binaryRun(const TA* a, const TB* b, TO* out, int64_t n, const Op& op) {
   int64_t i = 0;
 #if KILN_HAVE_FLOAT4
   if constexpr (kSimdOp<Op> && std::is_same_v<TA, float> && std::is_same_v<TB, float> && std::is_same_v<TO, float>) {
+    if constexpr (kArithOp<Op>) {
+      if (cpuHasAvx512()) return arithRunAvx512(Op::kArith, a, b, out, n);
+    }
     for (; i + 4 <= n; i += 4) op(Float4::load(a + i), Float4::load(b + i)).store(out + i);
   }
 #endif
@@ -266,6 +281,9 @@ void scalarRun(const TS& s, const TV* v, TO* out, int64_t n, const Op& op) {
   int64_t i = 0;
 #if KILN_HAVE_FLOAT4
   if constexpr (kSimdOp<Op> && std::is_same_v<TS, float> && std::is_same_v<TV, float> && std::is_same_v<TO, float>) {
+    if constexpr (kArithOp<Op>) {
+      if (cpuHasAvx512()) return arithScalarRunAvx512(Op::kArith, kScalarFirst, s, v, out, n);
+    }
     const Float4 s4(s);
     for (; i + 4 <= n; i += 4) {
       const Float4 v4 = Float4::load(v + i);

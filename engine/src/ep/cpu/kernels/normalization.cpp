@@ -6,6 +6,7 @@
 
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/kernels/cpu_isa.h"
 #include "ep/cpu/kernels/gemm_helpers.h"
 
 namespace kiln::cpu {
@@ -15,12 +16,15 @@ void registerLayerNormalizationKernels(KernelRegistry& registry);  // layer_norm
 namespace {
 
 // y[i] = x[i] * a + b over one plane; the float instance is hot (BatchNormalization after every conv), so it
-// also has an AVX2/FMA twin.
+// also has AVX2/FMA and AVX-512 twins (both contract the same multiply-add, so they agree bit for bit).
 template <class T, class C>
 KILN_ALWAYS_INLINE inline void affinePlane(const T* x, T* y, int64_t n, C a, C b) {
   for (int64_t i = 0; i < n; ++i) y[i] = T(static_cast<C>(x[i]) * a + b);
 }
 
+KILN_AVX512_TARGET void affinePlaneAvx512(const float* x, float* y, int64_t n, float a, float b) {
+  affinePlane<float, float>(x, y, n, a, b);
+}
 KILN_AVX2_TARGET void affinePlaneAvx2(const float* x, float* y, int64_t n, float a, float b) {
   affinePlane<float, float>(x, y, n, a, b);
 }
@@ -28,7 +32,7 @@ void affinePlaneBaseline(const float* x, float* y, int64_t n, float a, float b) 
   affinePlane<float, float>(x, y, n, a, b);
 }
 void affinePlaneF32(const float* x, float* y, int64_t n, float a, float b) {
-  (cpuHasAvx2Fma() ? affinePlaneAvx2 : affinePlaneBaseline)(x, y, n, a, b);
+  (cpuHasAvx512() ? affinePlaneAvx512 : cpuHasAvx2Fma() ? affinePlaneAvx2 : affinePlaneBaseline)(x, y, n, a, b);
 }
 
 // True when output `i` exists on the node and was not omitted.
