@@ -242,14 +242,17 @@ void MergeWorker::merge(const QList<MergeModelEntry>& models, const QString& out
   for (const auto& c : connections) pairs.emplace_back(c.from.toStdString(), c.to.toStdString());
   merging_ = true;
   QMetaObject::invokeMethod(workerContext_, [this, inputs, pairs, outputPath] {
-    Result<MergeResult> result = Status(StatusCode::FAIL, "not run");
-    try {
-      // The engine checks every conflict, connection and output path before writing, and writes the model and
-      // its binary through one transaction: a failure leaves no file behind and the inputs untouched.
-      result = mergeEpContextModels(inputs, outputPath.toStdString(), pairs);
-    } catch (const std::exception& e) {
-      result = Status(StatusCode::RUNTIME_EXCEPTION, e.what());
-    }
+    // The engine checks every conflict, connection and output path before writing, and writes the model and its
+    // binary through one transaction: a failure leaves no file behind and the inputs untouched. (Returned from a
+    // lambda, not assigned over a placeholder: GCC 12 saw the placeholder's Status as maybe uninitialized.)
+    auto run = [&]() -> Result<MergeResult> {
+      try {
+        return mergeEpContextModels(inputs, outputPath.toStdString(), pairs);
+      } catch (const std::exception& e) {
+        return Status(StatusCode::RUNTIME_EXCEPTION, e.what());
+      }
+    };
+    Result<MergeResult> result = run();
     QMetaObject::invokeMethod(
         this,
         [this, result = std::move(result)] {
