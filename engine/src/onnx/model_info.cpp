@@ -12,7 +12,7 @@
 #include "kiln/session_options.h"
 #include "onnx/function_inliner.h"
 #include "onnx/model_loader.h"
-#include "session/input_shapes.h"
+#include "onnx/input_shapes.h"
 
 namespace kiln {
 namespace {

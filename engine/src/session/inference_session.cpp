@@ -15,7 +15,7 @@
 #include "partition/partition_report_builder.h"
 #include "session/deferred_weights.h"
 #include "session/epcontext_generation.h"
-#include "session/input_shapes.h"
+#include "onnx/input_shapes.h"
 #include "ep/provider_names.h"
 #include "session/execution_providers.h"
 #include "session/partition_kernel.h"

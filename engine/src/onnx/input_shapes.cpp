@@ -1,4 +1,4 @@
-#include "session/input_shapes.h"
+#include "onnx/input_shapes.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,5 +1,6 @@
-// The shapes a session's inputs accept: the model's declared shapes, fixed by the user's per-input shapes
-// (SessionOptions::setInputShape) and by kiln.free_dim_override.<dim_param> entries (ONNX Runtime's keys).
+// The shapes a session's inputs accept (and kiln::inspectModel's, given input shapes): the model's declared shapes,
+// fixed by the user's per-input shapes (SessionOptions::setInputShape) and by kiln.free_dim_override.<dim_param>
+// entries (ONNX Runtime's keys). In onnx/ because it needs only the IR: sessions and model descriptions share it.
 #pragma once
 
 #include <vector>
