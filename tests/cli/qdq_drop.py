@@ -15,22 +15,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-failures = 0
+from cli_checks import Checks, run_kiln
+
+checks = Checks("qdq_drop")
+expect = checks.expect
 LEVEL = "kiln.graph_optimization_level"
 OUTPUT_STEP = 0.02  # the output QuantizeLinear's scale in make_qdq_net.py
 DROPPED_NODES = 14
 
 
 def kiln(*args):
-    result = subprocess.run([KILN, *map(str, args)], capture_output=True, text=True, timeout=600)
-    return result.returncode, result.stdout, result.stderr
-
-
-def expect(condition, what):
-    global failures
-    if not condition:
-        failures += 1
-        print(f"FAIL: {what}")
+    return run_kiln(KILN, *map(str, args), timeout=600)
 
 
 def summary(model, ep, level):
@@ -82,10 +77,8 @@ def main():
                     "CPU EP at level all against onnxruntime")
         else:
             print(f"SKIP: against onnxruntime (no onnxruntime-node under {ort})")
-    print(f"{failures} failure(s)")
-    if not vulkan:
-        return 1 if failures else 77
-    return 1 if failures else 0
+    code = checks.finish()
+    return 77 if code == 0 and not vulkan else code
 
 
 if __name__ == "__main__":
