@@ -37,8 +37,9 @@ struct CompareRequest {
   bool perNode = true;  // also compare every node's outputs (per-node data and the first divergence)
 };
 
-// A profiled run of one model (kiln/run_profile.h: CPU op times, Vulkan partitions timed as units): `runs` runs on
-// `providers`, the last one profiled, so first-run costs (pipeline compiles) stay out of it.
+// A profiled run of one model (kiln/run_profile.h: CPU op times, Vulkan partitions timed as units and, with the
+// kiln.vulkan.profile=1 the session gets, each partition node's device time): `runs` runs on `providers`, the last
+// one profiled, so first-run costs (pipeline compiles) stay out of it.
 struct ProfileRequest {
   QString modelPath;
   QString providers;   // as CompareConfig::providers

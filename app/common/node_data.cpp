@@ -16,6 +16,7 @@ NodeData nodeDataFromProfile(const RunProfile& profile, const std::string& model
     datum.details["execution_provider"] = timing.executionProvider;
     if (!timing.fusedInto.empty()) datum.details["fused_into"] = timing.fusedInto;
     if (!timing.covers.empty()) datum.details["covers"] = timing.covers;
+    if (!timing.coveredMs.empty()) datum.details["covered_ms"] = timing.coveredMs;
     data.nodes.push_back(std::move(datum));
   }
   return data;

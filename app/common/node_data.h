@@ -35,8 +35,8 @@ struct NodeData {
   nlohmann::json summary = nlohmann::json::object();  // run-wide facts (run_ms, tolerance, ...)
 };
 
-// The node data of a profiled run: per node time_ms and calls; execution_provider, fused_into and covers (the
-// nodes a compiled partition runs) as details.
+// The node data of a profiled run: per node time_ms and calls; execution_provider, fused_into, covers (the
+// nodes a compiled partition runs) and covered_ms (their device ms, when the partition measured it) as details.
 NodeData nodeDataFromProfile(const RunProfile& profile, const std::string& model);
 
 nlohmann::json toJson(const NodeData& data);

@@ -125,6 +125,7 @@ py::dict profileToPython(const RunProfile& profile) {
     entry["calls"] = node.calls;
     entry["fused_into"] = node.fusedInto;
     entry["covers"] = node.covers;
+    entry["covered_ms"] = node.coveredMs;
     nodes.append(entry);
   }
   py::dict result;

@@ -207,6 +207,36 @@ class TestComparePanel : public QObject {
     QCOMPARE(panel.overlay().metric(), QStringLiteral("calls"));
   }
 
+  // A partition entry with covered_ms (kiln run --profile with kiln.vulkan.profile=1) becomes one row per named
+  // covered node; covered_ms that does not match covers (other length, not numbers) leaves the partition row alone.
+  void partitionCoveredTimesBecomeNodeRows() {
+    QTemporaryDir dir;
+    const QString path = writeText(dir, QStringLiteral("vk.json"), R"json({
+      "format": "kiln-node-data", "version": 1, "kind": "profile", "producer": "kiln run", "model": "m.onnx",
+      "nodes": [
+        {"node": "vulkan_0", "op_type": "KilnPartition", "metrics": {"time_ms": 9.0},
+         "execution_provider": "VulkanExecutionProvider",
+         "covers": ["'conv1' (Conv)", "'relu1' (Relu)", "(Add)"], "covered_ms": [3.0, 0, 1.0]},
+        {"node": "vulkan_1", "op_type": "KilnPartition", "metrics": {"time_ms": 2.0},
+         "covers": ["'fc' (Gemm)", "'sm' (Softmax)"], "covered_ms": [1.0]},
+        {"node": "vulkan_2", "op_type": "KilnPartition", "metrics": {"time_ms": 1.0},
+         "covers": ["'gap' (GlobalAveragePool)"], "covered_ms": ["fast"]}
+      ]})json");
+    ComparePanel panel;
+    QVERIFY(panel.loadFile(path));
+    const auto& rows = panel.results().nodes.nodes;
+    QCOMPARE(rows.size(), 4);  // conv1, relu1 (the unnamed Add cannot be found by name), vulkan_1, vulkan_2
+    QCOMPARE(rows[0].node, QStringLiteral("conv1"));
+    QCOMPARE(rows[0].opType, QStringLiteral("Conv"));
+    QCOMPARE(rows[0].executionProvider, QStringLiteral("VulkanExecutionProvider"));
+    QCOMPARE(panel.overlay().value(QStringLiteral("conv1")).value(), 3.0);
+    QCOMPARE(panel.overlay().value(QStringLiteral("relu1")).value(), 0.0);
+    QVERIFY(!panel.overlay().value(QStringLiteral("vulkan_0")));
+    QCOMPARE(rows[2].node, QStringLiteral("vulkan_1"));
+    QCOMPARE(panel.overlay().value(QStringLiteral("vulkan_1")).value(), 2.0);
+    QCOMPARE(rows[3].node, QStringLiteral("vulkan_2"));
+  }
+
   void loadsACompareReport() {
     QTemporaryDir dir;
     const QString path = writeText(dir, QStringLiteral("report.json"), R"({

@@ -12,7 +12,9 @@
 #include "compare_panel.h"
 #include "graph_panel.h"
 #include "graph_view.h"
+#include "kiln/device.h"
 #include "node_overlay.h"
+#include "requirements.h"
 
 using kiln::studio::ComparePanel;
 using kiln::studio::NodeOverlay;
@@ -82,6 +84,39 @@ class TestProfileRun : public QObject {
       if (node.kind != kiln::bridge::GraphNode::Kind::Op || !time) continue;
       QCOMPARE(it.value()->fillColor(), panel.overlay().colorForValue(*time));
     }
+  }
+
+  // On Vulkan the compiled partition's nodes get their own device times (kiln.vulkan.profile=1 for the profiled
+  // session, covered_ms in the profile): rows named as the model's nodes, no KilnPartition row, and the graph's
+  // Vulkan nodes coloured by those times.
+  void vulkanPartitionNodesGetTheirDeviceTimes() {
+    const auto devices = kiln::listVulkanDevices();
+    if (!devices.isOk() || devices->empty()) {
+      if (kiln::testing::vulkanRequired()) QFAIL("KILN_REQUIRE_VULKAN=1 but no Vulkan device");
+      QSKIP("no Vulkan device (lavapipe: mesa-vulkan-drivers)");
+    }
+    ComparePanel panel;
+    panel.setModelPath(tinyCnn());
+    panel.configure(QStringLiteral("vulkan"), QStringLiteral("cpu"));
+    QSignalSpy finished(&panel, &ComparePanel::finished);
+    QSignalSpy failed(&panel, &ComparePanel::failed);
+    QVERIFY(panel.profile());
+    QVERIFY2(finished.wait(kTimeoutMs),
+             qPrintable(failed.isEmpty() ? panel.statusText() : failed.first().first().toString()));
+    int vulkanTimed = 0;
+    for (const auto& row : panel.results().nodes.nodes) {
+      QVERIFY2(row.opType != QStringLiteral("KilnPartition"), qPrintable(row.node));  // replaced by its nodes
+      const double time = row.metrics.value(QStringLiteral("time_ms"), std::nan(""));
+      QVERIFY2(std::isfinite(time) && time >= 0, qPrintable(row.node));
+      QCOMPARE(panel.overlay().value(row.node).value(), time);
+      if (row.executionProvider == QStringLiteral("VulkanExecutionProvider") && time > 0) ++vulkanTimed;
+    }
+    QVERIFY(vulkanTimed >= 3);  // tiny_cnn's convolutions dispatch on the device
+    kiln::studio::GraphPanel graph;
+    QSignalSpy ready(&graph, &kiln::studio::GraphPanel::layoutReady);
+    graph.openModel(tinyCnn());
+    QVERIFY(ready.wait(kTimeoutMs));
+    QVERIFY(panel.overlay().applyTo(graph.view(), *graph.document()) >= vulkanTimed);
   }
 
   void cancelEndsWithNothingShown() {

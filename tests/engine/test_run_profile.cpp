@@ -111,9 +111,8 @@ TEST(RunProfile, UnprofiledAndFailedRunsKeepTheLastProfile) {
   EXPECT_EQ(session->lastRunProfile().nodes.size(), 5u);
 }
 
-// A compiled partition is one entry, named as the partition report names it, listing the model nodes it runs.
-TEST(RunProfile, CompiledPartitionIsOneEntryCoveringItsNodes) {
-  REQUIRE_VULKAN();
+// X -> add (Add) -> relu (Relu) -> Y, on Vulkan; `vulkanProfile` sets kiln.vulkan.profile=1 (device timestamps).
+std::unique_ptr<Session> createVulkanSession(bool vulkanProfile) {
   ModelBuilder b;
   b.input("X", {2});
   b.initializer("one", {2}, {1, 1});
@@ -123,20 +122,59 @@ TEST(RunProfile, CompiledPartitionIsOneEntryCoveringItsNodes) {
   std::string bytes;
   b.build().SerializeToString(&bytes);
   SessionOptions options;
-  ASSERT_TRUE(options.addConfigEntry("kiln.execution_providers", "vulkan").isOk());
+  EXPECT_TRUE(options.addConfigEntry("kiln.execution_providers", "vulkan").isOk());
+  if (vulkanProfile) {
+    EXPECT_TRUE(options.addConfigEntry("kiln.vulkan.profile", "1").isOk());
+  }
   auto session = Session::create(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()), options);
-  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  EXPECT_TRUE(session.isOk()) << session.status().toString();
+  return session.isOk() ? std::move(session).value() : nullptr;
+}
+
+RunProfile profiledRun(Session& session) {
   RunOptions profiled;
   profiled.setProfiling(true);
-  ASSERT_TRUE((*session)->run(inputs(), profiled).isOk());
-  const RunProfile profile = (*session)->lastRunProfile();
+  EXPECT_TRUE(session.run(inputs(), profiled).isOk());
+  return session.lastRunProfile();
+}
+
+// A compiled partition is one entry, named as the partition report names it, listing the model nodes it runs.
+TEST(RunProfile, CompiledPartitionIsOneEntryCoveringItsNodes) {
+  REQUIRE_VULKAN();
+  auto session = createVulkanSession(false);
+  ASSERT_NE(session, nullptr);
+  const RunProfile profile = profiledRun(*session);
   ASSERT_EQ(profile.nodes.size(), 1u);
   const NodeTiming& partition = profile.nodes[0];
   EXPECT_EQ(partition.opType, "KilnPartition");
   EXPECT_EQ(partition.executionProvider, kVulkanExecutionProvider);
-  EXPECT_EQ(partition.node, (*session)->partitions().at(0).name);
+  EXPECT_EQ(partition.node, session->partitions().at(0).name);
   EXPECT_EQ(partition.covers.size(), 2u);
   EXPECT_GT(partition.totalMs, 0);
+  EXPECT_TRUE(partition.coveredMs.empty());  // no device timestamps without kiln.vulkan.profile=1
+}
+
+// With kiln.vulkan.profile=1 the partition's entry also gives each covered node its device time (timestamps around
+// its dispatches): the Add dispatches (the Relu may be fused into it, then 0), and the device times fit in the
+// partition's wall time.
+TEST(RunProfile, VulkanProfileGivesEachCoveredNodeItsDeviceTime) {
+  REQUIRE_VULKAN();
+  auto session = createVulkanSession(true);
+  ASSERT_NE(session, nullptr);
+  const RunProfile profile = profiledRun(*session);
+  ASSERT_EQ(profile.nodes.size(), 1u);
+  const NodeTiming& partition = profile.nodes[0];
+  ASSERT_EQ(partition.covers.size(), 2u);
+  if (partition.coveredMs.empty()) GTEST_SKIP() << "the Vulkan device has no timestamp queries";
+  ASSERT_EQ(partition.coveredMs.size(), partition.covers.size());
+  EXPECT_EQ(partition.covers[0], "'add' (Add)");
+  EXPECT_GT(partition.coveredMs[0], 0);
+  double sum = 0;
+  for (double ms : partition.coveredMs) {
+    EXPECT_GE(ms, 0);
+    sum += ms;
+  }
+  EXPECT_LE(sum, partition.totalMs);
 }
 
 }  // namespace

@@ -19,6 +19,10 @@ struct KILN_EXPORT NodeTiming {
   int64_t calls = 0;              // times the node ran in the run (Loop bodies run many times; 0 when skipped)
   std::string fusedInto;          // non-empty: ran inside this node's kernel (elementwise epilogue), time counted there
   std::vector<std::string> covers;  // a compiled partition: labels of the model nodes it runs, in order
+  // Parallel to `covers` when the partition measured its device time (Vulkan: session config kiln.vulkan.profile=1
+  // and a device with timestamp queries), else empty: each covered node's device ms in the partition's last call.
+  // 0 for a node that dispatched nothing of its own: fused into another node's dispatch, or evaluated on the host.
+  std::vector<double> coveredMs;
 };
 
 struct KILN_EXPORT RunProfile {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -84,6 +85,9 @@ class PartitionExecutable {
   virtual ~PartitionExecutable() = default;
   // Inputs in CompiledPartition::inputs order; returns outputs in CompiledPartition::outputs order.
   virtual Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) = 0;
+  // Device ms of each node that dispatched work in the last run, in run order, as (node label, ms); empty when the
+  // partition does not measure device time.
+  virtual std::vector<std::pair<std::string, double>> lastNodeDeviceMs() const { return {}; }
 };
 
 struct CompileContext {

@@ -380,6 +380,23 @@ std::vector<std::string> coveredNodes(const PartitionReport& report, const std::
   return {};
 }
 
+// Device ms per covered node (parallel to `covers`) from the partition's per-node times, matched by label in run
+// order (unnamed nodes share labels); a covered node with no time of its own (fused away, run on the host) gets 0.
+std::vector<double> coveredDeviceMs(const std::vector<std::string>& covers,
+                                    const std::vector<std::pair<std::string, double>>& times) {
+  std::vector<double> ms(covers.size(), 0.0);
+  size_t next = 0;
+  for (size_t c = 0; c < covers.size() && next < times.size(); ++c) {
+    for (size_t t = next; t < times.size(); ++t) {
+      if (times[t].first != covers[c]) continue;
+      ms[c] = times[t].second;
+      next = t + 1;
+      break;
+    }
+  }
+  return ms;
+}
+
 // Names each profiled node's EP; a fused partition node also lists the model nodes its compiled partition runs.
 RunProfile InferenceSession::makeRunProfile(std::vector<cpu::NodeProfiler::Entry> entries, double runMs) const {
   RunProfile profile;
@@ -387,7 +404,7 @@ RunProfile InferenceSession::makeRunProfile(std::vector<cpu::NodeProfiler::Entry
   for (const auto& entry : entries) {
     const ir::Node& node = *entry.node;
     NodeTiming timing{node.name.empty() ? node.label() : node.name, node.opType, entry.graphPath,
-                      kCpuExecutionProvider, entry.totalMs, entry.calls, {}, {}};
+                      kCpuExecutionProvider, entry.totalMs, entry.calls, {}, {}, {}};
     if (entry.fusedInto) timing.fusedInto = entry.fusedInto->name.empty() ? entry.fusedInto->label() : entry.fusedInto->name;
     const int64_t index = node.opType == kFusedPartitionOpType && node.domain == kFusedPartitionDomain
                               ? node.attrInt(kFusedPartitionAttribute, -1) : -1;
@@ -395,6 +412,9 @@ RunProfile InferenceSession::makeRunProfile(std::vector<cpu::NodeProfiler::Entry
       const CompiledPartition& compiled = partitions_[static_cast<size_t>(index)].compiled;
       timing.executionProvider = compiled.executionProvider;
       timing.covers = coveredNodes(report_, compiled.name);
+      const PartitionExecutable* executable = partitions_[static_cast<size_t>(index)].executable.get();
+      const auto deviceMs = executable ? executable->lastNodeDeviceMs() : std::vector<std::pair<std::string, double>>{};
+      if (!deviceMs.empty()) timing.coveredMs = coveredDeviceMs(timing.covers, deviceMs);
     }
     profile.nodes.push_back(std::move(timing));
   }

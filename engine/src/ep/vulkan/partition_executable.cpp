@@ -317,6 +317,7 @@ Status VulkanPartitionExecutable::autotuneStep(size_t s, const std::vector<VkTen
 }
 
 void VulkanPartitionExecutable::reportProfile(const std::vector<std::pair<size_t, int>>& marks) {
+  lastNodeDeviceMs_.clear();
   if (marks.size() < 2 || marks.back().second < 0) return;
   const std::vector<uint64_t> ns = stream_->readTimestamps(static_cast<uint32_t>(marks.back().second + 1));
   std::map<std::string, std::pair<double, int>> byOp;  // op type -> (ms, nodes)
@@ -325,7 +326,9 @@ void VulkanPartitionExecutable::reportProfile(const std::vector<std::pair<size_t
     if (marks[m].second < 0 || marks[m + 1].second < 0) continue;
     const double ms = static_cast<double>(ns[static_cast<size_t>(marks[m + 1].second)] -
                                           ns[static_cast<size_t>(marks[m].second)]) / 1e6;
-    auto& entry = byOp[steps_[marks[m].first].node->opType];
+    const ir::Node& node = *steps_[marks[m].first].node;
+    lastNodeDeviceMs_.emplace_back(node.label(), ms);
+    auto& entry = byOp[node.opType];
     entry.first += ms;
     entry.second += 1;
     total += ms;
@@ -339,6 +342,11 @@ void VulkanPartitionExecutable::reportProfile(const std::vector<std::pair<size_t
   }
   log::info("Vulkan profile of {} ({} dispatches, {:.3f} ms on the device):{}", graph_->name, stream_->dispatchCount(),
             total, table);
+}
+
+std::vector<std::pair<std::string, double>> VulkanPartitionExecutable::lastNodeDeviceMs() const {
+  std::lock_guard lock(runMutex_);
+  return lastNodeDeviceMs_;
 }
 
 std::vector<TunedKernel> VulkanPartitionExecutable::tunedKernels() const {

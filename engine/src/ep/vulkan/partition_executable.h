@@ -42,6 +42,9 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   // The autotune choices made by the first run (kernels with candidates), in step order; empty before it.
   std::vector<TunedKernel> tunedKernels() const;
 
+  // kiln.vulkan.profile=1: each dispatching node's device ms in the last run (timestamps around its dispatches).
+  std::vector<std::pair<std::string, double>> lastNodeDeviceMs() const override;
+
  private:
   struct Slotted {
     std::vector<int> inputs, outputs, release;
@@ -52,7 +55,8 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   // Times every candidate of step s's kernel on the current run's inputs (a side stream, wall clock, best of 3) and
   // selects the fastest. The frame is copied: outputs of the trials are dropped.
   Status autotuneStep(size_t s, const std::vector<VkTensor>& frame);
-  // Per-dispatch device times of the last run from timestamp queries (kiln.vulkan.profile=1), logged by op type.
+  // Per-dispatch device times of the last run from timestamp queries (kiln.vulkan.profile=1), logged by op type and
+  // kept per node for lastNodeDeviceMs().
   void reportProfile(const std::vector<std::pair<size_t, int>>& marks);
 
   std::shared_ptr<Device> device_;
@@ -71,6 +75,7 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   SessionTimings* autotuneTimings_ = nullptr;  // the session's timings (autotune_ms), owned by the session
   std::unique_ptr<CommandStream> tuneStream_;
   std::vector<TunedKernel> tuned_;  // what autotuneStep chose and measured
+  std::vector<std::pair<std::string, double>> lastNodeDeviceMs_;  // reportProfile's per-node times
   mutable std::mutex runMutex_;
 };
 
