@@ -22,7 +22,7 @@ struct KILN_EXPORT NodeTiming {
   // Parallel to `covers` when the partition measured its device time (Vulkan: session config kiln.vulkan.profile=1
   // and a device with timestamp queries), else empty: each covered node's device ms in the partition's last call.
   // 0 for a node that dispatched nothing of its own: fused into another node's dispatch, or evaluated on the host.
-  std::vector<double> coveredMs;
+  std::vector<double> coveredMs = {};
 };
 
 struct KILN_EXPORT RunProfile {
