@@ -7,7 +7,9 @@
    the two outputs, byte-identical to A's (or to B's complete outputs, when the compile finished first: never a
    mix), and no temporary file, with one exception POSIX forces: a kill between naming the finished temp file and
    renaming it over the output may leave that whole file as `.<output>.tmp.<killed pid>.*`; the next compile to the
-   same output must remove it. At the end `kiln run` loads the ctx model and `kiln check` accepts the binary.
+   same output must remove it. A kill between the binary's rename and the ctx model's leaves the commit's journal
+   (`.m_ctx.onnx.commit.<killed pid>.*`) and the staged ctx model: the next load through Kiln (`kiln run`) must
+   finish the commit, leaving exactly the new outputs. At the end `kiln run` loads the ctx model and `kiln check` accepts the binary.
 2. A full disk: the compile writes into a 256 KiB tmpfs mounted in a private mount namespace (`unshare -m`, where
    allowed: root, CI) that holds the old outputs: exit 1, a message naming "No space left on device", the old
    outputs byte-identical; into an empty folder there, nothing at all is left.
@@ -112,6 +114,14 @@ def sigkill_campaign(tmp, old_model, new_model, rng, timed_kills, write_kills):
         landed += code == -signal.SIGKILL
         after = snapshot(out)
         strays = sorted(set(after) - set(old))
+        journals = [s for s in strays if s.startswith(f".m_ctx.onnx.commit.{pid}.")]
+        if journals:
+            print(f"{label}: killed {name} between the renames: {strays} left; the next load finishes the commit",
+                  flush=True)
+            kiln("run", out / "m_ctx.onnx")
+            expect(snapshot(out) == new, f"{label}: killed {name} mid-commit: the next load finishes it, leaving the "
+                   f"new outputs whole and nothing else ({sorted(snapshot(out))})")
+            continue
         published = [s for s in strays if any(s.startswith(f".{o}.tmp.{pid}.") for o in old)
                      and after[s] in new.values()]
         expect(strays == published, f"{label}: killed {name}: no temporary file left but a whole one named for the "

@@ -233,6 +233,73 @@ TEST(FileFaults, NextWriteRemovesTempsOfKilledWriters) {
   EXPECT_EQ(fileNames(dir.path()), (std::vector<std::string>{otherTarget, liveTemp, "m_vulkan.bin"}));
 }
 
+// A compile killed between renaming its binary over the old one and renaming its ctx model (CI's soak test hit it:
+// the new binary beside the old ctx model) leaves its commit journal; the next load or write in that folder finishes
+// the renames, so the pair is the new one, whole, with nothing else left.
+void killBetweenRenames(const std::string& binary, const std::string& ctx) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    FileTransaction transaction;
+    const std::string newBinary = "new binary", newCtx = "new ctx";
+    (void)transaction.stage(binary, std::as_bytes(std::span(newBinary.data(), newBinary.size())));
+    (void)transaction.stage(ctx, std::as_bytes(std::span(newCtx.data(), newCtx.size())));
+    (void)transaction.commit([](const std::string&) { ::raise(SIGKILL); });
+    ::_exit(0);
+  }
+  int wstatus = 0;
+  ASSERT_EQ(::waitpid(child, &wstatus, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL);
+}
+
+void writeOldPair(const ScratchDir& dir) {
+  for (const char* name : {"m_ctx.onnx", "m_vulkan.bin"}) {
+    std::ofstream out(dir.file(name), std::ios::binary);
+    out << "old " << name;
+  }
+}
+
+TEST(FileFaults, CommitKilledBetweenRenamesIsFinishedByTheNextReader) {
+  ScratchDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  writeOldPair(dir);
+  killBetweenRenames(dir.file("m_vulkan.bin"), dir.file("m_ctx.onnx"));
+  ASSERT_EQ(readAll(dir.file("m_vulkan.bin")), "new binary");
+  ASSERT_EQ(readAll(dir.file("m_ctx.onnx")), "old m_ctx.onnx") << "the kill must land between the renames";
+  finishInterruptedCommits(dir.file("m_ctx.onnx"));
+  EXPECT_EQ(readAll(dir.file("m_ctx.onnx")), "new ctx");
+  EXPECT_EQ(readAll(dir.file("m_vulkan.bin")), "new binary");
+  EXPECT_EQ(fileNames(dir.path()), (std::vector<std::string>{"m_ctx.onnx", "m_vulkan.bin"}));
+}
+
+TEST(FileFaults, CommitKilledBetweenRenamesIsFinishedByTheNextWriteInItsFolder) {
+  ScratchDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  writeOldPair(dir);
+  killBetweenRenames(dir.file("m_vulkan.bin"), dir.file("m_ctx.onnx"));
+  const std::string text = "unrelated";
+  ASSERT_TRUE(writeFileAtomically(dir.file("other.txt"), std::as_bytes(std::span(text.data(), text.size()))).isOk());
+  EXPECT_EQ(readAll(dir.file("m_ctx.onnx")), "new ctx");
+  EXPECT_EQ(readAll(dir.file("m_vulkan.bin")), "new binary");
+  EXPECT_EQ(fileNames(dir.path()), (std::vector<std::string>{"m_ctx.onnx", "m_vulkan.bin", "other.txt"}));
+}
+
+// A live writer's journal is its own business: nothing touches it or its files.
+TEST(FileFaults, LiveWritersJournalIsLeftAlone) {
+  ScratchDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  writeOldPair(dir);
+  const std::string journal = ".m_ctx.onnx.commit." + std::to_string(::getpid()) + ".0.1";
+  const std::string temp = ".m_ctx.onnx.tmp." + std::to_string(::getpid()) + ".0.2";
+  {
+    std::ofstream(dir.file(journal)) << "kiln-commit 1\n" << temp << "\tm_ctx.onnx\n";
+    std::ofstream(dir.file(temp)) << "new ctx";
+  }
+  finishInterruptedCommits(dir.file("m_ctx.onnx"));
+  EXPECT_EQ(readAll(dir.file("m_ctx.onnx")), "old m_ctx.onnx");
+  EXPECT_EQ(fileNames(dir.path()).size(), 4u);
+}
+
 // The same fault inside a multi-file transaction (the compile's ctx model + binary): the first file staged fine,
 // the second fails mid-file; neither target changes and no temp file stays.
 TEST(FileFaults, TransactionWithFailingSecondFileChangesNothing) {

@@ -366,6 +366,7 @@ void inferShapes(onnx::ModelProto& model) {
 
 Result<LoadedModel> loadModelFile(const std::string& path, const LoadOptions& options) {
   Stopwatch clock;
+  finishInterruptedCommits(path);  // a compile killed between writing the binary and the ctx model
   KILN_ASSIGN_OR_RETURN(const std::vector<std::byte> bytes, readFileBytes(path));
   LoadedModel loaded;
   if (bytes.empty()) return Status(StatusCode::INVALID_PROTOBUF, "'" + path + "' is empty");

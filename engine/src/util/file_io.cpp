@@ -70,17 +70,25 @@ namespace {
 
 namespace fs = std::filesystem;
 
+fs::path folderOf(const fs::path& target) { return target.has_parent_path() ? target.parent_path() : fs::path("."); }
+
+// True when no process `pid` runs any more (a reused pid counts as alive: its files wait for a later write).
+bool writerIsGone(long pid) {
+  return pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
 // ".<name>.tmp.<pid>.<counter>.<random>" beside `target`: unique per process (pid), per call within it (a counter:
 // threads saving the same path at once) and across pid reuse (random); O_EXCL / linkat still refuse a name that
 // exists. Concurrent savers of one path therefore never share a temp file, and the last rename wins.
-fs::path uniqueTempPath(const fs::path& target) {
+// A commit journal is named the same way with ".commit." in place of ".tmp.".
+fs::path uniqueTempPath(const fs::path& target, const char* kind = ".tmp.") {
   static std::atomic<uint64_t> counter{0};
   std::random_device random;
   // Built by appending: GCC 12 at -O3 raises a false -Wrestrict on `"." + std::string` (GCC PR105329).
   std::string tempName(".");
   tempName += target.filename().string();
-  tempName += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." + std::to_string(random());
-  return (target.has_parent_path() ? target.parent_path() : fs::path(".")) / tempName;
+  tempName += kind + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." + std::to_string(random());
+  return folderOf(target) / tempName;
 }
 
 // An open temp file for `target`: anonymous (O_TMPFILE, `path` empty) where the folder's filesystem supports it, so
@@ -91,7 +99,7 @@ struct TempFile {
 };
 
 Result<TempFile> createTemp(const fs::path& target) {
-  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const fs::path folder = folderOf(target);
 #ifdef O_TMPFILE
   // Publishing an anonymous file needs linkat() through /proc/self/fd (AT_EMPTY_PATH needs a capability).
   if (::access("/proc/self/fd", X_OK) == 0) {
@@ -111,7 +119,7 @@ Result<TempFile> createTemp(const fs::path& target) {
 // existing one, so the next write to the same target sweeps them. A temp whose pid still runs (this process, a
 // concurrent writer, or a reused pid) is kept: at worst a stale file waits for a later write.
 void removeTempsOfDeadWriters(const fs::path& target) {
-  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const fs::path folder = folderOf(target);
   const std::string prefix = "." + target.filename().string() + ".tmp.";
   std::error_code ec;
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
@@ -120,11 +128,52 @@ void removeTempsOfDeadWriters(const fs::path& target) {
     const std::string rest = name.substr(prefix.size());
     const size_t dot = rest.find('.');
     if (dot == 0 || dot == std::string::npos || rest.find_first_not_of("0123456789") != dot) continue;
-    const long pid = std::strtol(rest.substr(0, dot).c_str(), nullptr, 10);
-    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    if (!writerIsGone(std::strtol(rest.substr(0, dot).c_str(), nullptr, 10))) continue;
     std::error_code removeError;
     fs::remove(it->path(), removeError);
   }
+}
+
+// A commit journal: one line "kiln-commit 1", then "<temp name>\t<target name>" per file, in rename order; every
+// name is a plain file name in the journal's own folder.
+constexpr const char* kJournalHeader = "kiln-commit 1";
+
+bool journalableName(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find_first_of("/\t\n") == std::string::npos;
+}
+
+// Finishes the commit that journal `journal` describes: renames every staged file still there over its target, in
+// order, then removes the journal. A journal that is not one of ours is left alone.
+void rollForward(const fs::path& journal) {
+  std::ifstream in(journal);
+  std::string line;
+  if (!std::getline(in, line) || line != kJournalHeader) return;
+  std::vector<std::pair<std::string, std::string>> renames;
+  while (std::getline(in, line)) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) return;
+    renames.emplace_back(line.substr(0, tab), line.substr(tab + 1));
+    if (!journalableName(renames.back().first) || !journalableName(renames.back().second)) return;
+  }
+  const fs::path folder = journal.parent_path();
+  std::error_code ec;
+  for (const auto& [temp, target] : renames) {
+    if (fs::exists(folder / temp, ec)) fs::rename(folder / temp, folder / target, ec);
+  }
+  fs::remove(journal, ec);
+}
+
+// The pid in a journal name ".<name>.commit.<pid>.<counter>.<random>", or 0 when `name` is not one.
+long journalWriterPid(const std::string& name) {
+  const size_t at = name.rfind(".commit.");
+  if (name.size() < 2 || name[0] != '.' || at == 0 || at == std::string::npos) return 0;
+  const std::string rest = name.substr(at + 8);  // "<pid>.<counter>.<random>"
+  const size_t first = rest.find('.'), second = first == std::string::npos ? first : rest.find('.', first + 1);
+  if (first == 0 || second == std::string::npos || second == first + 1 || second + 1 == rest.size() ||
+      rest.find_first_not_of("0123456789.") != std::string::npos || rest.find('.', second + 1) != std::string::npos) {
+    return 0;
+  }
+  return std::strtol(rest.substr(0, first).c_str(), nullptr, 10);
 }
 
 void discard(const TempFile& temp) {
@@ -160,17 +209,20 @@ Result<TempFile> writeTempFor(const fs::path& target, const std::function<Status
   return temp;
 }
 
-// Renames the temp file over `target` (an anonymous one first gets a unique name beside it: the only moment a
-// kill could leave it behind is between that link and the rename).
-Status publish(const TempFile& temp, const std::string& target) {
-  std::string named = temp.path;
-  if (named.empty()) {
-    named = uniqueTempPath(target).string();
-    const std::string source = "/proc/self/fd/" + std::to_string(temp.fd);
-    if (::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, named.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-      return Status(StatusCode::FAIL, "cannot link the temporary file for " + target + ": " + std::strerror(errno));
-    }
+// Gives an anonymous temp file a unique name beside `target` (a named one keeps its name). From here until its
+// rename, a kill leaves the named file behind (removeTempsOfDeadWriters, or a commit journal, deals with it).
+Status nameTemp(TempFile& temp, const std::string& target) {
+  if (!temp.path.empty()) return Status::ok();
+  const std::string named = uniqueTempPath(target).string();
+  const std::string source = "/proc/self/fd/" + std::to_string(temp.fd);
+  if (::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, named.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+    return Status(StatusCode::FAIL, "cannot link the temporary file for " + target + ": " + std::strerror(errno));
   }
+  temp.path = named;
+  return Status::ok();
+}
+
+Status renameOver(const std::string& named, const std::string& target) {
   std::error_code ec;
   fs::rename(named, target, ec);
   if (!ec) return Status::ok();
@@ -178,7 +230,63 @@ Status publish(const TempFile& temp, const std::string& target) {
   return Status(StatusCode::FAIL, "cannot rename " + named + " to " + target + ": " + ec.message());
 }
 
+void syncFolder(const fs::path& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+// Writes the journal of a commit of `files` (every target in one folder; their temps named): a whole, fsynced file
+// that appears under its name at once. Returns its path, or "" when the commit cannot be journaled (targets in
+// several folders, names a line-based journal cannot hold), in which case the renames run unjournaled.
+Result<std::string> writeJournal(const std::vector<std::pair<std::string, std::string>>& files) {
+  const fs::path folder = folderOf(files.back().second);
+  std::string text = std::string(kJournalHeader) + "\n";
+  for (const auto& [temp, target] : files) {
+    const fs::path tempPath(temp), targetPath(target);
+    if (folderOf(tempPath) != folder || folderOf(targetPath) != folder) return std::string();
+    const std::string tempName = tempPath.filename().string(), targetName = targetPath.filename().string();
+    if (!journalableName(tempName) || !journalableName(targetName)) return std::string();
+    text += tempName + "\t" + targetName + "\n";
+  }
+  const fs::path target = files.back().second;
+  KILN_ASSIGN_OR_RETURN(TempFile journal, writeTempFor(target, [&text](const ChunkWriter& write) {
+    return write(std::as_bytes(std::span(text.data(), text.size())));
+  }));
+  std::string named = journal.path;
+  Status status = Status::ok();
+  if (named.empty()) {  // anonymous: appears whole under the journal name
+    named = uniqueTempPath(target, ".commit.").string();
+    const std::string source = "/proc/self/fd/" + std::to_string(journal.fd);
+    if (::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, named.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      status = Status(StatusCode::FAIL, "cannot write the commit journal for " + target.string() + ": " +
+                                            std::strerror(errno));
+    }
+  } else {  // a named temp ".<name>.tmp.*" is renamed to the journal name once whole
+    const std::string journalName = uniqueTempPath(target, ".commit.").string();
+    status = renameOver(named, journalName);
+    named = journalName;
+  }
+  ::close(journal.fd);
+  if (!status.isOk()) return status;
+  syncFolder(folder);
+  return named;
+}
+
 }  // namespace
+
+void finishInterruptedCommits(const std::string& path) {
+  const fs::path folder = folderOf(path);
+  std::error_code ec;
+  std::vector<fs::path> journals;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (writerIsGone(journalWriterPid(name))) journals.push_back(it->path());
+  }
+  for (const auto& journal : journals) rollForward(journal);
+}
+
 
 Status writeFileAtomically(const std::string& path, const std::function<Status(const ChunkWriter&)>& produce) {
   FileTransaction transaction;
@@ -205,6 +313,7 @@ Status FileTransaction::stage(const std::string& path, const std::function<Statu
     if (ec) return Status(StatusCode::FAIL, "cannot create folder " + parent.string() + ": " + ec.message());
     createdFolders_.insert(createdFolders_.end(), missing.begin(), missing.end());
   }
+  finishInterruptedCommits(path);  // before the sweep: a dead writer's journal still needs its temps
   removeTempsOfDeadWriters(path);
   KILN_ASSIGN_OR_RETURN(TempFile temp, writeTempFor(path, produce));
   staged_.push_back({std::move(temp.path), path, temp.fd});
@@ -215,20 +324,49 @@ Status FileTransaction::stage(const std::string& path, std::span<const std::byte
   return stage(path, [bytes](const ChunkWriter& write) { return write(bytes); });
 }
 
-Status FileTransaction::commit() {
+// One file: a rename, atomic by itself. Several: every temp gets its name, then a journal listing the renames
+// appears (the commit point), then the renames run and the journal goes. A writer killed between two renames leaves
+// the journal; the next stage() in that folder, or the next load of a model there, finishes the renames
+// (finishInterruptedCommits), so no reader through Kiln sees the new binary beside the old ctx model.
+Status FileTransaction::commit(const std::function<void(const std::string&)>& afterRename) {
   std::vector<Staged> files = std::move(staged_);
   staged_.clear();
   createdFolders_.clear();  // they hold the targets now
+  std::vector<TempFile> temps;
+  for (const auto& file : files) temps.push_back(TempFile{file.fd, file.temp});
+  auto discardAll = [&temps]() {
+    for (const auto& temp : temps) discard(temp);
+  };
+  std::string journal;
+  if (files.size() > 1) {
+    std::vector<std::pair<std::string, std::string>> renames;
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (Status status = nameTemp(temps[i], files[i].target); !status.isOk()) {
+        discardAll();
+        return status;
+      }
+      renames.emplace_back(temps[i].path, files[i].target);
+    }
+    Result<std::string> written = writeJournal(renames);
+    if (!written.isOk()) {
+      discardAll();
+      return written.status();
+    }
+    journal = *written;
+  }
   Status status;
-  for (const auto& file : files) {
-    const TempFile temp{file.fd, file.temp};
-    if (status.isOk()) status = publish(temp, file.target);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (status.isOk()) status = nameTemp(temps[i], files[i].target);
+    if (status.isOk()) status = renameOver(temps[i].path, files[i].target);
     if (status.isOk()) {
-      ::close(temp.fd);
+      ::close(temps[i].fd);
+      if (afterRename) afterRename(files[i].target);
     } else {
-      discard(temp);
+      discard(temps[i]);
     }
   }
+  std::error_code ec;
+  if (!journal.empty()) fs::remove(journal, ec);
   return status;
 }
 
