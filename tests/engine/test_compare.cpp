@@ -102,6 +102,57 @@ TEST(CompareTensors, ShapeAndDtypeMismatches) {
   EXPECT_TRUE(strings.unsupportedDtype);
 }
 
+// 1000 elements equal to their reference but for `beyond` of them, each off by 1 (far beyond the default tolerance).
+Tensor withBeyond(const std::vector<float>& reference, int beyond) {
+  std::vector<float> values = reference;
+  for (int k = 0; k < beyond; ++k) values[static_cast<size_t>(k) * 7] += 1;
+  return floats(values);
+}
+
+TEST(CompareTensors, MaxFractionBeyondAllowsThatFractionOfElements) {
+  const std::vector<float> reference(1000, 0.5f);
+  const Tensor one = withBeyond(reference, 1);
+  const auto strict = compareTensors("y", one, floats(reference));
+  EXPECT_FALSE(strict.passed());  // the default: every element must pass
+  EXPECT_EQ(strict.beyondTolerance, 1);
+  EXPECT_EQ(strict.allowedBeyond, 0);
+  const auto allowed = compareTensors("y", one, floats(reference), {1e-4, 1e-3, 0.001});
+  EXPECT_TRUE(allowed.passed());
+  EXPECT_EQ(allowed.allowedBeyond, 1);
+  EXPECT_EQ(allowed.beyondTolerance, 1);  // the metrics do not change, only the verdict
+  const auto tooFew = compareTensors("y", one, floats(reference), {1e-4, 1e-3, 0.0009});
+  EXPECT_FALSE(tooFew.passed());
+  EXPECT_EQ(tooFew.allowedBeyond, 0);
+  EXPECT_FALSE(compareTensors("y", withBeyond(reference, 21), floats(reference), {1e-4, 1e-3, 0.02}).passed());
+  EXPECT_TRUE(compareTensors("y", withBeyond(reference, 20), floats(reference), {1e-4, 1e-3, 0.02}).passed());
+  // A decimal fraction that is exactly k / elements allows k, whatever its binary rounding (0.29 * 100 < 29).
+  EXPECT_EQ(allowedBeyondTolerance({0, 0, 0.29}, 100), 29);
+  EXPECT_EQ(allowedBeyondTolerance({0, 0, 0.02}, 409600), 8192);
+  EXPECT_EQ(allowedBeyondTolerance({0, 0, std::numeric_limits<double>::quiet_NaN()}, 100), 0);
+  EXPECT_EQ(allowedBeyondTolerance({0, 0, -0.5}, 100), 0);
+  EXPECT_EQ(allowedBeyondTolerance({0, 0, 0.5}, 0), 0);
+}
+
+TEST(CompareTensors, MaxFractionBeyondNeverExcusesNanInfOrMismatches) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<float> reference(1000, 0.5f), values = reference;
+  values[3] = nan;
+  const Tolerance generous{1e-4, 1e-3, 0.5};
+  const auto nanMismatch = compareTensors("y", floats(values), floats(reference), generous);
+  EXPECT_EQ(nanMismatch.beyondTolerance, 1);
+  EXPECT_GE(nanMismatch.allowedBeyond, 1);
+  EXPECT_FALSE(nanMismatch.passed());
+  values[3] = inf;
+  EXPECT_FALSE(compareTensors("y", floats(values), floats(reference), generous).passed());
+  // NaN against NaN is still equal.
+  values[3] = reference[3] = nan;
+  EXPECT_TRUE(compareTensors("y", floats(values), floats(reference), generous).passed());
+  EXPECT_FALSE(compareTensors("y", floats({1, 2}, {1, 2}), floats({1, 2}, {2, 1}), generous).passed());
+  std::vector<Float16> halves = {Float16(1.f), Float16(2.f)};
+  EXPECT_FALSE(compareTensors("y", Tensor::fromVector<Float16>({2}, halves), floats({1, 2}), generous).passed());
+  EXPECT_FALSE(compareTensors("y", Tensor(), floats({1}), generous).passed());
+}
+
 TEST(CompareTensors, IntegerAndBoolTypes) {
   EXPECT_TRUE(compareTensors("i", Tensor::fromVector<int8_t>({2}, {-3, 4}), Tensor::fromVector<int8_t>({2}, {-3, 4}))
                   .passed());
@@ -218,6 +269,27 @@ TEST(CompareModels, ExternalRunnerSide) {
   auto c = compareModels(cpuSide(a), external, {{"x", floats({1, 2, -3, 4}, {1, 4})}});
   ASSERT_TRUE(c.isOk()) << c.status().toString();
   EXPECT_TRUE(c->passed());
+}
+
+TEST(CompareModels, MaxFractionBeyondReachesOutputsAndBisect) {
+  testing::TempDir dir;
+  // y = Relu(x + w1) * w2: with x = {1, 2, -3, 4} only the third element is 0 on both sides, the others differ.
+  const std::string a = chainModel(dir.file("a.onnx"), 2), b = chainModel(dir.file("b.onnx"), 3);
+  const std::vector<NamedTensor> inputs = {{"x", floats({1, 2, -3, 4}, {1, 4})}};
+  const Tolerance threeOfFour{1e-4, 1e-3, 0.75};
+  auto outputs = compareModels(cpuSide(a), cpuSide(b), inputs, threeOfFour);
+  ASSERT_TRUE(outputs.isOk()) << outputs.status().toString();
+  EXPECT_EQ(outputs->outputs[0].beyondTolerance, 3);
+  EXPECT_TRUE(outputs->passed());
+  EXPECT_FALSE(compareModels(cpuSide(a), cpuSide(b), inputs, {1e-4, 1e-3, 0.5})->passed());
+  // Bisect judges intermediate values the same way: mul's output (3 of 4 beyond) passes at 0.75, diverges at 0.5.
+  auto bisect = bisectModels(cpuSide(a), cpuSide(b), inputs, threeOfFour);
+  ASSERT_TRUE(bisect.isOk()) << bisect.status().toString();
+  EXPECT_FALSE(bisect->firstDivergence.has_value());
+  auto strict = bisectModels(cpuSide(a), cpuSide(b), inputs, {1e-4, 1e-3, 0.5});
+  ASSERT_TRUE(strict.isOk()) << strict.status().toString();
+  ASSERT_TRUE(strict->firstDivergence.has_value());
+  EXPECT_EQ(strict->firstDivergence->node, "mul");
 }
 
 // If(c): then x + 1 -> then_add -> * scale -> then_mul; else -Neg(x); then Relu. `scale` is in the then branch.

@@ -17,11 +17,20 @@
 
 namespace kiln {
 
-// An element passes when |x - ref| <= atol + rtol * |ref|, ref being the reference side's element.
+// An element passes when |x - ref| <= atol + rtol * |ref|, ref being the reference side's element. A tensor passes
+// when at most maxFractionBeyond of its elements do not (Polygraphy's --check-error-stat idea: float16 storage puts
+// a few pixels of a detection map beyond any element-wise tolerance); NaN/Inf mismatches always fail it. The
+// default 0 asks every element to pass; values outside [0, 1) are the caller's to refuse (kiln compare does):
+// NaN and negatives count as 0, 1 and above let every finite element be beyond.
 struct KILN_EXPORT Tolerance {
   double atol = 1e-4;
   double rtol = 1e-3;
+  double maxFractionBeyond = 0;
 };
+
+// The number of a tensor's `elements` that may be beyond `tolerance`: floor(maxFractionBeyond * elements), read
+// so that a decimal fraction which is exactly k / elements allows k (0.29 of 100 allows 29).
+KILN_EXPORT int64_t allowedBeyondTolerance(const Tolerance& tolerance, int64_t elements);
 
 // The failing element with the largest excess over its tolerance (NaN/Inf mismatches first); when every element
 // passes, the one with the largest absolute error.
@@ -51,6 +60,9 @@ struct KILN_EXPORT TensorComparison {
   bool unsupportedDtype = false;  // string, complex or undefined: not compared
   int64_t elements = 0;
   int64_t beyondTolerance = 0;  // elements that fail (NaN/Inf mismatches included)
+  // How many elements may be beyond the tolerance with the tensor still passing: allowedBeyondTolerance of the
+  // Tolerance compareTensors was given (0 by default: every element must pass).
+  int64_t allowedBeyond = 0;
   double maxAbsError = 0, meanAbsError = 0;  // over finite pairs
   double maxRelError = 0;  // |x - ref| / |ref| over finite pairs with ref != 0
   double cosineSimilarity = 1;  // over finite pairs; 1 when both are all zero, 0 when only one is
@@ -61,13 +73,17 @@ struct KILN_EXPORT TensorComparison {
   // Counts of |x - ref| per bin over finite pairs (kErrorHistogramBins entries); empty when nothing was compared.
   std::vector<int64_t> errorHistogram = {};
 
-  // True when every element passed and nothing mismatched.
+  // True when nothing mismatched, no NaN/Inf mismatched and at most allowedBeyond elements are beyond the
+  // tolerance (with allowedBeyond 0: every element passed).
   bool passed() const {
-    return !missing && !dtypeMismatch && !shapeMismatch && !unsupportedDtype && beyondTolerance == 0;
+    if (missing || dtypeMismatch || shapeMismatch || unsupportedDtype) return false;
+    if (beyondTolerance == 0) return true;
+    return nanMismatches == 0 && infMismatches == 0 && beyondTolerance <= allowedBeyond;
   }
 };
 
-// Compares `value` with `reference` element by element under `tolerance`.
+// Compares `value` with `reference` element by element under `tolerance` (allowedBeyond from its
+// maxFractionBeyond).
 KILN_EXPORT TensorComparison compareTensors(const std::string& name, const Tensor& value, const Tensor& reference,
                                             const Tolerance& tolerance = {});
 

@@ -60,6 +60,15 @@ int errorHistogramBin(double absError) {
   return std::clamp(bin, 1, kErrorHistogramBins - 1);
 }
 
+int64_t allowedBeyondTolerance(const Tolerance& tolerance, int64_t elements) {
+  if (!(tolerance.maxFractionBeyond > 0) || elements <= 0) return 0;
+  if (tolerance.maxFractionBeyond >= 1) return elements;
+  // The product of a decimal fraction and a count can land just under the integer it names (0.29 * 100 is
+  // 28.999999999999996): a relative nudge far below one element keeps floor() on the named count.
+  const double product = tolerance.maxFractionBeyond * static_cast<double>(elements);
+  return std::min(elements, static_cast<int64_t>(std::floor(product * (1 + 1e-12))));
+}
+
 TensorComparison compareTensors(const std::string& name, const Tensor& value, const Tensor& reference,
                                 const Tolerance& tolerance) {
   TensorComparison c;
@@ -77,6 +86,7 @@ TensorComparison compareTensors(const std::string& name, const Tensor& value, co
   c.unsupportedDtype = !isNumeric(c.dtype) || !isNumeric(c.referenceDtype);
   if (c.shapeMismatch || c.unsupportedDtype) return c;
   c.elements = value.numel();
+  c.allowedBeyond = allowedBeyondTolerance(tolerance, c.elements);
   c.errorHistogram.assign(kErrorHistogramBins, 0);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   double sumAbs = 0, dot = 0, normX = 0, normRef = 0, worstExcess = -kInf, worstAbs = -1;
