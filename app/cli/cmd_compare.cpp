@@ -23,7 +23,7 @@ constexpr const char* kOnnxRuntime = "onnxruntime";
 struct CompareArgs {
   std::string model, inputDir, ep, againstEp, against, onnxRuntimeDir, reproducer, nodeData;
   std::vector<std::string> inputs, shapes, configs, againstConfigs;
-  double atol = Tolerance{}.atol, rtol = Tolerance{}.rtol;
+  double atol = Tolerance{}.atol, rtol = Tolerance{}.rtol, maxFractionBeyond = Tolerance{}.maxFractionBeyond;
   unsigned seed = 0;
   bool bisect = false;
   int64_t chunkValues = BisectOptions{}.maxValuesPerChunk;
@@ -85,9 +85,14 @@ std::string reproducerNote(const CompareArgs& args, const Reproducer& written) {
   if (args.against == kOnnxRuntime) line += " --against onnxruntime";
   if (!args.againstEp.empty()) line += " --against-ep " + args.againstEp;
   for (const auto& c : args.againstConfigs) line += " --against-config '" + c + "'";
-  char tolerance[64];
+  char tolerance[96];
   std::snprintf(tolerance, sizeof tolerance, " --atol %g --rtol %g", args.atol, args.rtol);
-  return line + tolerance;
+  line += tolerance;
+  if (args.maxFractionBeyond > 0) {
+    std::snprintf(tolerance, sizeof tolerance, " --max-fraction-beyond %g", args.maxFractionBeyond);
+    line += tolerance;
+  }
+  return line;
 }
 
 // Usage errors found before any run (a long bisect must not end in one).
@@ -105,6 +110,9 @@ Status checkArguments(const CompareArgs& args) {
     }
   }
   if (args.atol < 0 || args.rtol < 0) return usage("--atol and --rtol must be >= 0");
+  if (!(args.maxFractionBeyond >= 0 && args.maxFractionBeyond < 1)) {
+    return usage("--max-fraction-beyond must be a fraction of the elements, 0 <= F < 1 (0.02 allows 2%)");
+  }
   return Status::ok();
 }
 
@@ -148,6 +156,15 @@ Result<BisectResult> scanIntermediates(const CompareArgs& args, const CompareSid
   return found;
 }
 
+// Which elements the tolerance line's bound applies to: "for every element", or the fraction that may miss it.
+std::string toleranceScope(double maxFractionBeyond) {
+  if (maxFractionBeyond <= 0) return "for every element";
+  char text[128];
+  std::snprintf(text, sizeof text, "for all but at most %g%% of each output's elements (--max-fraction-beyond %g; "
+                "NaN/Inf mismatches never)", 100 * maxFractionBeyond, maxFractionBeyond);
+  return text;
+}
+
 int compareCommand(const CompareArgs& args) {
   configureLogging(args.flags);
   if (Status s = checkArguments(args); !s.isOk()) return reportError(s, args.flags);
@@ -170,7 +187,7 @@ int compareCommand(const CompareArgs& args) {
   auto inputs = app::prepareInputs(declared->inputs, args.inputs, shapes, args.inputDir, args.seed);
   if (!inputs.isOk()) return reportError(inputs.status(), args.flags);
 
-  const Tolerance tolerance{args.atol, args.rtol};
+  const Tolerance tolerance{args.atol, args.rtol, args.maxFractionBeyond};
   auto comparison = compareModels(*side, *reference, *inputs, tolerance);
   if (!comparison.isOk()) return reportError(comparison.status(), args.flags);
   bool passed = comparison->passed();
@@ -178,7 +195,8 @@ int compareCommand(const CompareArgs& args) {
   nlohmann::json report = {{"model", args.model},
                            {"side", side->label},
                            {"reference", reference->label},
-                           {"tolerance", {{"atol", args.atol}, {"rtol", args.rtol}}},
+                           {"tolerance",
+                            {{"atol", args.atol}, {"rtol", args.rtol}, {"max_fraction_beyond", args.maxFractionBeyond}}},
                            {"inputs", nlohmann::json::array()},
                            {"outputs", nlohmann::json::array()}};
   if (!args.against.empty() && args.against != kOnnxRuntime) report["reference_model"] = args.against;
@@ -199,8 +217,9 @@ int compareCommand(const CompareArgs& args) {
   if (args.flags.json) {
     printJson(report);
   } else {
-    std::printf("model: %s\nside: %s\nreference: %s\ntolerance: |x - ref| <= %g + %g * |ref|\n", args.model.c_str(),
-                side->label.c_str(), reference->label.c_str(), args.atol, args.rtol);
+    std::printf("model: %s\nside: %s\nreference: %s\ntolerance: |x - ref| <= %g + %g * |ref| %s\n", args.model.c_str(),
+                side->label.c_str(), reference->label.c_str(), args.atol, args.rtol,
+                toleranceScope(args.maxFractionBeyond).c_str());
     printComparisonTable(comparison->outputs);
     if (bisect) {
       printFirstDivergence(bisect->firstDivergence);
@@ -224,9 +243,13 @@ void registerCompare(CLI::App& app, Commands& commands) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand("compare", "Run a model under two configurations and compare every output");
   cmd->footer(
-      "\nExit 0 when every element of every output passes |x - ref| <= atol + rtol * |ref| (and, with --bisect, no\n"
-      "intermediate value diverges; --node-data alone judges the outputs only), 1 otherwise, 2 for usage (or a\n"
-      "missing onnxruntime-node).\n"
+      "\nExit 0 when every element of every output passes |x - ref| <= atol + rtol * |ref| (with\n"
+      "--max-fraction-beyond F: all but at most a fraction F of each output's elements, and no NaN/Inf mismatch;\n"
+      "intermediate values of --bisect and --node-data are judged the same way) and, with --bisect, no intermediate\n"
+      "value diverges (--node-data alone judges the outputs only); 1 otherwise, 2 for usage (or a missing\n"
+      "onnxruntime-node).\n"
+      "Float16 storage (--config kiln.vulkan.fp16=1) is checked against float32 with --atol 5e-3*max(1,max|ref|)\n"
+      "--rtol 1e-2 --max-fraction-beyond 0.02 (engine/README.md).\n"
       "The reference side uses --ep's providers unless --against-ep is given; --config entries apply to the first\n"
       "side only.\n"
       "\nExamples:\n"
@@ -234,6 +257,8 @@ void registerCompare(CLI::App& app, Commands& commands) {
       "  kiln compare det_ctx.onnx --against det.onnx --input x=image.npy --json\n"
       "  kiln compare det.onnx --ep cpu --against onnxruntime --input-dir inputs/\n"
       "  kiln compare det.onnx --ep vulkan --against-ep cpu --atol 0 --rtol 0 --bisect --reproducer repro/\n"
+      "  kiln compare det_fp16_ctx.onnx --against det_ctx.onnx --shape x=1x3x640x640 --atol 5e-3 --rtol 1e-2 "
+      "--max-fraction-beyond 0.02\n"
       "  kiln compare det.onnx --ep cpu --against onnxruntime --node-data det_errors.json");
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--input", args->inputs, "NAME=FILE input (.npy or .pb TensorProto); others are random");
@@ -251,6 +276,9 @@ void registerCompare(CLI::App& app, Commands& commands) {
                   "~/.cache/kiln/models/ort)");
   cmd->add_option("--atol", args->atol, "Absolute tolerance (default 1e-4)");
   cmd->add_option("--rtol", args->rtol, "Relative tolerance (default 1e-3)");
+  cmd->add_option("--max-fraction-beyond", args->maxFractionBeyond,
+                  "Fraction F (0 <= F < 1) of each output's elements that may be beyond atol + rtol * |ref| "
+                  "(default 0: every element must pass; NaN/Inf mismatches always fail)");
   cmd->add_flag("--bisect", args->bisect, "Find the first node whose outputs diverge while its inputs agree");
   cmd->add_option("--bisect-chunk", args->chunkValues, "Intermediate values exposed per pair of runs (default 64)")
       ->check(CLI::PositiveNumber);

@@ -12,6 +12,9 @@ std::string verdict(const TensorComparison& c) {
   if (c.shapeMismatch) return "SHAPE " + app::formatDims(c.shape) + " vs " + app::formatDims(c.referenceShape);
   if (c.unsupportedDtype) return std::string("NOT COMPARED (") + dataTypeName(c.dtype) + ")";
   std::string text = c.passed() ? "ok" : "FAIL";
+  if (c.passed() && c.beyondTolerance > 0) {
+    text += " (" + std::to_string(c.beyondTolerance) + " beyond, " + std::to_string(c.allowedBeyond) + " allowed)";
+  }
   if (c.dtypeMismatch) text += std::string(" (dtype ") + dataTypeName(c.dtype) + " vs " + dataTypeName(c.referenceDtype) + ")";
   if (c.nanMismatches) text += " nan:" + std::to_string(c.nanMismatches);
   if (c.infMismatches) text += " inf:" + std::to_string(c.infMismatches);

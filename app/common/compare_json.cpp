@@ -27,6 +27,7 @@ nlohmann::json tensorComparisonToJson(const TensorComparison& c) {
                       {"unsupported_dtype", c.unsupportedDtype},
                       {"elements", c.elements},
                       {"beyond_tolerance", c.beyondTolerance},
+                      {"allowed_beyond", c.allowedBeyond},
                       {"fraction_beyond_tolerance", number(c.fractionBeyondTolerance)},
                       {"max_abs_error", number(c.maxAbsError)},
                       {"max_rel_error", number(c.maxRelError)},
@@ -57,6 +58,7 @@ NodeData compareNodeData(const BisectResult& bisect, const std::string& model, c
                          const std::string& side, const std::string& reference) {
   NodeData data{"compare", "kiln compare", model, {}, nlohmann::json::object()};
   data.summary = {{"side", side}, {"reference", reference}, {"atol", tolerance.atol}, {"rtol", tolerance.rtol},
+                  {"max_fraction_beyond", tolerance.maxFractionBeyond},
                   {"values_compared", bisect.valuesCompared}, {"nodes_in_subgraphs_not_exposed", bisect.nodesInSubgraphs}};
   for (const auto& node : bisect.nodes) {
     NodeDatum datum{node.node, node.opType, node.graph, {}, nlohmann::json::object()};

@@ -3,7 +3,8 @@
 field; --atol 0 --rtol 0 --bisect names a node whose inputs agree and outputs do not, and its --reproducer shows
 the divergence again through kiln compare and runs with kiln run; a model with one weight changed (made here with
 python onnx) fails and bisect names the node that reads the weight; --against onnxruntime when onnxruntime-node is
-cached; a missing onnxruntime-node and bad usage exit 2.
+cached; --max-fraction-beyond judges the fraction of elements beyond (models made here differing in one element of
+1000); a missing onnxruntime-node and bad usage exit 2.
 
 Usage: compare_commands.py KILN_BINARY SOURCE_DIR MODEL_CACHE   (exit 77: skipped, no Vulkan device and
 KILN_REQUIRE_VULKAN unset)
@@ -196,6 +197,59 @@ def onnxruntime(tmp, model, cache):
            f"If body values agree with onnxruntime: {[(n['node'], n['passed']) for n in nodes]} ({code}: {err})")
 
 
+def offset_model(path, offsets):
+    """y = x + offsets (float32, the shape of `offsets`): two such models differ exactly where their offsets do."""
+    h, T = onnx.helper, onnx.TensorProto
+    graph = h.make_graph([h.make_node("Add", ["x", "offsets"], ["y"], name="add")], "main",
+                         [h.make_tensor_value_info("x", T.FLOAT, list(offsets.shape))],
+                         [h.make_tensor_value_info("y", T.FLOAT, list(offsets.shape))],
+                         [numpy_helper.from_array(offsets.astype(np.float32), "offsets")])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    return path
+
+
+def max_fraction_beyond(tmp):
+    """--max-fraction-beyond F: an output with 1 of 1000 elements beyond passes at 0.001, fails at 0.0009 and at the
+    default; the tolerance used is reported (JSON and text); a NaN mismatch fails whatever F; bad F is usage (2)."""
+    zeros = np.zeros((1, 1000), np.float32)
+    one_off = zeros.copy()
+    one_off[0, 417] = 1
+    base, changed = offset_model(tmp / "offset0.onnx", zeros), offset_model(tmp / "offset1.onnx", one_off)
+    side = [base, "--ep", "cpu", "--against", changed, "--against-ep", "cpu"]
+    code, report, err = compare_json(*side)
+    expect(code == 1 and report.get("passed") is False and report.get("tolerance", {}).get("max_fraction_beyond") == 0,
+           f"1 of 1000 beyond fails by default, max_fraction_beyond 0 reported ({code}: {report.get('tolerance')} {err})")
+    code, report, err = compare_json(*side, "--max-fraction-beyond", "0.001")
+    outputs = report.get("outputs") or [{}]
+    expect(code == 0 and report.get("passed") is True and outputs[0].get("beyond_tolerance") == 1 and
+           outputs[0].get("allowed_beyond") == 1 and outputs[0].get("passed") is True,
+           f"1 of 1000 beyond passes with --max-fraction-beyond 0.001 ({code}: {outputs[0]} {err})")
+    expect(report.get("tolerance") == {"atol": 1e-4, "rtol": 1e-3, "max_fraction_beyond": 0.001},
+           f"JSON states the tolerance used: {report.get('tolerance')}")
+    code, report, err = compare_json(*side, "--max-fraction-beyond", "0.0009")
+    expect(code == 1 and report.get("passed") is False, f"1 of 1000 beyond fails at 0.0009 ({code}: {err})")
+    code, out, err = kiln("compare", *side, "--max-fraction-beyond", "0.001")
+    expect(code == 0 and "but at most 0.1% of each output's elements" in out and "1 beyond, 1 allowed" in out,
+           f"the text report states the fraction and the allowance ({code}: {out} {err})")
+    code, out, err = kiln("compare", *side)
+    expect(code == 1 and "for every element" in out, f"the text report states the element-wise default ({code}: {out})")
+    # A NaN on one side is never excused: x + NaN offset at one element.
+    nan_off = zeros.copy()
+    nan_off[0, 3] = np.nan
+    with_nan = offset_model(tmp / "offset_nan.onnx", nan_off)
+    code, report, err = compare_json(base, "--ep", "cpu", "--against", with_nan, "--against-ep", "cpu",
+                                     "--max-fraction-beyond", "0.5")
+    outputs = report.get("outputs") or [{}]
+    expect(code == 1 and outputs[0].get("nan_mismatches") == 1,
+           f"a NaN mismatch fails whatever the fraction ({code}: {outputs[0].get('nan_mismatches')} {err})")
+    for bad in ("-0.1", "1", "1.5", "nan", "two"):
+        code, _, err = kiln("compare", *side, "--max-fraction-beyond", bad)
+        expect(code == 2 and "--max-fraction-beyond" in err,
+               f"--max-fraction-beyond {bad}: exit 2 naming the option ({code}: {err.strip()})")
+
+
 def usage_errors(tmp, model):
     np.save(tmp / "x.npy", np.zeros((1, 3, 32, 32), np.float32))
     for args in ([model], [model, "--against-ep", "gpu"], [model, "--against-ep", "cpu", "--atol", "-1"],
@@ -214,6 +268,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         usage_errors(tmp, model)
+        max_fraction_beyond(tmp)
         changed_weight(tmp, model)
         onnxruntime(tmp, model, cache)
         if not vulkan_available():
