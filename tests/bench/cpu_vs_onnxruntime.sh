@@ -19,8 +19,8 @@
 #   --isnet    also time this real dynamically quantized U-Net (1x3x1024x1024 input named `input`, e.g.
 #              isnet_quint8.onnx from tests/tools/fetch_isnet.sh; not in the repository), 2 timed runs per round
 #   --isnet-fp16  the same for its float16 sibling (isnet_fp16.onnx)
-#   --onednn   also time Kiln with kiln.cpu.float_kernels=onednn (float Conv on oneDNN instead of the default OpenBLAS
-#              path) in the same rounds: columns "onednn ms" and "onednn/ort"
+#   --onednn   also time Kiln with kiln.cpu.float_kernels=onednn (float Conv on oneDNN's primitive instead of the default
+#              im2col + sgemm path) in the same rounds: columns "onednn ms" and "onednn/ort"
 #   --avx2     also time Kiln with its AVX-512 twins off (KILN_CPU_DISABLE_AVX512=1: the AVX2 loops, as before the
 #              twins) in the same rounds: columns "avx2 ms" and "avx2/ort"
 #   --level    Kiln's kiln.graph_optimization_level (default all, onnxruntime's side runs 'all' too; basic leaves
@@ -105,15 +105,15 @@ measure() {  # label side runs warmup model-args...
 
 echo "cpu_vs_onnxruntime: $ROUNDS rounds, $THREADS threads, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 # Which kernels each side runs. Kiln: oneDNN's ISA and the int8 convolution implementations it picked (one verbose run
-# of the quantized net); OpenBLAS (float GEMMs) follows OPENBLAS_CORETYPE when set. onnxruntime: MLAS picks its
+# of the quantized net); float GEMMs run on oneDNN's sgemm too (OPENBLAS_CORETYPE no longer matters). onnxruntime: MLAS picks its
 # kernels from the CPU's flags, listed here.
 VERBOSE="$(ONEDNN_VERBOSE=1 "$KILN_BENCH" "${QUANT_ARGS[@]}" --runs 1 --warmup 0 --threads "$THREADS" 2>&1 || true)"
 echo "kiln: $(grep -m1 -o 'oneDNN v[0-9.]*' <<<"$VERBOSE" || echo '(no verbose output)'), \
 $(grep -m1 -o 'isa:[^,]*' <<<"$VERBOSE" || echo 'isa: unknown')" >&2
 INT8_KERNELS="$( (grep ',exec,cpu,convolution,' <<<"$VERBOSE" || true) | cut -d, -f5 | sort | uniq -c | tr -s ' ' | paste -sd';' -)"
 echo "kiln: int8 convolutions: ${INT8_KERNELS:-the reference integer loops of Kiln (no oneDNN primitive ran: no VNNI?)}" >&2
-echo "kiln: float GEMMs on OpenBLAS, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset} (--onednn: float Conv on" \
-  "oneDNN, its own ISA dispatch)" >&2
+echo "kiln: float GEMMs on oneDNN's sgemm (its own ISA dispatch; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset} only" \
+  "affects double) (--onednn: float Conv on oneDNN's convolution primitive)" >&2
 echo "ort: MLAS (cpuid dispatch); CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), \
 $(grep -m1 -o -w 'avx2\|avx512f\|avx512_vnni\|avx_vnni\|amx_int8' /proc/cpuinfo | sort -u | paste -sd' ' -)" >&2
 for ((round = 1; round <= ROUNDS; ++round)); do

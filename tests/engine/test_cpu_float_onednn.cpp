@@ -104,7 +104,12 @@ TEST(CpuFloatOneDnn, ConvMatchesDoubleReference) {
 TEST(CpuFloatOneDnn, ConfigKeyTakesOnlyItsValues) {
   SessionOptions options;
   ASSERT_TRUE(parseSessionConfig(options).isOk());
-  EXPECT_FALSE(parseSessionConfig(options)->cpuFloatOnOneDnn);  // the default: OpenBLAS
+  EXPECT_FALSE(parseSessionConfig(options)->cpuFloatOnOneDnn);  // the default: im2col + GEMM
+  for (const char* gemm : {"gemm", "openblas"}) {  // openblas: the old name, still accepted
+    ASSERT_TRUE(options.addConfigEntry(config::kCpuFloatKernels, gemm).isOk());
+    ASSERT_TRUE(parseSessionConfig(options).isOk()) << gemm;
+    EXPECT_FALSE(parseSessionConfig(options)->cpuFloatOnOneDnn) << gemm;
+  }
   ASSERT_TRUE(options.addConfigEntry(config::kCpuFloatKernels, "onednn").isOk());
   EXPECT_TRUE(parseSessionConfig(options)->cpuFloatOnOneDnn);
   ASSERT_TRUE(options.addConfigEntry(config::kCpuFloatKernels, "mkl").isOk());

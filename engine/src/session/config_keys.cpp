@@ -34,9 +34,11 @@ const std::vector<KeyInfo>& knownKeys() {
          "the fastest; context binaries store the choices"},
         {kVulkanPipelineCachePath, "", "Vulkan pipeline cache file"},
         {kVulkanTargetProfile, "", "device profile JSON to compile for"},
-        {kVulkanFp16, "0", "1: float16 storage (not implemented yet: warns)"},
+        {kVulkanFp16, "0", "1: float16 weights and activations in device storage, float32 arithmetic"},
         {kVulkanProfile, "0", "1: time every dispatch with timestamp queries and log a table per op type"},
-        {kCpuFloatKernels, "openblas", "openblas | onednn: the CPU EP's float Conv (openblas: the reference path)"},
+        {kCpuFloatKernels, "gemm",
+         "gemm | onednn: the CPU EP's float Conv (gemm: im2col and oneDNN's sgemm, the reference path; onednn: "
+         "oneDNN's convolution primitive; openblas: gemm's old name)"},
         {kMaxTensorBytes, "2147483648", "the most bytes one tensor may take (2 GiB)"},
     };
     std::sort(table.begin(), table.end(), [](const KeyInfo& a, const KeyInfo& b) { return std::strcmp(a.key, b.key) < 0; });

@@ -67,9 +67,9 @@ Result<SessionConfig> parseSessionConfig(const SessionOptions& options) {
   c.failOnSuboptimalCompiledModel = flag(options, config::kFailOnSuboptimalCompiledModel);
   c.disableModelCompile = flag(options, config::kDisableModelCompile);
   const std::string floatKernels = entry(options, config::kCpuFloatKernels);
-  if (floatKernels != "onednn" && floatKernels != "openblas") {
+  if (floatKernels != "gemm" && floatKernels != "onednn" && floatKernels != "openblas") {  // openblas: gemm's old name
     return Status(StatusCode::INVALID_ARGUMENT, std::string(config::kCpuFloatKernels) +
-                                                    " must be onednn or openblas, got '" + floatKernels + "'");
+                                                    " must be gemm or onednn, got '" + floatKernels + "'");
   }
   c.cpuFloatOnOneDnn = floatKernels == "onednn";
 

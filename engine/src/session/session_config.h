@@ -21,7 +21,7 @@ struct SessionConfig {
   bool disableCpuEpFallback = false;
   bool failOnSuboptimalCompiledModel = false;
   bool disableModelCompile = false;
-  bool cpuFloatOnOneDnn = false;  // kiln.cpu.float_kernels: "onednn" (true) or "openblas" (the default)
+  bool cpuFloatOnOneDnn = false;  // kiln.cpu.float_kernels: "onednn" (true) or "gemm" (the default)
 
   struct Vulkan {
     std::string device;  // kiln.vulkan.device: index or name substring ("" = the default device)

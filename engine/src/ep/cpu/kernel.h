@@ -44,7 +44,8 @@ struct KernelInfo {
   // What shape inference knows of each input (nullptr where nothing): kernels may prepare for it at creation
   // (weights packed for a static shape), never rely on it, since a run may feed other shapes.
   std::vector<const ir::ValueInfo*> inputInfos;
-  // Float convolutions run on oneDNN (kiln.cpu.float_kernels=onednn); false (the default) keeps the OpenBLAS path.
+  // Float convolutions run on oneDNN's convolution primitive (kiln.cpu.float_kernels=onednn); false (the default)
+  // keeps the im2col + GEMM path.
   bool floatOnOneDnn = false;
 
   // Input i's shape when inference fixed every dimension of it; nullopt otherwise.

@@ -1,4 +1,4 @@
-// Conv and ConvInteger. Float convolutions run as GEMMs on OpenBLAS: pointwise (1x1) ones directly on the
+// Conv and ConvInteger. Float convolutions run as GEMMs (gemm_helpers.h): pointwise (1x1) ones directly on the
 // input, others on im2col columns built a few output lines at a time (the scratch stays cache-sized and is
 // reused); 1-D/2-D depthwise convolutions use a direct loop, which beats a GEMM with one input channel per
 // group. Under kiln.cpu.float_kernels=onednn, non-depthwise float convs with constant weights run on oneDNN instead

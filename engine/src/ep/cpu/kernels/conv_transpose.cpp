@@ -1,4 +1,4 @@
-// ConvTranspose as GEMM + col2im: for each group, columns = W^T x X (OpenBLAS), then every column entry is
+// ConvTranspose as GEMM + col2im: for each group, columns = W^T x X (gemm_helpers.h), then every column entry is
 // scatter-added to the output position its kernel tap lands on. Columns are built a few input lines at a
 // time.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Linear-algebra kernels: Gemm, MatMul (numpy batching), MatMulInteger, Det. Float math uses OpenBLAS. The
+// Linear-algebra kernels: Gemm, MatMul (numpy batching), MatMulInteger, Det. Float math uses gemm_helpers.h (oneDNN sgemm; double on OpenBLAS). The
 // MatMul planning and zero-point helpers declared in matmul_helpers.h live here too.
 #include <cmath>
 #include <memory>

@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include "ep/cpu/kernels/gemm_helpers.h"
+
 namespace kiln::cpu::onednn {
 
 void setThreads(ThreadPool* pool, int64_t macs) {
@@ -31,3 +33,13 @@ dnnl::memory::format_tag plainWeightsTag(size_t spatialRank) {
 }
 
 }  // namespace kiln::cpu::onednn
+
+namespace kiln::cpu {
+
+void oneDnnSgemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                 const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (omp_get_max_threads() != 1) omp_set_num_threads(1);  // Kiln's pool splits the product, not OpenMP
+  // Arguments are checked by the callers (row-major, K > 0, leading dimensions from the tensors): no failure to see.
+  dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+}  // namespace kiln::cpu

@@ -1,5 +1,5 @@
 // Float products where one side of C has at most kSkinnyMax rows or columns (batch-1 LSTM/GRU gates, a conv with a
-// few output positions, as Silero VAD's): OpenBLAS packs both operands on every call, which for these shapes costs
+// few output positions, as Silero VAD's): a general GEMM packs both operands on every call, which for these shapes costs
 // more than the arithmetic. Here the large operand streams once from memory, unpacked, against the few small
 // vectors held in cache.
 #pragma once
