@@ -13,10 +13,11 @@ import shutil
 import subprocess
 import sys
 
+from missing_model import missing_model
+
 MODEL = "ch_PP-OCRv4_det_infer.onnx"
 PAGE = os.path.join("ref", "ppocr_det", "inputs", "x.npy")
 SHAPE = "x=1x3x640x640"
-SKIPPED = 77
 
 
 def kiln(binary, *args, check=True):
@@ -30,11 +31,7 @@ def main():
     binary, cache, work = sys.argv[1:4]
     model, page = os.path.join(cache, MODEL), os.path.join(cache, PAGE)
     if not os.path.isfile(model) or not os.path.isfile(page):
-        if os.environ.get("KILN_REQUIRE_MODELS") == "1":
-            print(f"FAIL: {model} or {page} is missing (KILN_REQUIRE_MODELS=1)")
-            return 1
-        print(f"SKIP: {model} or {page} is missing (tests/tools/fetch_models.sh --with-references fetches them)")
-        return SKIPPED
+        missing_model(f"{model} or {page} is missing (tests/tools/fetch_models.sh --with-references fetches them)")
     shutil.rmtree(work, ignore_errors=True)
     sizes, ctx = {}, {}
     for kind, extra in (("float32", []), ("fp16", ["--config", "kiln.vulkan.fp16=1"])):

@@ -18,17 +18,10 @@ import sys
 import numpy as np
 import onnx
 
+from missing_model import missing_model
+
 RTOL = 1e-3
 ORT_MISSING = 3  # ort_run.mjs's exit status when onnxruntime-node is not installed
-SKIPPED = 77
-
-
-def missing_reference(message):
-    if os.environ.get("KILN_REQUIRE_MODELS") == "1":
-        print(f"FAIL: {message} (KILN_REQUIRE_MODELS=1)")
-        sys.exit(1)
-    print(f"SKIP: {message}")
-    sys.exit(SKIPPED)
 
 
 def run(command):
@@ -40,11 +33,11 @@ def run(command):
 
 def run_onnxruntime(source_dir, cache, model, inputs, out_dir):
     if shutil.which("node") is None:
-        missing_reference("node is not installed")
+        missing_model("node is not installed")
     script = os.path.join(source_dir, "resources", "bench", "ort_run.mjs")
     status, error = run(["node", script, os.path.join(cache, "ort"), model, out_dir, "--input", f"input={inputs}"])
     if status == ORT_MISSING:
-        missing_reference(f"onnxruntime-node is not under {cache}/ort (tests/tools/fetch_models.sh installs it)")
+        missing_model(f"onnxruntime-node is not under {cache}/ort (tests/tools/fetch_models.sh installs it)")
     if status != 0:
         raise RuntimeError(f"onnxruntime failed on {model}: {error}")
 

@@ -15,9 +15,10 @@ import shutil
 import subprocess
 import sys
 
+from missing_model import missing_model
+
 MODEL = "ch_PP-OCRv4_det_infer.onnx"
 SHAPE = "x=1x3x256x256"  # small enough for lavapipe, large enough to use every layer
-SKIPPED = 77
 
 
 def kiln(binary, *args):
@@ -31,11 +32,7 @@ def main():
     binary, cache, work = sys.argv[1:4]
     source = os.path.join(cache, MODEL)
     if not os.path.isfile(source):
-        if os.environ.get("KILN_REQUIRE_MODELS") == "1":
-            print(f"FAIL: {source} is missing (KILN_REQUIRE_MODELS=1)")
-            return 1
-        print(f"SKIP: {source} is missing (tests/tools/fetch_models.sh fetches it)")
-        return SKIPPED
+        missing_model(f"{source} is missing (tests/tools/fetch_models.sh fetches it)")
     shutil.rmtree(work, ignore_errors=True)
     # The source model is copied beside the outputs, so it can be taken away at the end without touching the cache.
     model = os.path.join(work, "src", MODEL)
