@@ -201,7 +201,7 @@ TEST(Optimizer, SessionLevelsCountersAndBadValue) {
   model.constant("c", {2}, {1.f, 2.f}, "c");
   model.node("Add", {"X", "c"}, {"Y"}, "add");
   const std::string path = model.save(dir.file("m.onnx"));
-  for (const auto& [level, passes, folded] : {std::tuple{"none", 0, 0}, {"basic", 3, 1}, {"all", 4, 1}}) {
+  for (const auto& [level, passes, folded] : {std::tuple{"none", 0, 0}, {"basic", 3, 1}, {"all", 5, 1}}) {
     SessionOptions options;
     ASSERT_TRUE(options.addConfigEntry("kiln.graph_optimization_level", level).isOk());
     auto session = Session::create(path, options);

@@ -10,9 +10,15 @@ Result<OptimizationResult> optimizeModel(ir::Model& model, OptimizationLevel lev
   result.level = level;
   if (level == OptimizationLevel::NONE || !model.graph) return result;
   ir::Graph& graph = *model.graph;
-  // Device fusions belong to the EPs' compile step; `all` adds only rewrites exact on every EP.
+  // Device fusions belong to the EPs' compile step. `all` adds the exact QDQ drops and onnxruntime's QDQ unit
+  // fusions (integer kernels every EP runs, computing what onnxruntime computes).
   foldConstantNodes(graph, model, ir::kMainGraphPath, result.foldedConstants);
   ++result.passesRun;
+  if (level == OptimizationLevel::ALL) {
+    // Before folding, which would turn the weights' DequantizeLinear nodes into float initializers.
+    result.qdqUnitsFused = fuseQdqNodeUnits(graph);
+    ++result.passesRun;
+  }
   result.nodesFolded = foldConstantSubexpressions(graph, model);
   ++result.passesRun;
   if (level == OptimizationLevel::ALL) {

@@ -36,12 +36,15 @@ struct OptimizationResult {
   int64_t nodesFolded = 0;   // non-Constant nodes evaluated once by constant folding
   int64_t nodesRemoved = 0;  // dead nodes removed
   int64_t qdqPairsDropped = 0;  // level `all`: QDQ pairs dropped around data movement (ops/qdq_drop.h)
+  int64_t qdqUnitsFused = 0;    // level `all`: QDQ units fused into QLinearConv / QLinearMatMul
   std::vector<FoldedConstantRecord> foldedConstants;
 };
 
 // Runs the passes of `level` over `model` in place. `basic`: Constant nodes become initializers, deterministic
 // nodes whose inputs are all constant are evaluated with the CPU EP's kernels, nodes whose outputs nothing
-// reads are removed. `all` adds, before the removal, the exact QDQ drops around data movement
+// reads are removed. `all` adds, before the folding, the fusion of QDQ units around Conv and MatMul into
+// QLinearConv / QLinearMatMul (integer accumulation, one requantization: onnxruntime's result, not the float
+// path's; optimizer/qdq_fusion.cpp), and before the removal the exact QDQ drops around data movement
 // (ops/qdq_drop.h), as onnxruntime's extended level does. `none` changes nothing.
 Result<OptimizationResult> optimizeModel(ir::Model& model, OptimizationLevel level);
 

@@ -30,6 +30,12 @@ int64_t removeDeadNodes(ir::Graph& graph);
 // Returns the number of chains rewritten.
 int64_t dropExactQdqPairs(ir::Graph& graph, const ir::Model& model);
 
+// Level `all`: onnxruntime's QDQ node units DequantizeLinear(x), DequantizeLinear(w), [DequantizeLinear(bias)] ->
+// Conv -> QuantizeLinear and DequantizeLinear(a), DequantizeLinear(b) -> MatMul -> QuantizeLinear become
+// QLinearConv / QLinearMatMul under its selectors' conditions (optimizer/qdq_fusion.cpp), in `graph` and its
+// bodies. Returns the number of units fused.
+int64_t fuseQdqNodeUnits(ir::Graph& graph);
+
 // True when `name` is an initializer of `graph` that a caller cannot override (not also listed as a graph input).
 bool isConstantInitializer(const ir::Graph& graph, const std::string& name);
 
