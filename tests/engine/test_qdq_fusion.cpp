@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ep/cpu/kernels/quantization.h"
 #include "gtest_requirements.h"
 #include "kiln/session.h"
 #include "model_builder.h"
@@ -302,6 +303,33 @@ TEST(QdqFusion, FusedVulkanSessionKeepsTheCpuBytes) {
   SessionOptions options = testing::vulkanOptions();
   ASSERT_TRUE(options.addConfigEntry("session.disable_cpu_ep_fallback", "1").isOk());
   EXPECT_EQ(runConv(path, options, "all"), handComputedConv());
+}
+
+// The fused kernel's vectorized requantization is saturateQuantize bit for bit: ties (half to even), both
+// signs, saturation, extreme accumulators, every zero point edge, and a non-finite multiplier.
+TEST(QdqFusion, RequantizeMatchesSaturateQuantizeBitForBit) {
+  std::vector<int32_t> acc = {0, 1, -1, 2, -2, 3, -3, 5, -5, 7, 1000, -1000, 123456, -123456, 1 << 30, -(1 << 30),
+                              2147483647, -2147483647 - 1};
+  for (int32_t i = -600; i <= 600; ++i) acc.push_back(i * 37);
+  const float multipliers[] = {0.5f, 0.25f, 1.5f, 0.1f, 1e-3f, 3.3e-5f, 7.0f, 1e30f, -0.5f, 0.0f, INFINITY, NAN};
+  for (float multiplier : multipliers) {
+    for (int32_t zero : {0, 10, 128, 255}) {
+      std::vector<uint8_t> fast(acc.size());
+      cpu::requantize(acc.data(), static_cast<int64_t>(acc.size()), multiplier, zero, fast.data());
+      for (size_t i = 0; i < acc.size(); ++i) {
+        ASSERT_EQ(fast[i], cpu::saturateQuantize<uint8_t>(static_cast<float>(acc[i]) * multiplier, zero))
+            << acc[i] << " * " << multiplier << " + " << zero;
+      }
+    }
+    for (int32_t zero : {-128, -3, 0, 127}) {
+      std::vector<int8_t> fast(acc.size());
+      cpu::requantize(acc.data(), static_cast<int64_t>(acc.size()), multiplier, zero, fast.data());
+      for (size_t i = 0; i < acc.size(); ++i) {
+        ASSERT_EQ(fast[i], cpu::saturateQuantize<int8_t>(static_cast<float>(acc[i]) * multiplier, zero))
+            << acc[i] << " * " << multiplier << " + " << zero;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -109,8 +109,8 @@ struct Quantization {
 };
 
 // The parameters of `node` (DequantizeLinear of `quantized`, or QuantizeLinear) when they are constant, the
-// scale float and the zero point of the 8-bit type; nullopt otherwise. `count` values per axis `axisOf` (1:
-// per tensor only).
+// scale float and the zero point of the 8-bit type; nullopt otherwise. Per tensor, or `count` values along axis 0
+// of the rank-`axisRank` tensor it reads (count 1: per tensor only).
 std::optional<Quantization> quantizationOf(const Scope& scope, const ir::Node& node, DataType quantized,
                                            int64_t count = 1, int64_t axisRank = 0) {
   if (!node.domain.empty() || node.outputs.size() != 1 || node.attrInt("block_size", 0) != 0)
@@ -122,7 +122,9 @@ std::optional<Quantization> quantizationOf(const Scope& scope, const ir::Node& n
   const std::string zero = inputOf(node, 2);
   if (!zero.empty()) {
     q.zeroPoint = scope.constant(zero);
-    if (!q.zeroPoint || q.zeroPoint->shape() != q.scale->shape()) return std::nullopt;
+    if (!q.zeroPoint) return std::nullopt;
+    const bool bothPerTensor = perTensor(*q.zeroPoint) && perTensor(*q.scale);  // [] and [1] alike
+    if (!bothPerTensor && q.zeroPoint->shape() != q.scale->shape()) return std::nullopt;
   }
   q.type = q.zeroPoint ? q.zeroPoint->dtype() : quantized;
   if (q.type == DataType::UNDEFINED) {  // QuantizeLinear without a zero point: uint8 unless output_dtype says

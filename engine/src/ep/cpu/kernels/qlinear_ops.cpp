@@ -139,10 +139,12 @@ class QLinearConvKernel final : public Kernel {
     const int64_t spatial = s.geometry.outSize();
     return dispatchType<uint8_t, int8_t>(outType, [&]<class Q>() {
       Q* yd = y.data<Q>();
-      for (int64_t i = 0, n = static_cast<int64_t>(acc.size()); i < n; ++i) {
-        const float scaled = static_cast<float>(acc[i]) * multiplier[(i / spatial) % s.M];
-        yd[i] = saturateQuantize<Q>(scaled, yZero[0]);
-      }
+      parallelFor(pool_, s.N * s.M, 1, [&](int64_t begin, int64_t end) {  // one output plane per task
+        for (int64_t plane = begin; plane < end; ++plane) {
+          requantize(acc.data() + plane * spatial, spatial, multiplier[plane % s.M], yZero[0],
+                     yd + plane * spatial);
+        }
+      });
       return Status::ok();
     });
   }

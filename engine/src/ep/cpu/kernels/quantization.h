@@ -26,6 +26,29 @@ Q saturateQuantize(F scaled, int32_t zeroPoint) {
   return static_cast<Q>(value < lo ? lo : value > hi ? hi : value);
 }
 
+// y[i] = saturateQuantize<Q>(float(acc[i]) * multiplier, zeroPoint) for i < count, bit for bit, in a loop the
+// compiler vectorizes: for a finite multiplier the product is clamped to the integer bounds first (rounding
+// is monotone and keeps integers, so clamping before or after it agrees), and |value| <= 2^22 rounds half to
+// even by adding and subtracting 1.5 * 2^23 (the default rounding mode; the compiler does not reassociate
+// floats).
+template <class Q>
+void requantize(const int32_t* acc, int64_t count, float multiplier, int32_t zeroPoint, Q* y) {
+  if (!std::isfinite(multiplier)) {
+    for (int64_t i = 0; i < count; ++i)
+      y[i] = saturateQuantize<Q>(static_cast<float>(acc[i]) * multiplier, zeroPoint);
+    return;
+  }
+  const float lo = static_cast<float>(std::numeric_limits<Q>::lowest() - zeroPoint),
+              hi = static_cast<float>(std::numeric_limits<Q>::max() - zeroPoint);
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
+  for (int64_t i = 0; i < count; ++i) {
+    float v = static_cast<float>(acc[i]) * multiplier;
+    v = v < lo ? lo : v > hi ? hi : v;
+    v = (v + kRound) - kRound;
+    y[i] = static_cast<Q>(static_cast<int32_t>(v) + zeroPoint);
+  }
+}
+
 // The values of a scale input as floats (float up to opset 17; float16/bfloat16 from opset 19).
 inline Result<std::vector<float>> readScales(const Tensor& scale, const std::string& what) {
   std::vector<float> values;
