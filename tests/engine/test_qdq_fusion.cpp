@@ -305,13 +305,40 @@ TEST(QdqFusion, FusedVulkanSessionKeepsTheCpuBytes) {
   EXPECT_EQ(runConv(path, options, "all"), handComputedConv());
 }
 
+TEST(QdqFusion, FusedMatMulSessionComputesTheIntegerProduct) {
+  testing::TempDir dir;
+  const std::string path = matMulUnit(false).save(dir.file("matmul.onnx"));
+  const std::vector<uint8_t> a = {0, 130, 255, 128, 7, 200};  // 2x3, zero point 128
+  const std::vector<int> b = {1, -2, 3, -4, 5, -6};           // 3x2
+  std::vector<uint8_t> expected;
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 2; ++c) {
+      int32_t acc = 0;
+      for (int k = 0; k < 3; ++k) acc += (a[r * 3 + k] - 128) * b[k * 2 + c];
+      const float q = std::nearbyint(static_cast<float>(acc) * (0.1f * 0.2f / 0.5f)) + 100;
+      expected.push_back(static_cast<uint8_t>(std::clamp(q, 0.0f, 255.0f)));
+    }
+  }
+  SessionOptions options = cpuOptions();
+  ASSERT_TRUE(options.addConfigEntry("kiln.graph_optimization_level", "all").isOk());
+  auto session = Session::create(path, options);
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  auto outputs = (*session)->run({{"a", Tensor::fromVector<uint8_t>({2, 3}, a)}});
+  ASSERT_TRUE(outputs.isOk()) << outputs.status().toString();
+  const Tensor& y = (*outputs)[0].tensor;
+  ASSERT_EQ(y.dtype(), DataType::UINT8);
+  EXPECT_EQ(std::vector<uint8_t>(y.data<uint8_t>(), y.data<uint8_t>() + y.numel()), expected);
+}
+
 // The fused kernel's vectorized requantization is saturateQuantize bit for bit: ties (half to even), both
 // signs, saturation, extreme accumulators, every zero point edge, and a non-finite multiplier.
 TEST(QdqFusion, RequantizeMatchesSaturateQuantizeBitForBit) {
-  std::vector<int32_t> acc = {0, 1, -1, 2, -2, 3, -3, 5, -5, 7, 1000, -1000, 123456, -123456, 1 << 30, -(1 << 30),
-                              2147483647, -2147483647 - 1};
+  std::vector<int32_t> acc = {0,      1,       -1,      2,          -2,         3,
+                              -3,     5,       -5,      7,          1000,       -1000,
+                              123456, -123456, 1 << 30, -(1 << 30), 2147483647, -2147483647 - 1};
   for (int32_t i = -600; i <= 600; ++i) acc.push_back(i * 37);
-  const float multipliers[] = {0.5f, 0.25f, 1.5f, 0.1f, 1e-3f, 3.3e-5f, 7.0f, 1e30f, -0.5f, 0.0f, INFINITY, NAN};
+  const float multipliers[] = {0.5f, 0.25f, 1.5f,  0.1f, 1e-3f,    3.3e-5f,
+                               7.0f, 1e30f, -0.5f, 0.0f, INFINITY, NAN};
   for (float multiplier : multipliers) {
     for (int32_t zero : {0, 10, 128, 255}) {
       std::vector<uint8_t> fast(acc.size());

@@ -202,6 +202,10 @@ class QLinearMatMulKernel final : public Kernel {
     }
     return dispatchType<uint8_t, int8_t>(outType, [&]<class Q>() {
       Q* yd = y.data<Q>();
+      if (aScale.size() == 1 && bScale.size() == 1 && yScale.size() == 1 && yZero.size() == 1) {  // per tensor
+        requantize(acc.data(), count, aScale[0] * bScale[0] / yScale[0], yZero[0], yd);
+        return Status::ok();
+      }
       for (int64_t i = 0; i < count; ++i) {
         const int64_t row = (i / plan.N) % plan.M, col = i % plan.N;
         const float multiplier = at(aScale, row) * at(bScale, col) / at(yScale, row);
