@@ -19,6 +19,7 @@
 
 #include <algorithm>
 
+#include "status_label.h"
 #include "value_format.h"
 
 namespace kiln::studio {
@@ -77,8 +78,7 @@ void fitColumns(QTableWidget* table, int cap = 320) {
 
 QColor verdictColor(const QString& verdict) {
   if (verdict == QLatin1String("optimal")) return QColor(0x1b, 0x7f, 0x3b);
-  if (verdict == QLatin1String("compatible")) return QColor(0xb2, 0x6a, 0x00);
-  return QColor(0xc6, 0x28, 0x28);
+  return statusToneColor(verdict == QLatin1String("compatible") ? StatusTone::Warning : StatusTone::Error);
 }
 
 // Roles of the verdict target combo's items.
@@ -93,7 +93,7 @@ BinaryInspector::BinaryInspector(QWidget* parent)
     : QWidget(parent),
       worker_(new bridge::BinaryInspectionWorker(this)),
       pathEdit_(new QLineEdit),
-      summaryLabel_(new QLabel),
+      summaryLabel_(makeStatusLabel(QStringLiteral("summaryLabel"))),
       binaryCombo_(new QComboBox),
       binaryLabel_(new QLabel(tr("Binary:"))),
       tabs_(new QTabWidget),
@@ -134,9 +134,6 @@ BinaryInspector::BinaryInspector(QWidget* parent)
   fileRow->addWidget(pathEdit_, 1);
   fileRow->addWidget(openButton);
 
-  summaryLabel_->setObjectName(QStringLiteral("summaryLabel"));
-  summaryLabel_->setWordWrap(true);
-  summaryLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   binaryCombo_->setObjectName(QStringLiteral("binaryCombo"));
   binaryCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   connect(binaryCombo_, &QComboBox::activated, this, &BinaryInspector::showBinary);
@@ -268,24 +265,23 @@ void BinaryInspector::chooseFile() {
 
 void BinaryInspector::inspect(const QString& path) {
   pathEdit_->setText(path);
-  summaryLabel_->setStyleSheet({});
-  summaryLabel_->setText(tr("Reading %1...").arg(QFileInfo(path).fileName()));
+  setStatus(summaryLabel_, tr("Reading %1...").arg(QFileInfo(path).fileName()));
   worker_->inspect(path);
 }
 
 void BinaryInspector::onFailed(const QString& path, const QString& message) {
   lastError_ = message;
   // The previous file's tabs stay, but the summary says plainly that this file could not be read.
-  summaryLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
-  summaryLabel_->setText(tr("Could not read %1: %2").arg(QFileInfo(path).fileName(), message));
+  setStatus(summaryLabel_, tr("Could not read %1: %2").arg(QFileInfo(path).fileName(), message),
+            StatusTone::Error);
   emit failed(message);
 }
 
 void BinaryInspector::onInspected(const bridge::Inspection& inspection) {
   lastError_.clear();
   inspection_ = inspection;
-  summaryLabel_->setStyleSheet({});
-  spirvSummary_->setStyleSheet({});
+  setStatusTone(summaryLabel_, StatusTone::Normal);
+  setStatusTone(spirvSummary_, StatusTone::Normal);
   if (!inspection.problem.isEmpty()) {
     // A damaged binary: what reads is shown (the failing part marked), the summary says it failed and where.
     lastError_ = inspection.problem;
@@ -295,7 +291,7 @@ void BinaryInspector::onInspected(const bridge::Inspection& inspection) {
     binaryCombo_->clear();
     binaryLabel_->hide();
     binaryCombo_->hide();
-    summaryLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    setStatusTone(summaryLabel_, StatusTone::Error);
     summaryLabel_->setText(tr("Could not read %1: %2\nPartial view: the %3 at bytes [%4, +%5) fails; what reads is shown.")
                                .arg(QFileInfo(inspection.path).fileName(), inspection.problem, bridge::failedPartName(damage))
                                .arg(damage.failedOffset)
@@ -379,8 +375,7 @@ void BinaryInspector::showBinary(int index) {
   if (!inspection_ || index < 0 || index >= inspection_->binaries.size()) {
     if (inspection_ && inspection_->binaries.isEmpty()) {
       // The reasons (a missing or corrupt .bin, a graph the binary lacks) are the nodes' problems: say them here.
-      verdictLabel_->setText(tr("No binary could be followed"));
-      verdictLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+      setStatus(verdictLabel_, tr("No binary could be followed"), StatusTone::Error);
       againstLabel_->setText(tr("The EPContext nodes name no binary this studio could read, so there is nothing "
                                 "to judge against a device."));
       reasonsCaption_->setText(tr("Why no binary was followed:"));
@@ -550,10 +545,8 @@ void BinaryInspector::showDamage(const bridge::InspectedBinary& binary) {
   }
   graphTable_->setRowCount(0);
   weightsTable_->setRowCount(0);
-  spirvSummary_->setText(notReadable);
-  spirvSummary_->setStyleSheet(QStringLiteral("color: #c62828;"));
-  verdictLabel_->setText(tr("unreadable"));
-  verdictLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  setStatus(spirvSummary_, notReadable, StatusTone::Error);
+  setStatus(verdictLabel_, tr("unreadable"), StatusTone::Error);
   againstLabel_->setText(notReadable);
   reasonsList_->clear();
   reasonsCaption_->setText(tr("Each part of the binary:"));
@@ -661,8 +654,7 @@ void BinaryInspector::requestVerdict() {
   const QString kind = deviceCombo_->itemData(index, kKindRole).toString();
   if (kind == QLatin1String("choose")) return;
   const QString selector = deviceCombo_->itemData(index, kSelectorRole).toString();
-  verdictLabel_->setStyleSheet({});
-  verdictLabel_->setText(tr("Judging..."));
+  setStatus(verdictLabel_, tr("Judging..."));
   againstLabel_->clear();
   reasonsList_->clear();
   worker_->judge(inspection_->binaries[binaryIndex_], kind == QLatin1String("profile") ? QString() : selector,
@@ -681,8 +673,7 @@ void BinaryInspector::showVerdict(const CompatibilityVerdict& verdict) {
 }
 
 void BinaryInspector::showVerdictError(const QString& message) {
-  verdictLabel_->setText(tr("no verdict"));
-  verdictLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  setStatus(verdictLabel_, tr("no verdict"), StatusTone::Error);
   againstLabel_->setText(message);
   reasonsList_->clear();
   emit verdictShown();
