@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -124,6 +125,16 @@ NodeMetrics nodeMetrics(const app::NodeData& data) {
   return metrics;
 }
 
+// The "NAME=DIMS" entries of a request's shapes field by input name, for app::prepareInputs.
+Result<std::map<std::string, Shape>> shapesByName(const QStringList& entries) {
+  std::map<std::string, Shape> shapes;
+  for (const QString& entry : entries) {
+    KILN_ASSIGN_OR_RETURN(app::NamedShape parsed, app::parseNamedShape(entry.toStdString()));
+    shapes[parsed.name] = parsed.dims;
+  }
+  return shapes;
+}
+
 Result<CompareSide> kilnSide(const CompareConfig& config, const QStringList& shapes) {
   CompareSide side;
   side.modelPath = config.modelPath.toStdString();
@@ -143,11 +154,7 @@ Result<CompareResults> runComparison(const CompareRequest& request, const Progre
   reference.options.progress.cancellation = sink.cancellation;
   sink.report("inputs", 0, 1);
   KILN_ASSIGN_OR_RETURN(ModelInfo declared, inspectModel(side.modelPath));
-  std::map<std::string, Shape> shapes;
-  for (const QString& entry : request.shapes) {
-    KILN_ASSIGN_OR_RETURN(app::NamedShape parsed, app::parseNamedShape(entry.toStdString()));
-    shapes[parsed.name] = parsed.dims;
-  }
+  KILN_ASSIGN_OR_RETURN(auto shapes, shapesByName(request.shapes));
   // The inputs `kiln compare` would feed for the same shapes and seed.
   KILN_ASSIGN_OR_RETURN(auto inputs, app::prepareInputs(declared.inputs, {}, shapes, "", request.seed));
   if (sink.cancelled()) return Status(StatusCode::CANCELLED, "cancelled");
@@ -181,11 +188,7 @@ Result<CompareResults> runProfile(const ProfileRequest& request, const RunOption
   side.options.progress.cancellation = sink.cancellation;
   sink.report("inputs", 0, 1);
   KILN_ASSIGN_OR_RETURN(ModelInfo declared, inspectModel(side.modelPath));
-  std::map<std::string, Shape> shapes;
-  for (const QString& entry : request.shapes) {
-    KILN_ASSIGN_OR_RETURN(app::NamedShape parsed, app::parseNamedShape(entry.toStdString()));
-    shapes[parsed.name] = parsed.dims;
-  }
+  KILN_ASSIGN_OR_RETURN(auto shapes, shapesByName(request.shapes));
   std::vector<std::string> given;
   for (const QString& entry : request.inputs) given.push_back(entry.toStdString());
   KILN_ASSIGN_OR_RETURN(auto inputs, app::prepareInputs(declared.inputs, given, shapes, "", request.seed));
