@@ -3,8 +3,8 @@
 #include <QFile>
 
 #include <algorithm>
-#include <exception>
 #include <limits>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -125,6 +125,16 @@ NodeMetrics nodeMetrics(const app::NodeData& data) {
   return metrics;
 }
 
+// The "NAME=DIMS" entries of a request's shapes field by input name, for app::prepareInputs.
+Result<std::map<std::string, Shape>> shapesByName(const QStringList& entries) {
+  std::map<std::string, Shape> shapes;
+  for (const QString& entry : entries) {
+    KILN_ASSIGN_OR_RETURN(app::NamedShape parsed, app::parseNamedShape(entry.toStdString()));
+    shapes[parsed.name] = parsed.dims;
+  }
+  return shapes;
+}
+
 Result<CompareSide> kilnSide(const CompareConfig& config, const QStringList& shapes) {
   CompareSide side;
   side.modelPath = config.modelPath.toStdString();
@@ -144,11 +154,7 @@ Result<CompareResults> runComparison(const CompareRequest& request, const Progre
   reference.options.progress.cancellation = sink.cancellation;
   sink.report("inputs", 0, 1);
   KILN_ASSIGN_OR_RETURN(ModelInfo declared, inspectModel(side.modelPath));
-  std::map<std::string, Shape> shapes;
-  for (const QString& entry : request.shapes) {
-    KILN_ASSIGN_OR_RETURN(app::NamedShape parsed, app::parseNamedShape(entry.toStdString()));
-    shapes[parsed.name] = parsed.dims;
-  }
+  KILN_ASSIGN_OR_RETURN(auto shapes, shapesByName(request.shapes));
   // The inputs `kiln compare` would feed for the same shapes and seed.
   KILN_ASSIGN_OR_RETURN(auto inputs, app::prepareInputs(declared.inputs, {}, shapes, "", request.seed));
   if (sink.cancelled()) return Status(StatusCode::CANCELLED, "cancelled");
@@ -182,11 +188,7 @@ Result<CompareResults> runProfile(const ProfileRequest& request, const RunOption
   side.options.progress.cancellation = sink.cancellation;
   sink.report("inputs", 0, 1);
   KILN_ASSIGN_OR_RETURN(ModelInfo declared, inspectModel(side.modelPath));
-  std::map<std::string, Shape> shapes;
-  for (const QString& entry : request.shapes) {
-    KILN_ASSIGN_OR_RETURN(app::NamedShape parsed, app::parseNamedShape(entry.toStdString()));
-    shapes[parsed.name] = parsed.dims;
-  }
+  KILN_ASSIGN_OR_RETURN(auto shapes, shapesByName(request.shapes));
   std::vector<std::string> given;
   for (const QString& entry : request.inputs) given.push_back(entry.toStdString());
   KILN_ASSIGN_OR_RETURN(auto inputs, app::prepareInputs(declared.inputs, given, shapes, "", request.seed));
@@ -267,12 +269,7 @@ Result<CompareResults> loadCompareFile(const QString& path) {
 
 CompareJob::CompareJob(QObject* parent) : QObject(parent) { qRegisterMetaType<kiln::bridge::CompareResults>(); }
 
-CompareJob::~CompareJob() {
-  if (!thread_) return;
-  token_->cancel();
-  thread_->wait();
-  delete thread_;
-}
+CompareJob::~CompareJob() = default;  // the worker cancels a running comparison and waits for it
 
 bool CompareJob::start(const CompareRequest& request) {
   runOptions_.reset();
@@ -280,53 +277,25 @@ bool CompareJob::start(const CompareRequest& request) {
 }
 
 bool CompareJob::startProfile(const ProfileRequest& request) {
-  if (running_) return false;
+  if (worker_.isRunning()) return false;
   runOptions_ = std::make_shared<RunOptions>();
   return startWork([request, options = *runOptions_](const ProgressSink& sink) { return runProfile(request, options, sink); });
 }
 
 bool CompareJob::startWork(const std::function<Result<CompareResults>(const ProgressSink&)>& work) {
-  if (running_) return false;
-  running_ = true;
-  token_ = std::make_shared<CancellationToken>();
-  outcome_ = std::make_shared<Result<CompareResults>>(Status(StatusCode::FAIL, "the comparison did not run"));
-  thread_ = QThread::create([this, work, token = token_, outcome = outcome_] {
-    try {
-      ProgressSink sink;
-      sink.onProgress = [this](const ProgressEvent& event) {
+  return worker_.start(
+      this, QStringLiteral("kiln-compare"), work,
+      [this](const ProgressEvent& event) {
         emit progress(QString::fromStdString(event.stage), event.done, event.total);
-      };
-      sink.cancellation = token;
-      *outcome = work(sink);
-    } catch (const std::exception& e) {
-      *outcome = Status(StatusCode::RUNTIME_EXCEPTION, e.what());
-    }
-  });
-  thread_->setObjectName(QStringLiteral("kiln-compare"));
-  connect(thread_, &QThread::finished, this, &CompareJob::deliver);
-  thread_->start();
-  return true;
+      },
+      [this](const CompareResults& results) { emit finished(results); },
+      [this](const QString& code, const QString& message) { emit failed(code, message); },
+      "the comparison did not run");
 }
 
 void CompareJob::cancel() {
-  if (auto token = token_) token->cancel();
+  worker_.cancel();
   if (auto options = runOptions_) options->setTerminate();
-}
-
-void CompareJob::deliver() {
-  if (!thread_) return;
-  thread_->wait();
-  thread_->deleteLater();
-  thread_ = nullptr;
-  running_ = false;
-  const Result<CompareResults> outcome = std::move(*outcome_);
-  outcome_.reset();
-  if (outcome.isOk()) {
-    emit finished(outcome.value());
-  } else {
-    emit failed(QString::fromLatin1(statusCodeName(outcome.status().code())),
-                QString::fromStdString(outcome.status().message()));
-  }
 }
 
 }  // namespace kiln::bridge

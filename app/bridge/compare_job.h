@@ -9,12 +9,12 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
-#include <QThread>
 #include <QVector>
 
 #include <functional>
 #include <memory>
 
+#include "engine_worker_thread.h"
 #include "kiln/compare.h"
 #include "kiln/progress.h"
 #include "kiln/run_options.h"
@@ -108,7 +108,7 @@ class CompareJob : public QObject {
   // Asks the running comparison or profile to stop (a profiled run in progress ends at once); it ends with
   // failed("CANCELLED", ...). Thread-safe.
   void cancel();
-  bool isRunning() const { return running_; }
+  bool isRunning() const { return worker_.isRunning(); }
 
  signals:
   // Emitted on the worker thread (queued to receivers elsewhere): "inputs", "run", "bisect" with done/total.
@@ -118,13 +118,10 @@ class CompareJob : public QObject {
 
  private:
   bool startWork(const std::function<Result<CompareResults>(const ProgressSink&)>& work);
-  void deliver();
 
-  QThread* thread_ = nullptr;
-  std::shared_ptr<CancellationToken> token_;
   std::shared_ptr<RunOptions> runOptions_;  // a profile's runs: cancel() terminates the one in progress
-  std::shared_ptr<Result<CompareResults>> outcome_;
-  bool running_ = false;
+  // After runOptions_, so it is destroyed (its run cancelled and waited for) first.
+  EngineWorkerThread<CompareResults> worker_;
 };
 
 }  // namespace kiln::bridge

@@ -4,7 +4,6 @@
 #include <QFileInfo>
 
 #include <algorithm>
-#include <exception>
 
 #include "compile_settings.h"
 #include "kiln/timings.h"
@@ -68,74 +67,35 @@ CompileJob::CompileJob(QObject* parent) : QObject(parent) {
   qRegisterMetaType<kiln::bridge::CompileSummary>();
 }
 
-CompileJob::~CompileJob() {
-  if (!thread_) return;
-  // The engine checks the token between steps and then removes its temporary files, so this wait is short and the
-  // folder is left as it was. Queued signals still pending for this object die with it.
-  token_->cancel();
-  thread_->wait();
-  delete thread_;
-}
+// The worker's destructor cancels a running compile and waits: the engine checks the token between steps and
+// then removes its temporary files, so this wait is short and the folder is left as it was. Queued signals
+// still pending for this object die with it.
+CompileJob::~CompileJob() = default;
 
 bool CompileJob::start(const CompileSettings& settings) {
-  if (running_) return false;
-  running_ = true;
-  token_ = std::make_shared<CancellationToken>();
-  outcome_ = std::make_shared<Result<CompileSummary>>(Status(StatusCode::FAIL, "the compile did not run"));
-  thread_ = QThread::create([this, settings, token = token_, outcome = outcome_] {
+  auto compile = [settings](const ProgressSink& sink) -> Result<CompileSummary> {
     QElapsedTimer timer;
     timer.start();
-    try {
-      auto options = compilationOptionsFor(settings);
-      if (!options.isOk()) {
-        *outcome = options.status();
-        return;
-      }
-      ProgressSink& sink = options->sessionOptions().progress;
-      // Runs on this thread (the engine reports parallel stages from the calling thread too): the signal is queued
-      // to receivers on the GUI thread, which see the events in the order the engine reported them.
-      sink.onProgress = [this](const ProgressEvent& event) {
+    auto options = compilationOptionsFor(settings);
+    if (!options.isOk()) return options.status();
+    // The engine reports parallel stages from the calling thread too, so receivers on the GUI thread see the
+    // (queued) progress signals in the order the engine reported them.
+    options->sessionOptions().progress = sink;
+    auto result = compileModel(*options);
+    const double wallMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    if (!result.isOk()) return result.status();
+    return summarize(*result, wallMs);
+  };
+  return worker_.start(
+      this, QStringLiteral("kiln-compile"), compile,
+      [this](const ProgressEvent& event) {
         emit progress(QString::fromStdString(event.stage), event.done, event.total);
-      };
-      sink.cancellation = token;
-      auto result = compileModel(*options);
-      const double wallMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-      if (result.isOk()) {
-        *outcome = summarize(*result, wallMs);
-      } else {
-        *outcome = result.status();
-      }
-    } catch (const std::exception& e) {
-      // The engine API does not throw, but std::bad_alloc on a huge model must not terminate the app.
-      *outcome = Status(StatusCode::RUNTIME_EXCEPTION, e.what());
-    }
-  });
-  thread_->setObjectName(QStringLiteral("kiln-compile"));
-  connect(thread_, &QThread::finished, this, &CompileJob::deliver);
-  thread_->start();
-  return true;
+      },
+      [this](const CompileSummary& summary) { emit finished(summary); },
+      [this](const QString& code, const QString& message) { emit failed(code, message); },
+      "the compile did not run");
 }
 
-void CompileJob::cancel() {
-  // token_ is only replaced by start() on this object's thread while idle; cancel() from the compiling thread (a
-  // direct progress receiver) therefore always sees the running compile's token.
-  if (auto token = token_) token->cancel();
-}
-
-void CompileJob::deliver() {
-  if (!thread_) return;
-  thread_->wait();  // finished is emitted just before the thread ends; the outcome is complete either way
-  thread_->deleteLater();
-  thread_ = nullptr;
-  running_ = false;
-  const Result<CompileSummary> outcome = std::move(*outcome_);
-  outcome_.reset();
-  if (outcome.isOk()) {
-    emit finished(outcome.value());
-  } else {
-    emit failed(QString::fromLatin1(statusCodeName(outcome.status().code())),
-                QString::fromStdString(outcome.status().message()));
-  }
-}
+void CompileJob::cancel() { worker_.cancel(); }
 
 }  // namespace kiln::bridge

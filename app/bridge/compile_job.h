@@ -7,13 +7,13 @@
 #include <QPair>
 #include <QString>
 #include <QStringList>
-#include <QThread>
 
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine_worker_thread.h"
 #include "kiln/compiler.h"
 #include "kiln/progress.h"
 
@@ -77,8 +77,8 @@ class CompileJob : public QObject {
   // Asks the running compile to stop; it ends with failed("CANCELLED", ...). Thread-safe; a no-op when idle.
   void cancel();
   // True from start() until finished or failed has been emitted.
-  bool isRunning() const { return running_; }
-  bool isCancelling() const { return running_ && token_ && token_->isCancelled(); }
+  bool isRunning() const { return worker_.isRunning(); }
+  bool isCancelling() const { return worker_.isCancelling(); }
 
  signals:
   // Emitted on the compiling thread, once per engine progress event, in order. Receivers on other threads (the
@@ -92,13 +92,7 @@ class CompileJob : public QObject {
   void failed(const QString& code, const QString& message);
 
  private:
-  void deliver();
-
-  QThread* thread_ = nullptr;
-  std::shared_ptr<CancellationToken> token_;
-  // Written by the compiling thread before it ends, read here after QThread::finished.
-  std::shared_ptr<Result<CompileSummary>> outcome_;
-  bool running_ = false;
+  EngineWorkerThread<CompileSummary> worker_;
 };
 
 }  // namespace kiln::bridge

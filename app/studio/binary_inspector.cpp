@@ -10,10 +10,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QPainter>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -21,6 +19,7 @@
 
 #include <algorithm>
 
+#include "status_label.h"
 #include "value_format.h"
 
 namespace kiln::studio {
@@ -79,8 +78,7 @@ void fitColumns(QTableWidget* table, int cap = 320) {
 
 QColor verdictColor(const QString& verdict) {
   if (verdict == QLatin1String("optimal")) return QColor(0x1b, 0x7f, 0x3b);
-  if (verdict == QLatin1String("compatible")) return QColor(0xb2, 0x6a, 0x00);
-  return QColor(0xc6, 0x28, 0x28);
+  return statusToneColor(verdict == QLatin1String("compatible") ? StatusTone::Warning : StatusTone::Error);
 }
 
 // Roles of the verdict target combo's items.
@@ -91,126 +89,11 @@ constexpr int kKindRole = Qt::UserRole + 1;      // "device", "profile" or "choo
 
 // ---------------------------------------------------------------------------------------------------------------
 
-HexView::HexView(QWidget* parent) : QAbstractScrollArea(parent) {
-  setObjectName(QStringLiteral("hexView"));
-  QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-  setFont(font);
-  viewport()->setFont(font);
-  viewport()->setBackgroundRole(QPalette::Base);
-  viewport()->setAutoFillBackground(true);
-  setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-  verticalScrollBar()->setSingleStep(1);
-  connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
-}
-
-void HexView::setRange(const bridge::BinarySource& source, qint64 offset, qint64 size) {
-  source_ = source;
-  offset_ = offset;
-  size_ = std::max<qint64>(0, size);
-  message_.clear();
-  error_.clear();
-  cacheStart_ = -1;
-  cache_.clear();
-  verticalScrollBar()->setValue(0);
-  updateScrollBar();
-  viewport()->update();
-}
-
-void HexView::showMessage(const QString& message) {
-  setRange({}, 0, 0);
-  message_ = message;
-  viewport()->update();
-}
-
-int HexView::lineHeight() const { return fontMetrics().height(); }
-
-int HexView::linesPerPage() const { return std::max(1, viewport()->height() / std::max(1, lineHeight())); }
-
-void HexView::updateScrollBar() {
-  // A scroll bar counts in lines and QScrollBar's range is an int: 2^31 lines are 32 GiB, beyond any section.
-  const qint64 maximum = std::max<qint64>(0, lineCount() - linesPerPage());
-  verticalScrollBar()->setRange(0, static_cast<int>(std::min<qint64>(maximum, INT_MAX)));
-  verticalScrollBar()->setPageStep(linesPerPage());
-  const int width = fontMetrics().horizontalAdvance(bridge::formatHexLine(0, QByteArray(16, 'x'))) + 16;
-  horizontalScrollBar()->setRange(0, std::max(0, width - viewport()->width()));
-  horizontalScrollBar()->setPageStep(viewport()->width());
-}
-
-QByteArray HexView::windowBytes(qint64 first, qint64 count) const {
-  const qint64 begin = first * 16, end = std::min(size_, (first + count) * 16);
-  if (begin >= end) return {};
-  if (cacheStart_ < 0 || begin < cacheStart_ || end > cacheStart_ + cache_.size()) {
-    // Miss: read this window plus a page either side, so scrolling by a line or a page reads nothing.
-    const qint64 margin = count * 16;
-    const qint64 start = std::max<qint64>(0, begin - margin);
-    const qint64 stop = std::min(size_, end + margin);
-    auto bytes = bridge::readBinaryBytes(source_, offset_ + start, stop - start);
-    if (!bytes.isOk()) {
-      error_ = QString::fromStdString(bytes.status().toString());
-      cacheStart_ = -1;
-      cache_.clear();
-      return {};
-    }
-    error_.clear();
-    cacheStart_ = start;
-    cache_ = *bytes;
-  }
-  return cache_.mid(begin - cacheStart_, end - begin);
-}
-
-QString HexView::lineText(qint64 line) const {
-  if (line < 0 || line >= lineCount()) return {};
-  return bridge::formatHexLine(offset_ + line * 16, windowBytes(line, 1));
-}
-
-QStringList HexView::visibleLines() const {
-  const qint64 first = verticalScrollBar()->value();
-  const qint64 count = std::min<qint64>(linesPerPage(), lineCount() - first);
-  return bridge::formatHexDump(offset_ + first * 16, windowBytes(first, std::max<qint64>(0, count)));
-}
-
-void HexView::paintEvent(QPaintEvent*) {
-  QPainter painter(viewport());
-  const int height = lineHeight();
-  const int x = 6 - horizontalScrollBar()->value();
-  if (!message_.isEmpty() || size_ == 0) {
-    painter.setPen(palette().color(QPalette::PlaceholderText));
-    painter.drawText(viewport()->rect().adjusted(6, 4, -6, -4), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
-                     message_.isEmpty() ? tr("Select a section to see its bytes") : message_);
-    return;
-  }
-  const QStringList lines = visibleLines();
-  if (!error_.isEmpty()) {
-    painter.setPen(QColor(0xc6, 0x28, 0x28));
-    painter.drawText(viewport()->rect().adjusted(6, 4, -6, -4), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, error_);
-    return;
-  }
-  const QFontMetrics metrics(font());
-  const int addressWidth = metrics.horizontalAdvance(lines.isEmpty() ? QString() : lines.first().section(QLatin1Char(' '), 0, 0));
-  for (int i = 0; i < lines.size(); ++i) {
-    const int y = 2 + i * height + metrics.ascent();
-    // The address column in a muted colour, the bytes and ASCII in the text colour.
-    const QString& line = lines[i];
-    const qsizetype split = line.indexOf(QLatin1Char(' '));
-    painter.setPen(palette().color(QPalette::PlaceholderText));
-    painter.drawText(x, y, line.left(split));
-    painter.setPen(palette().color(QPalette::Text));
-    painter.drawText(x + addressWidth, y, line.mid(split));
-  }
-}
-
-void HexView::resizeEvent(QResizeEvent* event) {
-  QAbstractScrollArea::resizeEvent(event);
-  updateScrollBar();
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-
 BinaryInspector::BinaryInspector(QWidget* parent)
     : QWidget(parent),
       worker_(new bridge::BinaryInspectionWorker(this)),
       pathEdit_(new QLineEdit),
-      summaryLabel_(new QLabel),
+      summaryLabel_(makeStatusLabel(QStringLiteral("summaryLabel"))),
       binaryCombo_(new QComboBox),
       binaryLabel_(new QLabel(tr("Binary:"))),
       tabs_(new QTabWidget),
@@ -251,9 +134,6 @@ BinaryInspector::BinaryInspector(QWidget* parent)
   fileRow->addWidget(pathEdit_, 1);
   fileRow->addWidget(openButton);
 
-  summaryLabel_->setObjectName(QStringLiteral("summaryLabel"));
-  summaryLabel_->setWordWrap(true);
-  summaryLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   binaryCombo_->setObjectName(QStringLiteral("binaryCombo"));
   binaryCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   connect(binaryCombo_, &QComboBox::activated, this, &BinaryInspector::showBinary);
@@ -385,24 +265,23 @@ void BinaryInspector::chooseFile() {
 
 void BinaryInspector::inspect(const QString& path) {
   pathEdit_->setText(path);
-  summaryLabel_->setStyleSheet({});
-  summaryLabel_->setText(tr("Reading %1...").arg(QFileInfo(path).fileName()));
+  setStatus(summaryLabel_, tr("Reading %1...").arg(QFileInfo(path).fileName()));
   worker_->inspect(path);
 }
 
 void BinaryInspector::onFailed(const QString& path, const QString& message) {
   lastError_ = message;
   // The previous file's tabs stay, but the summary says plainly that this file could not be read.
-  summaryLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
-  summaryLabel_->setText(tr("Could not read %1: %2").arg(QFileInfo(path).fileName(), message));
+  setStatus(summaryLabel_, tr("Could not read %1: %2").arg(QFileInfo(path).fileName(), message),
+            StatusTone::Error);
   emit failed(message);
 }
 
 void BinaryInspector::onInspected(const bridge::Inspection& inspection) {
   lastError_.clear();
   inspection_ = inspection;
-  summaryLabel_->setStyleSheet({});
-  spirvSummary_->setStyleSheet({});
+  setStatusTone(summaryLabel_, StatusTone::Normal);
+  setStatusTone(spirvSummary_, StatusTone::Normal);
   if (!inspection.problem.isEmpty()) {
     // A damaged binary: what reads is shown (the failing part marked), the summary says it failed and where.
     lastError_ = inspection.problem;
@@ -412,7 +291,7 @@ void BinaryInspector::onInspected(const bridge::Inspection& inspection) {
     binaryCombo_->clear();
     binaryLabel_->hide();
     binaryCombo_->hide();
-    summaryLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    setStatusTone(summaryLabel_, StatusTone::Error);
     summaryLabel_->setText(tr("Could not read %1: %2\nPartial view: the %3 at bytes [%4, +%5) fails; what reads is shown.")
                                .arg(QFileInfo(inspection.path).fileName(), inspection.problem, bridge::failedPartName(damage))
                                .arg(damage.failedOffset)
@@ -496,8 +375,7 @@ void BinaryInspector::showBinary(int index) {
   if (!inspection_ || index < 0 || index >= inspection_->binaries.size()) {
     if (inspection_ && inspection_->binaries.isEmpty()) {
       // The reasons (a missing or corrupt .bin, a graph the binary lacks) are the nodes' problems: say them here.
-      verdictLabel_->setText(tr("No binary could be followed"));
-      verdictLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+      setStatus(verdictLabel_, tr("No binary could be followed"), StatusTone::Error);
       againstLabel_->setText(tr("The EPContext nodes name no binary this studio could read, so there is nothing "
                                 "to judge against a device."));
       reasonsCaption_->setText(tr("Why no binary was followed:"));
@@ -667,10 +545,8 @@ void BinaryInspector::showDamage(const bridge::InspectedBinary& binary) {
   }
   graphTable_->setRowCount(0);
   weightsTable_->setRowCount(0);
-  spirvSummary_->setText(notReadable);
-  spirvSummary_->setStyleSheet(QStringLiteral("color: #c62828;"));
-  verdictLabel_->setText(tr("unreadable"));
-  verdictLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  setStatus(spirvSummary_, notReadable, StatusTone::Error);
+  setStatus(verdictLabel_, tr("unreadable"), StatusTone::Error);
   againstLabel_->setText(notReadable);
   reasonsList_->clear();
   reasonsCaption_->setText(tr("Each part of the binary:"));
@@ -778,8 +654,7 @@ void BinaryInspector::requestVerdict() {
   const QString kind = deviceCombo_->itemData(index, kKindRole).toString();
   if (kind == QLatin1String("choose")) return;
   const QString selector = deviceCombo_->itemData(index, kSelectorRole).toString();
-  verdictLabel_->setStyleSheet({});
-  verdictLabel_->setText(tr("Judging..."));
+  setStatus(verdictLabel_, tr("Judging..."));
   againstLabel_->clear();
   reasonsList_->clear();
   worker_->judge(inspection_->binaries[binaryIndex_], kind == QLatin1String("profile") ? QString() : selector,
@@ -798,8 +673,7 @@ void BinaryInspector::showVerdict(const CompatibilityVerdict& verdict) {
 }
 
 void BinaryInspector::showVerdictError(const QString& message) {
-  verdictLabel_->setText(tr("no verdict"));
-  verdictLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  setStatus(verdictLabel_, tr("no verdict"), StatusTone::Error);
   againstLabel_->setText(message);
   reasonsList_->clear();
   emit verdictShown();

@@ -16,6 +16,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "status_label.h"
+
 namespace kiln::studio {
 
 namespace {
@@ -80,7 +82,7 @@ ComparePanel::ComparePanel(QWidget* parent)
       runButton_(new QPushButton(tr("&Run comparison"))),
       cancelButton_(new QPushButton(tr("Cancel"))),
       progress_(new QProgressBar),
-      status_(new QLabel),
+      status_(makeStatusLabel(QStringLiteral("compareStatus"))),
       outputTable_(makeTable(QStringLiteral("outputTable"),
                              {tr("Output"), tr("Result"), tr("Max abs error"), tr("Max rel error"), tr("Mean abs error"),
                               tr("Cosine"), tr("Beyond tolerance"), tr("Shape")})),
@@ -155,9 +157,6 @@ ComparePanel::ComparePanel(QWidget* parent)
   buttons->addWidget(progress_, 1);
   buttons->addWidget(loadButton);
 
-  status_->setObjectName(QStringLiteral("compareStatus"));
-  status_->setWordWrap(true);
-  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   status_->setText(tr("Set up the two sides and run, or load a result file."));
   divergenceButton_->setObjectName(QStringLiteral("divergenceButton"));
   divergenceButton_->setVisible(false);
@@ -215,8 +214,7 @@ void ComparePanel::setModelPath(const QString& path) {
   divergenceButton_->hide();
   metricCombo_->clear();
   setMetric({});
-  status_->setStyleSheet({});
-  status_->setText(tr("Set up the two sides and run, or load a result file."));
+  setStatus(status_, tr("Set up the two sides and run, or load a result file."));
 }
 
 void ComparePanel::configure(const QString& sideProviders, const QString& referenceProviders,
@@ -234,8 +232,7 @@ QString ComparePanel::statusText() const { return status_->text(); }
 bool ComparePanel::run() {
   const QString model = modelEdit_->text().trimmed();
   if (model.isEmpty() || !QFileInfo(model).isFile()) {
-    status_->setText(tr("Choose a model file to compare first."));
-    status_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    setStatus(status_, tr("Choose a model file to compare first."), StatusTone::Error);
     return false;
   }
   bridge::CompareRequest request;
@@ -250,8 +247,7 @@ bool ComparePanel::run() {
   if (!job_->start(request)) return false;
   profiling_ = false;
   setRunning(true);
-  status_->setStyleSheet({});
-  status_->setText(tr("Comparing %1 against %2...").arg(request.side.label, request.reference.label));
+  setStatus(status_, tr("Comparing %1 against %2...").arg(request.side.label, request.reference.label));
   return true;
 }
 
@@ -260,8 +256,7 @@ void ComparePanel::setProfileInputs(const QString& inputs) { inputsEdit_->setTex
 bool ComparePanel::profile() {
   const QString model = modelEdit_->text().trimmed();
   if (model.isEmpty() || !QFileInfo(model).isFile()) {
-    status_->setText(tr("Choose a model file to profile first."));
-    status_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    setStatus(status_, tr("Choose a model file to profile first."), StatusTone::Error);
     return false;
   }
   bridge::ProfileRequest request;
@@ -274,8 +269,7 @@ bool ComparePanel::profile() {
   if (!job_->startProfile(request)) return false;
   profiling_ = true;
   setRunning(true);
-  status_->setStyleSheet({});
-  status_->setText(tr("Profiling %1 on %2...").arg(QFileInfo(model).fileName(), sideCombo_->currentText()));
+  setStatus(status_, tr("Profiling %1 on %2...").arg(QFileInfo(model).fileName(), sideCombo_->currentText()));
   return true;
 }
 
@@ -326,7 +320,7 @@ void ComparePanel::onFinished(const bridge::CompareResults& results) {
 
 void ComparePanel::onFailed(const QString& code, const QString& message) {
   setRunning(false);
-  status_->setStyleSheet(QStringLiteral("color: #c62828;"));
+  setStatusTone(status_, StatusTone::Error);
   if (profiling_) {
     status_->setText(code == QLatin1String("CANCELLED") ? tr("Cancelled: nothing was profiled.")
                                                          : tr("The profiled run failed: %1: %2").arg(code, message));
@@ -340,8 +334,10 @@ void ComparePanel::onFailed(const QString& code, const QString& message) {
 bool ComparePanel::loadFile(const QString& path) {
   auto read = bridge::loadCompareFile(path);
   if (!read.isOk()) {
-    status_->setStyleSheet(QStringLiteral("color: #c62828;"));
-    status_->setText(tr("Could not load %1: %2").arg(QFileInfo(path).fileName(), QString::fromStdString(read.status().toString())));
+    setStatus(status_,
+              tr("Could not load %1: %2")
+                  .arg(QFileInfo(path).fileName(), QString::fromStdString(read.status().toString())),
+              StatusTone::Error);
     emit failed(QString::fromStdString(read.status().toString()));
     return false;
   }
@@ -389,10 +385,8 @@ void ComparePanel::showResults() {
     text += tr(" Intermediate values first differ beyond tolerance at %1.").arg(results_.firstDivergence);
   }
   // Red: an output differs; amber: outputs match but an intermediate value diverges; plain: everything agrees.
-  status_->setStyleSheet(!outputsMatch ? QStringLiteral("color: #c62828;")
-                         : results_.passed() ? QString()
-                                             : QStringLiteral("color: #b26a00;"));
-  status_->setText(text.isEmpty() ? tr("The file holds no outputs and no nodes.") : text);
+  setStatus(status_, text.isEmpty() ? tr("The file holds no outputs and no nodes.") : text,
+            !outputsMatch ? StatusTone::Error : results_.passed() ? StatusTone::Normal : StatusTone::Warning);
   divergenceButton_->setVisible(!results_.firstDivergence.isEmpty());
   divergenceButton_->setText(tr("Show first divergence: %1").arg(results_.firstDivergence));
 

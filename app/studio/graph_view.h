@@ -8,124 +8,20 @@
 // dtype and shape (setTensorShapesShown). Painting a 10,000-node graph at fit-to-view stays cheap.
 #pragma once
 
-#include <QColor>
-#include <QGraphicsItem>
 #include <QGraphicsView>
-#include <QFont>
 #include <QHash>
 #include <QImage>
 #include <QPixmap>
 #include <QSet>
 #include <QWidget>
 
-#include <functional>
 #include <memory>
 
 #include "graph_document.h"
+#include "graph_items.h"  // the node, partition and edge items the view draws
 #include "graph_layout.h"
 
 namespace kiln::studio {
-
-// The EP colors of kiln::bridge::ep_colors as QColor.
-QColor epQColor(const QString& executionProvider);
-
-// One node of the document (an op, a graph input or output).
-class GraphNodeItem : public QGraphicsItem {
- public:
-  enum { Type = UserType + 1 };
-  GraphNodeItem(const bridge::GraphNode& node, int index, const QRectF& rect);
-
-  int type() const override { return Type; }
-  QRectF boundingRect() const override;
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
-
-  int nodeIndex() const { return index_; }
-  QColor fillColor() const { return fill_; }
-  // Overlay hook (node_overlay.h): repaints the node in `color` (its EP colour, epQColor, restores it).
-  void setFillColor(const QColor& color) { fill_ = color; update(); }
-  bool isEpContext() const { return epContext_; }
-  bool isCpuFallback() const { return fallback_; }
-  void setHighlighted(bool on);
-  bool isHighlighted() const { return highlighted_; }
-
-  // One text the node draws: always whole (a text that would not fit is left out, never cut).
-  struct Label {
-    QString text;
-    QFont font;
-    QRectF rect;  // scene coordinates
-  };
-  // What the node shows at scale `lod` (screen pixels per scene unit).
-  QVector<Label> labelsAt(double lod) const;
-  const QString& title() const { return title_; }
-  const QString& subtitle() const { return subtitle_; }
-
- private:
-  void drawLabels(QPainter* painter, double lod) const;
-
-  QRectF rect_;
-  int index_;
-  QColor fill_;
-  QString title_, subtitle_, ioKind_;
-  bool epContext_, fallback_, removed_, io_, outer_ = false;
-  bool highlighted_ = false;
-};
-
-// A partition: collapsed, it stands for its nodes; expanded, it is the box drawn behind them.
-class GraphClusterItem : public QGraphicsItem {
- public:
-  enum { Type = UserType + 2 };
-  GraphClusterItem(const bridge::GraphCluster& cluster, int index, const QRectF& rect, bool collapsed);
-
-  int type() const override { return Type; }
-  QRectF boundingRect() const override;
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
-
-  int clusterIndex() const { return index_; }
-  bool isCollapsed() const { return collapsed_; }
-  QColor fillColor() const { return fill_; }
-
- private:
-  QRectF rect_;
-  int index_;
-  bool collapsed_;
-  QColor fill_;
-  QString title_, subtitle_;
-};
-
-class GraphEdgeItem : public QGraphicsItem {
- public:
-  enum { Type = UserType + 3 };
-  // `tensorText`: what the edge carries ("float32[1,3,640,640]"), drawn beside it while tensor shapes are shown.
-  GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arrowTip, int count, const QString& tensorText = {});
-
-  int type() const override { return Type; }
-  QRectF boundingRect() const override { return tensorShown_ ? bounds_.united(textRect_) : bounds_; }
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
-
-  // Tensor shapes on edges (View ▸ Tensor Shapes on Edges): the text is drawn on a plate of the canvas color at
-  // the edge's middle, only where it is legible (tensorTextLegibleAt).
-  const QString& tensorText() const { return tensorText_; }
-  void setTensorTextShown(bool on);
-  bool isTensorTextShown() const { return tensorShown_; }
-  // Places the text beside the edge (right, then left of it; its middle first, then further along) at the first
-  // spot where `cost` is 0, else where it is least. Until placed (GraphView places every edge's text when they are
-  // first shown), nothing is drawn. A text placed over something is drawn above the nodes, so it is never hidden.
-  void placeTensorText(const std::function<double(const QRectF&)>& cost);
-  // The text's box in scene coordinates, and its font (a fixed size in scene units).
-  QRectF tensorTextRect() const { return textRect_; }
-  static QFont tensorTextFont();
-  // True when the text is drawn at scale `lod` (screen pixels per scene unit): at least kLegiblePx on screen.
-  static bool tensorTextLegibleAt(double lod);
-
- private:
-  QPainterPath path_;
-  QPointF start_, end_, tip_;
-  QRectF bounds_, textRect_;
-  int count_;
-  QString tensorText_;
-  bool tensorShown_ = false;
-  bool textCovers_ = false;  // no free spot: the text lies over a node, a caption or another text
-};
 
 class GraphView;
 

@@ -22,13 +22,14 @@
 #include "binary_inspection.h"
 #include "graph_view.h"
 #include "kiln/compiler.h"
+#include "status_label.h"
 #include "value_format.h"
 
 namespace kiln::studio {
 
 namespace {
 
-const QColor kErrorColor(0xc6, 0x28, 0x28);
+const QColor kErrorColor = statusToneColor(StatusTone::Error);
 const QColor kOkColor(0x1b, 0x7f, 0x3b);
 
 // An editable list page: the table, its Add/Remove buttons in a row, then the status line.
@@ -74,28 +75,15 @@ QTableWidgetItem* readOnly(const QString& text, const QString& tooltip = {}) {
 
 PlanPage* planPage(QWizard* wizard, int id) { return static_cast<PlanPage*>(wizard->page(id)); }
 
-QLabel* statusLabel(const QString& objectName) {
-  auto* label = new QLabel;
-  label->setObjectName(objectName);
-  label->setWordWrap(true);
-  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  return label;
-}
-
-void setStatus(QLabel* label, const QString& text, bool error) {
-  label->setText(text);
-  label->setStyleSheet(error ? QStringLiteral("color: %1;").arg(kErrorColor.name()) : QString());
-}
-
 }  // namespace
 
 MergeWizard::MergeWizard(QWidget* parent)
     : QWizard(parent),
       worker_(new bridge::MergeWorker(this)),
       modelTable_(makeTable(QStringLiteral("modelTable"), {tr("ctx model"), tr("Prefix"), tr("Contents")})),
-      modelStatus_(statusLabel(QStringLiteral("modelStatus"))),
+      modelStatus_(makeStatusLabel(QStringLiteral("modelStatus"))),
       connectionTable_(makeTable(QStringLiteral("connectionTable"), {tr("Output (from)"), tr("Input (to)")})),
-      connectionStatus_(statusLabel(QStringLiteral("connectionStatus"))),
+      connectionStatus_(makeStatusLabel(QStringLiteral("connectionStatus"))),
       inputTable_(makeTable(QStringLiteral("previewInputs"), {tr("Input"), tr("Type"), tr("From model")})),
       outputTable_(makeTable(QStringLiteral("previewOutputs"), {tr("Output"), tr("Type"), tr("From model")})),
       nodeTable_(makeTable(QStringLiteral("previewNodes"),
@@ -103,10 +91,10 @@ MergeWizard::MergeWizard(QWidget* parent)
       conflictList_(new QListWidget),
       graphView_(new GraphView),
       graphLayout_(new bridge::GraphLayout(this)),
-      graphStatus_(statusLabel(QStringLiteral("graphStatus"))),
+      graphStatus_(makeStatusLabel(QStringLiteral("graphStatus"))),
       outputEdit_(new QLineEdit),
       writeButton_(new QPushButton(tr("&Write"))),
-      resultLabel_(statusLabel(QStringLiteral("resultLabel"))) {
+      resultLabel_(makeStatusLabel(QStringLiteral("resultLabel"))) {
   setWindowTitle(tr("Merge compiled models"));
   setWizardStyle(QWizard::ClassicStyle);
   setOption(QWizard::NoCancelButtonOnLastPage, false);
@@ -193,7 +181,7 @@ MergeWizard::MergeWizard(QWidget* parent)
   graphView_->setMinimumHeight(280);
   connect(graphLayout_, &bridge::GraphLayout::finished, this, &MergeWizard::onGraphLaidOut);
   connect(graphLayout_, &bridge::GraphLayout::failed, this, [this](const QString& message) {
-    setStatus(graphStatus_, tr("The graph could not be laid out: %1").arg(message), true);
+    setStatus(graphStatus_, tr("The graph could not be laid out: %1").arg(message), StatusTone::Error);
     emit graphPreviewReady();
   });
   auto* fitButton = new QPushButton(tr("&Fit"));
@@ -221,7 +209,7 @@ MergeWizard::MergeWizard(QWidget* parent)
     // Say so before the click: an existing merged model is replaced (atomically, when the write succeeds).
     const QString path = outputPath();
     const bool exists = !path.isEmpty() && QFileInfo::exists(path);
-    setStatus(resultLabel_, exists ? tr("%1 exists: writing replaces it.").arg(QFileInfo(path).fileName()) : QString(), false);
+    setStatus(resultLabel_, exists ? tr("%1 exists: writing replaces it.").arg(QFileInfo(path).fileName()) : QString());
     planPage(this, WritePage)->refresh();
   });
   auto* browse = new QPushButton(tr("&Browse..."));
@@ -375,18 +363,17 @@ void MergeWizard::refreshModelTable() {
 
   const bridge::MergePreview plan = preview();
   if (models_.size() < 2) {
-    setStatus(modelStatus_, tr("Add at least two compiled models (*_ctx.onnx)."), false);
+    setStatus(modelStatus_, tr("Add at least two compiled models (*_ctx.onnx)."));
   } else if (!modelsSettled()) {
-    setStatus(modelStatus_, tr("Reading the models..."), false);
+    setStatus(modelStatus_, tr("Reading the models..."));
   } else if (!plan.problems.isEmpty()) {
-    setStatus(modelStatus_, plan.problems.join(QLatin1Char('\n')), true);
+    setStatus(modelStatus_, plan.problems.join(QLatin1Char('\n')), StatusTone::Error);
   } else if (!plan.conflicts.isEmpty()) {
     setStatus(modelStatus_, tr("%n name conflict(s) with these prefixes: give each model its own prefix.", nullptr,
-                               static_cast<int>(plan.conflicts.size())),
-              true);
+                               static_cast<int>(plan.conflicts.size())), StatusTone::Error);
   } else {
-    setStatus(modelStatus_, tr("%1 models, %2 EPContext nodes, no name conflict.").arg(models_.size()).arg(plan.nodes.size()),
-              false);
+    setStatus(modelStatus_,
+              tr("%1 models, %2 EPContext nodes, no name conflict.").arg(models_.size()).arg(plan.nodes.size()));
   }
 }
 
@@ -422,12 +409,11 @@ void MergeWizard::refreshConnectionTable() {
 
   const bridge::MergePreview plan = preview();
   if (!plan.connectionErrors.isEmpty()) {
-    setStatus(connectionStatus_, plan.connectionErrors.join(QLatin1Char('\n')), true);
+    setStatus(connectionStatus_, plan.connectionErrors.join(QLatin1Char('\n')), StatusTone::Error);
   } else if (connections_.isEmpty()) {
-    setStatus(connectionStatus_, tr("No connections: the models run side by side in one session."), false);
+    setStatus(connectionStatus_, tr("No connections: the models run side by side in one session."));
   } else {
-    setStatus(connectionStatus_, tr("%n connection(s), all valid.", nullptr, static_cast<int>(connections_.size())),
-              false);
+    setStatus(connectionStatus_, tr("%n connection(s), all valid.", nullptr, static_cast<int>(connections_.size())));
   }
 }
 
@@ -482,12 +468,12 @@ void MergeWizard::refreshGraph() {
   graphView_->clearGraph();
   mergedGraph_ = bridge::mergedGraphDocument(models_, connections_);
   if (!mergedGraph_) {
-    setStatus(graphStatus_, tr("Add at least two readable compiled models."), true);
+    setStatus(graphStatus_, tr("Add at least two readable compiled models."), StatusTone::Error);
     emit graphPreviewReady();
     return;
   }
   mergedVisible_ = mergedGraph_->visibleGraph({});  // every partition open: each EPContext node under its name
-  setStatus(graphStatus_, tr("Laying out the merged graph..."), false);
+  setStatus(graphStatus_, tr("Laying out the merged graph..."));
   graphLayout_->start(mergedVisible_, *mergedGraph_);
 }
 
@@ -507,7 +493,7 @@ void MergeWizard::onGraphLaidOut(const bridge::GraphLayoutResult& result) {
                      .arg(plan.inputs.size())
                      .arg(plan.outputs.size());
   if (otherNodes > 0) text += tr(", %n other node(s) on the CPU (CPU fallback, connections)", nullptr, otherNodes);
-  setStatus(graphStatus_, text + QLatin1Char('.'), false);
+  setStatus(graphStatus_, text + QLatin1Char('.'));
   emit graphPreviewReady();
 }
 
@@ -561,7 +547,7 @@ void MergeWizard::write() {
     return;
   }
   const QString absolute = QFileInfo(output).absoluteFilePath();
-  setStatus(resultLabel_, tr("Writing %1...").arg(QFileInfo(absolute).fileName()), false);
+  setStatus(resultLabel_, tr("Writing %1...").arg(QFileInfo(absolute).fileName()));
   openButton_->hide();
   setWriting(true);
   worker_->merge(models_, absolute, connections_);
@@ -596,8 +582,7 @@ void MergeWizard::onMerged(const bridge::MergeOutcome& outcome) {
                  .arg(bridge::formatByteSize(static_cast<int64_t>(inputWeightBytes)),
                       bridge::formatByteSize(static_cast<int64_t>(binary.weightBytes)));
   }
-  resultLabel_->setStyleSheet({});
-  resultLabel_->setText(lines.join(QStringLiteral("<br>")));
+  setStatus(resultLabel_, lines.join(QStringLiteral("<br>")));
   planPage(this, WritePage)->refresh();
   writtenPath_ = QString::fromStdString(outcome.result.outputModelPath);
   openButton_->show();
@@ -609,7 +594,7 @@ void MergeWizard::onMergeFailed(const QString& message) {
   openButton_->hide();
   setWriting(false);
   // The engine checks everything before writing and writes through a transaction: nothing was written.
-  setStatus(resultLabel_, tr("Nothing was written: %1").arg(message), true);
+  setStatus(resultLabel_, tr("Nothing was written: %1").arg(message), StatusTone::Error);
   emit mergeFailed(message);
 }
 

@@ -60,12 +60,7 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       window_.tabs()->setCurrentWidget(panel);
                       panel->findChild<QLineEdit*>(QStringLiteral("outputPathEdit"))->setText(ctxPath_);
                       connect(panel, &CompilePanel::compiled, stepContext_, done);
-                      connect(panel, &CompilePanel::compileFailed, stepContext_,
-                              [this, done](const QString& code, const QString& message) {
-                                errors_ << QStringLiteral("compile: %1 %2").arg(code, message);
-                                done();
-                              });
-                      panel->startCompile();
+                      startCompile(panel, done);
                     }, 300000});
   steps_.push_back({QStringLiteral("05-graph-compiled-beside-source"), [this](Done done) {
                       window_.tabs()->setCurrentIndex(0);
@@ -149,10 +144,8 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       bench->setInferences(1);
                       bench->setShapes(benchShapes_);
                       connect(bench, &BenchPanel::benchmarkFinished, stepContext_, done);
-                      connect(bench, &BenchPanel::benchmarkFailed, stepContext_, [this, done](const QString& message) {
-                        errors_ << QStringLiteral("benchmark: ") + message;
-                        done();
-                      });
+                      connect(bench, &BenchPanel::benchmarkFailed, stepContext_,
+                              recordFailure(QStringLiteral("benchmark: "), done));
                       bench->startBenchmark();
                     }, 600000});
   // The rest of the benchmark: latency bars with their values, the stage breakdown (the panel scrolled down).
@@ -196,19 +189,43 @@ ScreenshotTour::ScreenshotTour(MainWindow& window, QString outputDir, QString mo
                       compare->configure(QStringLiteral("vulkan"), QStringLiteral("cpu"));
                       compare->setCompareEveryNode(true);
                       connect(compare, &ComparePanel::finished, stepContext_, done);
-                      connect(compare, &ComparePanel::failed, stepContext_, [this, done](const QString& message) {
-                        errors_ << QStringLiteral("compare: ") + message;
-                        done();
-                      });
-                      if (!compare->run()) {
-                        errors_ << QStringLiteral("compare: ") + compare->statusText();
-                        done();
-                      }
+                      startCompare(compare, false, done);
                     }, 300000});
   steps_.push_back({QStringLiteral("10c-graph-error-overlay"), [this](Done done) {
                       window_.tabs()->setCurrentIndex(0);
                       done();
                     }, 5000});
+}
+
+std::function<void(const QString&)> ScreenshotTour::recordFailure(const QString& prefix, const Done& done) {
+  return [this, prefix, done](const QString& message) {
+    errors_ << prefix + message;
+    done();
+  };
+}
+
+void ScreenshotTour::waitForLayout(GraphPanel* panel, const Done& done, const std::function<void()>& start) {
+  connect(panel, &GraphPanel::layoutReady, stepContext_, done);
+  connect(panel, &GraphPanel::failed, stepContext_, recordFailure(QStringLiteral("graph: "), done));
+  start();
+}
+
+void ScreenshotTour::startCompare(ComparePanel* compare, bool profile, const Done& done) {
+  const QString prefix = profile ? QStringLiteral("profile: ") : QStringLiteral("compare: ");
+  connect(compare, &ComparePanel::failed, stepContext_, recordFailure(prefix, done));
+  if (!(profile ? compare->profile() : compare->run())) {
+    errors_ << prefix + compare->statusText();
+    done();
+  }
+}
+
+void ScreenshotTour::startCompile(CompilePanel* compile, const Done& done) {
+  connect(compile, &CompilePanel::compileFailed, stepContext_,
+          [this, done](const QString& code, const QString& message) {
+            errors_ << QStringLiteral("compile: %1 %2").arg(code, message);
+            done();
+          });
+  compile->startCompile();
 }
 
 bool ScreenshotTour::hasBodies(GraphPanel* panel, const QString& step, const QString& needs, const Done& done) {
@@ -236,23 +253,14 @@ QString ScreenshotTour::largestBody(const bridge::GraphDocument& root, bool byEp
 }
 
 void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, const QString& bigModel) {
-  // The graph panel has finished a (re)layout started by `start`.
-  auto waitForLayout = [this](GraphPanel* panel, Done done, const std::function<void()>& start) {
-    connect(panel, &GraphPanel::layoutReady, stepContext_, done);
-    connect(panel, &GraphPanel::failed, stepContext_, [this, done](const QString& message) {
-      errors_ << QStringLiteral("graph: ") + message;
-      done();
-    });
-    start();
-  };
   if (!ifModel.isEmpty()) {
     const QString model = QFileInfo(ifModel).absoluteFilePath();
     const QString ctx = QDir(outputDir_).filePath(QFileInfo(model).completeBaseName() + QStringLiteral("_ctx.onnx"));
-    steps_.push_back({QStringLiteral("11-if-model-graph"), [this, model, waitForLayout](Done done) {
+    steps_.push_back({QStringLiteral("11-if-model-graph"), [this, model](Done done) {
                         window_.tabs()->setCurrentIndex(0);
                         waitForLayout(window_.graphPanel(), done, [this, model] { window_.openModel(model); });
                       }, 60000});
-    steps_.push_back({QStringLiteral("12-if-model-body"), [this, waitForLayout](Done done) {
+    steps_.push_back({QStringLiteral("12-if-model-body"), [this](Done done) {
                         GraphPanel* panel = window_.graphPanel();
                         if (!hasBodies(panel, QStringLiteral("12-if-model-body"), QStringLiteral("11"), done)) return;
                         waitForLayout(panel, [panel, done] {
@@ -274,14 +282,9 @@ void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, co
                           window_.tabs()->setCurrentIndex(0);
                           done();
                         });
-                        connect(compile, &CompilePanel::compileFailed, stepContext_,
-                                [this, done](const QString& code, const QString& message) {
-                                  errors_ << QStringLiteral("compile: %1 %2").arg(code, message);
-                                  done();
-                                });
-                        compile->startCompile();
+                        startCompile(compile, done);
                       }, 300000});
-    steps_.push_back({QStringLiteral("14-if-compiled-body"), [this, waitForLayout](Done done) {
+    steps_.push_back({QStringLiteral("14-if-compiled-body"), [this](Done done) {
                         GraphPanel* panel = window_.compiledGraphPanel();
                         if (!hasBodies(panel, QStringLiteral("14-if-compiled-body"), QStringLiteral("13"), done)) return;
                         waitForLayout(panel, [panel, done] {
@@ -298,11 +301,11 @@ void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, co
   }
   if (!bigModel.isEmpty()) {
     const QString model = QFileInfo(bigModel).absoluteFilePath();
-    steps_.push_back({QStringLiteral("15-large-graph"), [this, model, waitForLayout](Done done) {
+    steps_.push_back({QStringLiteral("15-large-graph"), [this, model](Done done) {
                         window_.tabs()->setCurrentIndex(0);
                         waitForLayout(window_.graphPanel(), done, [this, model] { window_.openModel(model); });
                       }, 120000});
-    steps_.push_back({QStringLiteral("16-large-graph-expanded"), [this, waitForLayout](Done done) {
+    steps_.push_back({QStringLiteral("16-large-graph-expanded"), [this](Done done) {
                         GraphPanel* panel = window_.graphPanel();
                         waitForLayout(panel, done, [panel] { panel->expandAll(); });
                       }, 120000});
@@ -316,14 +319,6 @@ void ScreenshotTour::addControlFlowAndLargeGraphSteps(const QString& ifModel, co
 }
 
 void ScreenshotTour::addFunctionAndOverlaySteps(const QString& functionModel) {
-  auto waitForLayout = [this](GraphPanel* panel, Done done, const std::function<void()>& start) {
-    connect(panel, &GraphPanel::layoutReady, stepContext_, done);
-    connect(panel, &GraphPanel::failed, stepContext_, [this, done](const QString& message) {
-      errors_ << QStringLiteral("graph: ") + message;
-      done();
-    });
-    start();
-  };
   // Selects the op node named `name` in the main graph panel; false when it is not on display.
   auto selectNamed = [this](const QString& name) {
     GraphPanel* panel = window_.graphPanel();
@@ -335,7 +330,7 @@ void ScreenshotTour::addFunctionAndOverlaySteps(const QString& functionModel) {
   };
   if (!functionModel.isEmpty()) {
     const QString model = QFileInfo(functionModel).absoluteFilePath();
-    steps_.push_back({QStringLiteral("20-function-body"), [this, model, waitForLayout](Done done) {
+    steps_.push_back({QStringLiteral("20-function-body"), [this, model](Done done) {
                         window_.tabs()->setCurrentIndex(0);
                         GraphPanel* panel = window_.graphPanel();
                         // Open the model, then the body of its first function call, with an attribute reference selected.
@@ -357,7 +352,7 @@ void ScreenshotTour::addFunctionAndOverlaySteps(const QString& functionModel) {
                         waitForLayout(panel, [] {}, [this, model] { window_.openModel(model); });
                       }, 60000});
   }
-  steps_.push_back({QStringLiteral("21-node-error-histogram"), [this, waitForLayout, selectNamed](Done done) {
+  steps_.push_back({QStringLiteral("21-node-error-histogram"), [this, selectNamed](Done done) {
                       const QString sample = bridge::sampleModelPath();
                       if (sample.isEmpty()) {
                         errors_ << QStringLiteral("21-node-error-histogram: no sample model");
@@ -377,14 +372,7 @@ void ScreenshotTour::addFunctionAndOverlaySteps(const QString& functionModel) {
                           if (!shown) errors_ << QStringLiteral("21-node-error-histogram: no compared node on the graph");
                           done();
                         });
-                        connect(compare, &ComparePanel::failed, stepContext_, [this, done](const QString& message) {
-                          errors_ << QStringLiteral("compare: ") + message;
-                          done();
-                        });
-                        if (!compare->run()) {
-                          errors_ << QStringLiteral("compare: ") + compare->statusText();
-                          done();
-                        }
+                        startCompare(compare, false, done);
                       };
                       window_.tabs()->setCurrentIndex(0);
                       waitForLayout(window_.graphPanel(), [] {}, [this, sample] { window_.openModel(sample); });
@@ -401,14 +389,7 @@ void ScreenshotTour::addFunctionAndOverlaySteps(const QString& functionModel) {
                         }
                         done();
                       });
-                      connect(compare, &ComparePanel::failed, stepContext_, [this, done](const QString& message) {
-                        errors_ << QStringLiteral("profile: ") + message;
-                        done();
-                      });
-                      if (!compare->profile()) {
-                        errors_ << QStringLiteral("profile: ") + compare->statusText();
-                        done();
-                      }
+                      startCompare(compare, true, done);
                     }, 120000});
 }
 
@@ -487,10 +468,8 @@ void ScreenshotTour::addFitAndEdgeShapeSteps() {
     steps_.push_back({QStringLiteral("18-fit-legible-ppocr"), [this, ppocr](Done done) {
                         window_.tabs()->setCurrentIndex(0);
                         connect(window_.graphPanel(), &GraphPanel::layoutReady, stepContext_, done);
-                        connect(window_.graphPanel(), &GraphPanel::failed, stepContext_, [this, done](const QString& m) {
-                          errors_ << QStringLiteral("18-fit-legible-ppocr: ") + m;
-                          done();
-                        });
+                        connect(window_.graphPanel(), &GraphPanel::failed, stepContext_,
+                                recordFailure(QStringLiteral("18-fit-legible-ppocr: "), done));
                         window_.openModel(ppocr);
                       }, 120000});
   }
@@ -504,14 +483,10 @@ void ScreenshotTour::addFitAndEdgeShapeSteps() {
                       const QString shapes = benchShapes_.isEmpty() ? QStringLiteral("x=1,3,640,640") : benchShapes_;
                       auto applied = std::make_shared<bool>(false);
                       connect(panel, &GraphPanel::inputShapesApplied, stepContext_, [applied] { *applied = true; });
-                      connect(panel, &GraphPanel::inputShapesRejected, stepContext_, [this, done](const QString& m) {
-                        errors_ << QStringLiteral("19-edge-shapes: input shapes: ") + m;
-                        done();
-                      });
-                      connect(panel, &GraphPanel::failed, stepContext_, [this, done](const QString& m) {
-                        errors_ << QStringLiteral("19-edge-shapes: ") + m;
-                        done();
-                      });
+                      connect(panel, &GraphPanel::inputShapesRejected, stepContext_,
+                              recordFailure(QStringLiteral("19-edge-shapes: input shapes: "), done));
+                      connect(panel, &GraphPanel::failed, stepContext_,
+                              recordFailure(QStringLiteral("19-edge-shapes: "), done));
                       connect(panel, &GraphPanel::layoutReady, stepContext_, [this, panel, toggle, shapes, applied, done] {
                         if (!*applied) {  // run alone: the model has just opened
                           panel->applyInputShapes(shapes);  // a refusal calls done() above

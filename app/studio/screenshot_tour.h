@@ -18,6 +18,8 @@ class GraphDocument;
 
 namespace kiln::studio {
 
+class ComparePanel;
+class CompilePanel;
 class GraphPanel;
 class MainWindow;
 class MergeWizard;
@@ -67,6 +69,15 @@ class ScreenshotTour : public QObject {
   // `done` and returns false.
   bool hasBodies(GraphPanel* panel, const QString& step, const QString& needs, const Done& done);
   void grab(const QString& name);
+  // What the steps share. A handler for a panel's failed(message): records "<prefix><message>" and ends the step.
+  std::function<void(const QString&)> recordFailure(const QString& prefix, const Done& done);
+  // Ends the step when `panel` has finished the (re)layout that `start` begins; a failure is a "graph: " error.
+  void waitForLayout(GraphPanel* panel, const Done& done, const std::function<void()>& start);
+  // Starts `compare`'s comparison (its profiled run with `profile`); a failure, or a run that does not start, is a
+  // "compare: " ("profile: ") error and ends the step. The caller connects what follows success first.
+  void startCompare(ComparePanel* compare, bool profile, const Done& done);
+  // Starts `compile`'s compile; a failure is a "compile: CODE message" error and ends the step.
+  void startCompile(CompilePanel* compile, const Done& done);
 
   MainWindow& window_;
   QString outputDir_, modelPath_, benchShapes_, ctxPath_;

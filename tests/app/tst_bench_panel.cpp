@@ -34,10 +34,12 @@
 #include "bench_report_io.h"
 #include "bench_runner.h"
 #include "kiln_cli.h"
+#include "studio_test_files.h"
 #include "theme.h"
 
 using kiln::bridge::BenchRunner;
 using kiln::studio::BenchPanel;
+using kiln::testing::saveScreenshot;
 
 namespace {
 
@@ -170,13 +172,6 @@ QStringList overlappingTexts(QChartView* view) {
 // Distance between two colours in RGB (0..441).
 double colorDistance(const QColor& a, const QColor& b) {
   return std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
-}
-
-void saveShot(QWidget* widget, const QString& name) {
-  const QString folder = qEnvironmentVariable("KILN_STUDIO_SCREENSHOTS");
-  if (folder.isEmpty()) return;
-  QDir().mkpath(folder);
-  widget->grab().save(QDir(folder).filePath(name));
 }
 
 }  // namespace
@@ -543,7 +538,7 @@ class TestBenchPanel : public QObject {
     both.show();
     QVERIFY(QTest::qWaitForWindowExposed(&both));
     QTest::qWait(200);
-    saveShot(&both, QStringLiteral("bench_old_report_compared.png"));
+    saveScreenshot(&both, QStringLiteral("bench_old_report_compared.png"));
   }
 
   // Close values on neighbouring bars (17.15 and 17.16 ms, 0.79 and 0.8) and a run compared with an earlier one:
@@ -591,8 +586,8 @@ class TestBenchPanel : public QObject {
               }
             }
           }
-          saveShot(&panel, QStringLiteral("bench_close_values_%1_%2%3.png")
-                               .arg(themeName).arg(size.width()).arg(compared ? QStringLiteral("_compared") : QString()));
+          saveScreenshot(&panel, QStringLiteral("bench_close_values_%1_%2%3.png")
+                                     .arg(themeName).arg(size.width()).arg(compared ? QStringLiteral("_compared") : QString()));
           if (!compared) continue;
 
           const QColor background = latencyView->chart()->backgroundBrush().color();

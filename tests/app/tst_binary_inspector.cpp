@@ -16,9 +16,12 @@
 #include "binary_inspector.h"
 #include "kiln/compiler.h"
 #include "kiln/context_binary.h"
+#include "studio_test_files.h"
 
 using kiln::bridge::formatHexLine;
 using kiln::studio::BinaryInspector;
+using kiln::testing::fileBytes;
+using kiln::testing::saveScreenshot;
 
 namespace {
 
@@ -26,11 +29,6 @@ constexpr int kTimeoutMs = 60000;
 
 QString tinyCnnPath() { return QStringLiteral(KILN_TEST_MODELS_DIR "/tiny_cnn.onnx"); }
 QString minimalProfilePath() { return QStringLiteral(KILN_TEST_MODELS_DIR "/../profiles/vulkan11_minimal.json"); }
-
-QByteArray fileBytes(const QString& path) {
-  QFile file(path);
-  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
 
 QString text(const QTableWidget* table, int row, int column) {
   const QTableWidgetItem* item = table->item(row, column);
@@ -43,13 +41,6 @@ QString headerValue(const QTableWidget* table, const QString& field) {
     if (text(table, row, 0) == field) return text(table, row, 1);
   }
   return QStringLiteral("<no row %1>").arg(field);
-}
-
-void saveScreenshot(QWidget* widget, const QString& name) {
-  const QString folder = qEnvironmentVariable("KILN_STUDIO_SCREENSHOTS");
-  if (folder.isEmpty()) return;
-  QDir().mkpath(folder);
-  widget->grab().save(QDir(folder).filePath(name));
 }
 
 }  // namespace

@@ -17,17 +17,16 @@
 #include "kiln/compiler.h"
 #include "kiln/context_binary.h"
 #include "kiln/context_binary_parts.h"
+#include "studio_test_files.h"
 
 using kiln::studio::BinaryInspector;
+using kiln::testing::fileBytes;
+using kiln::testing::saveScreenshot;
 
 namespace {
 
 constexpr int kTimeoutMs = 60000;
-
-QByteArray fileBytes(const QString& path) {
-  QFile file(path);
-  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
+const QSize kShotSize(1100, 700);  // what saveScreenshot resizes the inspector to
 
 bool writeFile(const QString& path, const QByteArray& bytes) {
   QFile out(path);
@@ -37,14 +36,6 @@ bool writeFile(const QString& path, const QByteArray& bytes) {
 QString text(const QTableWidget* table, int row, int column) {
   const QTableWidgetItem* item = table->item(row, column);
   return item ? item->text() : QString();
-}
-
-void saveScreenshot(QWidget* widget, const QString& name) {
-  const QString folder = qEnvironmentVariable("KILN_STUDIO_SCREENSHOTS");
-  if (folder.isEmpty()) return;
-  QDir().mkpath(folder);
-  widget->resize(1100, 700);
-  widget->grab().save(QDir(folder).filePath(name));
 }
 
 }  // namespace
@@ -96,7 +87,7 @@ class TestBinaryParts : public QObject {
     const QString assembly = inspector.disassemblyText();
     QVERIFY2(assembly.contains(QStringLiteral("OpEntryPoint GLCompute")), qPrintable(assembly.left(400)));
     QVERIFY(assembly.contains(QStringLiteral("OpCapability Shader")));
-    saveScreenshot(&inspector, QStringLiteral("inspector_spirv.png"));
+    saveScreenshot(&inspector, QStringLiteral("inspector_spirv.png"), kShotSize);
   }
 
   void invalidSpirvIsAnErrorNotACrash() {
@@ -153,7 +144,7 @@ class TestBinaryParts : public QObject {
     QCOMPARE(inspector.verdictText(), QStringLiteral("unreadable"));
     QVERIFY(inspector.findChild<QLabel*>(QStringLiteral("summaryLabel"))->text().contains(
         QStringLiteral("[%1, +%2)").arg(spirv->offset).arg(spirv->size)));
-    saveScreenshot(&inspector, QStringLiteral("inspector_damaged.png"));
+    saveScreenshot(&inspector, QStringLiteral("inspector_damaged.png"), kShotSize);
   }
 
   void truncatedBinaryMarksTheHeader() {
@@ -199,7 +190,7 @@ class TestBinaryParts : public QObject {
     const QString reason = reasons->item(0)->text();
     QVERIFY2(reason.contains(QStringLiteral("tiny_vulkan.bin")), qPrintable(reason));
     QVERIFY2(reason.startsWith(QString::fromStdString(inspector.inspection()->model->nodes.front().name)), qPrintable(reason));
-    saveScreenshot(&inspector, QStringLiteral("inspector_missing_bin.png"));
+    saveScreenshot(&inspector, QStringLiteral("inspector_missing_bin.png"), kShotSize);
   }
 
  private:

@@ -14,8 +14,10 @@
 
 #include "compare_panel.h"
 #include "kiln/compiler.h"
+#include "studio_test_files.h"
 
 using kiln::studio::ComparePanel;
+using kiln::testing::saveScreenshot;
 
 namespace {
 
@@ -27,14 +29,6 @@ QString writeText(const QTemporaryDir& dir, const QString& name, const QByteArra
   QFile file(path);
   if (file.open(QIODevice::WriteOnly)) file.write(text);
   return path;
-}
-
-void saveScreenshot(QWidget* widget, const QString& name) {
-  const QString folder = qEnvironmentVariable("KILN_STUDIO_SCREENSHOTS");
-  if (folder.isEmpty()) return;
-  QDir().mkpath(folder);
-  widget->resize(1100, 640);
-  widget->grab().save(QDir(folder).filePath(name));
 }
 
 }  // namespace
@@ -84,7 +78,7 @@ class TestComparePanel : public QObject {
       QVERIFY2(counted > 0, qPrintable(node.node));
     }
     QVERIFY(panel.statusText().contains(QStringLiteral("output(s)")));
-    saveScreenshot(&panel, QStringLiteral("compare_panel.png"));
+    saveScreenshot(&panel, QStringLiteral("compare_panel.png"), QSize(1100, 640));
   }
 
   void cancelEndsWithNothingShown() {

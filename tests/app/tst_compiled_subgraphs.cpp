@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "graph_panel.h"
+#include "graph_panel_waits.h"
 #include "graph_view.h"
 #include "if_model.h"
 #include "kiln/compiler.h"
@@ -12,16 +13,7 @@
 
 using kiln::bridge::GraphDocument;
 using kiln::studio::GraphPanel;
-
-namespace {
-
-bool waitForLayout(GraphPanel& panel, const std::function<void()>& start) {
-  QSignalSpy ready(&panel, &GraphPanel::layoutReady);
-  start();
-  return ready.wait(60000);
-}
-
-}  // namespace
+using kiln::testing::waitForLayout;
 
 class TestCompiledSubgraphs : public QObject {
   Q_OBJECT

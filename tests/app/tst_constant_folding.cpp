@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "graph_panel.h"
+#include "graph_panel_waits.h"
 #include "graph_view.h"
 #include "if_model.h"
 #include "kiln/model_info.h"
@@ -13,17 +14,8 @@
 
 using kiln::bridge::GraphDocument;
 using kiln::studio::GraphPanel;
-
-namespace {
-
-int nodeNamed(const GraphDocument& doc, const QString& name) {
-  for (int i = 0; i < doc.nodes().size(); ++i) {
-    if (doc.nodes()[i].name == name) return i;
-  }
-  return -1;
-}
-
-}  // namespace
+using kiln::testing::nodeNamed;
+using kiln::testing::openAndWait;
 
 class TestConstantFolding : public QObject {
   Q_OBJECT
@@ -60,9 +52,7 @@ class TestConstantFolding : public QObject {
   void constantNodesAreNotDrawn() {
     GraphPanel panel;
     panel.resize(1000, 700);
-    QSignalSpy ready(&panel, &GraphPanel::layoutReady);
-    panel.openModel(model_);
-    QVERIFY(ready.wait(60000));
+    QVERIFY(openAndWait(panel, model_));
     const auto doc = panel.document();
     const int zero = nodeNamed(*doc, QStringLiteral("zero_const"));
     QVERIFY(zero >= 0);

@@ -12,6 +12,7 @@
 
 #include "function_model.h"
 #include "graph_panel.h"
+#include "graph_panel_waits.h"
 #include "graph_view.h"
 #include "kiln/config_keys.h"
 #include "kiln/model_info.h"
@@ -24,23 +25,12 @@
 using kiln::bridge::GraphDocument;
 using kiln::bridge::GraphNode;
 using kiln::studio::GraphPanel;
+using kiln::testing::nodeNamed;
+using kiln::testing::waitForLayout;
 
 namespace {
 
 const QString kBody = QStringLiteral("main/block.custom:ScaleShift");
-
-int nodeNamed(const GraphDocument& doc, const QString& name) {
-  for (int i = 0; i < doc.nodes().size(); ++i) {
-    if (doc.nodes()[i].name == name) return i;
-  }
-  return -1;
-}
-
-bool waitForLayout(GraphPanel& panel, const std::function<void()>& start) {
-  QSignalSpy ready(&panel, &GraphPanel::layoutReady);
-  start();
-  return ready.wait(60000);
-}
 
 kiln::SessionOptions cpuOnly() {
   kiln::SessionOptions options;

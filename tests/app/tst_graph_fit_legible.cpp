@@ -11,7 +11,9 @@
 #include <QToolButton>
 #include <QtTest>
 
+#include "big_graph_model.h"
 #include "graph_panel.h"
+#include "graph_panel_waits.h"
 #include "graph_view.h"
 
 using kiln::bridge::GraphNode;
@@ -68,16 +70,12 @@ class TestGraphFitLegible : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    const QString model = dir_.filePath(QStringLiteral("tall.onnx"));
-    QProcess python;
-    python.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral(KILN_SOURCE_DIR "/tests/tools/make_big_graph.py"),
-                                                      model, QStringLiteral("--nodes"), QStringLiteral("400")});
-    QVERIFY(python.waitForFinished(120000) && python.exitCode() == 0);
+    QString error;
+    const QString model = kiln::testing::makeBigGraphModel(dir_.path(), QStringLiteral("tall.onnx"), 400, &error);
+    QVERIFY2(!model.isEmpty(), qPrintable(error));
     panel_.resize(1000, 700);
     panel_.show();
-    QSignalSpy ready(&panel_, &GraphPanel::layoutReady);
-    panel_.openModel(model);
-    QVERIFY(ready.wait(120000));
+    QVERIFY(kiln::testing::openAndWait(panel_, model, 120000));
     QVERIFY(panel_.view()->nodeItems().size() > 300);
   }
 
@@ -149,9 +147,7 @@ class TestGraphFitLegible : public QObject {
     GraphPanel panel;
     panel.resize(1000, 700);
     panel.show();
-    QSignalSpy ready(&panel, &GraphPanel::layoutReady);
-    panel.openModel(model);
-    QVERIFY(ready.wait(60000));
+    QVERIFY(kiln::testing::openAndWait(panel, model));
     QVERIFY(visibleRect(*panel.view()).contains(panel.view()->sceneRect().adjusted(1, 1, -1, -1)));
     QVERIFY(panel.view()->zoom() >= GraphView::readableZoom());
   }
@@ -164,9 +160,7 @@ class TestGraphFitLegible : public QObject {
     GraphPanel panel;
     panel.resize(1000, 700);
     panel.show();
-    QSignalSpy ready(&panel, &GraphPanel::layoutReady);
-    panel.openModel(model);
-    QVERIFY(ready.wait(120000));
+    QVERIFY(kiln::testing::openAndWait(panel, model, 120000));
     for (const GraphNodeItem* item : panel.view()->nodeItems()) {
       const GraphNode& node = panel.document()->nodes()[item->nodeIndex()];
       QVERIFY2(node.opType != QLatin1String("Constant"), "a Constant drawn as a box");

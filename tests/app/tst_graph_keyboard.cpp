@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "graph_panel.h"
+#include "graph_panel_waits.h"
 #include "graph_view.h"
 #include "if_model.h"
 #include "node_details_view.h"
@@ -12,17 +13,8 @@
 using kiln::bridge::GraphDocument;
 using kiln::studio::GraphPanel;
 using kiln::studio::GraphView;
-
-namespace {
-
-int nodeNamed(const GraphDocument& doc, const QString& name) {
-  for (int i = 0; i < doc.nodes().size(); ++i) {
-    if (doc.nodes()[i].name == name) return i;
-  }
-  return -1;
-}
-
-}  // namespace
+using kiln::testing::nodeNamed;
+using kiln::testing::openAndWait;
 
 class TestGraphKeyboard : public QObject {
   Q_OBJECT
@@ -35,9 +27,7 @@ class TestGraphKeyboard : public QObject {
     QVERIFY2(!model_.isEmpty(), qPrintable(error));
     panel_.resize(1000, 700);
     panel_.show();
-    QSignalSpy ready(&panel_, &GraphPanel::layoutReady);
-    panel_.openModel(model_);
-    QVERIFY(ready.wait(60000));
+    QVERIFY(openAndWait(panel_, model_));
   }
 
   void keyboardZoom_data() {

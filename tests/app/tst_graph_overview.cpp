@@ -3,12 +3,13 @@
 // over it, a click zooms onto the nearest node, zooming in brings the items back, exports still draw every item.
 #include <QImage>
 #include <QImageReader>
-#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "big_graph_model.h"
 #include "graph_panel.h"
+#include "graph_panel_waits.h"
 #include "graph_view.h"
 
 using kiln::studio::GraphPanel;
@@ -20,18 +21,13 @@ class TestGraphOverview : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    const QString model = dir_.filePath(QStringLiteral("big.onnx"));
-    QProcess python;
-    python.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral(KILN_SOURCE_DIR "/tests/tools/make_big_graph.py"),
-                                                      model, QStringLiteral("--nodes"), QStringLiteral("4000")});
-    QVERIFY(python.waitForFinished(120000) && python.exitCode() == 0);
+    QString error;
+    const QString model = kiln::testing::makeBigGraphModel(dir_.path(), QStringLiteral("big.onnx"), 4000, &error);
+    QVERIFY2(!model.isEmpty(), qPrintable(error));
     panel_.resize(1000, 700);
     panel_.show();
-    QSignalSpy ready(&panel_, &GraphPanel::layoutReady);
-    panel_.openModel(model);
-    QVERIFY(ready.wait(120000));
-    panel_.expandAll();
-    QVERIFY(ready.wait(120000));
+    QVERIFY(kiln::testing::openAndWait(panel_, model, 120000));
+    QVERIFY(kiln::testing::waitForLayout(panel_, [this] { panel_.expandAll(); }, 120000));
     QVERIFY(panel_.view()->nodeItems().size() > 3500);
   }
 

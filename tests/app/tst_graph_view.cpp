@@ -15,6 +15,7 @@
 #include "graph_layout.h"
 #include "graph_loader.h"
 #include "graph_panel.h"
+#include "graph_panel_waits.h"
 #include "graph_view.h"
 #include "kiln/compiler.h"
 #include "kiln/partition_report.h"
@@ -32,7 +33,9 @@ const QString kPartitionSample = QStringLiteral(KILN_PARTITION_SAMPLE);
 const QString kVulkanEp = QStringLiteral("VulkanExecutionProvider");
 const QString kCpuEp = QStringLiteral("CPUExecutionProvider");
 
+using kiln::testing::nodeNamed;
 using kiln::testing::vulkanRequired;
+using kiln::testing::waitForLayout;
 
 // Opens `path` and waits for the first layout.
 bool openAndWait(GraphPanel& panel, const QString& path) {
@@ -44,19 +47,6 @@ bool openAndWait(GraphPanel& panel, const QString& path) {
     return false;
   }
   return true;
-}
-
-bool relayoutAndWait(GraphPanel& panel, const std::function<void()>& change) {
-  QSignalSpy ready(&panel, &GraphPanel::layoutReady);
-  change();
-  return ready.wait(60000);
-}
-
-int nodeNamed(const GraphDocument& doc, const QString& name) {
-  for (int i = 0; i < doc.nodes().size(); ++i) {
-    if (doc.nodes()[i].name == name) return i;
-  }
-  return -1;
 }
 
 QString detailsText(GraphPanel& panel) { return panel.detailsView()->text(); }
@@ -283,19 +273,19 @@ void TestGraphView::collapseAndExpandPartition() {
   const QVector<int> members = doc->clusters()[cluster].nodes;
   QVERIFY(!members.isEmpty());
   QVERIFY(panel.view()->nodeItem(members.first()));
-  QVERIFY(relayoutAndWait(panel, [&] { panel.setClusterCollapsed(cluster, true); }));
+  QVERIFY(waitForLayout(panel, [&] { panel.setClusterCollapsed(cluster, true); }));
   QVERIFY(panel.isClusterCollapsed(cluster));
   QVERIFY(panel.view()->clusterItem(cluster)->isCollapsed());
   for (int n : members) QVERIFY(!panel.view()->nodeItem(n));
   QCOMPARE(panel.view()->clusterItem(cluster)->fillColor(),
            kiln::studio::epQColor(doc->clusters()[cluster].executionProvider));
   // Searching for a node inside the collapsed partition opens it.
-  QVERIFY(relayoutAndWait(panel, [&] { panel.search(doc->nodes()[members.first()].name); }));
+  QVERIFY(waitForLayout(panel, [&] { panel.search(doc->nodes()[members.first()].name); }));
   QVERIFY(!panel.isClusterCollapsed(cluster));
   QVERIFY(panel.view()->nodeItem(members.first())->isSelected());
-  QVERIFY(relayoutAndWait(panel, [&] { panel.collapseAll(); }));
+  QVERIFY(waitForLayout(panel, [&] { panel.collapseAll(); }));
   for (int c = 0; c < doc->clusters().size(); ++c) QVERIFY(panel.isClusterCollapsed(c));
-  QVERIFY(relayoutAndWait(panel, [&] { panel.expandAll(); }));
+  QVERIFY(waitForLayout(panel, [&] { panel.expandAll(); }));
   for (int n : members) QVERIFY(panel.view()->nodeItem(n));
 }
 

@@ -19,9 +19,12 @@
 #include "merge_plan.h"
 #include "graph_view.h"
 #include "merge_wizard.h"
+#include "studio_test_files.h"
 
 using kiln::studio::GraphNodeItem;
 using kiln::studio::MergeWizard;
+using kiln::testing::fileBytes;
+using kiln::testing::saveScreenshot;
 
 namespace {
 
@@ -29,21 +32,9 @@ constexpr int kTimeoutMs = 60000;
 
 QString tinyCnnPath() { return QStringLiteral(KILN_TEST_MODELS_DIR "/tiny_cnn.onnx"); }
 
-QByteArray fileBytes(const QString& path) {
-  QFile file(path);
-  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 bool waitForModels(MergeWizard& wizard) {
   QSignalSpy settled(&wizard, &MergeWizard::modelsInspected);
   return wizard.modelsSettled() || settled.wait(kTimeoutMs);
-}
-
-void saveScreenshot(QWidget* widget, const QString& name) {
-  const QString folder = qEnvironmentVariable("KILN_STUDIO_SCREENSHOTS");
-  if (folder.isEmpty()) return;
-  QDir().mkpath(folder);
-  widget->grab().save(QDir(folder).filePath(name));
 }
 
 std::set<std::string> nodeNames(const kiln::EpContextModelInfo& info) {

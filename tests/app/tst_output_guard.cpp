@@ -19,10 +19,12 @@
 #include "log_hub.h"
 #include "main_window.h"
 #include "requirements.h"
+#include "studio_test_files.h"
 
 using kiln::bridge::CompileSettings;
 using kiln::studio::CompilePanel;
 using kiln::studio::MainWindow;
+using kiln::testing::saveScreenshot;
 
 namespace {
 
@@ -44,13 +46,6 @@ void writeFile(const QString& path, const QByteArray& bytes) {
   QFile file(path);
   QVERIFY(file.open(QIODevice::WriteOnly));
   file.write(bytes);
-}
-
-void saveScreenshot(QWidget* widget, const QString& name) {
-  const QString folder = qEnvironmentVariable("KILN_STUDIO_SCREENSHOTS");
-  if (folder.isEmpty()) return;
-  QDir().mkpath(folder);
-  widget->grab().save(QDir(folder).filePath(name));
 }
 
 }  // namespace

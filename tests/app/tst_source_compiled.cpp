@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "graph_panel.h"
+#include "graph_panel_waits.h"
 #include "graph_view.h"
 #include "if_model.h"
 #include "kiln/compiler.h"
@@ -18,16 +19,7 @@ using kiln::bridge::BorderTransfer;
 using kiln::bridge::GraphDocument;
 using kiln::studio::GraphPanel;
 using kiln::studio::SourceCompiledLink;
-
-namespace {
-
-bool openAndWait(GraphPanel& panel, const QString& path) {
-  QSignalSpy ready(&panel, &GraphPanel::layoutReady);
-  panel.openModel(path);
-  return ready.wait(60000);
-}
-
-}  // namespace
+using kiln::testing::openAndWait;
 
 class TestSourceCompiled : public QObject {
   Q_OBJECT

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "graph_panel.h"
+#include "graph_panel_waits.h"
 #include "graph_view.h"
 #include "if_model.h"
 #include "kiln/model_info.h"
@@ -18,24 +19,13 @@
 using kiln::bridge::GraphDocument;
 using kiln::bridge::GraphNode;
 using kiln::studio::GraphPanel;
+using kiln::testing::nodeNamed;
+using kiln::testing::waitForLayout;
 
 namespace {
 
 const QString kElse = QStringLiteral("main/branch.else_branch");
 const QString kInnerThen = QStringLiteral("main/branch.else_branch/inner.then_branch");
-
-int nodeNamed(const GraphDocument& doc, const QString& name) {
-  for (int i = 0; i < doc.nodes().size(); ++i) {
-    if (doc.nodes()[i].name == name) return i;
-  }
-  return -1;
-}
-
-bool waitForLayout(GraphPanel& panel, const std::function<void()>& start) {
-  QSignalSpy ready(&panel, &GraphPanel::layoutReady);
-  start();
-  return ready.wait(60000);
-}
 
 }  // namespace
 

@@ -1,0 +1,348 @@
+#include "graph_items.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
+#include <cmath>
+
+#include "theme.h"
+
+namespace kiln::studio {
+
+namespace {
+
+// kTextLod, kInvisibleEdgeLod and kLabelPx, shared with the view, are in graph_items.h.
+constexpr double kDetailLod = 0.3;  // below it, nodes and partitions are plain boxes
+// The smallest on-screen pixel size of a label that is legible.
+constexpr double kLegiblePx = 6.5;
+// Tensor text on edges: its size in scene units.
+constexpr double kEdgeTextPx = 10;
+
+const QColor kFallbackPen(0xc0, 0x20, 0x20);
+constexpr uint32_t kOuterScopeFill = 0xe6e0f4;  // pale violet: outer-scope values in a body
+const QColor kEpContextPen(0x20, 0x20, 0x20);
+
+QColor fromRgb(uint32_t rgb) { return QColor::fromRgb(static_cast<QRgb>(rgb)); }
+
+double lodOf(const QStyleOptionGraphicsItem* option, const QPainter* painter) {
+  return option->levelOfDetailFromTransform(painter->worldTransform());
+}
+
+}  // namespace
+
+QColor epQColor(const QString& executionProvider) { return fromRgb(bridge::epColor(executionProvider)); }
+
+// ----- nodes -----
+
+GraphNodeItem::GraphNodeItem(const bridge::GraphNode& node, int index, const QRectF& rect)
+    : rect_(rect),
+      index_(index),
+      epContext_(node.epContext),
+      fallback_(node.cpuFallback()),
+      removed_(node.removedByOptimizer),
+      io_(node.kind != bridge::GraphNode::Kind::Op) {
+  setFlag(ItemIsSelectable);
+  setAcceptHoverEvents(false);
+  outer_ = node.outerScope;
+  fill_ = io_ ? fromRgb(outer_ ? kOuterScopeFill : bridge::ep_colors::kGraphIo) : epQColor(node.executionProvider);
+  if (io_) {
+    title_ = node.name;
+    ioKind_ = node.opType;  // "input", "output", "outer scope": shown when the name does not fit
+  } else {
+    title_ = epContext_ ? QStringLiteral("EPContext") : node.opType;
+    subtitle_ = node.displayName();
+  }
+  if (fallback_) title_ = QStringLiteral("\u26a0 ") + title_;
+  QString tip = node.outerScope ? QObject::tr("%1: a value of an enclosing graph, read by this body").arg(node.name)
+                                : node.label;
+  if (!node.executionProvider.isEmpty()) tip += QStringLiteral("\n") + bridge::epShortName(node.executionProvider);
+  if (!node.partition.isEmpty()) tip += QStringLiteral(" (%1)").arg(node.partition);
+  const QString why = node.cpuFallback() ? QStringLiteral("\nfallback: ") : QStringLiteral("\non the CPU by design: ");
+  for (const QString& reason : node.fallbackReasons) tip += why + reason;
+  if (removed_) tip += QStringLiteral("\n") + node.optimizerNote;
+  setToolTip(tip);
+  setZValue(2);
+}
+
+QRectF GraphNodeItem::boundingRect() const { return rect_.adjusted(-3, -3, 3, 3); }
+
+void GraphNodeItem::setHighlighted(bool on) {
+  if (highlighted_ == on) return;
+  highlighted_ = on;
+  update();
+}
+
+void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const double lod = lodOf(option, painter);
+  const bool selected = isSelected();
+  if (lod < kDetailLod) {
+    // A colored block is all a node can show at this scale; markers survive as the block's color edge, and the op
+    // type when it is still legible. No antialiasing for a block of a few pixels: it is the costly part of painting
+    // ten thousand of them, and the view's next paint starts with its own hints again.
+    painter->setRenderHint(QPainter::Antialiasing, false);
+    painter->fillRect(rect_, selected || highlighted_ ? QColor(Qt::yellow) : fill_);
+    if (fallback_ || epContext_) {
+      painter->fillRect(QRectF(rect_.left(), rect_.top(), rect_.width(), rect_.height() / 4),
+                        fallback_ ? kFallbackPen : kEpContextPen);
+    }
+    drawLabels(painter, lod);
+    return;
+  }
+  QPen pen(QColor(0x40, 0x40, 0x40), 1);
+  if (fallback_) pen = QPen(kFallbackPen, 2.5, Qt::DashLine);
+  if (removed_) pen = QPen(QColor(0x70, 0x70, 0x70), 1, Qt::DotLine);
+  if (selected) pen = QPen(QColor(0x10, 0x60, 0xff), 3);
+  painter->setPen(pen);
+  QColor fill = fill_;
+  if (removed_) fill.setAlpha(110);
+  painter->setBrush(highlighted_ ? fill.lighter(130) : fill);
+  if (io_) {
+    // A value of an enclosing graph, read by this body: dashed, so it never passes for a graph input.
+    if (outer_ && !selected) painter->setPen(QPen(QColor(0x60, 0x50, 0x90), 1.5, Qt::DashLine));
+    painter->drawRoundedRect(rect_, rect_.height() / 2, rect_.height() / 2);
+  } else if (epContext_) {
+    // EPContext nodes: a hexagon with a double border, unlike any op box.
+    const double inset = std::min(12.0, rect_.width() / 6);
+    QPolygonF hex;
+    hex << QPointF(rect_.left() + inset, rect_.top()) << QPointF(rect_.right() - inset, rect_.top())
+        << QPointF(rect_.right(), rect_.center().y()) << QPointF(rect_.right() - inset, rect_.bottom())
+        << QPointF(rect_.left() + inset, rect_.bottom()) << QPointF(rect_.left(), rect_.center().y());
+    if (!selected) painter->setPen(QPen(kEpContextPen, 3));
+    painter->drawPolygon(hex);
+    painter->setPen(QPen(Qt::white, 1));
+    painter->setBrush(Qt::NoBrush);
+    QPolygonF inner;
+    for (const QPointF& p : hex) inner << rect_.center() + (p - rect_.center()) * 0.88;
+    painter->drawPolygon(inner);
+  } else {
+    painter->drawRoundedRect(rect_, 4, 4);
+  }
+  if (highlighted_) {
+    painter->setPen(QPen(QColor(0xff, 0xc0, 0x00), 3));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRoundedRect(rect_.adjusted(-2, -2, 2, 2), 5, 5);
+  }
+  drawLabels(painter, lod);
+}
+
+void GraphNodeItem::drawLabels(QPainter* painter, double lod) const {
+  const QVector<Label> labels = labelsAt(lod);
+  if (labels.isEmpty()) return;
+  painter->setPen(Qt::black);
+  for (const Label& label : labels) {
+    painter->setFont(label.font);
+    painter->drawText(label.rect, Qt::AlignCenter | Qt::TextDontClip, label.text);
+  }
+}
+
+QVector<GraphNodeItem::Label> GraphNodeItem::labelsAt(double lod) const {
+  QVector<Label> labels;
+  const QRectF inner = rect_.adjusted(4, 2, -4, -2);
+  // At this scale the largest text the box holds is still too small to read: no label at all.
+  if (inner.height() * 0.6 * lod < kLegiblePx) return labels;
+  auto fits = [](const QFont& font, const QString& text, const QRectF& box) {
+    const QFontMetricsF metrics(font);
+    return metrics.horizontalAdvance(text) <= box.width() && metrics.height() <= box.height() + 1;
+  };
+  QFont bold;
+  bold.setBold(true);
+  if (kLabelPx * lod >= kLegiblePx) {
+    // Close enough for the regular size: the op type and, when it fits whole, the name below it.
+    bold.setPixelSize(static_cast<int>(kLabelPx));
+    QFont regular = bold;
+    regular.setBold(false);
+    const QRectF top(inner.left(), inner.top(), inner.width(), inner.height() / 2);
+    const QRectF bottom(inner.left(), inner.center().y(), inner.width(), inner.height() / 2);
+    if (!subtitle_.isEmpty() && fits(bold, title_, top) && fits(regular, subtitle_, bottom)) {
+      labels.push_back({title_, bold, top});
+      labels.push_back({subtitle_, regular, bottom});
+      return labels;
+    }
+    if (fits(bold, title_, inner)) {
+      labels.push_back({title_, bold, inner});
+    } else if (!ioKind_.isEmpty() && fits(regular, ioKind_, inner)) {
+      labels.push_back({ioKind_, regular, inner});
+    }
+    return labels;
+  }
+  // Zoomed out: the op type alone, drawn larger in the scene so that it stays legible on screen.
+  const double px = std::min(inner.height() * 0.6, kLegiblePx * 1.15 / lod);
+  bold.setPixelSize(std::max(1, static_cast<int>(px)));
+  if (fits(bold, title_, inner)) labels.push_back({title_, bold, inner});
+  return labels;
+}
+
+// ----- partitions -----
+
+GraphClusterItem::GraphClusterItem(const bridge::GraphCluster& cluster, int index, const QRectF& rect, bool collapsed)
+    : rect_(rect), index_(index), collapsed_(collapsed), fill_(epQColor(cluster.executionProvider)) {
+  setFlag(ItemIsSelectable, collapsed);
+  title_ = cluster.title();
+  subtitle_ = cluster.nodeCountText();
+  setToolTip(collapsed ? QObject::tr("%1, %2: double-click to expand").arg(title_, subtitle_)
+                       : QObject::tr("%1, %2: double-click the frame to collapse").arg(title_, subtitle_));
+  setZValue(collapsed ? 2 : 0);
+}
+
+QRectF GraphClusterItem::boundingRect() const { return rect_.adjusted(-4, -4, 4, 4); }
+
+void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const double lod = lodOf(option, painter);
+  if (collapsed_) {
+    if (lod < kDetailLod) {
+      painter->fillRect(rect_, isSelected() ? QColor(Qt::yellow) : fill_);
+      return;
+    }
+    // A stack of two boxes reads as "several nodes in here".
+    painter->setPen(QPen(QColor(0x30, 0x30, 0x30), 1.5));
+    painter->setBrush(fill_.lighter(115));
+    painter->drawRoundedRect(rect_.translated(4, -4).adjusted(0, 0, -4, 4), 6, 6);
+    painter->setPen(isSelected() ? QPen(QColor(0x10, 0x60, 0xff), 3) : QPen(QColor(0x30, 0x30, 0x30), 2));
+    painter->setBrush(fill_);
+    painter->drawRoundedRect(rect_.adjusted(0, 4, -4, 0), 6, 6);
+    if (lod < kTextLod) return;
+    QFont font = painter->font();
+    font.setPointSizeF(9);
+    font.setBold(true);
+    painter->setFont(font);
+    painter->setPen(Qt::black);
+    const QRectF inner = rect_.adjusted(4, 6, -8, -2);
+    painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2),
+                      Qt::AlignCenter | Qt::TextDontClip, title_);
+    font.setBold(false);
+    painter->setFont(font);
+    painter->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter,
+                      subtitle_);
+    return;
+  }
+  QColor back = fill_;
+  back.setAlpha(40);
+  if (lod < kDetailLod) {
+    // Far out a dashed, antialiased outline costs more than all the nodes inside: a tinted area says enough.
+    painter->fillRect(rect_, back);
+    return;
+  }
+  painter->setBrush(back);
+  painter->setPen(QPen(fill_.darker(130), 1.5, Qt::DashLine));
+  painter->drawRoundedRect(rect_, 8, 8);
+  // The caption is its own item (PartitionCaptionItem), above the edges, so no edge crosses its text.
+}
+
+// ----- partition captions -----
+
+PartitionCaptionItem::PartitionCaptionItem(const QString& text, const QRectF& box, const QColor& color)
+    : text_(text), color_(color) {
+  font_.setPointSizeF(9);
+  font_.setBold(true);
+  const QFontMetricsF metrics(font_);
+  rect_ = QRectF(box.left() + 6, box.top() + 3, metrics.horizontalAdvance(text) + 6, metrics.height() + 2);
+  setZValue(1.5);
+}
+
+void PartitionCaptionItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+  if (lodOf(option, painter) < kTextLod) return;
+  QColor back = color_;
+  back.setAlpha(40);
+  painter->fillRect(rect_, Qt::white);
+  painter->fillRect(rect_, back);
+  painter->setFont(font_);
+  painter->setPen(color_.darker(170));
+  painter->drawText(rect_, Qt::AlignCenter | Qt::TextDontClip, text_);
+}
+
+// ----- edges -----
+
+GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arrowTip, int count,
+                             const QString& tensorText)
+    : tip_(arrowTip), count_(count), tensorText_(tensorText) {
+  if (!spline.isEmpty()) {
+    path_.moveTo(spline.first());
+    int i = 1;
+    for (; i + 2 < spline.size(); i += 3) path_.cubicTo(spline[i], spline[i + 1], spline[i + 2]);
+    for (; i < spline.size(); ++i) path_.lineTo(spline[i]);
+    start_ = spline.first();
+    end_ = spline.last();
+  }
+  if (!tip_.isNull()) path_.lineTo(tip_);
+  bounds_ = path_.boundingRect().adjusted(-6, -6, 6, 6);
+  setZValue(1);
+}
+
+void GraphEdgeItem::placeTensorText(const std::function<double(const QRectF&)>& cost) {
+  if (tensorText_.isEmpty()) return;
+  // Beside the edge (edges run top to bottom): to its right at its middle, unless something is there already.
+  const QFontMetricsF metrics(tensorTextFont());
+  const QSizeF size(metrics.horizontalAdvance(tensorText_) + 4, metrics.height());
+  prepareGeometryChange();
+  double best = -1;
+  for (double percent : {0.5, 0.7, 0.3, 0.85, 0.15}) {
+    const QPointF point = path_.pointAtPercent(percent);
+    for (double left : {point.x() + 4, point.x() - 4 - size.width()}) {
+      const QRectF rect(QPointF(left, point.y() - size.height() / 2), size);
+      const double c = cost(rect);
+      if (best < 0 || c < best) {
+        best = c;
+        textRect_ = rect;
+      }
+      if (c <= 0) break;
+    }
+    if (best <= 0) break;
+  }
+  textCovers_ = best > 0;
+  setZValue(tensorShown_ && textCovers_ ? 2.5 : 1);
+}
+
+QFont GraphEdgeItem::tensorTextFont() {
+  QFont font;
+  font.setPixelSize(static_cast<int>(kEdgeTextPx));
+  return font;
+}
+
+bool GraphEdgeItem::tensorTextLegibleAt(double lod) { return kEdgeTextPx * lod >= kLegiblePx; }
+
+void GraphEdgeItem::setTensorTextShown(bool on) {
+  on = on && !tensorText_.isEmpty();
+  if (on == tensorShown_) return;
+  prepareGeometryChange();
+  tensorShown_ = on;
+  setZValue(tensorShown_ && textCovers_ ? 2.5 : 1);  // above the nodes where it lies over one
+  update();
+}
+
+void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const double lod = lodOf(option, painter);
+  // A ten-thousand-node graph at fit: an edge is a fraction of a pixel next to the nodes it joins.
+  if (lod < kInvisibleEdgeLod) return;
+  painter->setPen(QPen(graphEdgeColor(), count_ > 1 ? 2.0 : 1.0));
+  if (lod < kDetailLod) {
+    painter->drawLine(start_, tip_.isNull() ? end_ : tip_);
+    return;
+  }
+  painter->setBrush(Qt::NoBrush);
+  painter->drawPath(path_);
+  if (tensorShown_ && !textRect_.isEmpty() && tensorTextLegibleAt(lod)) {
+    // A plate of the canvas color keeps the text legible over other edges, in either theme.
+    const QColor canvas = graphCanvasColor();
+    QColor plate = canvas;
+    plate.setAlpha(225);
+    painter->fillRect(textRect_, plate);
+    painter->setFont(tensorTextFont());
+    painter->setPen(canvas.lightness() < 128 ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20));
+    painter->drawText(textRect_, Qt::AlignCenter | Qt::TextDontClip, tensorText_);
+    painter->setPen(QPen(graphEdgeColor(), count_ > 1 ? 2.0 : 1.0));
+  }
+  if (tip_.isNull() || lod < kTextLod) return;
+  // The arrowhead: dot leaves a gap between the spline's end and the tip for it.
+  const QPointF direction = tip_ - end_;
+  const double length = std::hypot(direction.x(), direction.y());
+  if (length < 0.1) return;
+  const QPointF unit = direction / length, normal(-unit.y(), unit.x());
+  QPolygonF head;
+  head << tip_ << tip_ - unit * 8 + normal * 3.5 << tip_ - unit * 8 - normal * 3.5;
+  painter->setBrush(graphEdgeColor());
+  painter->drawPolygon(head);
+}
+
+}  // namespace kiln::studio
