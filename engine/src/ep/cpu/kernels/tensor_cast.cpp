@@ -8,8 +8,13 @@
 #include <limits>
 #include <string>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/thread_pool.h"
 
 namespace kiln::cpu {
 
@@ -158,12 +163,64 @@ Status castElements(const std::string& label, const Tensor& input, Tensor& outpu
   return Status::ok();
 }
 
-Status castTensor(const std::string& label, const Tensor& input, DataType to, KernelContext& ctx) {
+// Float32 <-> float16 with F16C, eight lanes at a time: the same bits as Float16's conversions (nearest even,
+// overflow to infinity, quiet NaNs keep their payload's top bits; a signalling float16 NaN comes back quieted).
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx,f16c"))) void floatsToHalvesF16c(const float* in, Float16* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i half = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), half);
+  }
+  for (; i < n; ++i) out[i] = Float16(in[i]);
+}
+
+__attribute__((target("avx,f16c"))) void halvesToFloatsF16c(const Float16* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
+  }
+  for (; i < n; ++i) out[i] = in[i];
+}
+
+bool cpuHasF16c() {
+  static const bool has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return has;
+}
+#endif
+
+// Float32 <-> float16 on the F16C path, split over `pool`; false (nothing written) where the CPU lacks F16C or the
+// types are others.
+bool castFloatHalfFast(const Tensor& input, Tensor& output, ThreadPool* pool) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const DataType from = input.dtype(), to = output.dtype();
+  const bool narrowing = from == DataType::FLOAT && to == DataType::FLOAT16;
+  const bool widening = from == DataType::FLOAT16 && to == DataType::FLOAT;
+  if (!(narrowing || widening) || !cpuHasF16c()) return false;
+  constexpr int64_t kGrain = 1 << 16;
+  parallelFor(pool, input.numel(), kGrain, [&](int64_t begin, int64_t end) {
+    if (narrowing) {
+      floatsToHalvesF16c(input.data<float>() + begin, output.data<Float16>() + begin, end - begin);
+    } else {
+      halvesToFloatsF16c(input.data<Float16>() + begin, output.data<float>() + begin, end - begin);
+    }
+  });
+  return true;
+#else
+  (void)input;
+  (void)output;
+  (void)pool;
+  return false;
+#endif
+}
+
+Status castTensor(const std::string& label, const Tensor& input, DataType to, KernelContext& ctx, ThreadPool* pool) {
   if (input.dtype() == to) {
     ctx.setOutput(0, input);
     return Status::ok();
   }
   Tensor& output = ctx.allocateOutput(0, to, input.shape());
+  if (castFloatHalfFast(input, output, pool)) return Status::ok();
   Status status = dispatchType<KILN_ALL_TYPES>(input.dtype(), [&]<class S>() {
     return dispatchType<KILN_ALL_TYPES>(to, [&]<class D>() { return castElements<S, D>(label, input, output); });
   });
@@ -195,31 +252,33 @@ Result<DataType> castTarget(const ir::Node& node) {
 
 class CastKernel final : public Kernel {
  public:
-  explicit CastKernel(const KernelInfo& info) : label_(info.node.label()) {}
+  explicit CastKernel(const KernelInfo& info) : label_(info.node.label()), pool_(info.threadPool) {}
   Status init(const KernelInfo& info) {
     KILN_ASSIGN_OR_RETURN(to_, castTarget(info.node));
     return Status::ok();
   }
   Status compute(KernelContext& ctx) override {
     if (!ctx.hasInput(0)) return invalidArgument(label_ + ": missing input");
-    return castTensor(label_, *ctx.input(0), to_, ctx);
+    return castTensor(label_, *ctx.input(0), to_, ctx, pool_);
   }
 
  private:
   std::string label_;
+  ThreadPool* pool_ = nullptr;
   DataType to_ = DataType::UNDEFINED;
 };
 
 class CastLikeKernel final : public Kernel {
  public:
-  explicit CastLikeKernel(const KernelInfo& info) : label_(info.node.label()) {}
+  explicit CastLikeKernel(const KernelInfo& info) : label_(info.node.label()), pool_(info.threadPool) {}
   Status compute(KernelContext& ctx) override {
     if (!ctx.hasInput(0) || !ctx.hasInput(1)) return invalidArgument(label_ + ": needs input and target_type");
-    return castTensor(label_, *ctx.input(0), ctx.input(1)->dtype(), ctx);
+    return castTensor(label_, *ctx.input(0), ctx.input(1)->dtype(), ctx, pool_);
   }
 
  private:
   std::string label_;
+  ThreadPool* pool_ = nullptr;
 };
 
 }  // namespace
