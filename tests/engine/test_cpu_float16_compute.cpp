@@ -3,6 +3,7 @@
 // the edges, the Conv's epilogue takes the Relu and Add, and float16 graph outputs keep their type and name.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "ep/cpu/float16_compute.h"
 #include "ep/cpu/graph_executor.h"
+#include "ep/cpu/kernels/half_convert.h"
 #include "model_builder.h"
 #include "onnx/model_loader.h"
 
@@ -188,6 +190,31 @@ TEST(CpuFloat16Compute, LeavesGraphsWithoutFloat16ChainsAlone) {
   auto executor = executorFor(half, true);
   ASSERT_TRUE(executor);
   EXPECT_EQ(runChain(*executor).size(), 1u);
+}
+
+// The array conversions (F16C where the CPU has it) give Float16's scalar bits: every float16 value widened, and
+// floats across the whole range (subnormals, ties, overflow, infinities, NaN) narrowed, with odd lengths for the tails.
+TEST(CpuFloat16Compute, ArrayConversionsMatchTheScalarOnes) {
+  std::vector<Float16> halves(65536 + 5);
+  for (size_t i = 0; i < halves.size(); ++i) halves[i].bits = static_cast<uint16_t>(i);
+  std::vector<float> widened(halves.size());
+  halvesToFloats(halves.data(), widened.data(), static_cast<int64_t>(halves.size()));
+  for (size_t i = 0; i < halves.size(); ++i) {
+    const float expected = halves[i];
+    if (std::isnan(expected)) {
+      EXPECT_TRUE(std::isnan(widened[i])) << i;
+    } else {
+      EXPECT_EQ(std::bit_cast<uint32_t>(widened[i]), std::bit_cast<uint32_t>(expected)) << i;
+    }
+  }
+  std::vector<float> floats;
+  for (uint64_t bits = 0; bits <= 0xffffffffull; bits += 0x1fffu) floats.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  for (float v : {65504.f, 65519.f, 65520.f, 1e-8f, 2.98023224e-8f, 0.5f + 1.f / 4096.f, -0.f}) floats.push_back(v);
+  std::vector<Float16> narrowed(floats.size());
+  floatsToHalves(floats.data(), narrowed.data(), static_cast<int64_t>(floats.size()));
+  for (size_t i = 0; i < floats.size(); ++i) {
+    EXPECT_EQ(narrowed[i].bits, Float16(floats[i]).bits) << floats[i];
+  }
 }
 
 }  // namespace

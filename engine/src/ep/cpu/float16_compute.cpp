@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "ep/cpu/kernels/half_convert.h"
+
 namespace kiln::cpu {
 namespace {
 
@@ -85,8 +87,7 @@ Tensor widened(const Tensor& t) {
   Tensor out(DataType::FLOAT, t.shape());
   float* single = out.data<float>();
   if (t.dtype() == DataType::FLOAT16) {
-    const Float16* in = t.data<Float16>();
-    for (int64_t i = 0; i < t.numel(); ++i) single[i] = in[i];
+    halvesToFloats(t.data<Float16>(), single, t.numel());
   } else {
     const BFloat16* in = t.data<BFloat16>();
     for (int64_t i = 0; i < t.numel(); ++i) single[i] = in[i];

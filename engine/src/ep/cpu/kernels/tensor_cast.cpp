@@ -8,12 +8,9 @@
 #include <limits>
 #include <string>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
-
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/kernels/half_convert.h"
 #include "ep/cpu/thread_pool.h"
 
 namespace kiln::cpu {
@@ -163,55 +160,22 @@ Status castElements(const std::string& label, const Tensor& input, Tensor& outpu
   return Status::ok();
 }
 
-// Float32 <-> float16 with F16C, eight lanes at a time: the same bits as Float16's conversions (nearest even,
-// overflow to infinity, quiet NaNs keep their payload's top bits; a signalling float16 NaN comes back quieted).
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx,f16c"))) void floatsToHalvesF16c(const float* in, Float16* out, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m128i half = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), half);
-  }
-  for (; i < n; ++i) out[i] = Float16(in[i]);
-}
-
-__attribute__((target("avx,f16c"))) void halvesToFloatsF16c(const Float16* in, float* out, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
-  }
-  for (; i < n; ++i) out[i] = in[i];
-}
-
-bool cpuHasF16c() {
-  static const bool has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
-  return has;
-}
-#endif
-
-// Float32 <-> float16 on the F16C path, split over `pool`; false (nothing written) where the CPU lacks F16C or the
-// types are others.
+// Float32 <-> float16 as whole arrays (half_convert.h: F16C where the CPU has it), split over `pool`; false (nothing
+// written) for other types.
 bool castFloatHalfFast(const Tensor& input, Tensor& output, ThreadPool* pool) {
-#if defined(__x86_64__) && defined(__GNUC__)
   const DataType from = input.dtype(), to = output.dtype();
   const bool narrowing = from == DataType::FLOAT && to == DataType::FLOAT16;
   const bool widening = from == DataType::FLOAT16 && to == DataType::FLOAT;
-  if (!(narrowing || widening) || !cpuHasF16c()) return false;
+  if (!narrowing && !widening) return false;
   constexpr int64_t kGrain = 1 << 16;
   parallelFor(pool, input.numel(), kGrain, [&](int64_t begin, int64_t end) {
     if (narrowing) {
-      floatsToHalvesF16c(input.data<float>() + begin, output.data<Float16>() + begin, end - begin);
+      floatsToHalves(input.data<float>() + begin, output.data<Float16>() + begin, end - begin);
     } else {
-      halvesToFloatsF16c(input.data<Float16>() + begin, output.data<float>() + begin, end - begin);
+      halvesToFloats(input.data<Float16>() + begin, output.data<float>() + begin, end - begin);
     }
   });
   return true;
-#else
-  (void)input;
-  (void)output;
-  (void)pool;
-  return false;
-#endif
 }
 
 Status castTensor(const std::string& label, const Tensor& input, DataType to, KernelContext& ctx, ThreadPool* pool) {
