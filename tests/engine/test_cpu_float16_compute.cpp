@@ -3,6 +3,7 @@
 // the edges, the Conv's epilogue takes the Relu and Add, and float16 graph outputs keep their type and name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -190,6 +191,41 @@ TEST(CpuFloat16Compute, LeavesGraphsWithoutFloat16ChainsAlone) {
   auto executor = executorFor(half, true);
   ASSERT_TRUE(executor);
   EXPECT_EQ(runChain(*executor).size(), 1u);
+}
+
+// A widened value that an If body reads keeps its float16 name and type for the body (a Cast after its producer).
+TEST(CpuFloat16Compute, BodiesReadWidenedValuesAsFloat16) {
+  ModelBuilder m(13);
+  m.input("x", {2, 3}, onnx::TensorProto::FLOAT16).input("cond", {}, onnx::TensorProto::BOOL);
+  m.output("b", {2, 3}, onnx::TensorProto::FLOAT16);
+  m.node("Relu", {"x"}, {"r"}, "relu");
+  testing::GraphBuilder thenBody("then");
+  thenBody.output("t", {2, 3}, onnx::TensorProto::FLOAT16);
+  thenBody.node("Neg", {"r"}, {"t"});
+  testing::GraphBuilder elseBody("else");
+  elseBody.output("e", {2, 3}, onnx::TensorProto::FLOAT16);
+  elseBody.node("Identity", {"r"}, {"e"});
+  auto& branch = m.node("If", {"cond"}, {"b"});
+  testing::attrGraph(branch, "then_branch", thenBody.proto());
+  testing::attrGraph(branch, "else_branch", elseBody.proto());
+  onnx::ModelProto proto = m.build();
+  onnx_io::inferShapes(proto);
+  auto model = onnx_io::modelFromProto(proto);
+  ASSERT_TRUE(model.isOk()) << model.status().toString();
+  auto executor = executorFor(*model, true);
+  ASSERT_TRUE(executor);
+  EXPECT_EQ(countOps(executor->graph(), "Cast"), 2u);  // x into the Relu, r back to float16 for the bodies
+  std::vector<Float16> x(6);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = Float16(static_cast<float>(i) - 2.5f);
+  for (bool cond : {true, false}) {
+    auto out = executor->run(std::vector<Tensor>{Tensor::fromVector<Float16>({2, 3}, x), Tensor::fromVector<bool>({}, {cond})});
+    ASSERT_TRUE(out.isOk()) << out.status().toString();
+    ASSERT_EQ((*out)[0].dtype(), DataType::FLOAT16);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float relu = std::max(0.f, static_cast<float>(i) - 2.5f);
+      EXPECT_EQ(float((*out)[0].data<Float16>()[i]), cond ? -relu : relu) << i;
+    }
+  }
 }
 
 // The array conversions (F16C where the CPU has it) give Float16's scalar bits: every float16 value widened, and

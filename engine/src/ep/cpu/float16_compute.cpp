@@ -36,10 +36,11 @@ const std::map<std::string, std::vector<int>>& typeGenericOps() {
 
 bool isHalf(DataType type) { return type == DataType::FLOAT16 || type == DataType::BFLOAT16; }
 
+// The element type of tensor `value`; UNDEFINED when unknown or not a tensor (Identity passes sequences through).
 DataType typeOf(const ir::Graph& graph, const std::string& value) {
   if (auto init = graph.initializers.find(value); init != graph.initializers.end()) return init->second.dtype();
   const ir::ValueInfo* info = graph.findValueInfo(value);
-  return info ? info->dtype : DataType::UNDEFINED;
+  return info && info->kind == ValueKind::TENSOR ? info->dtype : DataType::UNDEFINED;
 }
 
 // Whether input `k` of `node` (an op of typeGenericOps()) is of the node's type T.
