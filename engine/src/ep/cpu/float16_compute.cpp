@@ -188,9 +188,14 @@ Float16ComputeStats computeFloat16InFloat32(ir::Graph& graph) {
   for (const auto& node : graph.nodes) {
     for (const auto& name : graph.implicitInputs(node)) keepName.insert(name);
   }
-  std::set<std::string> fedInitializers;  // initializers also listed as graph inputs: the caller may feed them
+  // Initializers that stay half and are cast where a float32 node reads them: those also listed as graph inputs (the
+  // caller may feed them) and those whose bytes are not loaded (onnx_io::isDeferred).
+  std::set<std::string> fedInitializers;
   for (const auto& in : graph.inputs) {
     if (graph.isInitializer(in.name)) fedInitializers.insert(in.name);
+  }
+  for (const auto& [name, tensor] : graph.initializers) {
+    if (tensor.rawData() == nullptr && tensor.numel() > 0) fedInitializers.insert(name);
   }
 
   Rewriter rewriter(graph, stats);
