@@ -228,6 +228,50 @@ TEST(CpuFloat16Compute, BodiesReadWidenedValuesAsFloat16) {
   }
 }
 
+// MaxPool 2x2 stride 2 on float planes (its own loop) against the generic window loop on the same values as double,
+// for even and odd sizes, floor and ceil mode, with NaNs and ties: the same maxima, NaNs where the generic loop has them.
+TEST(CpuFloat16Compute, MaxPool2x2MatchesTheGenericLoop) {
+  for (int64_t rows : {4, 5}) {
+    for (int64_t cols : {6, 7}) {
+      for (int64_t ceil : {0, 1}) {
+        std::vector<ir::Model> models;
+        for (int32_t type : {onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE}) {
+          ModelBuilder m(13);
+          m.input("x", {1, 2, rows, cols}, type).output("y", {}, type);
+          auto& pool = m.node("MaxPool", {"x"}, {"y"});
+          testing::attrInts(pool, "kernel_shape", {2, 2});
+          testing::attrInts(pool, "strides", {2, 2});
+          testing::attrInt(pool, "ceil_mode", ceil);
+          auto model = onnx_io::modelFromProto(m.build());
+          ASSERT_TRUE(model.isOk()) << model.status().toString();
+          models.push_back(std::move(model).value());
+        }
+        std::vector<float> x(static_cast<size_t>(2 * rows * cols));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = std::round(3 * std::sin(0.7f * static_cast<float>(i)));
+        x[3] = std::nanf("");
+        x[static_cast<size_t>(cols)] = std::nanf("");
+        std::vector<double> xd(x.begin(), x.end());
+        auto single = executorFor(models[0], true);
+        auto wide = executorFor(models[1], true);
+        ASSERT_TRUE(single && wide);
+        auto got = single->run(std::vector<Tensor>{Tensor::fromVector<float>({1, 2, rows, cols}, x)});
+        auto want = wide->run(std::vector<Tensor>{Tensor::fromVector<double>({1, 2, rows, cols}, xd)});
+        ASSERT_TRUE(got.isOk() && want.isOk());
+        ASSERT_EQ((*got)[0].shape(), (*want)[0].shape());
+        for (int64_t i = 0; i < (*got)[0].numel(); ++i) {
+          const float g = (*got)[0].data<float>()[i];
+          const double w = (*want)[0].data<double>()[i];
+          if (std::isnan(w)) {
+            EXPECT_TRUE(std::isnan(g)) << rows << "x" << cols << " ceil " << ceil << " at " << i;
+          } else {
+            EXPECT_EQ(static_cast<double>(g), w) << rows << "x" << cols << " ceil " << ceil << " at " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 // The array conversions (F16C where the CPU has it) give Float16's scalar bits: every float16 value widened, and
 // floats across the whole range (subnormals, ties, overflow, infinities, NaN) narrowed, with odd lengths for the tails.
 TEST(CpuFloat16Compute, ArrayConversionsMatchTheScalarOnes) {
