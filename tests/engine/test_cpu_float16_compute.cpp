@@ -1,6 +1,7 @@
 // Float16 chains on the CPU EP compute in float32 with Casts only at their edges (ep/cpu/float16_compute.h), as
 // onnxruntime's CPU EP does: a float16 Conv -> Relu -> Add -> MaxPool gives bit for bit its float32 twin rounded at
-// the edges, the Conv's epilogue takes the Relu and Add, and float16 graph outputs keep their type and name.
+// the edges, the Conv's epilogue takes the Relu and Add, and float16 graph outputs keep their type and name. Also the
+// float32 paths these chains lean on: the F16C array conversions and the 2x2 MaxPool loop.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -230,7 +231,7 @@ TEST(CpuFloat16Compute, BodiesReadWidenedValuesAsFloat16) {
 
 // MaxPool 2x2 stride 2 on float planes (its own loop) against the generic window loop on the same values as double,
 // for even and odd sizes, floor and ceil mode, with NaNs and ties: the same maxima, NaNs where the generic loop has them.
-TEST(CpuFloat16Compute, MaxPool2x2MatchesTheGenericLoop) {
+TEST(CpuMaxPool2x2, MatchesTheGenericLoop) {
   for (int64_t rows : {4, 5}) {
     for (int64_t cols : {6, 7}) {
       for (int64_t ceil : {0, 1}) {
