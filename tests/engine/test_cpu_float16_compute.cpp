@@ -192,6 +192,17 @@ TEST(CpuFloat16Compute, LeavesGraphsWithoutFloat16ChainsAlone) {
   auto executor = executorFor(half, true);
   ASSERT_TRUE(executor);
   EXPECT_EQ(runChain(*executor).size(), 1u);
+
+  // bfloat16 keeps the kernels' own path (the Cast kernel truncates to bfloat16 where they round).
+  ModelBuilder b(13);
+  b.input("x", {2, 3}, onnx::TensorProto::BFLOAT16).output("y", {2, 3}, onnx::TensorProto::BFLOAT16);
+  b.node("Relu", {"x"}, {"r"});
+  b.node("Neg", {"r"}, {"y"});
+  onnx::ModelProto proto = b.build();
+  onnx_io::inferShapes(proto);
+  auto brain = onnx_io::modelFromProto(proto);
+  ASSERT_TRUE(brain.isOk()) << brain.status().toString();
+  EXPECT_FALSE(hasFloat16ToCompute(*brain->graph));
 }
 
 // A widened value that an If body reads keeps its float16 name and type for the body (a Cast after its producer).

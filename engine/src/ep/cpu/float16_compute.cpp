@@ -34,7 +34,9 @@ const std::map<std::string, std::vector<int>>& typeGenericOps() {
   return ops;
 }
 
-bool isHalf(DataType type) { return type == DataType::FLOAT16 || type == DataType::BFLOAT16; }
+// Float16 only: bfloat16 chains keep the kernels' own path, because the Cast kernel truncates float to bfloat16
+// (ONNX's reference) where the kernels round to nearest, so edge Casts would change their results.
+bool isHalf(DataType type) { return type == DataType::FLOAT16; }
 
 // The element type of tensor `value`; UNDEFINED when unknown or not a tensor (Identity passes sequences through).
 DataType typeOf(const ir::Graph& graph, const std::string& value) {
@@ -86,13 +88,7 @@ bool computesInFloat32(const ir::Graph& graph, const ir::Node& node) {
 
 Tensor widened(const Tensor& t) {
   Tensor out(DataType::FLOAT, t.shape());
-  float* single = out.data<float>();
-  if (t.dtype() == DataType::FLOAT16) {
-    halvesToFloats(t.data<Float16>(), single, t.numel());
-  } else {
-    const BFloat16* in = t.data<BFloat16>();
-    for (int64_t i = 0; i < t.numel(); ++i) single[i] = in[i];
-  }
+  halvesToFloats(t.data<Float16>(), out.data<float>(), t.numel());
   return out;
 }
 
@@ -146,7 +142,7 @@ class Rewriter {
   std::vector<ir::Node> nodes;
 
  private:
-  // Float32 names in one map, half names (float16 or bfloat16: a value has one of them) in the other.
+  // Float32 names in one map, float16 names in the other.
   std::map<std::string, std::string>& names(DataType type) { return type == DataType::FLOAT ? single_ : half_; }
 
   ir::Graph& graph_;

@@ -42,7 +42,7 @@ struct ExecutorConfig {
   NodeProfiler* profiler = nullptr;        // when set and active, every node's kernel is timed into it
   std::string graphPath = "main";          // this graph's path for the profiler (ir/graph_paths.h)
   bool floatOnOneDnn = false;              // KernelInfo::floatOnOneDnn of every kernel
-  // Top-level graphs only: float16/bfloat16 chains of type-generic nodes compute in float32 with Casts at their
+  // Top-level graphs only: float16 chains of type-generic nodes compute in float32 with Casts at their
   // edges (float16_compute.h), as onnxruntime's CPU EP does. Subgraph bodies run as they are.
   bool float16InFloat32 = true;
   // Consulted before the CPU kernel registry for every node, also in subgraph bodies (children inherit the
