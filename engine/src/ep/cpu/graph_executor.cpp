@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "ep/cpu/float16_compute.h"
 #include "ep/cpu/kernel_registry.h"
 #include "ir/graph_paths.h"
 #include "util/log.h"
@@ -36,6 +37,13 @@ int GraphExecutor::slotFor(const std::string& name) {
 
 Result<std::unique_ptr<GraphExecutor>> GraphExecutor::create(std::shared_ptr<const ir::Graph> graph,
                                                              const ExecutorConfig& config, const ValueScope* outer) {
+  if (config.float16InFloat32 && !outer && hasFloat16ToCompute(*graph)) {
+    auto widened = std::make_shared<ir::Graph>(*graph);
+    const Float16ComputeStats stats = computeFloat16InFloat32(*widened);
+    log::debug("CPU EP: graph '{}': {} float16 nodes compute in float32 ({} initializers widened, {} Casts added)",
+               widened->name, stats.nodes, stats.initializers, stats.casts);
+    graph = std::move(widened);
+  }
   std::unique_ptr<GraphExecutor> executor(new GraphExecutor(std::move(graph), outer));
   ExecutorConfig shared = config;
   if (!shared.threadPool && shared.intraOpThreads > 1) shared.threadPool = ThreadPool::shared(shared.intraOpThreads);

@@ -42,6 +42,9 @@ struct ExecutorConfig {
   NodeProfiler* profiler = nullptr;        // when set and active, every node's kernel is timed into it
   std::string graphPath = "main";          // this graph's path for the profiler (ir/graph_paths.h)
   bool floatOnOneDnn = false;              // KernelInfo::floatOnOneDnn of every kernel
+  // Top-level graphs only: float16 chains of type-generic nodes compute in float32 with Casts at their
+  // edges (float16_compute.h), as onnxruntime's CPU EP does. Subgraph bodies run as they are.
+  bool float16InFloat32 = true;
   // Consulted before the CPU kernel registry for every node, also in subgraph bodies (children inherit the
   // config): returns a kernel for nodes it owns (the session's KilnPartition nodes), a null pointer otherwise.
   std::function<Result<std::unique_ptr<Kernel>>(const KernelInfo&)> externalKernel;
@@ -49,7 +52,8 @@ struct ExecutorConfig {
 
 class GraphExecutor final : public ValueScope {
  public:
-  // Builds a kernel for every node of `graph`. `outer` resolves names the graph reads but does not define
+  // Builds a kernel for every node of `graph` (rewritten first when config.float16InFloat32 applies: graph() is then
+  // the rewritten copy). `outer` resolves names the graph reads but does not define
   // (subgraph bodies); it must outlive the executor. NOT_IMPLEMENTED names the first node without a kernel.
   static Result<std::unique_ptr<GraphExecutor>> create(std::shared_ptr<const ir::Graph> graph,
                                                        const ExecutorConfig& config, const ValueScope* outer = nullptr);

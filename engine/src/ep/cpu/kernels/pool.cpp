@@ -102,6 +102,41 @@ struct MaxReducer {
   }
 };
 
+// The 2x2, stride 2 max pool of U-Nets (no dilation, no leading pads, every window starting inside the image) on
+// float planes without Indices: the generic loop's taps in its order (row by row), each kept when greater than the
+// maximum so far, so NaNs and ties give its bits.
+bool isPlainMaxPool2x2(const ops::WindowGeometry& g) {
+  if (g.rank() != 2) return false;
+  for (size_t d = 0; d < 2; ++d) {
+    if (g.kernel[d] != 2 || g.strides[d] != 2 || g.dilations[d] != 1 || g.padBegin[d] != 0) return false;
+    if (2 * (g.out[d] - 1) >= g.in[d]) return false;
+  }
+  return true;
+}
+
+inline float keepGreater(float best, float v) { return v > best ? v : best; }
+
+void maxPool2x2Plane(const float* x, int64_t inRows, int64_t inCols, float* y, int64_t outRows, int64_t outCols) {
+  const int64_t pairs = std::min(outCols, inCols / 2);  // output columns whose window has two columns
+  for (int64_t o1 = 0; o1 < outRows; ++o1) {
+    const float* r0 = x + 2 * o1 * inCols;
+    const float* r1 = 2 * o1 + 1 < inRows ? r0 + inCols : nullptr;
+    float* out = y + o1 * outCols;
+    if (r1) {
+      for (int64_t o2 = 0; o2 < pairs; ++o2) {
+        float best = r0[2 * o2];
+        best = keepGreater(best, r0[2 * o2 + 1]);
+        best = keepGreater(best, r1[2 * o2]);
+        out[o2] = keepGreater(best, r1[2 * o2 + 1]);
+      }
+      if (pairs < outCols) out[pairs] = keepGreater(r0[2 * pairs], r1[2 * pairs]);
+    } else {
+      for (int64_t o2 = 0; o2 < pairs; ++o2) out[o2] = keepGreater(r0[2 * o2], r0[2 * o2 + 1]);
+      if (pairs < outCols) out[pairs] = r0[2 * pairs];
+    }
+  }
+}
+
 template <class T>
 struct AverageReducer {
   T* y;
@@ -175,6 +210,7 @@ class PoolKernel : public Kernel {
       indices = ctx.allocateOutput(1, DataType::INT64, outShape).data<int64_t>();
     }
     const Pool3d p = makePool3d(g);
+    const bool plain2x2 = kind_ == PoolKind::kMax && !indices && isPlainMaxPool2x2(g);
     const int64_t planes = x->dim(0) * x->dim(1), inSize = g.inSize(), outSize = g.outSize();
     auto run = [&]<class T>() {
       const T* xd = x->data<T>();
@@ -184,6 +220,12 @@ class PoolKernel : public Kernel {
       parallelFor(pool_, planes, grain, [&](int64_t begin, int64_t end) {
         for (int64_t plane = begin; plane < end; ++plane) {
           const T* xp = xd + plane * inSize;
+          if constexpr (std::is_same_v<T, float>) {
+            if (plain2x2) {
+              maxPool2x2Plane(xp, g.in[0], g.in[1], yd + plane * outSize, g.out[0], g.out[1]);
+              continue;
+            }
+          }
           if (kind_ == PoolKind::kMax) {
             MaxReducer<T> r{.y = yd + plane * outSize,
                             .indices = indices ? indices + plane * outSize : nullptr,

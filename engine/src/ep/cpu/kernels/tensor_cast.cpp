@@ -10,6 +10,8 @@
 
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/kernels/half_convert.h"
+#include "ep/cpu/thread_pool.h"
 
 namespace kiln::cpu {
 
@@ -158,12 +160,31 @@ Status castElements(const std::string& label, const Tensor& input, Tensor& outpu
   return Status::ok();
 }
 
-Status castTensor(const std::string& label, const Tensor& input, DataType to, KernelContext& ctx) {
+// Float32 <-> float16 as whole arrays (half_convert.h: F16C where the CPU has it), split over `pool`; false (nothing
+// written) for other types.
+bool castFloatHalfFast(const Tensor& input, Tensor& output, ThreadPool* pool) {
+  const DataType from = input.dtype(), to = output.dtype();
+  const bool narrowing = from == DataType::FLOAT && to == DataType::FLOAT16;
+  const bool widening = from == DataType::FLOAT16 && to == DataType::FLOAT;
+  if (!narrowing && !widening) return false;
+  constexpr int64_t kGrain = 1 << 16;
+  parallelFor(pool, input.numel(), kGrain, [&](int64_t begin, int64_t end) {
+    if (narrowing) {
+      floatsToHalves(input.data<float>() + begin, output.data<Float16>() + begin, end - begin);
+    } else {
+      halvesToFloats(input.data<Float16>() + begin, output.data<float>() + begin, end - begin);
+    }
+  });
+  return true;
+}
+
+Status castTensor(const std::string& label, const Tensor& input, DataType to, KernelContext& ctx, ThreadPool* pool) {
   if (input.dtype() == to) {
     ctx.setOutput(0, input);
     return Status::ok();
   }
   Tensor& output = ctx.allocateOutput(0, to, input.shape());
+  if (castFloatHalfFast(input, output, pool)) return Status::ok();
   Status status = dispatchType<KILN_ALL_TYPES>(input.dtype(), [&]<class S>() {
     return dispatchType<KILN_ALL_TYPES>(to, [&]<class D>() { return castElements<S, D>(label, input, output); });
   });
@@ -195,31 +216,33 @@ Result<DataType> castTarget(const ir::Node& node) {
 
 class CastKernel final : public Kernel {
  public:
-  explicit CastKernel(const KernelInfo& info) : label_(info.node.label()) {}
+  explicit CastKernel(const KernelInfo& info) : label_(info.node.label()), pool_(info.threadPool) {}
   Status init(const KernelInfo& info) {
     KILN_ASSIGN_OR_RETURN(to_, castTarget(info.node));
     return Status::ok();
   }
   Status compute(KernelContext& ctx) override {
     if (!ctx.hasInput(0)) return invalidArgument(label_ + ": missing input");
-    return castTensor(label_, *ctx.input(0), to_, ctx);
+    return castTensor(label_, *ctx.input(0), to_, ctx, pool_);
   }
 
  private:
   std::string label_;
+  ThreadPool* pool_ = nullptr;
   DataType to_ = DataType::UNDEFINED;
 };
 
 class CastLikeKernel final : public Kernel {
  public:
-  explicit CastLikeKernel(const KernelInfo& info) : label_(info.node.label()) {}
+  explicit CastLikeKernel(const KernelInfo& info) : label_(info.node.label()), pool_(info.threadPool) {}
   Status compute(KernelContext& ctx) override {
     if (!ctx.hasInput(0) || !ctx.hasInput(1)) return invalidArgument(label_ + ": needs input and target_type");
-    return castTensor(label_, *ctx.input(0), ctx.input(1)->dtype(), ctx);
+    return castTensor(label_, *ctx.input(0), ctx.input(1)->dtype(), ctx, pool_);
   }
 
  private:
   std::string label_;
+  ThreadPool* pool_ = nullptr;
 };
 
 }  // namespace
