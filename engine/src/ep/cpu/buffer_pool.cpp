@@ -1,5 +1,9 @@
 #include "ep/cpu/buffer_pool.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -15,6 +19,21 @@ constexpr size_t kAlignment = 64;
 constexpr size_t kSlackFactor = 2;
 
 size_t roundUp(size_t bytes) { return (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment; }
+
+// Maps every page of [data, data + bytes): the whole pages inside in one call where the kernel can
+// (MADV_POPULATE_WRITE, Linux 5.14: no trap per page), then one write per page, which is all the mapping older
+// kernels get and costs nothing once the pages are there. The contents stay undefined.
+void touchPages(std::byte* data, size_t bytes) {
+  static const size_t page = static_cast<size_t>(std::max<long>(sysconf(_SC_PAGESIZE), 4096));
+#ifdef MADV_POPULATE_WRITE
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#endif
+  volatile std::byte* bytesOut = data;
+  for (size_t offset = 0; offset < bytes; offset += page) bytesOut[offset] = std::byte{0};
+  bytesOut[bytes - 1] = std::byte{0};
+}
 
 }  // namespace
 
@@ -72,6 +91,14 @@ Tensor BufferPool::allocate(DataType type, const Shape& shape) {
   // The deleter holds the state, so tensors that outlive the executor (session outputs) still return safely.
   std::shared_ptr<std::byte> storage(buffer, [state = state_, bytes](std::byte* p) { state->give(p, bytes); });
   return Tensor::wrap(type, shape, std::move(storage));
+}
+
+Tensor BufferPool::allocateTouched(DataType type, const Shape& shape) {
+  Tensor tensor = allocate(type, shape);
+  if (type != DataType::STRING && tensor.rawData() && tensor.byteSize() > 0) {
+    touchPages(static_cast<std::byte*>(tensor.rawData()), tensor.byteSize());
+  }
+  return tensor;
 }
 
 BufferPool::Stats BufferPool::stats() const {

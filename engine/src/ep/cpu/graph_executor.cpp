@@ -3,9 +3,11 @@
 #include <array>
 #include <chrono>
 #include <optional>
+#include <thread>
 #include <unordered_set>
 
 #include "ep/cpu/kernel_registry.h"
+#include "ep/cpu/kernels/gemm_helpers.h"
 #include "ir/graph_paths.h"
 #include "util/log.h"
 
@@ -22,6 +24,22 @@ class BodyExecutor final : public SubgraphExecutor {
  private:
   std::unique_ptr<GraphExecutor> executor_;
 };
+
+// Whether a node of the graph (bodies included) may run a float GEMM through oneDNN's sgemm.
+bool mayUseSgemm(const ir::Graph& graph) {
+  static const std::unordered_set<std::string> kGemmOps = {"Conv", "ConvTranspose", "Gemm", "MatMul", "LSTM",
+                                                           "GRU", "RNN", "Einsum", "Attention"};
+  for (const auto& node : graph.nodes) {
+    if (kGemmOps.count(node.opType)) return true;
+    for (const auto& [name, attribute] : node.attributes) {
+      if (attribute.g && mayUseSgemm(*attribute.g)) return true;
+      for (const auto& body : attribute.graphs) {
+        if (body && mayUseSgemm(*body)) return true;
+      }
+    }
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -42,7 +60,20 @@ Result<std::unique_ptr<GraphExecutor>> GraphExecutor::create(std::shared_ptr<con
   if (!shared.bufferPool) shared.bufferPool = std::make_shared<BufferPool>();
   executor->threadPool_ = shared.threadPool;
   executor->bufferPool_ = shared.bufferPool;
+  const bool prepare = shared.prepareFirstRun && !outer;
+  shared.prepareFirstRun = false;  // bodies' shapes usually depend on their iteration: they do not plan
+  // oneDNN's sgemm JIT is generated on another core while the kernels are made and the memory planned, not in the
+  // first run; creation ends when both are done (the jthread joins on every return).
+  std::jthread sgemmWarmUp;
+  if (prepare && !sgemmWarm() && mayUseSgemm(*executor->graph_)) sgemmWarmUp = std::jthread([] { warmUpSgemm(); });
   KILN_RETURN_IF_ERROR(executor->build(shared));
+  if (prepare) {
+    executor->plannedBuffers_ = executor->planMemory();
+    const BufferPool::Stats stats = executor->bufferPool_->stats();
+    log::debug("CPU EP: graph '{}': first run's memory planned: {} values in {} buffers, {:.1f} MB",
+               executor->graph_->name, executor->plannedBuffers_, stats.allocated,
+               static_cast<double>(stats.allocatedBytes) / 1e6);
+  }
   return executor;
 }
 
