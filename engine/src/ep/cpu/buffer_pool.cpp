@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 namespace kiln::cpu {
 namespace {
@@ -93,12 +95,19 @@ Tensor BufferPool::allocate(DataType type, const Shape& shape) {
   return Tensor::wrap(type, shape, std::move(storage));
 }
 
-Tensor BufferPool::allocateTouched(DataType type, const Shape& shape) {
-  Tensor tensor = allocate(type, shape);
-  if (type != DataType::STRING && tensor.rawData() && tensor.byteSize() > 0) {
-    touchPages(static_cast<std::byte*>(tensor.rawData()), tensor.byteSize());
+void BufferPool::mapPooledPages(ThreadPool* threads) {
+  // Pieces of at most 2 MiB, so one big buffer spreads over the threads too.
+  constexpr size_t kPiece = size_t{2} << 20;
+  std::lock_guard lock(state_->mutex);
+  std::vector<std::pair<std::byte*, size_t>> pieces;
+  for (const auto& [bytes, buffer] : state_->free) {
+    for (size_t offset = 0; offset < bytes; offset += kPiece) {
+      pieces.emplace_back(buffer + offset, std::min(kPiece, bytes - offset));
+    }
   }
-  return tensor;
+  parallelFor(threads, static_cast<int64_t>(pieces.size()), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) touchPages(pieces[static_cast<size_t>(i)].first, pieces[static_cast<size_t>(i)].second);
+  });
 }
 
 BufferPool::Stats BufferPool::stats() const {

@@ -41,7 +41,7 @@ size_t GraphExecutor::planMemory() {
     if (slot < 0 || pinned_[static_cast<size_t>(slot)]) return;
     auto tensor = staticTensor(infos[static_cast<size_t>(slot)]);
     if (!tensor) return;
-    live[static_cast<size_t>(slot)] = bufferPool_->allocateTouched(tensor->first, tensor->second);
+    live[static_cast<size_t>(slot)] = bufferPool_->allocate(tensor->first, tensor->second);
     ++planned;
   };
   for (const Step& step : steps_) {
@@ -54,7 +54,9 @@ size_t GraphExecutor::planMemory() {
     }
     for (int slot : step.release) live[static_cast<size_t>(slot)] = Tensor();
   }
-  return planned;  // `live` goes now: the run's outputs and everything else return to the pool
+  live.clear();  // the run's outputs and everything else return to the pool
+  bufferPool_->mapPooledPages(threadPool_.get());
+  return planned;
 }
 
 }  // namespace kiln::cpu
