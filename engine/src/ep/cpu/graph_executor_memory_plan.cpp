@@ -10,9 +10,11 @@
 namespace kiln::cpu {
 namespace {
 
-// Ops whose CPU kernels return a view of their input (shape.cpp, tensor.cpp): nothing of their own to reserve.
+// Ops whose CPU kernels return a view of their input or a tensor they hold (shape.cpp, tensor.cpp; Dropout at
+// inference): nothing of their own to reserve.
 bool outputIsView(const ir::Node& node) {
-  static const std::unordered_set<std::string> kViews = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+  static const std::unordered_set<std::string> kViews = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
+                                                         "Dropout", "Constant"};
   return node.domain.empty() && kViews.count(node.opType) != 0;
 }
 
