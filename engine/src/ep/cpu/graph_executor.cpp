@@ -134,6 +134,7 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
       auto external = config.externalKernel(info);
       if (!external.isOk()) return external.status().withContext("creating the kernel of node " + node.label());
       step.kernel = std::move(external).value();
+      step.external = step.kernel != nullptr;
     }
     if (!step.kernel) {
       const KernelDef* def = KernelRegistry::cpu().find(node.domain, node.opType, opset);

@@ -81,6 +81,7 @@ class GraphExecutor final : public ValueScope {
     std::vector<int> inputs;   // slot per input, -1 when omitted
     std::vector<int> outputs;  // slot per output, -1 when omitted
     std::vector<int> release;  // slots whose last reader is this step
+    bool external = false;     // the kernel came from ExecutorConfig::externalKernel (a partition: outputs its own)
     // A fused elementwise chain (elementwise_epilogue.h): the anchor's chain, its runtime inputs and result slot;
     // a follower names its anchor's step and is skipped when the anchor applied the chain.
     std::shared_ptr<const ElementwiseEpilogue> epilogue;

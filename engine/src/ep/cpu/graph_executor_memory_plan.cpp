@@ -48,7 +48,8 @@ size_t GraphExecutor::planMemory() {
   };
   for (const Step& step : steps_) {
     // A fused follower is skipped when its anchor applies the chain (the usual case): it takes nothing.
-    if (step.fusedInto < 0 && !outputIsView(*step.node)) {
+    // A partition's kernel (another EP's) hands over its own tensors: nothing to reserve for it either.
+    if (step.fusedInto < 0 && !step.external && !outputIsView(*step.node)) {
       for (size_t i = 0; i < step.outputs.size(); ++i) {
         // An anchor's output 0 is the chain's result, stored in the chain's output slot.
         reserve(step.epilogue && i == 0 ? step.epilogueOutput : step.outputs[i]);
