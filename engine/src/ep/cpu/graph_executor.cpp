@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <unordered_set>
 
@@ -60,7 +61,13 @@ Result<std::unique_ptr<GraphExecutor>> GraphExecutor::create(std::shared_ptr<con
   // oneDNN's sgemm JIT is generated on another core while the kernels are made and the memory planned, not in the
   // first run; creation ends when both are done (the jthread joins on every return).
   std::jthread sgemmWarmUp;
-  if (prepare && !sgemmWarm() && mayUseSgemm(*executor->graph_)) sgemmWarmUp = std::jthread([] { warmUpSgemm(); });
+  if (prepare && !sgemmWarm() && mayUseSgemm(*executor->graph_)) {
+    try {
+      sgemmWarmUp = std::jthread([] { warmUpSgemm(); });
+    } catch (const std::system_error&) {
+      // No thread to spare: the first sgemm call generates the kernels, as without the warm-up.
+    }
+  }
   KILN_RETURN_IF_ERROR(executor->build(shared));
   if (prepare) {
     executor->plannedBuffers_ = executor->planMemory();
