@@ -209,6 +209,57 @@ TEST(CpuExecutionPlan, SteadyRunsTakeNoNewBuffers) {
   EXPECT_GT(steady.reused, warm.reused);
 }
 
+// A model whose every shape inference fixes: Conv (+ fused Relu), MaxPool, a Flatten view, Mul, Softmax.
+onnx::ModelProto staticModel() {
+  testing::ModelBuilder m(13);
+  m.input("X", {1, 4, 32, 32}).output("Y");
+  std::vector<float> w(8 * 4 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.29f * static_cast<float>(i));
+  m.initializer("W", {8, 4, 3, 3}, w);
+  auto& conv = m.node("Conv", {"X", "W"}, {"c"});
+  testing::attrInts(conv, "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"r"});
+  auto& pool = m.node("MaxPool", {"r"}, {"p"});
+  testing::attrInts(pool, "kernel_shape", {2, 2});
+  testing::attrInts(pool, "strides", {2, 2});
+  m.node("Flatten", {"p"}, {"flat"});
+  m.node("Mul", {"flat", "flat"}, {"sq"});
+  m.node("Softmax", {"sq"}, {"Y"});
+  onnx::ModelProto proto = m.build();
+  onnx_io::inferShapes(proto);
+  return proto;
+}
+
+// With every shape static, the session's executor reserves the first run's buffers when it is created: the first
+// run takes nothing new from the system, and its results are those of an executor that planned nothing.
+TEST(CpuExecutionPlan, StaticShapesArePlannedAtCreation) {
+  auto model = onnx_io::modelFromProto(staticModel());
+  ASSERT_TRUE(model.isOk()) << model.status().toString();
+  std::vector<float> x(4 * 32 * 32);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.07f * static_cast<float>(i));
+  const std::vector<Tensor> inputs{Tensor::fromVector<float>({1, 4, 32, 32}, x)};
+  for (int threads : {1, 2}) {
+    ExecutorConfig config;
+    config.opsets = model->opsetImports;
+    config.intraOpThreads = threads;
+    auto plain = GraphExecutor::create(model->graph, config);
+    ASSERT_TRUE(plain.isOk()) << plain.status().toString();
+    EXPECT_EQ((*plain)->bufferStats().allocated, 0);  // planning is the session's choice, not every executor's
+    config.prepareFirstRun = true;
+    auto planned = GraphExecutor::create(model->graph, config);
+    ASSERT_TRUE(planned.isOk()) << planned.status().toString();
+    const auto created = (*planned)->bufferStats();
+    EXPECT_GT(created.allocated, 0);
+    EXPECT_EQ(created.pooledBytes, created.allocatedBytes);  // all waiting for the first run
+    const auto expected = planOutputs(**plain, inputs);
+    EXPECT_EQ(planOutputs(**planned, inputs), expected) << "threads " << threads;
+    const auto first = (*planned)->bufferStats();
+    EXPECT_EQ(first.allocated, created.allocated) << "threads " << threads;
+    EXPECT_EQ(first.allocatedBytes, created.allocatedBytes);
+    EXPECT_GE(first.reused, 3) << "conv, pool, mul and softmax outputs from the plan";
+  }
+}
+
 // A released buffer serves a request down to half its size, not smaller (a tiny tensor must not pin a big buffer).
 TEST(CpuExecutionPlan, PoolServesRequestsDownToHalfABuffer) {
   BufferPool pool;

@@ -229,6 +229,7 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
   config.intraOpThreads = threads;
   KILN_ASSIGN_OR_RETURN(const SessionConfig parsed, parseSessionConfig(options));
   config.floatOnOneDnn = parsed.cpuFloatOnOneDnn;
+  config.prepareFirstRun = true;
   config.progress = &progress_;
   config.profiler = &profiler_;
   config.externalKernel = [this](const cpu::KernelInfo& info) { return fusedKernel(info); };

@@ -1,8 +1,14 @@
 #include "ep/cpu/buffer_pool.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 namespace kiln::cpu {
 namespace {
@@ -15,6 +21,21 @@ constexpr size_t kAlignment = 64;
 constexpr size_t kSlackFactor = 2;
 
 size_t roundUp(size_t bytes) { return (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment; }
+
+// Maps every page of [data, data + bytes): the whole pages inside in one call where the kernel can
+// (MADV_POPULATE_WRITE, Linux 5.14: no trap per page), then one write per page, which is all the mapping older
+// kernels get and costs nothing once the pages are there. The contents stay undefined.
+void touchPages(std::byte* data, size_t bytes) {
+  static const size_t page = static_cast<size_t>(std::max<long>(sysconf(_SC_PAGESIZE), 4096));
+#ifdef MADV_POPULATE_WRITE
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#endif
+  volatile std::byte* bytesOut = data;
+  for (size_t offset = 0; offset < bytes; offset += page) bytesOut[offset] = std::byte{0};
+  bytesOut[bytes - 1] = std::byte{0};
+}
 
 }  // namespace
 
@@ -72,6 +93,21 @@ Tensor BufferPool::allocate(DataType type, const Shape& shape) {
   // The deleter holds the state, so tensors that outlive the executor (session outputs) still return safely.
   std::shared_ptr<std::byte> storage(buffer, [state = state_, bytes](std::byte* p) { state->give(p, bytes); });
   return Tensor::wrap(type, shape, std::move(storage));
+}
+
+void BufferPool::mapPooledPages(ThreadPool* threads) {
+  // Pieces of at most 2 MiB, so one big buffer spreads over the threads too.
+  constexpr size_t kPiece = size_t{2} << 20;
+  std::lock_guard lock(state_->mutex);
+  std::vector<std::pair<std::byte*, size_t>> pieces;
+  for (const auto& [bytes, buffer] : state_->free) {
+    for (size_t offset = 0; offset < bytes; offset += kPiece) {
+      pieces.emplace_back(buffer + offset, std::min(kPiece, bytes - offset));
+    }
+  }
+  parallelFor(threads, static_cast<int64_t>(pieces.size()), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) touchPages(pieces[static_cast<size_t>(i)].first, pieces[static_cast<size_t>(i)].second);
+  });
 }
 
 BufferPool::Stats BufferPool::stats() const {

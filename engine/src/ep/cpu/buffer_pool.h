@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "ep/cpu/thread_pool.h"
 #include "kiln/tensor.h"
 
 namespace kiln::cpu {
@@ -28,6 +29,10 @@ class BufferPool {
   // A tensor of `type` and `shape` whose contents are undefined (STRING tensors come from Tensor's constructor).
   // Its storage returns to the pool when the last tensor sharing it goes, on any thread, even after the pool.
   Tensor allocate(DataType type, const Shape& shape);
+  // Maps every page of the buffers waiting in the pool now (written once, contents undefined), split over
+  // `threads` (may be null), so the requests they serve take no page faults: for a memory plan made at session
+  // creation (graph_executor_memory_plan.cpp). Requests made meanwhile wait.
+  void mapPooledPages(ThreadPool* threads);
 
   Stats stats() const;
 

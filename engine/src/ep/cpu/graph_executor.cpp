@@ -1,12 +1,16 @@
 #include "ep/cpu/graph_executor.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <unordered_set>
 
 #include "ep/cpu/float16_compute.h"
 #include "ep/cpu/kernel_registry.h"
+#include "ep/cpu/kernels/gemm_helpers.h"
 #include "ir/graph_paths.h"
 #include "util/log.h"
 
@@ -23,6 +27,16 @@ class BodyExecutor final : public SubgraphExecutor {
  private:
   std::unique_ptr<GraphExecutor> executor_;
 };
+
+// Whether a node of the graph may run a float GEMM through oneDNN's sgemm. Bodies are not looked at: their products
+// are usually a step's few positions (Silero VAD's convolutions, inside If, all take the skinny path), and generating
+// the JIT for them would add 20-30 ms to creation and 5 MB of JIT code for nothing.
+bool mayUseSgemm(const ir::Graph& graph) {
+  static const std::unordered_set<std::string> kGemmOps = {"Conv", "ConvTranspose", "Gemm", "MatMul", "LSTM",
+                                                           "GRU", "RNN", "Einsum", "Attention"};
+  return std::any_of(graph.nodes.begin(), graph.nodes.end(),
+                     [](const ir::Node& node) { return node.domain.empty() && kGemmOps.count(node.opType) != 0; });
+}
 
 }  // namespace
 
@@ -50,7 +64,26 @@ Result<std::unique_ptr<GraphExecutor>> GraphExecutor::create(std::shared_ptr<con
   if (!shared.bufferPool) shared.bufferPool = std::make_shared<BufferPool>();
   executor->threadPool_ = shared.threadPool;
   executor->bufferPool_ = shared.bufferPool;
+  const bool prepare = shared.prepareFirstRun && !outer;
+  shared.prepareFirstRun = false;  // bodies' shapes usually depend on their iteration: they do not plan
+  // oneDNN's sgemm JIT is generated on another core while the kernels are made and the memory planned, not in the
+  // first run; creation ends when both are done (the jthread joins on every return).
+  std::jthread sgemmWarmUp;
+  if (prepare && !sgemmWarm() && mayUseSgemm(*executor->graph_)) {
+    try {
+      sgemmWarmUp = std::jthread([] { warmUpSgemm(); });
+    } catch (const std::system_error&) {
+      // No thread to spare: the first sgemm call generates the kernels, as without the warm-up.
+    }
+  }
   KILN_RETURN_IF_ERROR(executor->build(shared));
+  if (prepare) {
+    executor->plannedBuffers_ = executor->planMemory();
+    const BufferPool::Stats stats = executor->bufferPool_->stats();
+    log::debug("CPU EP: graph '{}': first run's memory planned: {} values in {} buffers, {:.1f} MB",
+               executor->graph_->name, executor->plannedBuffers_, stats.allocated,
+               static_cast<double>(stats.allocatedBytes) / 1e6);
+  }
   return executor;
 }
 
@@ -116,6 +149,7 @@ Status GraphExecutor::build(const ExecutorConfig& config) {
       auto external = config.externalKernel(info);
       if (!external.isOk()) return external.status().withContext("creating the kernel of node " + node.label());
       step.kernel = std::move(external).value();
+      step.external = step.kernel != nullptr;
     }
     if (!step.kernel) {
       const KernelDef* def = KernelRegistry::cpu().find(node.domain, node.opType, opset);

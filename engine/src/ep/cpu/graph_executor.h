@@ -45,6 +45,10 @@ struct ExecutorConfig {
   // Top-level graphs only: float16 chains of type-generic nodes compute in float32 with Casts at their
   // edges (float16_compute.h), as onnxruntime's CPU EP does. Subgraph bodies run as they are.
   bool float16InFloat32 = true;
+  // The top-level executor of a session: create() plans the first run's memory from the inferred shapes (buffers
+  // reserved in the pool, pages mapped) and has oneDNN's sgemm JIT generated (once per process), so the first run
+  // costs what later ones do. Subgraph executors never plan.
+  bool prepareFirstRun = false;
   // Consulted before the CPU kernel registry for every node, also in subgraph bodies (children inherit the
   // config): returns a kernel for nodes it owns (the session's KilnPartition nodes), a null pointer otherwise.
   std::function<Result<std::unique_ptr<Kernel>>(const KernelInfo&)> externalKernel;
@@ -69,6 +73,8 @@ class GraphExecutor final : public ValueScope {
   const ir::Graph& graph() const { return *graph_; }
   // Reuse of tensor storage across runs (after a warm-up run of a shape, `allocated` stops growing).
   BufferPool::Stats bufferStats() const { return bufferPool_->stats(); }
+  // Buffers reserved at creation for values with static shapes (0 when nothing was static).
+  size_t plannedBuffers() const { return plannedBuffers_; }
   // Nodes of this graph planned to run inside the kernel of their producer (elementwise_epilogue.h).
   size_t fusedNodeCount() const { return fusedNodes_; }
 
@@ -79,6 +85,7 @@ class GraphExecutor final : public ValueScope {
     std::vector<int> inputs;   // slot per input, -1 when omitted
     std::vector<int> outputs;  // slot per output, -1 when omitted
     std::vector<int> release;  // slots whose last reader is this step
+    bool external = false;     // the kernel came from ExecutorConfig::externalKernel (a partition: outputs its own)
     // A fused elementwise chain (elementwise_epilogue.h): the anchor's chain, its runtime inputs and result slot;
     // a follower names its anchor's step and is skipped when the anchor applied the chain.
     std::shared_ptr<const ElementwiseEpilogue> epilogue;
@@ -104,6 +111,9 @@ class GraphExecutor final : public ValueScope {
   Status build(const ExecutorConfig& config);
   // Fills the slots read from the enclosing scope for this run.
   Status bindOuterValues();
+  // Reserves in the buffer pool, pages mapped, the buffers a run takes for values whose shapes inference fixed,
+  // in the run's order (graph_executor_memory_plan.cpp); returns how many.
+  size_t planMemory();
   // Drops every value of the last run (initializers stay; a fed initializer gets its own value back).
   void clearRunValues();
 
@@ -120,6 +130,7 @@ class GraphExecutor final : public ValueScope {
   std::vector<int> inputSlots_, outputSlots_;
   std::vector<Step> steps_;
   std::vector<char> chainApplied_;
+  size_t plannedBuffers_ = 0;
   size_t fusedNodes_ = 0;  // per step: its epilogue ran in this run
   const ProgressSink* progress_ = nullptr;
   NodeProfiler* profiler_ = nullptr;

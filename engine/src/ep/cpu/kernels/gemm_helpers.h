@@ -43,6 +43,11 @@ namespace kiln::cpu {
 // 41.2 -> 28.5 ms, the float16 IS-Net 3.91 -> 3.22 s against OpenBLAS's sgemm.
 void oneDnnSgemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
                  const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+// Has oneDNN generate its sgemm JIT kernels now, which it does on the first real sgemm call of a process (measured
+// 32-38 ms on this project's AMD EPYCs, most of a first inference's extra time): once per process, on any thread;
+// later calls return at once. sgemmWarm() says whether it has completed.
+void warmUpSgemm();
+bool sgemmWarm();
 
 // C[M x N] = alpha * op(A) * op(B) + beta * C on row-major matrices; lda/ldb/ldc are the stored row strides.
 // float goes to oneDNN's sgemm (oneDnnSgemm; products with a side of at most kSkinnyMax to skinnyGemm), double to

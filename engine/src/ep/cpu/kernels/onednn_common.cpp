@@ -2,6 +2,10 @@
 
 #include <omp.h>
 
+#include <atomic>
+#include <mutex>
+#include <vector>
+
 #include "ep/cpu/kernels/gemm_helpers.h"
 
 namespace kiln::cpu::onednn {
@@ -42,4 +46,22 @@ void oneDnnSgemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, floa
   // Arguments are checked by the callers (row-major, K > 0, leading dimensions from the tensors): no failure to see.
   dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
+
+namespace {
+std::atomic<bool> gSgemmWarm{false};
+}  // namespace
+
+void warmUpSgemm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // A product large enough for the JIT path (tiny ones take oneDNN's reference loops and generate nothing).
+    constexpr int64_t M = 16, N = 1024, K = 27;
+    std::vector<float> a(M * K, 0.f), b(K * N, 0.f), c(M * N, 0.f);
+    oneDnnSgemm(false, false, M, N, K, 1.f, a.data(), K, b.data(), N, 0.f, c.data(), N);
+    gSgemmWarm.store(true, std::memory_order_release);
+  });
+}
+
+bool sgemmWarm() { return gSgemmWarm.load(std::memory_order_acquire); }
+
 }  // namespace kiln::cpu
