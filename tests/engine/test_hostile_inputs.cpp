@@ -223,6 +223,24 @@ TEST(HostileSizes, ADeclaredInputOverTheLimitIsRefusedAtCreation) {
   expectStatus(Session::create(smallSpan, tight).status(), StatusCode::INVALID_GRAPH, {"1x4", "limit of 8"});
 }
 
+// A huge intermediate that inference fixes (a 16x16 image resized by 65536 in each direction: 4 TiB of float) must not
+// kill session creation through the CPU EP's memory plan (which reserves a static-shape run's buffers at creation):
+// creation succeeds with nothing planned, and the run fails with a status (the allocation's "out of memory").
+TEST(HostileSizes, AHugeStaticIntermediateIsNotReservedAtCreation) {
+  ModelBuilder huge(13);
+  huge.input("x", {1, 1, 16, 16}).output("y", {1, 1, 1, 1});
+  huge.initializer("scales", {4}, {1, 1, 65536, 65536});
+  huge.node("Resize", {"x", "", "scales"}, {"r"}, "resize");
+  huge.node("GlobalMaxPool", {"r"}, {"y"}, "pool");
+  const std::string bytes = serialized(huge);
+  auto session = Session::create(std::as_bytes(std::span(bytes.data(), bytes.size())));
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  Tensor x(DataType::FLOAT, {1, 1, 16, 16});
+  auto run = session.value()->run({{"x", x}});
+  ASSERT_FALSE(run.isOk());
+  EXPECT_NE(run.status().message().find("out of memory"), std::string::npos) << run.status().toString();
+}
+
 std::string npyWithShape(const std::string& shapeText) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shapeText + ", }";
   header.append(64 - (10 + header.size() + 1) % 64, ' ');

@@ -233,13 +233,14 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
   config.progress = &progress_;
   config.profiler = &profiler_;
   config.externalKernel = [this](const cpu::KernelInfo& info) { return fusedKernel(info); };
+  // Inputs no tensor could fill are refused before the executor plans memory for them.
+  const ir::Graph& graph = *model_.graph;
+  KILN_ASSIGN_OR_RETURN(inputs_, resolveInputShapes(graph, options));
+  for (const auto& input : inputs_) KILN_RETURN_IF_ERROR(checkDeclaredSize(options, input));
   Stopwatch kernelClock;
   KILN_ASSIGN_OR_RETURN(executor_, cpu::GraphExecutor::create(model_.graph, config));
   timings_.kernel_select_ms += kernelClock.elapsedMs();
 
-  const ir::Graph& graph = *model_.graph;
-  KILN_ASSIGN_OR_RETURN(inputs_, resolveInputShapes(graph, options));
-  for (const auto& input : inputs_) KILN_RETURN_IF_ERROR(checkDeclaredSize(options, input));
   for (const auto& out : graph.outputs) outputs_.push_back(ir::toValueMetadata(out));
   for (auto& ep : providers_.providers) KILN_RETURN_IF_ERROR(ep->onSessionInitializationEnd());
   timings_.session_total_ms = clock.elapsedMs();

@@ -112,8 +112,12 @@ class GraphExecutor final : public ValueScope {
   // Fills the slots read from the enclosing scope for this run.
   Status bindOuterValues();
   // Reserves in the buffer pool, pages mapped, the buffers a run takes for values whose shapes inference fixed,
-  // in the run's order (graph_executor_memory_plan.cpp); returns how many.
+  // in the run's order (graph_executor_memory_plan.cpp); returns how many (0, nothing reserved, when a value would
+  // pass the tensor limit or the run's peak half the machine's memory).
   size_t planMemory();
+  // Replays a run's use of the pool: `take` per output slot the run allocates, `release` per slot a step frees.
+  void replayAllocations(const std::function<void(int slot)>& take,
+                         const std::function<void(int slot)>& release) const;
   // Drops every value of the last run (initializers stay; a fed initializer gets its own value back).
   void clearRunValues();
 
