@@ -260,6 +260,20 @@ TEST(CpuExecutionPlan, StaticShapesArePlannedAtCreation) {
   }
 }
 
+// A value over the session's tensor limit means no plan at all: the run allocates (and refuses) as without one.
+TEST(CpuExecutionPlan, NothingIsPlannedWhenAValuePassesTheTensorLimit) {
+  auto model = onnx_io::modelFromProto(staticModel());
+  ASSERT_TRUE(model.isOk()) << model.status().toString();
+  ExecutorConfig config;
+  config.opsets = model->opsetImports;
+  config.prepareFirstRun = true;
+  config.maxTensorBytes = 1024;  // the 1x4x32x32 input alone takes 16 KiB
+  auto executor = GraphExecutor::create(model->graph, config);
+  ASSERT_TRUE(executor.isOk()) << executor.status().toString();
+  EXPECT_EQ((*executor)->plannedBuffers(), 0u);
+  EXPECT_EQ((*executor)->bufferStats().allocated, 0);
+}
+
 // A released buffer serves a request down to half its size, not smaller (a tiny tensor must not pin a big buffer).
 TEST(CpuExecutionPlan, PoolServesRequestsDownToHalfABuffer) {
   BufferPool pool;

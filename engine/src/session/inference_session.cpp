@@ -230,6 +230,9 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
   KILN_ASSIGN_OR_RETURN(const SessionConfig parsed, parseSessionConfig(options));
   config.floatOnOneDnn = parsed.cpuFloatOnOneDnn;
   config.prepareFirstRun = true;
+  if (auto value = options.configEntry(kMaxTensorBytesKey)) {
+    KILN_ASSIGN_OR_RETURN(config.maxTensorBytes, parseMaxTensorBytes(*value));
+  }
   config.progress = &progress_;
   config.profiler = &profiler_;
   config.externalKernel = [this](const cpu::KernelInfo& info) { return fusedKernel(info); };

@@ -78,7 +78,7 @@ Result<std::unique_ptr<GraphExecutor>> GraphExecutor::create(std::shared_ptr<con
   }
   KILN_RETURN_IF_ERROR(executor->build(shared));
   if (prepare) {
-    executor->plannedBuffers_ = executor->planMemory();
+    executor->plannedBuffers_ = executor->planMemory(config.maxTensorBytes);
     const BufferPool::Stats stats = executor->bufferPool_->stats();
     log::debug("CPU EP: graph '{}': first run's memory planned: {} values in {} buffers, {:.1f} MB",
                executor->graph_->name, executor->plannedBuffers_, stats.allocated,

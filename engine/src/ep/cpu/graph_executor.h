@@ -15,6 +15,7 @@
 #include "ep/cpu/node_profiler.h"
 #include "ir/graph.h"
 #include "kiln/progress.h"
+#include "kiln/tensor_size.h"
 
 namespace kiln::cpu {
 
@@ -49,6 +50,7 @@ struct ExecutorConfig {
   // reserved in the pool, pages mapped) and has oneDNN's sgemm JIT generated (once per process), so the first run
   // costs what later ones do. Subgraph executors never plan.
   bool prepareFirstRun = false;
+  uint64_t maxTensorBytes = kDefaultMaxTensorBytes;  // kiln.max_tensor_bytes: values over it are never planned
   // Consulted before the CPU kernel registry for every node, also in subgraph bodies (children inherit the
   // config): returns a kernel for nodes it owns (the session's KilnPartition nodes), a null pointer otherwise.
   std::function<Result<std::unique_ptr<Kernel>>(const KernelInfo&)> externalKernel;
@@ -114,7 +116,7 @@ class GraphExecutor final : public ValueScope {
   // Reserves in the buffer pool, pages mapped, the buffers a run takes for values whose shapes inference fixed,
   // in the run's order (graph_executor_memory_plan.cpp); returns how many (0, nothing reserved, when a value would
   // pass the tensor limit or the run's peak half the machine's memory).
-  size_t planMemory();
+  size_t planMemory(uint64_t maxTensorBytes);
   // Replays a run's use of the pool: `take` per output slot the run allocates, `release` per slot a step frees.
   void replayAllocations(const std::function<void(int slot)>& take,
                          const std::function<void(int slot)>& release) const;

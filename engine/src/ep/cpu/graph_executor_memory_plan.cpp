@@ -38,7 +38,7 @@ std::optional<std::pair<DataType, Shape>> staticTensor(const ir::ValueInfo* info
   return std::make_pair(info->dtype, std::move(shape));
 }
 
-// The most bytes a plan may reserve in all: half the machine's memory. A bigger one (or one value over the default
+// The most bytes a plan may reserve in all: half the machine's memory. A bigger one (or one value over the session's
 // tensor limit) means no plan: inference can fix shapes no run could fill (a hostile model, a huge Resize), and
 // creation must not die of them; the run then allocates, and refuses, as it would without a plan.
 uint64_t planBudgetBytes() {
@@ -49,7 +49,7 @@ uint64_t planBudgetBytes() {
 
 }  // namespace
 
-size_t GraphExecutor::planMemory() {
+size_t GraphExecutor::planMemory(uint64_t maxTensorBytes) {
   std::vector<const ir::ValueInfo*> infos(frame_.size(), nullptr);
   for (const auto& [name, slot] : slots_) infos[static_cast<size_t>(slot)] = graph_->findValueInfo(name);
   // First the sizes alone: every planned value within the tensor limit, the run's peak within the budget.
@@ -60,7 +60,7 @@ size_t GraphExecutor::planMemory() {
       [&](int slot) {
         auto tensor = staticTensor(infos[static_cast<size_t>(slot)]);
         if (!tensor || !fits) return;
-        auto bytes = checkedTensorBytes(tensor->first, tensor->second, kDefaultMaxTensorBytes, "a planned value");
+        auto bytes = checkedTensorBytes(tensor->first, tensor->second, maxTensorBytes, "a planned value");
         fits = bytes.isOk();
         if (!fits) return;
         liveBytes[static_cast<size_t>(slot)] = *bytes;
