@@ -66,12 +66,12 @@ Result<std::unique_ptr<GraphExecutor>> GraphExecutor::create(std::shared_ptr<con
   executor->bufferPool_ = shared.bufferPool;
   const bool prepare = shared.prepareFirstRun && !outer;
   shared.prepareFirstRun = false;  // bodies' shapes usually depend on their iteration: they do not plan
-  // oneDNN's sgemm JIT is generated on another core while the kernels are made and the memory planned, not in the
-  // first run; creation ends when both are done (the jthread joins on every return).
-  std::jthread sgemmWarmUp;
+  // oneDNN's sgemm JIT is generated on another core while the kernels are made, the memory planned and the caller
+  // prepares its first run; creation does not wait for it (a first sgemm call meanwhile waits inside oneDNN's own
+  // one-time initialization, as it would without the warm-up), the executor's destructor does.
   if (prepare && !sgemmWarm() && mayUseSgemm(*executor->graph_)) {
     try {
-      sgemmWarmUp = std::jthread([] { warmUpSgemm(); });
+      executor->sgemmWarmUp_ = std::jthread([] { warmUpSgemm(); });
     } catch (const std::system_error&) {
       // No thread to spare: the first sgemm call generates the kernels, as without the warm-up.
     }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -144,6 +145,7 @@ class GraphExecutor final : public ValueScope {
   std::shared_ptr<ThreadPool> threadPool_;
   std::shared_ptr<BufferPool> bufferPool_;
   bool running_ = false;
+  std::jthread sgemmWarmUp_;  // oneDNN's sgemm JIT generated in the background (create()); joined on destruction
 };
 
 }  // namespace kiln::cpu
