@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ep/cpu/kernels/half_convert.h"
+#include "ir/cast_rewriter.h"
 
 namespace kiln::cpu {
 namespace {
@@ -92,64 +93,6 @@ Tensor widened(const Tensor& t) {
   return out;
 }
 
-// Builds the rewritten node list: each half value gets a half and/or float32 name on demand, with a Cast emitted
-// right before the first node that needs the type it lacks (its producer came earlier: topological order).
-class Rewriter {
- public:
-  Rewriter(ir::Graph& graph, Float16ComputeStats& stats) : graph_(graph), stats_(stats) {}
-
-  // `value` (originally of half type `half`) is available in `type` under `name`.
-  void setName(const std::string& value, DataType type, const std::string& name) { names(type)[value] = name; }
-
-  // The name of `value` (originally of half type `half`) in `type`, emitting a Cast from the other type when it has
-  // none yet.
-  std::string resolve(const std::string& value, DataType type, DataType half) {
-    auto& wanted = names(type);
-    if (auto it = wanted.find(value); it != wanted.end()) return it->second;
-    auto& have = names(type == DataType::FLOAT ? half : DataType::FLOAT);
-    if (type != DataType::FLOAT && !have.count(value)) return wanted[value] = value;  // never made float32
-    const std::string source = have.count(value) ? have[value] : value;
-    const std::string name = value + (type == DataType::FLOAT ? "_kiln_fp32" : "_kiln_half");
-    addValue(name, value, type);
-    emitCast(source, name, type);
-    return wanted[value] = name;
-  }
-
-  // Declares `name` as a copy of `like`'s value info with element type `type`.
-  void addValue(const std::string& name, const std::string& like, DataType type) {
-    ir::ValueInfo info;
-    if (const ir::ValueInfo* known = graph_.findValueInfo(like)) info = *known;
-    info.name = name;
-    info.dtype = type;
-    graph_.valueInfo[name] = info;
-  }
-
-  void emitCast(const std::string& from, const std::string& to, DataType type) {
-    ir::Node cast;
-    cast.name = "kiln_cpu_float32_cast_" + to;
-    cast.opType = "Cast";
-    cast.inputs = {from};
-    cast.outputs = {to};
-    ir::Attribute attribute;
-    attribute.name = "to";
-    attribute.type = ir::AttributeType::INT;
-    attribute.i = static_cast<int64_t>(type);
-    cast.attributes["to"] = attribute;
-    nodes.push_back(std::move(cast));
-    stats_.casts++;
-  }
-
-  std::vector<ir::Node> nodes;
-
- private:
-  // Float32 names in one map, float16 names in the other.
-  std::map<std::string, std::string>& names(DataType type) { return type == DataType::FLOAT ? single_ : half_; }
-
-  ir::Graph& graph_;
-  Float16ComputeStats& stats_;
-  std::map<std::string, std::string> half_, single_;
-};
-
 }  // namespace
 
 bool hasFloat16ToCompute(const ir::Graph& graph) {
@@ -194,7 +137,8 @@ Float16ComputeStats computeFloat16InFloat32(ir::Graph& graph) {
     if (tensor.rawData() == nullptr && tensor.numel() > 0) fedInitializers.insert(name);
   }
 
-  Rewriter rewriter(graph, stats);
+  // Each half value gets a half and/or float32 name on demand.
+  ir::CastRewriter rewriter(graph, DataType::FLOAT, {"kiln_cpu_float32_cast_", "_kiln_fp32", "_kiln_half"});
   // Half initializers read as T by a float32 node: float32 in place when every reader is one, a copy beside otherwise.
   std::map<std::string, std::pair<bool, bool>> readers;  // initializer -> (a float32 reader, a half reader)
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -226,7 +170,7 @@ Float16ComputeStats computeFloat16InFloat32(ir::Graph& graph) {
       auto type = original.find(node.inputs[k]);
       if (type == original.end()) continue;
       const bool single = widen[i] && isTypeInput(node, k);
-      node.inputs[k] = rewriter.resolve(node.inputs[k], single ? DataType::FLOAT : type->second, type->second);
+      node.inputs[k] = rewriter.resolve(node.inputs[k], single ? DataType::FLOAT : type->second);
     }
     std::vector<std::pair<std::string, std::string>> exits;  // (float32 name, kept half name) to cast back
     DataType half = DataType::UNDEFINED;
@@ -249,10 +193,11 @@ Float16ComputeStats computeFloat16InFloat32(ir::Graph& graph) {
       }
     }
     if (widen[i]) stats.nodes++;
-    rewriter.nodes.push_back(std::move(node));
+    rewriter.append(std::move(node));
     for (const auto& [from, to] : exits) rewriter.emitCast(from, to, half);
   }
-  graph.nodes = std::move(rewriter.nodes);
+  graph.nodes = rewriter.takeNodes();
+  stats.casts = rewriter.casts();
   return stats;
 }
 

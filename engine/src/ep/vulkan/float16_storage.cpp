@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "ir/cast_rewriter.h"
+
 namespace kiln::vk {
 namespace {
 
@@ -101,63 +103,6 @@ std::vector<bool> float16Nodes(const ir::Graph& graph, const std::vector<bool>& 
   return result;
 }
 
-// Builds the rewritten node list: each float32 value gets a float16 and/or float32 name on demand, with a Cast
-// emitted right before the first node that needs the other type (its producer came earlier: topological order).
-class Rewriter {
- public:
-  Rewriter(ir::Graph& graph, Float16StorageStats& stats) : graph_(graph), stats_(stats) {}
-
-  void setName(const std::string& value, DataType type, const std::string& name) { names(type)[value] = name; }
-
-  // The name of `value` in `type`, emitting a Cast from the other type when it has none yet.
-  std::string resolve(const std::string& value, DataType type) {
-    auto& wanted = names(type);
-    if (auto it = wanted.find(value); it != wanted.end()) return it->second;
-    const DataType other = type == DataType::FLOAT16 ? DataType::FLOAT : DataType::FLOAT16;
-    auto& have = names(other);
-    if (type == DataType::FLOAT && !have.count(value)) return wanted[value] = value;  // never made float16
-    const std::string source = have.count(value) ? have[value] : value;
-    const std::string name = value + (type == DataType::FLOAT16 ? "_kiln_fp16" : "_kiln_fp32");
-    addValue(name, value, type);
-    emitCast(source, name, type);
-    wanted[value] = name;
-    return name;
-  }
-
-  // Declares `name` as a copy of `like`'s value info with element type `type`.
-  void addValue(const std::string& name, const std::string& like, DataType type) {
-    ir::ValueInfo info;
-    if (const ir::ValueInfo* known = graph_.findValueInfo(like)) info = *known;
-    info.name = name;
-    info.dtype = type;
-    graph_.valueInfo[name] = info;
-  }
-
-  void emitCast(const std::string& from, const std::string& to, DataType type) {
-    ir::Node cast;
-    cast.name = "kiln_fp16_storage_cast_" + to;
-    cast.opType = "Cast";
-    cast.inputs = {from};
-    cast.outputs = {to};
-    ir::Attribute attribute;
-    attribute.name = "to";
-    attribute.type = ir::AttributeType::INT;
-    attribute.i = static_cast<int64_t>(type);
-    cast.attributes["to"] = attribute;
-    nodes.push_back(std::move(cast));
-    stats_.casts++;
-  }
-
-  std::vector<ir::Node> nodes;
-
- private:
-  std::map<std::string, std::string>& names(DataType type) { return type == DataType::FLOAT16 ? half_ : single_; }
-
-  ir::Graph& graph_;
-  Float16StorageStats& stats_;
-  std::map<std::string, std::string> half_, single_;  // value -> its name in float16 / float32
-};
-
 }  // namespace
 
 Tensor toFloat16(const Tensor& t) {
@@ -186,7 +131,8 @@ Float16StorageStats storeFloatsAsFloat16(ir::Graph& graph, const std::vector<std
     for (const auto& name : node.outputs) original.emplace(name, typeOf(graph, name));
   }
   const std::set<std::string> partitionOutputs(outputs.begin(), outputs.end());
-  Rewriter rewriter(graph, stats);
+  // Each float32 value gets a float16 and/or float32 name on demand.
+  ir::CastRewriter rewriter(graph, DataType::FLOAT16, {"kiln_fp16_storage_cast_", "_kiln_fp16", "_kiln_fp32"});
 
   // Float32 initializers: float16 in place when every reader takes float16, a float16 copy beside them when some do.
   std::map<std::string, std::pair<bool, bool>> readers;  // initializer -> (a float16 reader, a float32 reader)
@@ -238,10 +184,11 @@ Float16StorageStats storeFloatsAsFloat16(ir::Graph& graph, const std::vector<std
       }
     }
     if (half[i]) stats.nodes++;
-    rewriter.nodes.push_back(std::move(node));
+    rewriter.append(std::move(node));
     for (const auto& [from, to] : exits) rewriter.emitCast(from, to, DataType::FLOAT);
   }
-  graph.nodes = std::move(rewriter.nodes);
+  graph.nodes = rewriter.takeNodes();
+  stats.casts = rewriter.casts();
   return stats;
 }
 
