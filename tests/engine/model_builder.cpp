@@ -45,6 +45,22 @@ GraphBuilder& GraphBuilder::initializer(const std::string& name, const std::vect
   return *this;
 }
 
+void initializer(GraphBuilder& graph, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
+                 const std::vector<double>& values) {
+  onnx::TensorProto& t = *graph.proto().add_initializer();
+  t.set_name(name);
+  t.set_data_type(type);
+  for (int64_t d : dims) t.add_dims(d);
+  for (double v : values) {
+    if (type == onnx::TensorProto::FLOAT)
+      t.add_float_data(static_cast<float>(v));
+    else if (type == onnx::TensorProto::INT64)
+      t.add_int64_data(static_cast<int64_t>(v));
+    else
+      t.add_int32_data(static_cast<int32_t>(v));
+  }
+}
+
 onnx::NodeProto& GraphBuilder::node(const std::string& opType, const std::vector<std::string>& inputs,
                                     const std::vector<std::string>& outputs, const std::string& name) {
   auto* node = graph_.add_node();

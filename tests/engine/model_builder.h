@@ -50,6 +50,10 @@ class ModelBuilder : public GraphBuilder {
 
 onnx::TensorProto floatTensor(const std::string& name, const std::vector<int64_t>& dims,
                               const std::vector<float>& values);
+// Adds an initializer of ONNX element type `type` (FLOAT, INT64, else stored as int32_data: INT32 and the
+// 8-bit types) to `graph`, holding `values` converted to it.
+void initializer(GraphBuilder& graph, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
+                 const std::vector<double>& values);
 void attrInt(onnx::NodeProto& node, const std::string& name, int64_t value);
 void attrInts(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values);
 void attrFloat(onnx::NodeProto& node, const std::string& name, float value);

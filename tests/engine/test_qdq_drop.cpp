@@ -263,21 +263,7 @@ TEST(QdqDrop, SharedValuesAndGraphOutputsStay) {
 // --- Sessions
 // -------------------------------------------------------------------------------------------------
 
-void initializer(testing::GraphBuilder& m, const std::string& name, const std::vector<int64_t>& dims,
-                 int32_t type, const std::vector<double>& values) {
-  onnx::TensorProto& t = *m.proto().add_initializer();
-  t.set_name(name);
-  t.set_data_type(type);
-  for (int64_t d : dims) t.add_dims(d);
-  for (double v : values) {
-    if (type == onnx::TensorProto::FLOAT)
-      t.add_float_data(static_cast<float>(v));
-    else if (type == onnx::TensorProto::INT64)
-      t.add_int64_data(static_cast<int64_t>(v));
-    else
-      t.add_int32_data(static_cast<int32_t>(v));
-  }
-}
+using testing::initializer;
 
 // x -> Q -> [DQ -> op -> Q] for MaxPool, Transpose, Pad, Reshape, Gather, Concat (two DQs of one tensor),
 // Unsqueeze -> DQ -> y; beside it a Flatten whose QuantizeLinear has another scale (stays float) -> y2.

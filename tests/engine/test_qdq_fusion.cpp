@@ -22,21 +22,8 @@
 namespace kiln {
 namespace {
 
+using testing::initializer;
 using testing::ModelBuilder;
-
-void initializer(testing::GraphBuilder& m, const std::string& name, const std::vector<int64_t>& dims,
-                 int32_t type, const std::vector<double>& values) {
-  onnx::TensorProto& t = *m.proto().add_initializer();
-  t.set_name(name);
-  t.set_data_type(type);
-  for (int64_t d : dims) t.add_dims(d);
-  for (double v : values) {
-    if (type == onnx::TensorProto::FLOAT)
-      t.add_float_data(static_cast<float>(v));
-    else
-      t.add_int32_data(static_cast<int32_t>(v));
-  }
-}
 
 // The parameters of the Conv unit below, shared with the hand computation.
 constexpr float kXScale = 0.05f, kYScale = 0.01f;

@@ -21,26 +21,9 @@
 namespace kiln {
 namespace {
 
+using testing::initializer;
 using testing::ModelBuilder;
 using Inputs = std::vector<NamedTensor>;
-
-// An initializer of an integer `type` (UINT8, INT8, INT32, INT64) or FLOAT holding `values`.
-void initializer(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
-                 const std::vector<double>& values) {
-  onnx::TensorProto& t = *m.proto().add_initializer();
-  t.set_name(name);
-  t.set_data_type(type);
-  for (int64_t d : dims) t.add_dims(d);
-  for (double v : values) {
-    if (type == onnx::TensorProto::FLOAT) {
-      t.add_float_data(static_cast<float>(v));
-    } else if (type == onnx::TensorProto::INT64) {
-      t.add_int64_data(static_cast<int64_t>(v));
-    } else {
-      t.add_int32_data(static_cast<int32_t>(v));
-    }
-  }
-}
 
 // Deterministic pseudo-random integers in [lo, hi].
 std::vector<double> ints(size_t count, int lo, int hi, uint32_t seed) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/graph_paths.h"
+#include "ir/scope_chain.h"
 
 namespace kiln::ops {
 namespace {
@@ -80,49 +81,16 @@ std::string inputOf(const ir::Node& node, size_t i) {
   return i < node.inputs.size() ? node.inputs[i] : std::string();
 }
 
-// What a graph sees: its own values, then, for names it does not define, those of the graphs enclosing it (a
-// body reads outer-scope values by name).
-class Scope {
- public:
-  Scope(const ir::Graph& graph, const std::vector<const ir::Graph*>& enclosing) {
-    graphs_.push_back(&graph);
-    graphs_.insert(graphs_.end(), enclosing.begin(), enclosing.end());
-    for (const ir::Graph* g : graphs_) {
-      std::set<std::string> defined;
-      for (const auto& in : g->inputs) defined.insert(in.name);
-      for (const auto& node : g->nodes) defined.insert(node.outputs.begin(), node.outputs.end());
-      defined_.push_back(std::move(defined));
-    }
-  }
-
-  // The one-element constant initializer `name` (not one a caller may override as a graph input), or nullptr.
-  const Tensor* scalarConstant(const std::string& name) const {
-    for (size_t k = 0; k < graphs_.size(); ++k) {
-      const ir::Graph& g = *graphs_[k];
-      if (auto it = g.initializers.find(name); it != g.initializers.end()) {
-        const bool fed =
-            std::any_of(g.inputs.begin(), g.inputs.end(), [&](const auto& in) { return in.name == name; });
-        return !fed && it->second.numel() == 1 && it->second.rank() <= 1 ? &it->second : nullptr;
-      }
-      if (defined_[k].count(name)) return nullptr;
-    }
-    return nullptr;
-  }
-
-  DataType typeOf(const std::string& name) const {
-    for (size_t k = 0; k < graphs_.size(); ++k) {
-      const ir::Graph& g = *graphs_[k];
-      if (auto it = g.initializers.find(name); it != g.initializers.end()) return it->second.dtype();
-      if (const ir::ValueInfo* info = g.findValueInfo(name)) return info->dtype;
-      if (defined_[k].count(name)) return DataType::UNDEFINED;
-    }
-    return DataType::UNDEFINED;
-  }
-
- private:
-  std::vector<const ir::Graph*> graphs_;  // innermost first
-  std::vector<std::set<std::string>> defined_;
-};
+// The one-element constant initializer `name` that `scope`'s graph reads (not one a caller may override as a
+// graph input), or nullptr.
+const Tensor* scalarConstant(const ir::ScopeChain& scope, const std::string& name) {
+  const ir::Graph* g = scope.initializerOwner(name);
+  if (!g) return nullptr;
+  const Tensor& value = g->initializers.at(name);
+  const bool fed =
+      std::any_of(g->inputs.begin(), g->inputs.end(), [&](const auto& in) { return in.name == name; });
+  return !fed && value.numel() == 1 && value.rank() <= 1 ? &value : nullptr;
+}
 
 // Whether a scale makes quantize(dequantize(k)) == k for every 8-bit k (see the header).
 bool exactScale(const Tensor& scale) {
@@ -137,10 +105,10 @@ bool sameScalar(const Tensor& a, const Tensor& b) {
 
 // Whether DequantizeLinear `dq` and QuantizeLinear `q` use the same constant per-tensor scale and zero point,
 // and the 8-bit type dq reads is the one q writes.
-bool sameParameters(const Scope& scope, const ir::Node& dq, const ir::Node& q) {
+bool sameParameters(const ir::ScopeChain& scope, const ir::Node& dq, const ir::Node& q) {
   if (dq.attrInt("block_size", 0) != 0 || q.attrInt("block_size", 0) != 0) return false;
-  const Tensor* s1 = scope.scalarConstant(inputOf(dq, 1));
-  const Tensor* s2 = scope.scalarConstant(inputOf(q, 1));
+  const Tensor* s1 = scalarConstant(scope, inputOf(dq, 1));
+  const Tensor* s2 = scalarConstant(scope, inputOf(q, 1));
   if (!s1 || !s2 || !exactScale(*s1) || !sameScalar(*s1, *s2)) return false;
   const std::string z1 = inputOf(dq, 2), z2 = inputOf(q, 2);
   const DataType quantized = scope.typeOf(inputOf(dq, 0));
@@ -148,8 +116,8 @@ bool sameParameters(const Scope& scope, const ir::Node& dq, const ir::Node& q) {
   if (z1.empty() || z2.empty()) {
     return z1.empty() && z2.empty() && quantized == DataType::UINT8 && !q.hasAttribute("output_dtype");
   }
-  const Tensor* zp1 = scope.scalarConstant(z1);
-  const Tensor* zp2 = scope.scalarConstant(z2);
+  const Tensor* zp1 = scalarConstant(scope, z1);
+  const Tensor* zp2 = scalarConstant(scope, z2);
   return zp1 && zp2 && zp1->dtype() == quantized && sameScalar(*zp1, *zp2);
 }
 
@@ -163,11 +131,11 @@ std::vector<size_t> dataInputs(const ir::Node& op) {
 
 // A constant Pad pads with 0 unless its constant_value (input 2) says otherwise: only 0 stays exact, as the
 // zero point. Other modes copy elements.
-bool padsWithZero(const Scope& scope, const ir::Node& pad) {
+bool padsWithZero(const ir::ScopeChain& scope, const ir::Node& pad) {
   if (pad.attrString("mode", "constant") != "constant") return true;
   const std::string value = inputOf(pad, 2);
   if (value.empty()) return true;
-  const Tensor* constant = scope.scalarConstant(value);
+  const Tensor* constant = scalarConstant(scope, value);
   return constant && constant->dtype() == DataType::FLOAT && constant->data<float>()[0] == 0.0f;
 }
 
@@ -189,7 +157,7 @@ struct Chain {
   size_t q = 0;
 };
 
-Chain exactChainAround(const ir::Graph& graph, const Scope& scope, size_t at, const Uses& uses,
+Chain exactChainAround(const ir::Graph& graph, const ir::ScopeChain& scope, size_t at, const Uses& uses,
                        const std::set<std::string>& kept, const QdqDropPolicy& policy) {
   const ir::Node& op = graph.nodes[at];
   const bool pool = policy.moveBytes && isExactMaxPool(op);
@@ -215,7 +183,7 @@ Chain exactChainAround(const ir::Graph& graph, const Scope& scope, size_t at, co
     const ir::Node& dq = graph.nodes[dqAt->second];
     if (!dq.domain.empty() || dq.opType != "DequantizeLinear" || dq.outputs.size() != 1) return {};
     if (!sameParameters(scope, dq, q)) return {};
-    if (pool && !(scope.scalarConstant(dq.inputs[1])->data<float>()[0] > 0)) return {};
+    if (pool && !(scalarConstant(scope, dq.inputs[1])->data<float>()[0] > 0)) return {};
     dqs.push_back(dqAt->second);
     // A DequantizeLinear that other nodes (or the graph) read stays for them: onnxruntime gives each consumer
     // its own DequantizeLinear (EnsureUniqueDQForNodeUnit) before dropping this one.
@@ -235,7 +203,7 @@ int64_t dropExactQdqPairs(ir::Graph& graph, const QdqDropPolicy& policy) {
   // One pass: chains share no nodes (a kept DequantizeLinear aside, which no chain erases while another reads
   // it), so the uses found up front stay right for the chains not yet rewritten; nodes go at the end.
   const Uses uses = usesOf(graph);
-  const Scope scope(graph, policy.enclosing);
+  const ir::ScopeChain scope(graph, policy.enclosing);
   std::vector<bool> erased(graph.nodes.size(), false);
   int64_t rewritten = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {

@@ -10,53 +10,20 @@
 #include <set>
 
 #include "ir/graph_paths.h"
+#include "ir/scope_chain.h"
 #include "optimizer/passes.h"
 
 namespace kiln::optimizer {
 
 namespace {
 
-// What a graph sees: its own values, then the graphs enclosing it, for the names it does not define.
-class Scope {
- public:
-  Scope(const ir::Graph& graph, const std::vector<const ir::Graph*>& enclosing) {
-    graphs_.push_back(&graph);
-    graphs_.insert(graphs_.end(), enclosing.begin(), enclosing.end());
-    for (const ir::Graph* g : graphs_) {
-      std::set<std::string> defined;
-      for (const auto& in : g->inputs) defined.insert(in.name);
-      for (const auto& node : g->nodes) defined.insert(node.outputs.begin(), node.outputs.end());
-      defined_.push_back(std::move(defined));
-    }
-  }
-
-  // The constant initializer `name` (one no caller can override as a graph input), or nullptr.
-  const Tensor* constant(const std::string& name) const {
-    if (name.empty()) return nullptr;
-    for (size_t k = 0; k < graphs_.size(); ++k) {
-      const ir::Graph& g = *graphs_[k];
-      if (g.initializers.count(name))
-        return isConstantInitializer(g, name) ? &g.initializers.at(name) : nullptr;
-      if (defined_[k].count(name)) return nullptr;
-    }
-    return nullptr;
-  }
-
-  // The declared, inferred or initializer type of `name`; UNDEFINED when unknown.
-  DataType typeOf(const std::string& name) const {
-    for (size_t k = 0; k < graphs_.size(); ++k) {
-      const ir::Graph& g = *graphs_[k];
-      if (auto it = g.initializers.find(name); it != g.initializers.end()) return it->second.dtype();
-      if (const ir::ValueInfo* info = g.findValueInfo(name)) return info->dtype;
-      if (defined_[k].count(name)) return DataType::UNDEFINED;
-    }
-    return DataType::UNDEFINED;
-  }
-
- private:
-  std::vector<const ir::Graph*> graphs_;  // innermost first
-  std::vector<std::set<std::string>> defined_;
-};
+// The constant initializer `name` that `scope`'s graph reads (one no caller can override as a graph input),
+// or nullptr.
+const Tensor* constant(const ir::ScopeChain& scope, const std::string& name) {
+  if (name.empty()) return nullptr;
+  const ir::Graph* g = scope.initializerOwner(name);
+  return g && isConstantInitializer(*g, name) ? &g->initializers.at(name) : nullptr;
+}
 
 // The producer of each value, how many nodes (or bodies) read it and the last node reading it as an input.
 struct Uses {
@@ -109,19 +76,19 @@ struct Quantization {
 };
 
 // The parameters of `node` (DequantizeLinear of `quantized`, or QuantizeLinear) when they are constant, the
-// scale float and the zero point of the 8-bit type; nullopt otherwise. Per tensor, or `count` values along axis 0
-// of the rank-`axisRank` tensor it reads (count 1: per tensor only).
-std::optional<Quantization> quantizationOf(const Scope& scope, const ir::Node& node, DataType quantized,
-                                           int64_t count = 1, int64_t axisRank = 0) {
+// scale float and the zero point of the 8-bit type; nullopt otherwise. Per tensor, or `count` values along
+// axis 0 of the rank-`axisRank` tensor it reads (count 1: per tensor only).
+std::optional<Quantization> quantizationOf(const ir::ScopeChain& scope, const ir::Node& node,
+                                           DataType quantized, int64_t count = 1, int64_t axisRank = 0) {
   if (!node.domain.empty() || node.outputs.size() != 1 || node.attrInt("block_size", 0) != 0)
     return std::nullopt;
   Quantization q;
   q.node = &node;
-  q.scale = scope.constant(inputOf(node, 1));
+  q.scale = constant(scope, inputOf(node, 1));
   if (!q.scale || q.scale->dtype() != DataType::FLOAT) return std::nullopt;
   const std::string zero = inputOf(node, 2);
   if (!zero.empty()) {
-    q.zeroPoint = scope.constant(zero);
+    q.zeroPoint = constant(scope, zero);
     if (!q.zeroPoint) return std::nullopt;
     const bool bothPerTensor = perTensor(*q.zeroPoint) && perTensor(*q.scale);  // [] and [1] alike
     if (!bothPerTensor && q.zeroPoint->shape() != q.scale->shape()) return std::nullopt;
@@ -156,7 +123,7 @@ const ir::Node* dequantizerOf(const ir::Graph& graph, const Uses& uses, const st
 }
 
 // The 8-bit type `dq` reads: its input's known type, else its zero point's.
-DataType quantizedType(const Scope& scope, const ir::Node& dq) {
+DataType quantizedType(const ir::ScopeChain& scope, const ir::Node& dq) {
   DataType type = scope.typeOf(dq.inputs[0]);
   if (type == DataType::UNDEFINED && !inputOf(dq, 2).empty()) type = scope.typeOf(dq.inputs[2]);
   return type;
@@ -164,9 +131,9 @@ DataType quantizedType(const Scope& scope, const ir::Node& dq) {
 
 // Whether the int32 bias of a QLinearConv is what DequantizeLinear `bias` computes: a constant [M] int32
 // tensor whose scale is x_scale * w_scale (per channel, as float products) and whose zero point is 0.
-bool exactBias(const Scope& scope, const ir::Node& bias, const Quantization& x, const Quantization& w,
-               int64_t m) {
-  const Tensor* values = scope.constant(bias.inputs[0]);
+bool exactBias(const ir::ScopeChain& scope, const ir::Node& bias, const Quantization& x,
+               const Quantization& w, int64_t m) {
+  const Tensor* values = constant(scope, bias.inputs[0]);
   if (!values || values->dtype() != DataType::INT32 || values->rank() != 1 || values->numel() != m)
     return false;
   auto q = quantizationOf(scope, bias, DataType::INT32, m, 1);
@@ -183,7 +150,8 @@ bool exactBias(const Scope& scope, const ir::Node& bias, const Quantization& x, 
 // by a per-tensor QuantizeLinear and not a graph output; Conv: w a constant, per tensor or per output
 // channel, the bias int32 with scale x_scale * w_scale and zero point 0; MatMul: b per tensor. nullopt
 // otherwise.
-std::optional<Unit> unitAround(const ir::Graph& graph, const Scope& scope, const Uses& uses, size_t at) {
+std::optional<Unit> unitAround(const ir::Graph& graph, const ir::ScopeChain& scope, const Uses& uses,
+                               size_t at) {
   const ir::Node& op = graph.nodes[at];
   const bool conv = op.opType == "Conv";
   if (!op.domain.empty() || !(conv || op.opType == "MatMul") || op.outputs.size() != 1) return std::nullopt;
@@ -206,7 +174,7 @@ std::optional<Unit> unitAround(const ir::Graph& graph, const Scope& scope, const
   if (!isEightBit(wType) || (xq->type == DataType::INT8 && wType != DataType::INT8)) return std::nullopt;
   std::optional<Quantization> wq;
   if (conv) {
-    const Tensor* weights = scope.constant(w->inputs[0]);
+    const Tensor* weights = constant(scope, w->inputs[0]);
     if (!weights || weights->rank() < 3) return std::nullopt;
     wq = quantizationOf(scope, *w, wType, weights->shape()[0], weights->rank());
   } else {
@@ -216,7 +184,7 @@ std::optional<Unit> unitAround(const ir::Graph& graph, const Scope& scope, const
   unit.dqs = {*xq, *wq};
   if (inputs == 3) {
     const ir::Node* bias = dequantizerOf(graph, uses, op.inputs[2]);
-    const int64_t m = scope.constant(w->inputs[0])->shape()[0];
+    const int64_t m = constant(scope, w->inputs[0])->shape()[0];
     if (!bias || !exactBias(scope, *bias, *xq, *wq, m)) return std::nullopt;
     unit.dqs.push_back(Quantization{bias, nullptr, nullptr, DataType::INT32});
   }
@@ -241,7 +209,7 @@ std::string zeroPointInput(ir::Graph& graph, const Quantization& q) {
 
 int64_t fuseInGraph(ir::Graph& graph, const std::vector<const ir::Graph*>& enclosing) {
   const Uses uses = usesOf(graph);
-  const Scope scope(graph, enclosing);
+  const ir::ScopeChain scope(graph, enclosing);
   // Units share no node but a DequantizeLinear that other nodes read too, which stays; nodes go at the end,
   // so the uses found up front stay right.
   std::vector<bool> erased(graph.nodes.size(), false);
