@@ -1,6 +1,7 @@
 #include "ep/cpu/kernels/half_convert.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define KILN_HAVE_F16C_PATH 1
 #else
@@ -28,8 +29,12 @@ __attribute__((target("avx,f16c"))) int64_t halvesToFloatsF16c(const Float16* in
   return i;
 }
 
+// F16C from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports does not know "f16c".
 bool cpuHasF16c() {
-  static const bool has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  }();
   return has;
 }
 #endif
