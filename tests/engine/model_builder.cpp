@@ -2,6 +2,8 @@
 
 #include "test_models.h"
 
+#include "kiln/tensor.h"
+
 namespace kiln::testing {
 namespace {
 
@@ -58,6 +60,21 @@ void initializer(GraphBuilder& graph, const std::string& name, const std::vector
       t.add_int64_data(static_cast<int64_t>(v));
     else
       t.add_int32_data(static_cast<int32_t>(v));
+  }
+}
+
+void initializer(GraphBuilder& graph, const std::string& name, const std::vector<int64_t>& dims,
+                 const std::vector<float>& values, int32_t type) {
+  onnx::TensorProto& t = *graph.proto().add_initializer();
+  t.set_name(name);
+  t.set_data_type(type);
+  for (int64_t d : dims) t.add_dims(d);
+  for (float v : values) {
+    if (type == onnx::TensorProto::FLOAT16) {
+      t.add_int32_data(Float16(v).bits);
+    } else {
+      t.add_float_data(v);
+    }
   }
 }
 

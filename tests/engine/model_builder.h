@@ -54,6 +54,9 @@ onnx::TensorProto floatTensor(const std::string& name, const std::vector<int64_t
 // 8-bit types) to `graph`, holding `values` converted to it.
 void initializer(GraphBuilder& graph, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
                  const std::vector<double>& values);
+// Adds a FLOAT or FLOAT16 initializer (float16 stored as its bits, in int32_data) holding `values`.
+void initializer(GraphBuilder& graph, const std::string& name, const std::vector<int64_t>& dims,
+                 const std::vector<float>& values, int32_t type);
 void attrInt(onnx::NodeProto& node, const std::string& name, int64_t value);
 void attrInts(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values);
 void attrFloat(onnx::NodeProto& node, const std::string& name, float value);

@@ -22,27 +22,13 @@ namespace kiln::cpu {
 namespace {
 
 using testing::ModelBuilder;
+using testing::initializer;
 
 // Values already exact in float16, so both twins start from the same numbers.
 std::vector<float> halfExact(size_t count, float scale, float seed) {
   std::vector<float> values(count);
   for (size_t i = 0; i < count; ++i) values[i] = float(Float16(std::sin(seed + 0.37f * static_cast<float>(i)) * scale));
   return values;
-}
-
-void initializer(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& dims,
-                 const std::vector<float>& values, int32_t type) {
-  onnx::TensorProto& t = *m.proto().add_initializer();
-  t.set_name(name);
-  t.set_data_type(type);
-  for (int64_t d : dims) t.add_dims(d);
-  for (float v : values) {
-    if (type == onnx::TensorProto::FLOAT16) {
-      t.add_int32_data(Float16(v).bits);
-    } else {
-      t.add_float_data(v);
-    }
-  }
 }
 
 // x (float32) -> Cast(to float16) -> Conv 3x3 -> Relu -> Add -> MaxPool 2x2 -> Cast(to float32) -> y, every tensor

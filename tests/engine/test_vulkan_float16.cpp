@@ -25,6 +25,7 @@ namespace kiln {
 namespace {
 
 using testing::ModelBuilder;
+using testing::initializer;
 
 // Deterministic weights in [-scale, scale], already rounded to float16 so both twins hold the same values.
 std::vector<float> weights(size_t count, float scale, float seed) {
@@ -33,22 +34,6 @@ std::vector<float> weights(size_t count, float scale, float seed) {
     values[i] = float(Float16(std::sin(seed + 0.37f * static_cast<float>(i)) * scale));
   }
   return values;
-}
-
-// An initializer of `type` (FLOAT or FLOAT16) holding `values`.
-void initializer(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& dims,
-                 const std::vector<float>& values, int32_t type) {
-  onnx::TensorProto& t = *m.proto().add_initializer();
-  t.set_name(name);
-  t.set_data_type(type);
-  for (int64_t d : dims) t.add_dims(d);
-  for (float v : values) {
-    if (type == onnx::TensorProto::FLOAT16) {
-      t.add_int32_data(Float16(v).bits);
-    } else {
-      t.add_float_data(v);
-    }
-  }
 }
 
 // Cast(x) -> Conv -> Relu -> MaxPool -> Conv 1x1 -> Add -> Concat -> Resize (linear) -> MaxPool -> Reshape
