@@ -30,6 +30,7 @@ py::dict toPython(const TensorComparison& c) {
   d["unsupported_dtype"] = c.unsupportedDtype;
   d["elements"] = c.elements;
   d["beyond_tolerance"] = c.beyondTolerance;
+  d["allowed_beyond"] = c.allowedBeyond;
   d["max_abs_error"] = c.maxAbsError;
   d["max_rel_error"] = c.maxRelError;
   d["mean_abs_error"] = c.meanAbsError;
@@ -54,7 +55,11 @@ py::list toPython(const std::vector<TensorComparison>& comparisons) {
 
 py::dict compare(const std::string& model, const py::dict& feeds, const std::map<std::string, std::string>& config,
                  const std::string& referenceModel, const std::map<std::string, std::string>& referenceConfig,
-                 double atol, double rtol, bool bisect) {
+                 double atol, double rtol, double maxFractionBeyond, bool bisect) {
+  if (!(maxFractionBeyond >= 0 && maxFractionBeyond < 1)) {  // as kiln compare --max-fraction-beyond
+    throwIfError(Status(StatusCode::INVALID_ARGUMENT, "max_fraction_beyond must be in [0, 1), got " +
+                                                          std::to_string(maxFractionBeyond)));
+  }
   std::vector<NamedTensor> inputs;
   for (const auto& [name, value] : feeds) {
     const std::string key = py::str(name).cast<std::string>();
@@ -63,7 +68,8 @@ py::dict compare(const std::string& model, const py::dict& feeds, const std::map
   const CompareSide side{"side", model, sessionOptionsFrom(config, {}), {}};
   const CompareSide reference{"reference", referenceModel.empty() ? model : referenceModel,
                               sessionOptionsFrom(referenceConfig, {}), {}};
-  const Tolerance tolerance{atol, rtol};
+  Tolerance tolerance{atol, rtol};
+  tolerance.maxFractionBeyond = maxFractionBeyond;
   Result<ModelComparison> outputs = Status(StatusCode::FAIL, "not compared");
   std::optional<Result<BisectResult>> bisected;
   {
@@ -93,7 +99,7 @@ py::dict compare(const std::string& model, const py::dict& feeds, const std::map
 
 void bindCompare(py::module_& module) {
   module.def("compare", &compare, py::arg("model"), py::arg("feeds"), py::arg("config"), py::arg("reference_model"),
-             py::arg("reference_config"), py::arg("atol"), py::arg("rtol"), py::arg("bisect"));
+             py::arg("reference_config"), py::arg("atol"), py::arg("rtol"), py::arg("max_fraction_beyond"), py::arg("bisect"));
 }
 
 }  // namespace kiln::python

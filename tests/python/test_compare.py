@@ -61,3 +61,30 @@ def test_bad_input_raises(models):
         kiln.compare(models["tiny_cnn"], {"nope": np.zeros((1,), np.float32)})
     with pytest.raises(kiln.KilnError):
         kiln.compare("/no/such/model.onnx", image())
+
+
+def test_max_fraction_beyond_lets_that_fraction_of_elements_fail(models, tmp_path):
+    # y = x + offsets, the reference adds 0 everywhere: exactly 1 of the 1000 elements is off by 1.
+    def offset_model(path, offsets):
+        x = onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1000])
+        y = onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1000])
+        add = onnx.helper.make_node("Add", ["x", "offsets"], ["y"])
+        graph = onnx.helper.make_graph([add], "offsets", [x], [y], [numpy_helper.from_array(offsets, "offsets")])
+        onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)]), path)
+
+    offsets = np.zeros(1000, np.float32)
+    offset_model(tmp_path / "ref.onnx", offsets)
+    offsets[123] = 1
+    offset_model(tmp_path / "side.onnx", offsets)
+    feed = {"x": np.zeros(1000, np.float32)}
+    cpu = ["CPUExecutionProvider"]
+    strict = kiln.compare(tmp_path / "side.onnx", feed, providers=cpu, reference_model=tmp_path / "ref.onnx")
+    assert strict["passed"] is False and strict["outputs"][0]["allowed_beyond"] == 0
+    loose = kiln.compare(tmp_path / "side.onnx", feed, providers=cpu, reference_model=tmp_path / "ref.onnx",
+                         max_fraction_beyond=0.001)
+    assert loose["passed"] is True
+    assert loose["outputs"][0]["beyond_tolerance"] == 1 and loose["outputs"][0]["allowed_beyond"] == 1
+    for bad in (-0.1, 1.0, float("nan")):
+        with pytest.raises(kiln.KilnError):
+            kiln.compare(tmp_path / "side.onnx", feed, providers=cpu, reference_model=tmp_path / "ref.onnx",
+                         max_fraction_beyond=bad)

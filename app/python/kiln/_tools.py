@@ -100,13 +100,15 @@ def device_profile(index=0):
 
 
 def compare(model, input_feed, providers=None, sess_options=None, reference_model=None, reference_providers=None,
-            reference_sess_options=None, atol=1e-4, rtol=1e-3, bisect=False):
+            reference_sess_options=None, atol=1e-4, rtol=1e-3, max_fraction_beyond=0.0, bisect=False):
     """Runs `model` under two configurations on the same inputs (NumPy arrays by input name) and compares every
-    output element by element (kiln compare): an element passes when |x - ref| <= atol + rtol * |ref|.
+    output element by element (kiln compare): an element passes when |x - ref| <= atol + rtol * |ref|, an output
+    when at most `max_fraction_beyond` (0 <= F < 1, as kiln compare --max-fraction-beyond) of its elements fail and no
+    NaN/Inf mismatches.
     The first side is `providers` / `sess_options` (as InferenceSession takes them); the reference is
     `reference_model` (default: the same model) under `reference_providers` / `reference_sess_options` (default: the
     CPU provider). Returns {"passed", "outputs": [{"name", "max_abs_error", "max_rel_error", "mean_abs_error",
-    "cosine_similarity", "fraction_beyond_tolerance", "worst", "nan_mismatches", "inf_mismatches", "shape_mismatch",
+    "cosine_similarity", "fraction_beyond_tolerance", "allowed_beyond", "worst", "nan_mismatches", "inf_mismatches", "shape_mismatch",
     "dtype_mismatch", "abs_error_histogram" (14 decade bins of |x - ref|), ...}], "first_divergence"}; with
     bisect=True, first_divergence is the first node whose outputs diverge while its inputs agree ({"node", "op_type",
     "inputs", "outputs"}), or None."""
@@ -121,5 +123,6 @@ def compare(model, input_feed, providers=None, sess_options=None, reference_mode
     reference_default = reference_providers if reference_providers is not None else [_kiln.CPU_EXECUTION_PROVIDER]
     return _kiln.compare(os.fspath(model), dict(input_feed), config_of(sess_options, providers),
                          os.fspath(reference_model) if reference_model else "",
-                         config_of(reference_sess_options, reference_default), float(atol), float(rtol), bool(bisect))
+                         config_of(reference_sess_options, reference_default), float(atol), float(rtol),
+                         float(max_fraction_beyond), bool(bisect))
 
