@@ -16,6 +16,7 @@
 #include "context_binary/format.h"
 #include "device/device_profile.h"
 #include "test_models.h"
+#include "process_status.h"
 
 namespace kiln {
 namespace {
@@ -188,15 +189,7 @@ TEST(ContextBinaryStreaming, BadExternalWeightSourcesFailClearly) {
   EXPECT_EQ(stopped.message(), "database is full");
 }
 
-// kB figures of /proc/self/status ("VmHWM", "VmRSS").
-uint64_t procStatusKb(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1));
-  }
-  return 0;
-}
+using testing::procStatusKb;
 
 // A folder on /tmp or /dev/shm with room for `bytes` (and 512 MiB to spare), or "" when neither has it.
 std::string roomyTempFolder(uint64_t bytes) {

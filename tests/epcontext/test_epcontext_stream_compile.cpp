@@ -30,6 +30,7 @@
 #include "session/deferred_weights.h"
 #include "test_models.h"
 #include "util/file_io.h"
+#include "process_status.h"
 
 namespace kiln::testing {
 namespace {
@@ -38,16 +39,6 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kElements = 16 * 1024 * 1024;  // 64 MiB of floats per weight
 constexpr uint64_t kWeightBytes = kElements * 4;
-
-// kB figures of /proc/self/status ("VmHWM", "VmRSS").
-uint64_t procStatusKb(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1));
-  }
-  return 0;
-}
 
 // Y = ((X + W0) + W1) + ... + W{count-1}, X and every Wi float[kElements]; the weights lie back to back in
 // the sparse file `data` (beside the model), each with its index written in its first 16 bytes so no two are
