@@ -50,6 +50,9 @@ set(CPACK_DEBIAN_STUDIO_PACKAGE_RECOMMENDS "kiln (= ${PROJECT_VERSION}), graphvi
 # The extension is built for one Python minor version (its file name says cpython-3XX) and imports numpy.
 if(KILN_BUILD_PYTHON)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "${KILN_PYTHON_DEB_DEPENDS}")  # app/python/CMakeLists.txt
+  # Removes the __pycache__ folders Python writes at the first import, so apt-get remove leaves nothing behind.
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA "${CMAKE_CURRENT_LIST_DIR}/python3-kiln/prerm")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 endif()
 # kiln bench --compare-onnxruntime runs node with onnxruntime-node (fetched by the user, not packaged in Debian).
 set(CPACK_DEBIAN_CLI_PACKAGE_SUGGESTS "nodejs")

@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
 seconds="${KILN_FUZZ_SECONDS:-25}"
-export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/kiln-ccache}" CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+# ccache in its own default folder (~/.cache/ccache), the one the main build uses.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 # The fuzz preset compiles with -g, for which ccache also hashes the working folder: a clone in a new folder would miss
 # every object. Without it, only the debug info's compilation folder may name another clone (file names stay right).
 export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
