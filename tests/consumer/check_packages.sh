@@ -139,9 +139,18 @@ fi
 source_dir="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "${build_dir}/CMakeCache.txt")"
 mkdir -p "${work_dir}/all"
 for deb in "${packages}"/*.deb; do dpkg-deb -x "${deb}" "${work_dir}/all"; done
-for tree in "${source_dir}" "$(cd "${build_dir}" && pwd)"; do
-  if [[ -n "${tree}" ]] && grep -rlF "${tree}" "${work_dir}/all"; then fail "packaged files contain the path ${tree}"; fi
-done
+# A path counts where it starts (not inside a longer one) and goes on into the tree: a checkout at /kiln must not
+# match /usr/share/kiln/ (seen in the pristine-root CI, whose checkout is /kiln).
+regex_quote() { sed 's/[][\.*^$()+?{}|]/\\&/g' <<<"$1"; }
+build_tree="$(cd "${build_dir}" && pwd)"
+if grep -rlaE "(^|[^A-Za-z0-9_.~/-])$(regex_quote "${build_tree}")/" "${work_dir}/all"; then
+  fail "packaged files contain the path ${build_tree}"
+fi
+if [[ -n "${source_dir}" ]] &&
+   grep -rlaE "(^|[^A-Za-z0-9_.~/-])$(regex_quote "${source_dir}")/(engine|app|tests|resources|shaders|installer)/" \
+     "${work_dir}/all"; then
+  fail "packaged files contain the path ${source_dir}"
+fi
 
 # 4. A headless server: installing the CLI and the runtime (recommended packages included) on a machine where
 #    nothing is installed yet (an empty dpkg status) pulls in no Qt package.

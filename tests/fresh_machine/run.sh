@@ -68,6 +68,7 @@ ensure_tarball() {
   touch "$tarball"  # its age decides the rebuild, whatever mtime mmdebstrap gave it
 }
 
+extra_ca=/etc/kiln-fresh-machine/extra-ca.crt  # inside a root
 roots=()
 cleanup() {
   local root
@@ -89,20 +90,28 @@ new_root() {  # sets `root` to a fresh root unpacked from the tarball
   root="$(mktemp -d -p /var/tmp kiln-fresh-root.XXXXXX)"
   roots+=("$root")
   tar -C "$root" -xf "$tarball"
-  # Network settings of this machine, as a user's installed system has its own.
+  # Network settings of this machine, as a user's installed system has its own: name resolution, and the extra CA
+  # certificates its network needs (a TLS-inspecting proxy's: NODE_EXTRA_CA_CERTS, else the locally added ones in
+  # /usr/local/share/ca-certificates), so that npm reaches its registry from the root as it does from the host.
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   cp /etc/hosts "$root/etc/hosts"
+  mkdir -p "$root/etc/kiln-fresh-machine"
+  if [[ -n "${NODE_EXTRA_CA_CERTS:-}" && -r "$NODE_EXTRA_CA_CERTS" ]]; then
+    cp "$NODE_EXTRA_CA_CERTS" "$root$extra_ca"
+  elif compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+    cat /usr/local/share/ca-certificates/*.crt >"$root$extra_ca"
+  fi
 }
 
 # in_root ROOT BINDS COMMAND: runs COMMAND with bash as root inside ROOT, in a private mount namespace (its mounts
-# vanish with it, even when it is killed), with an environment that has nothing of the host's but CI (and the fuzzers'
-# time). The `ci` test preset itself makes a missing Vulkan device, real model or Slurm a failure. BINDS: "HOST_PATH:ROOT_PATH[:ro]" separated by spaces.
+# vanish with it, even when it is killed), with an environment that has nothing of the host's but CI, the fuzzers'
+# time and the network's extra CA certificates (new_root). The `ci` test preset itself makes a missing Vulkan device, real model or Slurm a failure. BINDS: "HOST_PATH:ROOT_PATH[:ro]" separated by spaces.
 in_root() {
   local root="$1" binds="$2" command="$3"
   unshare --mount --propagation private -- bash -euo pipefail -c '
     root="$1" binds="$2"; shift 2
     mount -t proc proc "$root/proc"
-    mount -t sysfs -o ro sysfs "$root/sys"
+    mount --rbind /sys "$root/sys"  # with /sys/fs/cgroup, which slurmd needs, as on a booted machine
     mount --rbind /dev "$root/dev"
     mount -t tmpfs -o mode=1777,size=8g tmpfs "$root/dev/shm"
     for bind in $binds; do
@@ -114,6 +123,7 @@ in_root() {
     exec chroot "$root" "$@"' _ "$root" "$binds" \
     env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM=dumb \
     DEBIAN_FRONTEND=noninteractive CI="${CI:-}" KILN_FUZZ_SECONDS="${KILN_FUZZ_SECONDS:-25}" \
+    $([[ -s "$root$extra_ca" ]] && echo "NODE_EXTRA_CA_CERTS=$extra_ca") \
     bash -euo pipefail -c "$command"
 }
 
