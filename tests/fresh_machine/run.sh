@@ -4,7 +4,9 @@
 #
 # Stages (all by default, in this order):
 #   suite     A fresh root that holds nothing but this checkout (bind-mounted at /kiln) runs README's test command,
-#             taken from README.md itself, then tests/fuzz/run_fuzzers.sh.
+#             taken from README.md itself.
+#   fuzz      The same root runs tests/fuzz/run_fuzzers.sh (after installer/install_deps.sh, which has nothing left
+#             to do after the suite).
 #   demo      The same root runs README's main command (no display: the headless demo, whose summary must appear),
 #             then packs the Debian packages from build/release with cpack.
 #   packages  A second fresh root installs those packages with `apt-get install ./*.deb` (Debian's archive alone must
@@ -28,10 +30,10 @@ cd "$(dirname "$0")/../.."
 checkout="$PWD"
 here="$checkout/tests/fresh_machine"
 stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=(suite demo packages hygiene)
+[[ ${#stages[@]} -eq 0 ]] && stages=(suite fuzz demo packages hygiene)
 for stage in "${stages[@]}"; do
-  case "$stage" in suite | demo | packages | hygiene) ;; *)
-    echo "run.sh: unknown stage '$stage' (stages: suite demo packages hygiene)" >&2
+  case "$stage" in suite | fuzz | demo | packages | hygiene) ;; *)
+    echo "run.sh: unknown stage '$stage' (stages: suite fuzz demo packages hygiene)" >&2
     exit 2
     ;;
   esac
@@ -147,7 +149,7 @@ want() { [[ " ${stages[*]} " == *" $1 "* ]]; }
 
 timings=()
 ensure_tarball
-if want suite || want demo; then
+if want suite || want fuzz || want demo; then
   new_root
   build_root="$root"
   # ccache settings for speed (ccache reads /etc/ccache.conf; README's command installs ccache): paths under the
@@ -163,9 +165,12 @@ if want suite; then
   log "README's test command in a pristine root: $test_command"
   in_root "$build_root" "$build_binds" "cd /kiln && $test_command"
   timings+=("suite (README's test command): $(seconds_since "$start") s")
+fi
+
+if want fuzz; then
   start=$SECONDS
   log "the fuzzers (tests/fuzz/run_fuzzers.sh)"
-  in_root "$build_root" "$build_binds" "cd /kiln && tests/fuzz/run_fuzzers.sh"
+  in_root "$build_root" "$build_binds" "cd /kiln && installer/install_deps.sh && tests/fuzz/run_fuzzers.sh"
   timings+=("fuzzers: $(seconds_since "$start") s")
 fi
 
