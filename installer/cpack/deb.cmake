@@ -47,6 +47,9 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SUGGESTS "vulkan-tools")
 # The bench panel runs the kiln program; graphs are laid out by Graphviz's `dot` (a separate program, so its EPL
 # stays out of the binary).
 set(CPACK_DEBIAN_STUDIO_PACKAGE_RECOMMENDS "kiln (= ${PROJECT_VERSION}), graphviz")
+# Qt's xcb and wayland platform plugins, without which kiln-studio cannot open a window on a desktop: libqt6gui6 only
+# recommends them (and brings the offscreen one itself). Added to what dpkg-shlibdeps finds.
+set(CPACK_DEBIAN_STUDIO_PACKAGE_DEPENDS "qt6-qpa-plugins")
 # The extension is built for one Python minor version (its file name says cpython-3XX) and imports numpy.
 if(KILN_BUILD_PYTHON)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "${KILN_PYTHON_DEB_DEPENDS}")  # app/python/CMakeLists.txt
