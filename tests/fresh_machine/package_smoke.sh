@@ -107,15 +107,28 @@ appstreamcli validate --no-net --pedantic /usr/share/metainfo/org.kiln.Studio.me
 check "a CMake project with find_package(Kiln) builds against the installed packages and runs"
 bash "$tests/consumer/run_consumer_test.sh" cmake /usr "$PWD/consumer" "$sample" "$version"
 
-check "apt-get remove leaves no Kiln file behind"
+# Every file the packages installed, and anything named after Kiln outside the user's home, this check's folders and
+# the root's network settings; `skip_dpkg` leaves out dpkg's own records of removed packages.
+leftovers() {
+  local skip_dpkg="$1" path
+  while IFS= read -r path; do
+    [[ -e "$path" && ! -d "$path" ]] && echo "$path"
+  done <"$out/installed-files.txt"
+  local prune=(/proc /sys /dev /root /tmp /kiln-tests /debs /out /var/cache/apt /etc/kiln-fresh-machine)
+  [[ "$skip_dpkg" == 1 ]] && prune+=(/var/lib/dpkg)
+  local expression=()
+  for path in "${prune[@]}"; do expression+=(-path "$path" -o); done
+  find / -xdev \( "${expression[@]:0:${#expression[@]}-1}" \) -prune -o -iname '*kiln*' -print
+}
+
+check "apt-get remove leaves no Kiln file behind (dpkg keeps the records of packages with a postrm until purge)"
 apt remove -y "${packages[@]}" >/tmp/apt-remove.log 2>&1 || { cat /tmp/apt-remove.log >&2; fail "apt-get remove"; }
-left=()
-while IFS= read -r path; do
-  [[ -e "$path" && ! -d "$path" ]] && left+=("$path")
-done <"$out/installed-files.txt"
-# Folders only Kiln's packages use, and anything named after Kiln outside the user's home and this check's folders.
-while IFS= read -r path; do left+=("$path"); done < <(find / -xdev \( -path /proc -o -path /sys -o -path /dev \
-  -o -path /root -o -path /tmp -o -path /kiln-tests -o -path /debs -o -path /out -o -path /var/cache/apt \) -prune \
-  -o -iname '*kiln*' -print)
-if [[ ${#left[@]} -gt 0 ]]; then printf '  %s\n' "${left[@]}" >&2; fail "apt-get remove left ${#left[@]} paths"; fi
-echo "package smoke passed: kiln $version, five packages installed, used and removed" >&2
+left="$(leftovers 1)"
+[[ -z "$left" ]] || { echo "$left" >&2; fail "apt-get remove left $(wc -l <<<"$left") paths"; }
+
+check "purging leaves nothing, not even dpkg's records"
+# dpkg, not apt: apt no longer knows the packages that were removed completely (they are in no archive).
+dpkg --purge "${packages[@]}" >/tmp/dpkg-purge.log 2>&1 || { cat /tmp/dpkg-purge.log >&2; fail "dpkg --purge"; }
+left="$(leftovers 0)"
+[[ -z "$left" ]] || { echo "$left" >&2; fail "apt-get purge left $(wc -l <<<"$left") paths"; }
+echo "package smoke passed: kiln $version, five packages installed, used, removed and purged" >&2
