@@ -23,7 +23,7 @@ layout(push_constant) uniform Params {
   uint outDims[4];
   float scaleNum[4];       // the scale is scaleNum / scaleDen (see originalCoordinate)
   float scaleDen[4];
-  float lengthResized[4];  // in * scale (unrounded) with scales, the output length with sizes
+  float lengthResized[4];  // in * scale (unrounded) with scales, the output length with sizes: half_pixel_symmetric's
 } p;
 
 // a / b as an unevaluated sum hi + lo, accurate far beyond float: the CPU EP computes coordinates in double,
@@ -62,9 +62,10 @@ vec2 originalCoordinate(uint d, float j) {
   return vec2(center * (1.0 - adjustment) + v.x - 0.5, v.y);
 #elif COORD == 2
   const vec2 v = divide((j + 0.5) * den, num);
-  return len > 1.0 ? vec2(v.x - 0.5, v.y) : vec2(0.0);
+  return p.outDims[d] > 1u ? vec2(v.x - 0.5, v.y) : vec2(0.0);
 #elif COORD == 3
-  return len == 1.0 ? vec2(0.0) : divide(j * float(p.inDims[d] - 1u), len - 1.0);
+  // The output length, as onnxruntime (not in * scale, as ONNX's 1.12 reference: the CPU EP says more).
+  return p.outDims[d] == 1u ? vec2(0.0) : divide(j * float(p.inDims[d] - 1u), float(p.outDims[d] - 1u));
 #elif COORD == 4
   return divide(j * den, num);
 #else

@@ -1,5 +1,6 @@
 #include "source_compiled_links.h"
 
+#include "kiln/provider_names.h"
 #include "kiln/tensor.h"
 #include "value_format.h"
 
@@ -19,12 +20,12 @@ QString epContextPartition(const GraphDocument& compiled, int node) {
 bool onHost(const GraphNode& node) {
   if (node.kind != GraphNode::Kind::Op) return true;
   return !node.epContext && (node.executionProvider.isEmpty() ||
-                             node.executionProvider == QStringLiteral("CPUExecutionProvider"));
+                             node.executionProvider == QLatin1String(kCpuExecutionProvider));
 }
 
 bool onDevice(const GraphNode& node) {
   return node.kind == GraphNode::Kind::Op && node.epContext &&
-         node.executionProvider != QStringLiteral("CPUExecutionProvider");
+         node.executionProvider != QLatin1String(kCpuExecutionProvider);
 }
 
 }  // namespace

@@ -25,7 +25,17 @@ void configureLogging(const CommonFlags& flags) {
 }
 
 int reportError(const Status& status, const CommonFlags& flags) {
-  std::fprintf(stderr, "kiln: error: %s\n", status.toString().c_str());
+  // stderr's last line is always the `kiln: error:` line (scripts and people read the end): a message that lists
+  // details on further lines prints them first.
+  const std::string text = status.toString();
+  const size_t lineEnd = text.find('\n');
+  if (lineEnd == std::string::npos) {
+    std::fprintf(stderr, "kiln: error: %s\n", text.c_str());
+  } else {
+    std::string head = text.substr(0, lineEnd);
+    if (!head.empty() && head.back() == ':') head.pop_back();
+    std::fprintf(stderr, "%s\nkiln: error: %s (listed above)\n", text.substr(lineEnd + 1).c_str(), head.c_str());
+  }
   if (flags.json) {
     printJson({{"error", {{"code", statusCodeName(status.code())}, {"message", status.message()}}}});
   }

@@ -1,6 +1,7 @@
 // kiln inspect FILE: everything a context binary holds (header, section table, graphs, SPIR-V, weights and their
 // deduplication) and its verdict against the current device (or a device profile); for a pipeline cache file, its
 // recorded environment, entries and whether the current device would use it.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -42,6 +43,7 @@ nlohmann::json pipelineCacheJson(const PipelineCacheFileInfo& info) {
           {"driver_blob_bytes", info.driverBlobBytes},
           {"usable", info.usable},
           {"reason", info.reason},
+          {"damaged", info.damaged},
           {"driver_blob_reason", info.driverBlobReason},
           {"against", info.against}};
 }
@@ -49,9 +51,11 @@ nlohmann::json pipelineCacheJson(const PipelineCacheFileInfo& info) {
 int inspectPipelineCache(const InspectArgs& args) {
   auto info = inspectPipelineCacheFile(args.file, args.device);
   if (!info.isOk()) return reportError(info.status(), args.flags);
+  // A damaged file is reported in full, then the exit status says so; another device's cache is not damage.
+  const int exitCode = info->damaged ? kExitFailure : kExitOk;
   if (args.flags.json) {
     printJson(pipelineCacheJson(*info));
-    return kExitOk;
+    return exitCode;
   }
   std::printf("%s: Kiln pipeline cache file, format %u, %llu bytes, written by engine %s\n", info->path.c_str(),
               info->formatVersion, static_cast<unsigned long long>(info->fileSize), info->engineVersion.c_str());
@@ -64,9 +68,10 @@ int inspectPipelineCache(const InspectArgs& args) {
     std::printf("used by %s%s%s\n", info->against.c_str(), info->driverBlobReason.empty() ? "" : "; driver blob dropped: ",
                 info->driverBlobReason.c_str());
   } else {
-    std::printf("a cache miss on %s: %s\n", info->against.c_str(), info->reason.c_str());
+    std::printf("a cache miss on %s: %s%s\n", info->against.c_str(), info->damaged ? "damaged: " : "",
+                info->reason.c_str());
   }
-  return kExitOk;
+  return exitCode;
 }
 
 nlohmann::json valuesJson(const std::vector<ValueMetadata>& values) {
@@ -96,6 +101,11 @@ int inspectCtxModel(const InspectArgs& args) {
                                                                      "partition shows how it would run, kiln compile compiles it)"),
                        args.flags);
   }
+  // Problems (a missing, corrupt or mismatched binary, an edited input type) are reported in full, then the exit
+  // status says so.
+  const bool problems = !info->problems.empty() ||
+                        std::any_of(info->nodes.begin(), info->nodes.end(), [](const auto& n) { return !n.problem.empty(); });
+  const int exitCode = problems ? kExitFailure : kExitOk;
   std::map<std::string, nlohmann::json> verdicts;
   for (const auto& [key, binary] : info->binaries) {
     if (key.rfind("embedded", 0) == 0) continue;  // an embedded payload has no file to judge: load it to see
@@ -113,7 +123,7 @@ int inspectCtxModel(const InspectArgs& args) {
     printJson({{"path", info->path}, {"kind", "epcontext_model"}, {"inputs", valuesJson(info->inputs)},
                {"outputs", valuesJson(info->outputs)}, {"other_nodes", info->otherNodes}, {"metadata", metadata},
                {"epcontext_nodes", nodes}, {"binaries", binaries}, {"problems", info->problems}});
-    return kExitOk;
+    return exitCode;
   }
   std::printf("%s: EPContext model, %zu EPContext node(s), %lld other node(s), %zu input(s), %zu output(s)\n",
               info->path.c_str(), info->nodes.size(), static_cast<long long>(info->otherNodes), info->inputs.size(),
@@ -134,7 +144,7 @@ int inspectCtxModel(const InspectArgs& args) {
       printText(*verdict);
     }
   }
-  return kExitOk;
+  return exitCode;
 }
 
 bool endsWith(const std::string& text, const std::string& suffix) {

@@ -75,7 +75,7 @@ class GraphPanel : public QWidget {
   void findNext();
   void findPrevious();
 
-  // Input shapes (graph_panel_shapes.cpp): "x=1,3,640,640" re-runs the engine's shape inference with those inputs
+  // Input shapes (graph_panel_shapes.cpp): "x=1x3x640x640" re-runs the engine's shape inference with those inputs
   // fixed, so node details, the Nodes table and edge labels show concrete dimensions; "" goes back to the declared
   // shapes. The graph on display stays until the new one is ready. A text that does not parse, or shapes the
   // engine refuses (unknown input, other rank), change nothing: inputShapesRejected(message) and the message

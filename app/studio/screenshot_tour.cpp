@@ -480,7 +480,7 @@ void ScreenshotTour::addFitAndEdgeShapeSteps() {
                       GraphPanel* panel = window_.graphPanel();
                       QAction* toggle = window_.findChild<QAction*>(QStringLiteral("tensorShapesAction"));
                       if (toggle) toggle->setChecked(true);
-                      const QString shapes = benchShapes_.isEmpty() ? QStringLiteral("x=1,3,640,640") : benchShapes_;
+                      const QString shapes = benchShapes_.isEmpty() ? QStringLiteral("x=1x3x640x640") : benchShapes_;
                       auto applied = std::make_shared<bool>(false);
                       connect(panel, &GraphPanel::inputShapesApplied, stepContext_, [applied] { *applied = true; });
                       connect(panel, &GraphPanel::inputShapesRejected, stepContext_,

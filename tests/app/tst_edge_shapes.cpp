@@ -1,5 +1,5 @@
 // Tensor shapes on edges and concrete shapes from given input shapes (issue 22): View ▸ Tensor Shapes on Edges
-// (Ctrl+E) draws each edge's dtype and shape, only where legible; "x=1,3,64,64" in the graph panel's Input shapes
+// (Ctrl+E) draws each edge's dtype and shape, only where legible; "x=1x3x64x64" in the graph panel's Input shapes
 // re-runs the engine's shape inference, and edges, node details and the Nodes table then show exactly the dims
 // kiln::inspectModel infers with that shape. Bad input (not a number, unknown input, wrong rank) changes nothing.
 #include <QAbstractItemModel>
@@ -21,6 +21,7 @@
 #include "kiln/model_info.h"
 #include "main_window.h"
 #include "node_details_view.h"
+#include "shape_syntax.h"
 #include "value_format.h"
 
 using kiln::studio::GraphEdgeItem;
@@ -81,27 +82,36 @@ class TestEdgeShapes : public QObject {
     QVERIFY(ready.wait(60000));
   }
 
+  // The studio's shape field takes exactly what kiln's --shape takes (one parser, app/common's shape_syntax.h): every
+  // text here gets the same answer from both, so a second parser with its own syntax fails this test.
   void parsesInputShapes() {
-    const auto one = kiln::bridge::parseInputShapes(QStringLiteral("x=1,3,640,640"));
+    const auto one = kiln::bridge::parseInputShapes(QStringLiteral("x=1x3x640x640"));
     QVERIFY(one.isOk());
     QCOMPARE(one.value().at("x"), (std::vector<int64_t>{1, 3, 640, 640}));
-    const auto two = kiln::bridge::parseInputShapes(QStringLiteral(" x=1x3x64x64; mask=2,5 "));
+    const auto two = kiln::bridge::parseInputShapes(QStringLiteral(" x=1x3x64x64; mask=2x5 "));
     QVERIFY(two.isOk());
     QCOMPARE(two.value().size(), size_t{2});
     QCOMPARE(two.value().at("mask"), (std::vector<int64_t>{2, 5}));
     QVERIFY(kiln::bridge::parseInputShapes(QString()).value().empty());
-    for (const char* bad : {"x=1,3,a,64", "x=1,-3", "x 1,3", "=1,3", "x=1;x=2", "x=?,3,?,?"}) {
-      const auto parsed = kiln::bridge::parseInputShapes(QString::fromLatin1(bad));
-      QVERIFY2(!parsed.isOk(), bad);
-      QVERIFY2(parsed.status().message().find("input shape") != std::string::npos, parsed.status().message().c_str());
+    for (const char* text : {"x=1x3x640x640", "x=1x3x64x64, mask=1x10", "a=1;b=2", "x=", "x=1,3,640,640", "x=1x3xax64",
+                             "x=1x-3", "x 1x3", "=1x3", "x=?x3x?x?", "x=99999999999999999999"}) {
+      const auto studio = kiln::bridge::parseInputShapes(QString::fromLatin1(text));
+      const auto cli = kiln::app::parseNamedShapeList(text);
+      QVERIFY2(studio.isOk() == cli.isOk(), text);
+      if (!cli.isOk()) continue;
+      QCOMPARE(studio.value().size(), cli.value().size());
+      for (const auto& [name, dims] : cli.value()) QCOMPARE(studio.value().at(name), dims);
     }
+    const auto twice = kiln::bridge::parseInputShapes(QStringLiteral("x=1;x=2"));
+    QVERIFY(!twice.isOk());
+    QVERIFY2(twice.status().message().find("given twice") != std::string::npos, twice.status().message().c_str());
   }
 
   void declaredShapesPrefillTheField() {
     auto* edit = panel_.findChild<QLineEdit*>(QStringLiteral("inputShapesEdit"));
     QVERIFY(edit);
     QVERIFY(edit->isVisible());  // the model leaves dimensions open
-    QCOMPARE(edit->text(), QStringLiteral("x=?,3,?,?"));
+    QCOMPARE(edit->text(), QStringLiteral("x=?x3x?x?"));
   }
 
   void toggleDrawsEachEdgesTensor() {
@@ -161,7 +171,7 @@ class TestEdgeShapes : public QObject {
     view->setTensorShapesShown(true);
     QSignalSpy applied(&panel_, &GraphPanel::inputShapesApplied);
     QSignalSpy ready(&panel_, &GraphPanel::layoutReady);
-    QVERIFY(panel_.applyInputShapes(QStringLiteral("x=1,3,64,64")));
+    QVERIFY(panel_.applyInputShapes(QStringLiteral("x=1x3x64x64")));
     QVERIFY(applied.wait(60000));
     if (ready.isEmpty()) QVERIFY(ready.wait(60000));
     const kiln::bridge::InputShapes shapes{{"x", {1, 3, 64, 64}}};
@@ -179,10 +189,10 @@ class TestEdgeShapes : public QObject {
   void badInputChangesNothing_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("message");
-    QTest::newRow("not a number") << QStringLiteral("x=1,3,a,64") << QStringLiteral("'a' is not a dimension");
-    QTest::newRow("unknown input") << QStringLiteral("image=1,3,64,64") << QStringLiteral("not a model input");
-    QTest::newRow("wrong rank") << QStringLiteral("x=1,3,64") << QStringLiteral("rank");
-    QTest::newRow("fixed dim differs") << QStringLiteral("x=1,4,64,64") << QStringLiteral("fixed dimension");
+    QTest::newRow("not a number") << QStringLiteral("x=1x3xax64") << QStringLiteral("'a' is not a non-negative integer");
+    QTest::newRow("unknown input") << QStringLiteral("image=1x3x64x64") << QStringLiteral("not a model input");
+    QTest::newRow("wrong rank") << QStringLiteral("x=1x3x64") << QStringLiteral("rank");
+    QTest::newRow("fixed dim differs") << QStringLiteral("x=1x4x64x64") << QStringLiteral("fixed dimension");
   }
   void badInputChangesNothing() {
     QFETCH(QString, text);
@@ -217,7 +227,7 @@ class TestEdgeShapes : public QObject {
     window.openModel(model_);
     QVERIFY(ready.wait(60000));
     QSignalSpy applied(window.graphPanel(), &GraphPanel::inputShapesApplied);
-    QVERIFY(window.graphPanel()->applyInputShapes(QStringLiteral("x=2,3,16,16")));
+    QVERIFY(window.graphPanel()->applyInputShapes(QStringLiteral("x=2x3x16x16")));
     QVERIFY(applied.wait(60000));
     // The Nodes table lists the Conv's output with the concrete shape.
     auto tableShows = [&window](const QString& text) {

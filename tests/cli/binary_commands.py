@@ -50,9 +50,9 @@ def main():
         code, out, err = kiln("inspect", str(live), "--json")
         expect(code == 0, f"inspect exits 0 (got {code}: {err})")
         info = json.loads(out)
-        expect(info["format_version"] == "1.2", "format 1.2")
-        expect([s["kind"] for s in info["sections"]] == ["device", "graphs", "spirv", "driver_cache", "weights",
-                                                          "pipeline_users", "compile_record"],
+        expect(info["format_version"] == "1.3", "format 1.3")
+        expect([s["kind"] for s in info["sections"]] == ["device", "graphs", "spirv", "spirv_digests", "driver_cache",
+                                                          "weights", "pipeline_users", "compile_record"],
                f"section kinds {[s['kind'] for s in info['sections']]}")
         pipelines = info["spirv"]["pipelines"]
         expect(info["spirv"]["pipeline_users_recorded"] and len(pipelines) == info["spirv"]["modules"]

@@ -1,5 +1,5 @@
-// Data for pipeline cache file tests that need no Vulkan device: lavapipe 22.3.6's identity as measured
-// (env-notes.md), a matching VkPipelineCacheHeaderVersionOne blob, and small SPIR-V-shaped modules.
+// Data for pipeline cache file tests that need no Vulkan device: lavapipe 22.3.6's identity
+// (as measured here), a matching VkPipelineCacheHeaderVersionOne blob, and small valid SPIR-V modules.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -44,10 +44,30 @@ inline std::vector<std::byte> driverBlobFor(const vk::DeviceInfo& d, size_t extr
   return blob;
 }
 
-// A SPIR-V-shaped module (magic, version, generator, bound, schema, then `length` payload words from `seed`).
-inline std::vector<uint32_t> fakeSpirv(uint32_t seed, size_t length = 8) {
-  std::vector<uint32_t> words = {0x07230203, 0x00010300, 0, 16, 0};
-  for (size_t i = 0; i < length; ++i) words.push_back(seed * 2654435761u + static_cast<uint32_t>(i));
+// A valid SPIR-V 1.3 compute module (an empty main) that `seed` tells apart (OpSource's version) and `length` pads
+// with that many words (an OpSourceExtension string): the cache validates modules before handing them out.
+inline std::vector<uint32_t> sampleSpirv(uint32_t seed, size_t length = 8) {
+  std::vector<uint32_t> words = {0x07230203, 0x00010300, 0, 5, 0};     // magic, SPIR-V 1.3, generator, bound, schema
+  const auto op = [&](uint32_t opcode, std::vector<uint32_t> operands) {
+    words.push_back(static_cast<uint32_t>(operands.size() + 1) << 16 | opcode);
+    words.insert(words.end(), operands.begin(), operands.end());
+  };
+  op(17, {1});                            // OpCapability Shader
+  op(14, {0, 1});                         // OpMemoryModel Logical GLSL450
+  op(15, {5, 1, 0x6E69616D, 0});          // OpEntryPoint GLCompute %1 "main"
+  op(16, {1, 17, 1, 1, 1});               // OpExecutionMode %1 LocalSize 1 1 1
+  if (length > 0) {                       // OpSourceExtension "aaa...": length words, NUL-terminated
+    std::vector<uint32_t> text(length, 0x61616161);
+    text.back() = 0x00616161;
+    op(4, text);
+  }
+  op(3, {0, seed});                       // OpSource Unknown <seed>
+  op(19, {2});                            // %2 = OpTypeVoid
+  op(33, {3, 2});                         // %3 = OpTypeFunction %2
+  op(54, {2, 1, 0, 3});                   // %1 = OpFunction %2 None %3
+  op(248, {4});                           // OpLabel
+  op(253, {});                            // OpReturn
+  op(56, {});                             // OpFunctionEnd
   return words;
 }
 

@@ -40,7 +40,7 @@ void saveLoop(const std::string& path, int iterations, uint32_t writer) {
     const std::string reason = cache->missReason();
     if (!reason.empty() && reason != "no file") return fail("iteration " + std::to_string(i) + " read: " + reason);
     // Large enough that a torn write would show; different every time so that every save writes.
-    cache->addSpirv(writer, kiln::testing::fakeSpirv(writer * 1000 + static_cast<uint32_t>(i), 4096));
+    cache->addSpirv(writer, kiln::testing::sampleSpirv(writer * 1000 + static_cast<uint32_t>(i), 4096));
     kiln::Status saved = cache->save(kiln::testing::driverBlobFor(device, 64));
     if (!saved.isOk()) return fail("iteration " + std::to_string(i) + " save: " + saved.message());
   }

@@ -123,7 +123,7 @@ TEST(AutotuneBinary, ChoicesAreStoredReadBackAndAppliedWithoutTuning) {
   auto binary = ctxbin::ContextBinary::open(tuned.binary);
   ASSERT_TRUE(binary.isOk()) << binary.status().toString();
   EXPECT_TRUE(binary.value()->hasTuning());
-  EXPECT_EQ(binary.value()->header().formatMinor, 2);
+  EXPECT_EQ(binary.value()->header().formatMinor, ctxbin::kFormatMinor);  // written at the current format
   auto stored = binary.value()->partitions();
   ASSERT_TRUE(stored.isOk()) << stored.status().toString();
   ASSERT_EQ(stored->size(), tuned.model.partitions.size());

@@ -204,7 +204,7 @@ TEST(ContextBinary, InspectDescribesHeaderSectionsAndGraphs) {
   ASSERT_FALSE(compiled.binary.empty());
   auto info = inspectContextBinary(compiled.binary);
   ASSERT_TRUE(info.isOk()) << info.status().toString();
-  EXPECT_EQ(info->formatVersion, "1.2");  // 1.1: compile_record, weight_refs, tuning; 1.2: pipeline_users
+  EXPECT_EQ(info->formatVersion, "1.3");  // 1.1: compile_record, weight_refs, tuning; 1.2: pipeline_users; 1.3: spirv_digests
   EXPECT_EQ(info->target, "device");
   EXPECT_FALSE(info->deviceName.empty());
   EXPECT_EQ(info->graphs.size(), compiled.model.partitions.size());
@@ -214,7 +214,7 @@ TEST(ContextBinary, InspectDescribesHeaderSectionsAndGraphs) {
   EXPECT_FALSE(info->spirvModules.empty());
   std::vector<std::string> kinds;
   for (const auto& s : info->sections) kinds.push_back(s.kind);
-  EXPECT_EQ(kinds, (std::vector<std::string>{"device", "graphs", "spirv", "driver_cache", "weights", "pipeline_users"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"device", "graphs", "spirv", "spirv_digests", "driver_cache", "weights", "pipeline_users"}));
   EXPECT_EQ(inspectContextBinary(dir.file("missing.bin")).status().code(), StatusCode::NO_SUCHFILE);
 }
 
@@ -274,6 +274,31 @@ TEST(ContextBinary, UnknownSectionKindsAreSkipped) {
   ASSERT_TRUE(withRecord.isOk()) << withRecord.status().toString();
   EXPECT_EQ((*withRecord)->compileRecord(), R"({"kiln_version":"0.1.0"})");
   EXPECT_FALSE((*withRecord)->isWeightless());
+}
+
+// A SPIR-V module edited inside the binary with every section hash and the header checksum recomputed (a buggy
+// writer, or a tampered file: issue 31 measured outputs off by 3.4e-3 from one) no longer matches its digest in the
+// spirv_digests section (format 1.3): INVALID_GRAPH, and no driver sees it.
+TEST(ContextBinary, ASpirvEditBehindResealedHashesIsRefused) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  Compiled compiled = compileToBinary(smallModel(dir), dir, "small_vulkan.bin");
+  ASSERT_FALSE(compiled.binary.empty());
+  auto bytes = readFileBytes(compiled.binary).value();
+  auto parsed = ctxbin::parseHeader(bytes);
+  ASSERT_TRUE(parsed.isOk()) << parsed.status().toString();
+  bool edited = false;
+  for (const auto& section : parsed->sections) {
+    if (section.kind != ctxbin::SectionKind::SPIRV) continue;
+    bytes[section.offset + section.size - 4] ^= std::byte{0x01};  // the last word of the last module
+    edited = true;
+  }
+  ASSERT_TRUE(edited) << "the binary has a SPIR-V section";
+  testing::mutation_detail::rehash(bytes);
+  auto binary = ctxbin::ContextBinary::fromBytes(bytes, "edited");
+  const Status status = binary.isOk() ? (*binary)->partitions().status() : binary.status();
+  EXPECT_EQ(status.code(), StatusCode::INVALID_GRAPH) << status.toString();
+  EXPECT_NE(status.message().find("does not match its digest"), std::string::npos) << status.toString();
 }
 
 // --- verdicts -----------------------------------------------------------------------------------------------

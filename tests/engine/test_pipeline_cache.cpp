@@ -27,14 +27,14 @@ namespace {
 
 namespace layout = vk::pipeline_cache_layout;
 using testing::driverBlobFor;
-using testing::fakeSpirv;
+using testing::sampleSpirv;
 using testing::lavapipeIdentity;
 using Bytes = std::vector<std::byte>;
 
 // A saved image with three entries and a driver blob with 16 payload bytes.
 Bytes sampleImage(const vk::DeviceInfo& device = lavapipeIdentity()) {
   auto cache = vk::PipelineCacheFile::empty("unused.vkcache", device);
-  for (uint32_t k = 1; k <= 3; ++k) cache->addSpirv(k * 1000, fakeSpirv(k, 4 + k));
+  for (uint32_t k = 1; k <= 3; ++k) cache->addSpirv(k * 1000, sampleSpirv(k, 4 + k));
   return cache->serialize(driverBlobFor(device, 16));
 }
 
@@ -48,6 +48,14 @@ void putU64(Bytes& b, size_t at, uint64_t v) {
 }
 void putU32(Bytes& b, size_t at, uint32_t v) {
   for (size_t i = 0; i < 4; ++i) b[at + i] = static_cast<std::byte>(v >> (8 * i));
+}
+uint32_t getU32(const Bytes& b, size_t at) { return static_cast<uint32_t>(getU64(b, at) & 0xffffffffu); }
+
+// Recomputes the digest of the entry at `at` (as a writer that changed its key or words would).
+void resealEntry(Bytes& b, size_t at) {
+  std::vector<uint32_t> words(getU32(b, at + 8));
+  std::memcpy(words.data(), b.data() + at + 16, 4 * words.size());
+  putU32(b, at + 12, layout::entryDigest(getU64(b, at), words));
 }
 
 // Recomputes every checksum from the size fields (as far as they fit), so a patched field reaches the checks
@@ -101,8 +109,8 @@ TEST_F(PipelineCacheFileTest, RoundTripKeepsSpirvAndDriverBlob) {
   auto first = vk::PipelineCacheFile::open(path, device);
   EXPECT_EQ(first->missReason(), "no file");
   EXPECT_FALSE(first->findSpirv(7).has_value());
-  first->addSpirv(7, fakeSpirv(7));
-  first->addSpirv(8, fakeSpirv(8, 100));
+  first->addSpirv(7, sampleSpirv(7));
+  first->addSpirv(8, sampleSpirv(8, 100));
   const Bytes blob = driverBlobFor(device, 40);
   ASSERT_TRUE(first->needsSave(blob));
   ASSERT_TRUE(first->save(blob).isOk());
@@ -113,8 +121,8 @@ TEST_F(PipelineCacheFileTest, RoundTripKeepsSpirvAndDriverBlob) {
   EXPECT_EQ(second->missReason(), "");
   EXPECT_EQ(second->driverBlobReason(), "");
   EXPECT_EQ(second->entryCount(), 2u);
-  EXPECT_EQ(second->findSpirv(7), fakeSpirv(7));
-  EXPECT_EQ(second->findSpirv(8), fakeSpirv(8, 100));
+  EXPECT_EQ(second->findSpirv(7), sampleSpirv(7));
+  EXPECT_EQ(second->findSpirv(8), sampleSpirv(8, 100));
   EXPECT_FALSE(second->findSpirv(9).has_value());
   EXPECT_EQ(second->hits(), 2);
   EXPECT_EQ(second->misses(), 1);
@@ -128,13 +136,13 @@ TEST_F(PipelineCacheFileTest, NeedsSaveOnlyWhenSomethingChanged) {
   ASSERT_EQ(cache->missReason(), "");
   const Bytes blob = cache->driverBlob();
   EXPECT_FALSE(cache->needsSave(blob));
-  cache->addSpirv(2000, fakeSpirv(2, 6));  // the same words it holds
+  cache->addSpirv(2000, sampleSpirv(2, 6));  // the same words it holds
   EXPECT_FALSE(cache->needsSave(blob));
   EXPECT_TRUE(cache->needsSave(driverBlobFor(device, 17)));  // the driver's blob grew
   Bytes foreign = driverBlobFor(device, 16);
   foreign[8] = std::byte{0x42};  // another vendor's blob is not written, so the file would lose its blob
   EXPECT_TRUE(cache->needsSave(foreign));
-  cache->addSpirv(2000, fakeSpirv(99, 6));  // different words under a known key
+  cache->addSpirv(2000, sampleSpirv(99, 6));  // different words under a known key
   EXPECT_TRUE(cache->needsSave(blob));
 }
 
@@ -147,7 +155,7 @@ TEST_F(PipelineCacheFileTest, RewriteDropsEntriesNobodyAskedFor) {
   auto cache = vk::PipelineCacheFile::open(path, device);
   ASSERT_EQ(cache->entryCount(), 3u);
   ASSERT_TRUE(cache->findSpirv(1000).has_value());
-  cache->addSpirv(42, fakeSpirv(42));
+  cache->addSpirv(42, sampleSpirv(42));
   ASSERT_TRUE(cache->save(cache->driverBlob()).isOk());
   auto reread = vk::PipelineCacheFile::open(path, device);
   EXPECT_EQ(reread->entryCount(), 2u);
@@ -240,11 +248,17 @@ TEST_F(PipelineCacheFileTest, HugeSizesAndCountsAreAMiss) {
       {"blob size 0", [](Bytes& b) { putU64(b, layout::kDriverBlobSizeOffset, 0); }, "driver blob claims"},
       {"entry words max", [=](Bytes& b) { putU32(b, firstEntry + 8, 0xffffffffu); }, "claims 4294967295 words"},
       {"entry words 2", [=](Bytes& b) { putU32(b, firstEntry + 8, 2); }, "claims 2 words"},
-      {"entry reserved", [=](Bytes& b) { putU32(b, firstEntry + 12, 1); }, "reserved"},
+      {"entry digest", [=](Bytes& b) { putU32(b, firstEntry + 12, getU32(b, firstEntry + 12) + 1); }, "its digest"},
       {"entry not SPIR-V", [=](Bytes& b) { putU32(b, firstEntry + 16, 0x12345678); }, "not SPIR-V"},
-      {"duplicate key", [=](Bytes& b) { putU64(b, firstEntry + 16 + 4 * 10, 1000); }, "repeats key"},
+      {"one word changed", [=](Bytes& b) { putU32(b, firstEntry + 16 + 4 * 6, 0x12345678); }, "its digest"},
+      {"duplicate key", [=](Bytes& b) {
+         const size_t second = firstEntry + 16 + 4 * getU32(b, firstEntry + 8);
+         putU64(b, second, 1000);
+         resealEntry(b, second);
+       }, "repeats key"},
       {"header size", [](Bytes& b) { putU32(b, 12, 0xffffffffu); }, "header size"},
-      {"format version", [](Bytes& b) { putU32(b, 8, 2); }, "format version 2"},
+      {"format version", [](Bytes& b) { putU32(b, 8, 3); }, "format version 3"},
+      {"format 1 (no digests)", [](Bytes& b) { putU32(b, 8, 1); }, "format version 1"},
   };
   for (const auto& [what, patch, reason] : patches) {
     Bytes mutated = image;
@@ -252,6 +266,24 @@ TEST_F(PipelineCacheFileTest, HugeSizesAndCountsAreAMiss) {
     reseal(mutated);
     expectRejected(mutated, what, reason);
   }
+}
+
+// A module behind a recomputed digest and checksums (a buggy writer, or a tampered file) that is not valid SPIR-V
+// never reaches a driver: lavapipe crashed inside vkCreateComputePipelines on one (issue 31). findSpirv drops it, a
+// counted miss that is compiled again, and the next save rewrites the file; the other entries are still hits.
+TEST_F(PipelineCacheFileTest, InvalidSpirvBehindAValidDigestIsDroppedNotHandedOut) {
+  Bytes image = sampleImage();
+  const size_t firstEntry = layout::kHeaderBytes;
+  putU32(image, firstEntry + 16 + 4 * 6, 0x12345678);  // OpCapability's operand: no such capability
+  resealEntry(image, firstEntry);
+  reseal(image);
+  auto cache = vk::PipelineCacheFile::fromBytes("x.vkcache", image, lavapipeIdentity());
+  ASSERT_EQ(cache->missReason(), "") << "the file itself is intact";
+  const Bytes blob = cache->driverBlob();
+  EXPECT_FALSE(cache->findSpirv(1000).has_value());
+  EXPECT_EQ(cache->findSpirv(2000), sampleSpirv(2, 6));
+  EXPECT_TRUE(cache->needsSave(blob));
+  EXPECT_FALSE(cache->findSpirv(1000).has_value()) << "dropped, not revalidated";
 }
 
 // Random flips behind valid checksums: never a crash (run under the asan preset), and never more entries.
@@ -295,7 +327,7 @@ TEST_F(PipelineCacheFileTest, DriverBlobHeaderChecks) {
 
     // In a file: the blob is dropped with the reason and the SPIR-V is kept.
     auto writer = vk::PipelineCacheFile::empty("x.vkcache", device);
-    writer->addSpirv(5, fakeSpirv(5));
+    writer->addSpirv(5, sampleSpirv(5));
     Bytes image = writer->serialize(good);
     const size_t blobAt = image.size() - good.size();
     image.resize(blobAt);
@@ -326,7 +358,7 @@ TEST_F(PipelineCacheFileTest, UnreadablePathsAreAMissNotAnError) {
   std::filesystem::create_directories(dir.path() / "blocker");
   auto blocked = vk::PipelineCacheFile::open(dir.file("blocker/x/y.vkcache"), lavapipeIdentity());
   std::ofstream(dir.file("blocker/x"), std::ios::binary) << "a file where a folder should be";
-  blocked->addSpirv(1, fakeSpirv(1));
+  blocked->addSpirv(1, sampleSpirv(1));
   const Status saved = blocked->save({});
   EXPECT_FALSE(saved.isOk());
   EXPECT_NE(saved.message().find("y.vkcache"), std::string::npos) << saved.message();

@@ -137,7 +137,7 @@ TEST(PipelineCacheSession, OtherDriverBuildIsAMissNamingDriverInfo) {
   vk::DeviceInfo older = sessionDevice();
   older.driverInfo = "Mesa 22.2.0 (LLVM 14.0.0)";
   auto foreign = vk::PipelineCacheFile::empty(cache, older);
-  for (uint64_t key = 1; key <= 3; ++key) foreign->addSpirv(key, testing::fakeSpirv(static_cast<uint32_t>(key)));
+  for (uint64_t key = 1; key <= 3; ++key) foreign->addSpirv(key, testing::sampleSpirv(static_cast<uint32_t>(key)));
   ASSERT_TRUE(foreign->save({}).isOk());
 
   LogCapture log;

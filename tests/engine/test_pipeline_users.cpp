@@ -109,7 +109,7 @@ TEST(PipelineUsers, SectionRoundTrip) {
 
   auto info = inspectContextBinary(bytes, "synthetic.bin");
   ASSERT_TRUE(info.isOk()) << info.status().toString();
-  EXPECT_EQ(info->formatVersion, "1.2");
+  EXPECT_EQ(info->formatVersion, "1." + std::to_string(ctxbin::kFormatMinor));
   EXPECT_TRUE(info->pipelineUsersRecorded);
   bool listed = false;
   for (const auto& s : info->sections) listed |= s.kind == "pipeline_users" && s.items == 2;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kiln/export.h"
+#include "kiln/value_metadata.h"
 
 #include <cstdint>
 #include <span>
@@ -50,6 +51,8 @@ struct KILN_EXPORT ContextBinaryGraph {
   std::string name;                // the partition name (EPContext nodes refer to it)
   std::string executionProvider;
   std::vector<std::string> inputs, outputs;
+  // The types the graph's inputs and outputs were compiled for (by name; initializers it holds are not listed).
+  std::vector<ValueMetadata> valueTypes;
   int64_t nodes = 0, hostNodes = 0;  // host nodes: shape arithmetic evaluated on the CPU while recording
   int64_t initializers = 0, prepackedConstants = 0;
   int64_t spirvModules = 0;

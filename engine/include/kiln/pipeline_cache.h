@@ -31,6 +31,7 @@ struct KILN_EXPORT PipelineCacheFileInfo {
   // Against `against` (the live device): usable, else the reason it would be a cache miss (environment or damage).
   bool usable = false;
   std::string reason;
+  bool damaged = false;  // the reason is damage (a failed integrity or structure check), not another environment
   std::string driverBlobReason;  // why its driver blob would be dropped while the SPIR-V is kept ("" if not)
   std::string against;
 };

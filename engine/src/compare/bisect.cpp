@@ -172,7 +172,7 @@ Result<BisectResult> bisectModels(const CompareSide& side, const CompareSide& re
     if (hasEpContextNode(model.proto.graph())) {
       return Status(StatusCode::NOT_IMPLEMENTED,
                     "'" + which->modelPath + "' is a compiled (EPContext) model: its intermediate values live in the "
-                    "context binary, so bisect cannot expose them; compare it without --bisect, and bisect its source "
+                    "context binary, so bisect cannot expose them; compare it without bisecting, and bisect its source "
                     "model under the same execution providers");
     }
   }

@@ -140,6 +140,7 @@ Result<std::shared_ptr<const PreparedContextBinary>> PreparedContextBinary::prep
   producers.push_back(bytesSection(SectionKind::DEVICE, 1, textBytes(profile)));
   producers.push_back(bytesSection(SectionKind::GRAPHS, binary->partitions_.size(), std::move(graphs)));
   producers.push_back(bytesSection(SectionKind::SPIRV, spirv.modules().size(), spirv.encode()));
+  producers.push_back(bytesSection(SectionKind::SPIRV_DIGESTS, spirv.modules().size(), spirv.encodeDigests()));
   if (contents.targetKind == TargetKind::DEVICE) {
     producers.push_back(bytesSection(SectionKind::DRIVER_CACHE, contents.driverCache.empty() ? 0u : 1u, contents.driverCache));
   }
@@ -268,6 +269,14 @@ std::span<const std::byte> ContextBinary::driverCache() const { return section(S
 Result<std::vector<std::pair<std::string, std::vector<uint32_t>>>> ContextBinary::spirvModules() const {
   auto modules = decodeSpirvSection(section(SectionKind::SPIRV));
   if (!modules.isOk()) return modules.status().withContext(origin_);
+  // Binaries before format 1.3 have no digests: their modules are checked by the section hash alone.
+  const bool hasDigests =
+      std::any_of(sections_.begin(), sections_.end(), [](const auto& s) { return s.kind == SectionKind::SPIRV_DIGESTS; });
+  if (hasDigests) {
+    if (Status digests = checkSpirvDigests(*modules, section(SectionKind::SPIRV_DIGESTS)); !digests.isOk()) {
+      return digests.withContext(origin_);
+    }
+  }
   return modules;
 }
 

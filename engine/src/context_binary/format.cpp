@@ -30,12 +30,13 @@ std::string sectionKindName(SectionKind kind) {
     case SectionKind::PIPELINE_USERS: return "pipeline_users";
     case SectionKind::COMPILE_RECORD: return "compile_record";
     case SectionKind::WEIGHT_REFS: return "weight_refs";
+    case SectionKind::SPIRV_DIGESTS: return "spirv_digests";
   }
   return "unknown (kind " + std::to_string(static_cast<uint32_t>(kind)) + ")";
 }
 
 bool isKnownSectionKind(uint32_t kind) {
-  return kind >= 1 && kind <= 9;  // DEVICE .. PIPELINE_USERS, all assigned
+  return kind >= 1 && kind <= 10;  // DEVICE .. SPIRV_DIGESTS, all assigned
 }
 
 std::string featureNames(uint32_t features) {

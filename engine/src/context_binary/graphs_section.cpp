@@ -1,5 +1,7 @@
 #include "context_binary/graphs_section.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <set>
 
@@ -287,6 +289,34 @@ std::vector<std::byte> SpirvTableWriter::encode() const {
     w.bytes(words.data(), words.size() * 4);
   }
   return w.take();
+}
+
+std::vector<std::byte> SpirvTableWriter::encodeDigests() const {
+  ByteWriter w;
+  w.u32(static_cast<uint32_t>(modules_.size()));
+  for (const auto& [key, words] : modules_) w.u64(spirvDigest(key, words));
+  return w.take();
+}
+
+uint64_t spirvDigest(const std::string& key, std::span<const uint32_t> words) {
+  return XXH3_64bits_withSeed(words.data(), words.size_bytes(), XXH3_64bits(key.data(), key.size()));
+}
+
+Status checkSpirvDigests(const std::vector<std::pair<std::string, std::vector<uint32_t>>>& modules,
+                         std::span<const std::byte> digests) {
+  ByteReader r(digests);
+  const uint32_t count = r.count(8);
+  if (!r.ok() || count != modules.size()) {
+    return corrupt("the spirv_digests section lists " + std::to_string(count) + " digests for " +
+                   std::to_string(modules.size()) + " SPIR-V modules");
+  }
+  for (const auto& [key, words] : modules) {
+    const uint64_t recorded = r.u64();
+    if (!r.ok()) break;
+    if (recorded != spirvDigest(key, words)) return corrupt("SPIR-V module '" + key + "' does not match its digest");
+  }
+  if (!r.ok() || r.left() != 0) return corrupt("spirv_digests section does not parse");
+  return Status::ok();
 }
 
 Result<std::vector<std::pair<std::string, std::vector<uint32_t>>>> decodeSpirvSection(std::span<const std::byte> section) {

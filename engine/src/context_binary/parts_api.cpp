@@ -50,7 +50,8 @@ std::string decodeProblem(const ctxbin::ContextBinary& binary, ctxbin::SectionKi
   Status status;
   const bool tablesDecode = binary.spirvModules().isOk() && binary.weights().isOk();
   switch (kind) {
-    case ctxbin::SectionKind::SPIRV: status = binary.spirvModules().status(); break;
+    case ctxbin::SectionKind::SPIRV:
+    case ctxbin::SectionKind::SPIRV_DIGESTS: status = binary.spirvModules().status(); break;
     case ctxbin::SectionKind::WEIGHTS: status = binary.weights().status(); break;
     case ctxbin::SectionKind::GRAPHS:
       // The graphs section decodes against the SPIR-V and weights sections: their failure is theirs, not its.

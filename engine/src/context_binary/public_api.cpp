@@ -16,6 +16,9 @@ ContextBinaryGraph describe(const CompiledPartition& p) {
   g.executionProvider = p.executionProvider;
   g.inputs = p.inputs;
   g.outputs = p.outputs;
+  for (const auto* list : {&p.graph->inputs, &p.graph->outputs}) {
+    for (const auto& value : *list) g.valueTypes.push_back(ir::toValueMetadata(value));
+  }
   g.nodes = static_cast<int64_t>(p.graph->nodes.size());
   std::set<std::string> ops;
   for (const auto& node : p.graph->nodes) ops.insert(node.domain.empty() ? node.opType : node.domain + "." + node.opType);

@@ -8,6 +8,7 @@
 #include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/epcontext_names.h"
+#include "epcontext/io_signature.h"
 #include "epcontext/shared_binaries.h"
 #include "epcontext/weightless.h"
 #include "onnx/path_rules.h"
@@ -61,6 +62,7 @@ class Binder {
     for (size_t i = 0; i < nodes.size(); ++i) {
       ir::Node& node = nodes[i].first->nodes[nodes[i].second];
       KILN_ASSIGN_OR_RETURN(const CompiledPartition* partition, partitionFor(node, ownBinary[i]));
+      KILN_RETURN_IF_ERROR(checkIo(*nodes[i].first, node, *partition));
       compiled.origins.push_back({kOpType, referenceOf(partition)});
       ir::Node fused;
       fused.name = node.name;
@@ -266,6 +268,18 @@ class Binder {
     return Status(StatusCode::INVALID_GRAPH, "EPContext node " + nodeName(node) + " names graph '" + name +
                                                  "', which " + (own ? "its context binary" : "no main context's binary") +
                                                  " holds (graphs: " + joined(held) + ")");
+  }
+
+  // The node's inputs and outputs must be what the partition was compiled for (epcontext/io_signature.h).
+  static Status checkIo(const ir::Graph& graph, const ir::Node& node, const CompiledPartition& partition) {
+    std::vector<ValueMetadata> types;
+    for (const auto* list : {&partition.graph->inputs, &partition.graph->outputs}) {
+      for (const auto& value : *list) types.push_back(ir::toValueMetadata(value));
+    }
+    if (auto mismatch = ioMismatch(graph, node, {partition.inputs, partition.outputs, types})) {
+      return Status(StatusCode::INVALID_GRAPH, *mismatch);
+    }
+    return Status::ok();
   }
 
   // The binary holding `partition` as its EPContext node names it: ep_cache_context as written, or "embedded".

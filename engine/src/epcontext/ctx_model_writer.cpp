@@ -8,6 +8,7 @@
 #include "context_binary/format.h"
 #include "epcontext/compile_record.h"
 #include "epcontext/epcontext_names.h"
+#include "epcontext/io_signature.h"
 #include "kiln/epcontext.h"
 #include "kiln/version.h"
 #include "partition/graph_partitioner.h"
@@ -181,9 +182,10 @@ Result<ir::Model> epContextModelFor(const CompiledModel& compiled, const EpConte
   model.opsetImports.erase(kFusedPartitionDomain);
   model.opsetImports[kDomain] = kDomainVersion;
   std::erase_if(model.metadata, [](const auto& entry) {
-    return entry.first == kCompatibilityInfoKey || entry.first == kCompileRecordKey ||
+    return entry.first == kCompatibilityInfoKey || entry.first == kCompileRecordKey || entry.first == kIoDigestKey ||
            entry.first.rfind(kBinaryHashKeyPrefix, 0) == 0;
   });
+  model.metadata.emplace_back(kIoDigestKey, declaredIoDigest(model));
   if (!settings.compileRecord.empty()) model.metadata.emplace_back(kCompileRecordKey, settings.compileRecord);
   model.metadata.emplace_back(kCompatibilityInfoKey, ctxbin::compatibilityInfoFor(head.header, head.sections, target));
   if (settings.embedMode == 0) {

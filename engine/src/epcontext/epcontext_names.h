@@ -30,9 +30,13 @@ inline constexpr const char* kVulkanShortSource = "Vulkan";
 bool isVulkanSource(const std::string& source);
 
 // metadata_props of a ctx model.
-inline constexpr const char* kCompatibilityInfoKey = "ep_compatibility_info.VulkanExecutionProvider";
+// onnxruntime's key: "ep_compatibility_info." + the EP's name.
+inline const std::string kCompatibilityInfoKey = std::string("ep_compatibility_info.") + kVulkanExecutionProvider;
 // kBinaryHashKeyPrefix + <ep_cache_context path> -> content id of that binary (16 hex digits).
 inline constexpr const char* kBinaryHashKeyPrefix = "kiln.context_binary_hash.";
+// The digest of the declared types of the graph inputs and outputs EPContext nodes read and write
+// (io_signature.h: declaredIoDigest), as written.
+inline constexpr const char* kIoDigestKey = "kiln.epcontext_io_digest";
 
 // What a partition report names as the binary of an EPContext node that embeds it.
 inline constexpr const char* kEmbeddedReference = "embedded";

@@ -5,6 +5,7 @@
 #include "context_binary/context_binary.h"
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/epcontext_names.h"
+#include "epcontext/io_signature.h"
 #include "epcontext/payload_locator.h"
 #include "ir/graph_paths.h"
 #include "kiln/epcontext.h"
@@ -55,6 +56,7 @@ class Inspector {
       const ir::Node& node = graph.nodes[i];
       if (epctx::isEpContextNode(node)) {
         info_.nodes.push_back(describeNode(node, path, payloads_));
+        placed_.push_back({&graph, &node});
         if (info_.nodes.back().vulkan && info_.nodes.back().mainContext != 0) follow(node, info_.nodes.back());
       } else {
         info_.otherNodes++;
@@ -73,6 +75,25 @@ class Inspector {
         }
       }
       if (node.binary.empty()) node.problem = "no main context's binary holds graph '" + node.partitionName + "'";
+    }
+  }
+
+  // Every followed node's inputs and outputs against the types its graph was compiled for (io_signature.h).
+  void checkIo() {
+    for (size_t i = 0; i < info_.nodes.size(); ++i) {
+      EpContextNodeInfo& node = info_.nodes[i];
+      if (!node.vulkan || node.binary.empty() || !node.problem.empty()) continue;
+      const auto& graphs = info_.binaries.at(node.binary).graphs;
+      const ContextBinaryGraph* compiled = nullptr;
+      for (const auto& graph : graphs) {
+        if (graph.name == node.partitionName) compiled = &graph;
+      }
+      if (!compiled && graphs.size() == 1) compiled = &graphs.front();
+      if (!compiled) continue;
+      const auto& [graph, irNode] = placed_[i];
+      if (auto mismatch = epctx::ioMismatch(*graph, *irNode, {compiled->inputs, compiled->outputs, compiled->valueTypes})) {
+        node.problem = *mismatch;
+      }
     }
   }
 
@@ -130,6 +151,7 @@ class Inspector {
   std::string base_;
   const Payloads& payloads_;
   EpContextModelInfo& info_;
+  std::vector<std::pair<const ir::Graph*, const ir::Node*>> placed_;  // parallel to info_.nodes
 };
 
 // The description of a loaded ctx model; `payloads` locates embedded binaries in its serialized bytes.
@@ -156,6 +178,7 @@ Result<EpContextModelInfo> describeModel(const onnx_io::LoadedModel& loaded, con
   Inspector inspector(loaded.model, baseFolder, payloads, info);
   inspector.walk(graph, ir::kMainGraphPath);
   inspector.resolveSecondaryNodes();
+  inspector.checkIo();
   return info;
 }
 

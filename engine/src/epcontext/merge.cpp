@@ -179,7 +179,7 @@ Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, 
         for (const auto& constant : node.constants) {
           if (constant.dtype() != DataType::STRING && !constant.rawData() && constant.numel() > 0) {
             return Status(StatusCode::INVALID_ARGUMENT, path + " is a weightless ctx model: merge ctx models compiled "
-                                                               "without --weightless");
+                                                               "with their weights (not weightless)");
           }
         }
       }

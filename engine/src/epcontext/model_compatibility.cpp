@@ -14,6 +14,7 @@
 #include "epcontext/ctx_model_writer.h"
 #include "kiln/config_keys.h"
 #include "epcontext/epcontext_names.h"
+#include "epcontext/io_signature.h"
 #include "ir/graph_paths.h"
 #include "kiln/epcontext.h"
 #include "onnx/model_loader.h"
@@ -175,8 +176,8 @@ Status applyStaleness(ModelCompatibility& result, const std::string& baseFolder,
   if (source.empty() && weightless != record->options.end() && weightless->second == "1") {
     result.state = CompiledModelCompatibility::UNSUPPORTED;
     result.reasons.push_back("weightless: its weights are read from the source model '" + record->sourceModel +
-                             "' (relative to the ctx model's folder), which is not there: give it with --source or "
-                             "ep.context_source_model_path");
+                             "' (relative to the ctx model's folder), which is not there: give the source model's path "
+                             "(ep.context_source_model_path)");
   }
   std::optional<std::string> sourceHash;
   if (!source.empty()) {
@@ -229,7 +230,8 @@ Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const st
   result.fileKind = "ctx_model";
   KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query));
   if (auto fromInfo = ctxbin::judgeCompatibilityInfo(result.compatibilityInfo, device.info, device.against);
-      fromInfo && referencedBinariesMatch(loaded.model, nodes.kiln, baseFolder)) {
+      fromInfo && referencedBinariesMatch(loaded.model, nodes.kiln, baseFolder) &&
+      metadataValue(loaded.model, epctx::kIoDigestKey) == epctx::declaredIoDigest(loaded.model)) {
     apply(result, *fromInfo);
     result.fromMetadata = true;
   } else {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "ep/vulkan/spirv_validation.h"
 #include "kiln/version.h"
 #include "util/file_io.h"
 #include "util/log.h"
@@ -186,9 +187,8 @@ std::string parseImage(std::span<const std::byte> bytes, const DeviceInfo& devic
     if (section.size() - offset < layout::kEntryHeaderBytes) return entry + " runs past the end of its section";
     const uint64_t key = readU64(section, offset);
     const uint32_t words = readU32(section, offset + 8);
-    const uint32_t reserved = readU32(section, offset + 12);
+    const uint32_t digest = readU32(section, offset + 12);
     offset += layout::kEntryHeaderBytes;
-    if (reserved != 0) return entry + " has a reserved field that is not zero";
     if (words < kSpirvHeaderWords || words > (section.size() - offset) / 4) {
       return entry + " claims " + std::to_string(words) + " words, its section has room for " +
              std::to_string((section.size() - offset) / 4);
@@ -197,6 +197,7 @@ std::string parseImage(std::span<const std::byte> bytes, const DeviceInfo& devic
     for (uint32_t w = 0; w < words; ++w) module[w] = readU32(section, offset + 4ull * w);
     offset += 4ull * words;
     if (module[0] != kSpirvMagic) return entry + " is not SPIR-V (bad magic number)";
+    if (layout::entryDigest(key, module) != digest) return entry + "'s words do not match its digest (key " + hex(key) + ")";
     if (!out.spirv.emplace(key, std::move(module)).second) return entry + " repeats key " + hex(key);
   }
   if (offset != section.size()) {
@@ -259,6 +260,7 @@ std::shared_ptr<PipelineCacheFile> PipelineCacheFile::open(std::string path, con
     return cache;
   }
   cache->missReason_ = problem;
+  cache->corrupt_ = true;
   log::warn("pipeline cache {} not used: {}", cache->path_, problem);
   return cache;
 }
@@ -281,6 +283,7 @@ void PipelineCacheFile::load(std::span<const std::byte> bytes) {
   ParsedFile parsed;
   bool corrupt = false;
   missReason_ = parseImage(bytes, device_, parsed, corrupt);
+  corrupt_ = !missReason_.empty() && corrupt;
   if (!missReason_.empty()) {
     if (corrupt) {
       log::warn("pipeline cache {} not used (corrupt): {}", path_, missReason_);
@@ -304,6 +307,11 @@ std::string PipelineCacheFile::missReason() const {
   return missReason_;
 }
 
+bool PipelineCacheFile::corrupt() const {
+  std::lock_guard lock(mutex_);
+  return corrupt_;
+}
+
 std::string PipelineCacheFile::driverBlobReason() const {
   std::lock_guard lock(mutex_);
   return driverBlobReason_;
@@ -312,6 +320,16 @@ std::string PipelineCacheFile::driverBlobReason() const {
 std::optional<std::vector<uint32_t>> PipelineCacheFile::findSpirv(uint64_t key) {
   std::lock_guard lock(mutex_);
   auto it = entries_.find(key);
+  if (it != entries_.end() && !it->second.checked) {
+    if (std::string problem = spirvProblem(it->second.words); !problem.empty()) {
+      log::warn("pipeline cache {}: SPIR-V entry {} is not valid SPIR-V ({}): compiled again", path_, hex(key), problem);
+      entries_.erase(it);
+      it = entries_.end();
+      changed_ = true;
+    } else {
+      it->second.checked = true;
+    }
+  }
   if (it == entries_.end()) {
     ++misses_;
     return std::nullopt;
@@ -329,6 +347,7 @@ void PipelineCacheFile::addSpirv(uint64_t key, std::vector<uint32_t> words) {
     changed_ = true;
   }
   entry.used = true;
+  entry.checked = true;  // this process compiled it
 }
 
 std::vector<std::byte> PipelineCacheFile::driverBlob() const {
@@ -392,7 +411,7 @@ std::vector<std::byte> PipelineCacheFile::serializeLocked(std::span<const std::b
     out.resize(out.size() + 8);
     setU64(out, out.size() - 8, key);
     appendU32(out, static_cast<uint32_t>(entry.words.size()));
-    appendU32(out, 0);
+    appendU32(out, layout::entryDigest(key, entry.words));
     for (uint32_t word : entry.words) appendU32(out, word);
     ++count;
   }
@@ -427,6 +446,10 @@ Status PipelineCacheFile::save(std::span<const std::byte> driverBlob) {
   log::debug("pipeline cache {}: saved {} SPIR-V entries and a {}-byte driver blob ({} bytes, {:.1f} ms)", path_,
              entries_.size(), driverBlob_.size(), image.size(), clock.elapsedMs());
   return Status::ok();
+}
+
+uint32_t pipeline_cache_layout::entryDigest(uint64_t key, std::span<const uint32_t> words) {
+  return static_cast<uint32_t>(XXH3_64bits_withSeed(words.data(), words.size_bytes(), key));
 }
 
 }  // namespace kiln::vk

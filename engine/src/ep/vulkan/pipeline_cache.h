@@ -19,7 +19,7 @@
 
 namespace kiln::vk {
 
-// The file layout, format 1. Every integer is little-endian. Public so tests can patch single fields.
+// The file layout, format 2. Every integer is little-endian. Public so tests can patch single fields.
 //   header (kHeaderBytes):
 //     0 magic "KILNVKPC" | 8 u32 format version | 12 u32 header size | 16 u32 pointer size
 //     20 u32 vendorID | 24 u32 deviceID | 28 u32 driverID | 32 u32 driverVersion | 36 u32 apiVersion
@@ -28,11 +28,15 @@ namespace kiln::vk {
 //     112 u32 SPIR-V entry count | 116 u32 reserved (0)
 //     120 u64 SPIR-V section size | 128 u64 XXH3 of the SPIR-V section
 //     136 u64 driver blob size | 144 u64 XXH3 of the driver blob | 152 u64 XXH3 of header bytes [0, 152)
-//   SPIR-V section: entries in key order, each {u64 key, u32 word count, u32 reserved (0)} then the words
+//   SPIR-V section: entries in key order, each {u64 key, u32 word count, u32 entry digest} then the words; the
+//     digest is the low 32 bits of XXH3-64 of the words seeded with the key (entryDigest), binding each module to
+//     the key it is stored under (format 1 had a reserved 0 there: such files are a miss, and are rewritten)
 //   driver blob: vkGetPipelineCacheData's output, verbatim (may be empty); the file ends with it
 namespace pipeline_cache_layout {
+// The digest of one SPIR-V entry (format 2).
+uint32_t entryDigest(uint64_t key, std::span<const uint32_t> words);
 constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'V', 'K', 'P', 'C'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 constexpr size_t kHeaderBytes = 160;
 constexpr size_t kEngineVersionTextBytes = 32;
 constexpr size_t kEntryHeaderBytes = 16;
@@ -67,10 +71,13 @@ class PipelineCacheFile {
   const std::string& path() const { return path_; }
   // Why the file's contents are not used: "" when they are, "no file" when there was none, else the failed check.
   std::string missReason() const;
+  // Whether the miss is damage (a failed integrity or structure check), not another environment or no file.
+  bool corrupt() const;
   // Why the file's driver blob was dropped while its SPIR-V was kept ("" when it was kept or absent).
   std::string driverBlobReason() const;
 
-  // The SPIR-V stored under `key` (a spirvKey), counting a hit; nullopt, counting a miss, when there is none.
+  // The SPIR-V stored under `key` (a spirvKey), counting a hit; nullopt, counting a miss, when there is none or when
+  // the module read from the file fails SPIR-V validation (then it is dropped, and the file rewritten on save).
   std::optional<std::vector<uint32_t>> findSpirv(uint64_t key);
   // Stores SPIR-V under `key`; the cache then needs saving unless the same words were there already.
   void addSpirv(uint64_t key, std::vector<uint32_t> words);
@@ -96,7 +103,8 @@ class PipelineCacheFile {
  private:
   struct Entry {
     std::vector<uint32_t> words;
-    bool used = false;  // looked up or added by this process
+    bool used = false;     // looked up or added by this process
+    bool checked = false;  // validated (spirv_validation.h) or compiled by this process
   };
 
   PipelineCacheFile(std::string path, const DeviceInfo& device) : path_(std::move(path)), device_(device) {}
@@ -109,6 +117,7 @@ class PipelineCacheFile {
   std::map<uint64_t, Entry> entries_;
   std::vector<std::byte> driverBlob_;
   std::string missReason_, driverBlobReason_;
+  bool corrupt_ = false;
   bool changed_ = false;
   int64_t hits_ = 0, misses_ = 0;
 };

@@ -71,6 +71,7 @@ Result<PipelineCacheFileInfo> inspectPipelineCacheFile(const std::string& path, 
   auto cache = vk::PipelineCacheFile::fromBytes(path, bytes, device);
   info.reason = cache->missReason();
   info.usable = info.reason.empty();
+  info.damaged = cache->corrupt();
   info.driverBlobReason = cache->driverBlobReason();
   return info;
 }

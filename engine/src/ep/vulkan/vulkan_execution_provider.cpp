@@ -453,7 +453,7 @@ class VulkanExecutionProvider final : public ExecutionProvider {
         if (fixed) shape.push_back(dim.isFixed() ? dim.value : named->second);
       }
       if (!fixed) {
-        tuning.note = "input '" + in.name + "' has no fixed shape (fix it with --shape or kiln.free_dim_override.*): "
+        tuning.note = "input '" + in.name + "' has no fixed shape (give its shape, or set kiln.free_dim_override.*): "
                       "tuned at the first run instead, and not stored";
         log::warn("autotune {}: {}", compiled.name, tuning.note);
         return Status::ok();

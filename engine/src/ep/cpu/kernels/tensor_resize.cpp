@@ -47,8 +47,10 @@ struct AxisTaps {
   bool identity = false;
 };
 
-// Maps output coordinate x to the input axis. `lengthResized` is in*scale (not floored) when scales were given,
-// as in ONNX's reference.
+// Maps output coordinate x to the input axis. `lengthResized` is in*scale (not floored) when scales were given: only
+// half_pixel_symmetric's adjustment reads it. align_corners and pytorch_half_pixel use the output length, as
+// onnxruntime does (ONNX's 1.12 reference and its two downsample align_corners test cases use in*scale instead, which
+// differs whenever in*scale is not whole: conformance lists them as expected failures).
 double originalCoordinate(CoordMode mode, double x, double scale, double lengthResized, int64_t outLength,
                           int64_t inLength, double roiStart, double roiEnd) {
   switch (mode) {
@@ -60,9 +62,9 @@ double originalCoordinate(CoordMode mode, double x, double scale, double lengthR
       return center * (1 - adjustment) + (x + 0.5) / scale - 0.5;
     }
     case CoordMode::PYTORCH_HALF_PIXEL:
-      return lengthResized > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+      return outLength > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
     case CoordMode::ALIGN_CORNERS:
-      return lengthResized == 1 ? 0.0 : x * static_cast<double>(inLength - 1) / (lengthResized - 1);
+      return outLength == 1 ? 0.0 : x * static_cast<double>(inLength - 1) / static_cast<double>(outLength - 1);
     case CoordMode::ASYMMETRIC:
       return x / scale;
     case CoordMode::TF_HALF_PIXEL_FOR_NN:
@@ -463,7 +465,7 @@ class ResizeKernel final : public Kernel {
     }
     Tensor& out = ctx.allocateUninitializedOutput(0, x.dtype(), outShape);  // every element is written below
     if (out.numel() == 0) return Status::ok();
-    if (resizeLikeOnnxruntime(x, outShape, scale, lengthResized, !sizesIn.empty(), out)) return Status::ok();
+    if (resizeLikeOnnxruntime(x, outShape, scale, !sizesIn.empty(), out)) return Status::ok();
     if (attrs_.mode == InterpMode::NEAREST) {
       Tensor fill(x.dtype(), {1});
       if (attrs_.extrapolation != 0 && x.dtype() != DataType::STRING) {
@@ -490,11 +492,9 @@ class ResizeKernel final : public Kernel {
 
  private:
   // Float bilinear resizes of the last two axes of a 2-D or 4-D tensor run in onnxruntime's arithmetic
-  // (resize_bilinear.h) where the coordinate mode has it and "length resized" is the output length (for
-  // align_corners and pytorch_half_pixel, scales whose product with the input length is not whole keep the
-  // generic path: ONNX's reference uses the unfloored length there). Returns false where it does not apply.
-  bool resizeLikeOnnxruntime(const Tensor& x, const Shape& outShape, const std::vector<double>& scale,
-                             const std::vector<double>& lengthResized, bool bySizes, Tensor& out) const {
+  // (resize_bilinear.h) where the coordinate mode has it. Returns false where it does not apply.
+  bool resizeLikeOnnxruntime(const Tensor& x, const Shape& outShape, const std::vector<double>& scale, bool bySizes,
+                             Tensor& out) const {
     const auto mode = bilinearCoordinates(attrs_.coord);
     const size_t rank = x.rank();
     if (attrs_.mode != InterpMode::LINEAR || !mode || x.dtype() != DataType::FLOAT ||
@@ -504,12 +504,10 @@ class ResizeKernel final : public Kernel {
     for (size_t d = 0; d + 2 < rank; ++d) {
       if (outShape[d] != x.dim(d) || scale[d] != 1.0) return false;
     }
-    const bool usesLength =
-        *mode == BilinearCoordinates::kAlignCorners || *mode == BilinearCoordinates::kPytorchHalfPixel;
     BilinearAxis axes[2];
     for (size_t k = 0; k < 2; ++k) {
       const size_t d = rank - 2 + k;
-      if (x.dim(d) == 0 || (usesLength && lengthResized[d] != static_cast<double>(outShape[d]))) return false;
+      if (x.dim(d) == 0) return false;
       axes[k].inLength = x.dim(d);
       axes[k].outLength = outShape[d];
       axes[k].scale = bySizes ? static_cast<float>(outShape[d]) / static_cast<float>(x.dim(d))

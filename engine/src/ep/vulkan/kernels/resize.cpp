@@ -155,7 +155,7 @@ class ResizeKernel final : public VkKernel {
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, ys));
     if (y->elementCount() == 0) return Status::ok();
     if (ortCoord_ >= 0 && x->dtype == DataType::FLOAT && keepAspect_ == "stretch") {
-      if (auto done = recordOnnxruntimeBilinear(ctx, *x, *y, scale, lengthResized, !sizesIn.empty())) return *done;
+      if (auto done = recordOnnxruntimeBilinear(ctx, *x, *y, scale, !sizesIn.empty())) return *done;
     }
     // Pad to rank 4 with leading axes of length 1 and scale 1.
     const size_t pad = kMaxResizeRank - static_cast<size_t>(rank);
@@ -180,12 +180,10 @@ class ResizeKernel final : public VkKernel {
   }
 
  private:
-  // The CPU EP's resizeLikeOnnxruntime conditions: rank 2 or 4, only the last two axes resized, no empty axis, and
-  // for align_corners and pytorch_half_pixel "length resized" equal to the output length. nullopt where they do
-  // not hold (the generic shader runs), else the dispatch's status.
+  // The CPU EP's resizeLikeOnnxruntime conditions: rank 2 or 4, only the last two axes resized, no empty axis.
+  // nullopt where they do not hold (the generic shader runs), else the dispatch's status.
   std::optional<Status> recordOnnxruntimeBilinear(RecordContext& ctx, const VkTensor& x, const VkTensor& y,
-                                                  const std::vector<double>& scale,
-                                                  const std::vector<double>& lengthResized, bool bySizes) const {
+                                                  const std::vector<double>& scale, bool bySizes) const {
     const Shape& xs = x.shape;
     const Shape& ys = y.shape;
     const size_t rank = xs.size();
@@ -193,11 +191,10 @@ class ResizeKernel final : public VkKernel {
     for (size_t d = 0; d + 2 < rank; ++d) {
       if (ys[d] != xs[d] || scale[d] != 1.0) return std::nullopt;
     }
-    const bool usesLength = ortCoord_ == 1 || ortCoord_ == 2;
     float axisScale[2];
     for (size_t k = 0; k < 2; ++k) {
       const size_t d = rank - 2 + k;
-      if (xs[d] == 0 || (usesLength && lengthResized[d] != static_cast<double>(ys[d]))) return std::nullopt;
+      if (xs[d] == 0) return std::nullopt;
       axisScale[k] = bySizes ? static_cast<float>(ys[d]) / static_cast<float>(xs[d]) : static_cast<float>(scale[d]);
     }
     const uint64_t count = static_cast<uint64_t>(y.elementCount());
