@@ -1,4 +1,4 @@
-// CLI conventions (architecture.md, Contracts): JSON only on stdout, logs and progress only on stderr,
+// CLI conventions (engine/ARCHITECTURE.md, Contracts): JSON only on stdout, logs and progress only on stderr,
 // exit codes 0 ok / 1 failure / 2 usage / 3 incompatible binary.
 #pragma once
 

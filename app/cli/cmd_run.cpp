@@ -80,7 +80,7 @@ int runModel(RunArgs& args) {
     if (!s.isOk()) return reportError(s, args.flags);
   }
   if (Status s = applyConfigEntries(args.configs, options); !s.isOk()) return reportError(s, args.flags);
-  // The Vulkan pipeline cache is on by default for the CLI (architecture.md, Names); an explicit --config entry
+  // The Vulkan pipeline cache is on by default for the CLI (engine/ARCHITECTURE.md, Names); an explicit --config entry
   // wins, and the CPU EP alone has no use for it.
   if (!args.noPipelineCache && args.ep != app::kCpuProvider && !options.configEntry("kiln.vulkan.pipeline_cache_path")) {
     auto path = defaultPipelineCachePath(args.model);

@@ -1,4 +1,4 @@
-// Progress of long work on stderr (architecture.md, CLI conventions: progress only on stderr). On a terminal, one
+// Progress of long work on stderr (engine/ARCHITECTURE.md, CLI conventions: progress only on stderr). On a terminal, one
 // bar redrawn in place; otherwise (logs, CI, pipes) plain lines: one when a stage starts ("kiln: glslang (10)") and,
 // for stages of 4 steps or more, one at each quarter of it, so a log stays short and reads the same run after run.
 #pragma once

@@ -1,5 +1,5 @@
 // The JSON of the engine's structures that kiln prints and kiln-studio may read: one schema per struct, written here
-// only (the keys are part of the CLI's contract: architecture.md, Contracts).
+// only (the keys are part of the CLI's contract: engine/ARCHITECTURE.md, Contracts).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   const double deviceMs = msSince(stage);
 
   // Reading = mapping the file and checking its header and section hashes: a binary is untrusted input
-  // (architecture.md, Contracts), so no loader may use its bytes unchecked. Measured in a fresh process,
+  // (engine/ARCHITECTURE.md, Contracts), so no loader may use its bytes unchecked. Measured in a fresh process,
   // mapping the page-cache pages is cheaper than read() into new memory.
   stage = Clock::now();
   auto binary = kiln::ctxbin::ContextBinary::open(args.binary);

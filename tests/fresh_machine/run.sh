@@ -14,7 +14,9 @@
 #             them and checks that no file of theirs is left.
 #   hygiene   `git status --porcelain` of the checkout is empty: nothing a build or test wrote is outside ignored paths.
 #
-# Usage: tests/fresh_machine/run.sh [STAGE...]
+# Usage: tests/fresh_machine/run.sh [--test-command-on-stdin] [STAGE...]
+#   --test-command-on-stdin  read the test command from standard input (as .ci/run gives it) and refuse to run
+#                            unless it is README.md's, word for word
 # Needs root (mmdebstrap, mount, chroot). The only thing it installs on the host is mmdebstrap.
 # Environment:
 #   KILN_FRESH_CACHE   the minbase tarball (rebuilt when a week old) and apt's downloaded .deb files
@@ -29,6 +31,11 @@ shopt -s inherit_errexit
 cd "$(dirname "$0")/../.."
 checkout="$PWD"
 here="$checkout/tests/fresh_machine"
+command_on_stdin=0
+if [[ "${1:-}" == --test-command-on-stdin ]]; then
+  command_on_stdin=1
+  shift
+fi
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(suite fuzz demo packages hygiene)
 for stage in "${stages[@]}"; do
@@ -142,6 +149,13 @@ readme_command() {  # 1: main command, 2: test command
 main_command="$(readme_command 1)"
 test_command="$(readme_command 2)"
 [[ -n "$main_command" && -n "$test_command" ]] || { echo "run.sh: README.md's two commands not found" >&2; exit 1; }
+if [[ "$command_on_stdin" == 1 ]]; then
+  given="$(cat)"
+  if [[ "$given" != "$test_command" ]]; then
+    echo "run.sh: the test command given ($given) is not README.md's ($test_command)" >&2
+    exit 1
+  fi
+fi
 
 build_root=""
 build_binds="$checkout:/kiln $ccache_dir:/root/.cache/ccache $cache/apt-archives:/var/cache/apt/archives"

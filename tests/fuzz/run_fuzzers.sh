@@ -47,7 +47,7 @@ fi
 # flushes a truncated-and-rewritten file on close), 40x slower than tmpfs, so the work folder is in /dev/shm if it can be.
 work="$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-# Each run gets private runtime, Mesa and XDG cache folders (env-notes.md), and its own temp folder.
+# Each run gets private runtime, Mesa and XDG cache folders, and its own temp folder.
 export XDG_RUNTIME_DIR="$work/runtime" MESA_SHADER_CACHE_DIR="$work/mesa" XDG_CACHE_HOME="$work/xdg"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 # Leaks inside the Vulkan loader and Mesa are theirs (tests/lsan.supp); anything else fails the run.

@@ -77,7 +77,7 @@ class PreparedContextBinary {
   BinaryHead head_;
 };
 
-// The engine version range a binary written now declares readable (architecture.md, Versions).
+// The engine version range a binary written now declares readable (engine/ARCHITECTURE.md, Versions).
 std::pair<uint32_t, uint32_t> readableEngineVersions();
 
 // Serializes `contents`. INVALID_ARGUMENT when a partition cannot be stored or the partitions target different

@@ -1,4 +1,4 @@
-// The context binary's fixed parts: header, section table, section kinds and feature bits (architecture.md,
+// The context binary's fixed parts: header, section table, section kinds and feature bits (engine/ARCHITECTURE.md,
 // "Context binary"). Layout, all little-endian:
 //   [0, 192)        header (fixed size; its last 8 bytes are an xxHash3-64 of the header and the section table)
 //   [192, 192+40n)  section table: kind u32, reserved u32, offset u64, size u64, xxHash3-64 of the content u64,

@@ -1,5 +1,5 @@
 // Device profiles: a device's identity, features and limits as JSON, so a machine without the device can compile
-// for it and a binary's requirements can be judged against it (architecture.md, cross-compilation).
+// for it and a binary's requirements can be judged against it (engine/ARCHITECTURE.md, cross-compilation).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // Generic graph optimization, run on the whole model (subgraph bodies included) before partitioning, at
-// kiln.graph_optimization_level (architecture.md, Contracts: "Where optimization happens"). Device fusions are not
+// kiln.graph_optimization_level (engine/ARCHITECTURE.md, Contracts: "Where optimization happens"). Device fusions are not
 // here: they run inside an EP's compile of a partition, whatever the level.
 #pragma once
 

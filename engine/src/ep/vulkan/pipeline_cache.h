@@ -1,4 +1,4 @@
-// The Vulkan pipeline cache file (ncnn's design, architecture.md "Names"): the SPIR-V of shader variants keyed by
+// The Vulkan pipeline cache file (ncnn's design, engine/ARCHITECTURE.md "Names"): the SPIR-V of shader variants keyed by
 // spirvKey, and the driver's VkPipelineCache blob, in one file whose header records the environment it was
 // written in (engine version, device and driver identity). A cache file is untrusted input and only ever an
 // optimization: a missing, foreign, stale or corrupt file is an empty cache with a logged reason, never an error.
