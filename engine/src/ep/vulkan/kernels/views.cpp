@@ -87,9 +87,10 @@ void registerViewKernels(std::vector<KernelEntry>& out) {
       const int64_t rank = static_cast<int64_t>(in.size());
       const int64_t axis = axisAttr < 0 ? axisAttr + rank : axisAttr;
       if (axis < 0 || axis > rank) return Status(StatusCode::INVALID_ARGUMENT, "Flatten axis out of range");
-      int64_t outer = 1;
-      for (int64_t i = 0; i < axis; ++i) outer *= in[static_cast<size_t>(i)];
-      return Shape{outer, outer == 0 ? 0 : shapeSize(in) / std::max<int64_t>(outer, 1)};
+      // Both products in full: with an empty dim before the axis, numel / outer would lose the inner extent.
+      int64_t outer = 1, inner = 1;
+      for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= in[static_cast<size_t>(i)];
+      return Shape{outer, inner};
     };
   }));
 

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// The onnxruntime side of kiln-difftest: runs every case of a manifest in one process (starting node and loading
+// onnxruntime-node takes ~0.4 s, more than most generated cases) and writes each case's outputs as .npy.
+//
+// Usage: node ort_batch.mjs ORT_DIR MANIFEST.json RESULTS.json
+// MANIFEST: {"cases": [{"model": PATH, "inputs": {NAME: FILE.npy}, "out": DIR}]}
+// Writes DIR/ort_<k>.npy per output k (the model's output order) and RESULTS: {"runtime": "...", "cases":
+// [{"ok": true} | {"ok": false, "error": MESSAGE}]} in manifest order. Exit 3 when onnxruntime-node is missing,
+// 2 for usage; a case onnxruntime refuses is reported in RESULTS, not fatal.
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { loadOrt } from '../../resources/bench/ort_runtime.mjs';
+import { readNpy, writeNpy } from '../../resources/bench/npy.mjs';
+
+async function runCase(ort, c) {
+  const feeds = {};
+  for (const [name, file] of Object.entries(c.inputs)) {
+    const t = readNpy(file);
+    feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
+  }
+  const session = await ort.InferenceSession.create(c.model, { executionProviders: ['cpu'] });
+  try {
+    const results = await session.run(feeds);
+    session.outputNames.forEach((name, k) => {
+      const tensor = results[name];
+      writeNpy(path.join(c.out, `ort_${k}.npy`), { type: tensor.type, dims: tensor.dims, data: tensor.data });
+    });
+  } finally {
+    await session.release();
+  }
+}
+
+async function main() {
+  const [ortDir, manifestFile, resultsFile] = process.argv.slice(2);
+  if (!resultsFile) {
+    console.error('usage: node ort_batch.mjs ORT_DIR MANIFEST.json RESULTS.json');
+    process.exit(2);
+  }
+  const ort = loadOrt(ortDir);
+  if (!ort) {
+    console.error(`ort_batch: onnxruntime-node is not installed under ${ortDir} (tests/tools/fetch_models.sh installs it)`);
+    process.exit(3);
+  }
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+  const cases = [];
+  for (const c of manifest.cases) {
+    try {
+      await runCase(ort, c);
+      cases.push({ ok: true });
+    } catch (error) {
+      cases.push({ ok: false, error: String(error.message ?? error) });
+    }
+  }
+  const runtime = `onnxruntime-node ${ort.env.versions?.common ?? ''}`.trim();
+  fs.writeFileSync(resultsFile, JSON.stringify({ runtime, cases }));
+}
+
+main().catch((error) => {
+  console.error(`ort_batch: ${error.message ?? error}`);
+  process.exit(1);
+});
