@@ -9,13 +9,14 @@ KILN_REQUIRE_MODELS=1.
 """
 import json
 import math
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-SKIP = 77
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import skip_or_fail  # noqa: E402
+
 failures = 0
 
 
@@ -90,18 +91,10 @@ def main():
     kiln, floor, reference = sys.argv[1:4]
     models = [Path(m) for m in sys.argv[4:]]
     if not has_vulkan_device(kiln):
-        if os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-            print("FAIL: KILN_REQUIRE_VULKAN=1 but kiln devices lists no Vulkan device")
-            return 1
-        print("no Vulkan device: skipped")
-        return SKIP
+        skip_or_fail("VULKAN", "kiln devices lists no Vulkan device")
     missing = [m for m in models if not m.is_file()]
     if missing:
-        if os.environ.get("KILN_REQUIRE_MODELS") == "1":
-            print(f"FAIL: KILN_REQUIRE_MODELS=1 but missing {', '.join(map(str, missing))}")
-            return 1
-        print(f"missing {', '.join(map(str, missing))} (tests/tools/fetch_models.sh): skipped")
-        return SKIP
+        skip_or_fail("MODELS", f"missing {', '.join(map(str, missing))} (tests/tools/fetch_models.sh)")
 
     with tempfile.TemporaryDirectory() as tmp:
         for model in models:

@@ -15,6 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import failure, required  # noqa: E402
+
 failures = 0
 
 WRAPPER = r"""#!/bin/sh
@@ -242,8 +245,8 @@ def main():
         after_batch(tmp, model)
         if vulkan_available():
             mixed_batch(tmp, model)
-        elif os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-            expect(False, "no Vulkan device and KILN_REQUIRE_VULKAN=1")
+        elif required("VULKAN"):
+            expect(False, failure("VULKAN", "no Vulkan device"))
         else:
             print("SKIP: the compile batch needs a Vulkan device (lavapipe will do)")
             return 77 if failures == 0 else 1

@@ -20,6 +20,9 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import failure, required  # noqa: E402
+
 failures = 0
 checks = 0
 FIELDS = ["max_abs_error", "max_rel_error", "mean_abs_error", "cosine_similarity", "fraction_beyond_tolerance",
@@ -272,8 +275,8 @@ def main():
         changed_weight(tmp, model)
         onnxruntime(tmp, model, cache)
         if not vulkan_available():
-            if os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-                expect(False, "no Vulkan device and KILN_REQUIRE_VULKAN=1")
+            if required("VULKAN"):
+                expect(False, failure("VULKAN", "no Vulkan device"))
             else:
                 print("SKIP: Vulkan against CPU needs a Vulkan device (lavapipe will do)")
                 return 77 if failures == 0 else 1

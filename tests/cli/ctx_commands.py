@@ -5,7 +5,6 @@ instead of golden files. Exits 77 (skipped) when no Vulkan device compiles, unle
 Usage: ctx_commands.py KILN_BINARY SOURCE_DIR
 """
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -13,6 +12,9 @@ from pathlib import Path
 
 import onnx
 from onnx import TensorProto, helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import skip_or_fail  # noqa: E402
 
 failures = 0
 
@@ -150,11 +152,7 @@ def main():
         for embed in (0, 1):
             code, err = check_partition(tmp, embed)
             if code != 0:
-                if os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-                    print(f"FAIL: compile exits {code}: {err}")
-                    return 1
-                print(f"skipped: no Vulkan device compiles ({err.strip()})")
-                return 77
+                skip_or_fail("VULKAN", f"no Vulkan device compiles (compile exits {code}: {err.strip()})")
         check_merge_dry_run(tmp)
     print(f"{failures} failure(s)")
     return 1 if failures else 0

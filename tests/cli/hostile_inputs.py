@@ -20,6 +20,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import failure, required  # noqa: E402
+
 TIMEOUT_S = 20
 failures = 0
 
@@ -292,8 +295,8 @@ def main():
     kiln = sys.argv[1]
     wanted = set(sys.argv[2:])
     vulkan = vulkan_available(kiln)
-    if not vulkan and os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-        print("FAIL: KILN_REQUIRE_VULKAN=1 but kiln devices lists no Vulkan device")
+    if not vulkan and required("VULKAN"):
+        print(f"FAIL: {failure('VULKAN', 'kiln devices lists no Vulkan device')}")
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)

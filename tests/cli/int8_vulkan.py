@@ -10,7 +10,6 @@ Exits 77 (skipped) without a Vulkan device unless KILN_REQUIRE_VULKAN=1.
 Usage: int8_vulkan.py KILN_BINARY
 """
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,9 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import skip_or_fail  # noqa: E402
 
 failures = 0
 QDQ_OUTPUT_SCALE = 0.05
@@ -130,11 +132,7 @@ def main():
     KILN = sys.argv[1]
     code, out, _ = kiln("devices", "--json")
     if code != 0 or not json.loads(out).get("devices"):
-        if os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-            print("FAIL: no Vulkan device")
-            return 1
-        print("skipped: no Vulkan device")
-        return 77
+        skip_or_fail("VULKAN", "no Vulkan device")
     rng = np.random.default_rng(20)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

@@ -21,6 +21,9 @@ from pathlib import Path
 
 from cli_checks import Checks, run_kiln
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import failure, required  # noqa: E402
+
 checks = Checks("qdq_drop")
 expect = checks.expect
 LEVEL = "kiln.graph_optimization_level"
@@ -51,8 +54,8 @@ def main():
     KILN, source, cache = os.path.abspath(sys.argv[1]), Path(sys.argv[2]).resolve(), Path(sys.argv[3])
     code, out, _ = kiln("devices", "--json")
     vulkan = code == 0 and bool(json.loads(out).get("devices"))
-    if not vulkan and os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-        print("FAIL: no Vulkan device and KILN_REQUIRE_VULKAN=1")
+    if not vulkan and required("VULKAN"):
+        print(f"FAIL: {failure('VULKAN', 'no Vulkan device')}")
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

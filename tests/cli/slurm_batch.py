@@ -18,6 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from batch_commands import WRAPPER  # noqa: E402  the misbehaving stand-in for kiln the local batch test uses
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import failure, required  # noqa: E402
 
 failures = 0
 
@@ -246,8 +248,8 @@ def main():
             start = time.monotonic()
             farm(tmp, source)
             print(f"farm: {time.monotonic() - start:.1f} s")
-        elif os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-            expect(False, "no Vulkan device and KILN_REQUIRE_VULKAN=1")
+        elif required("VULKAN"):
+            expect(False, failure("VULKAN", "no Vulkan device"))
         else:
             print("SKIP (farm only): compiling needs a Vulkan device (lavapipe will do)")
     print(f"{failures} failures")

@@ -5,7 +5,6 @@ values the options asked for. Exit 77 (skipped) without a Vulkan device unless K
 Usage: check_ctx_models.py KILN_BINARY SOURCE_DIR
 """
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +14,9 @@ from pathlib import Path
 import onnx
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import skip_or_fail  # noqa: E402
 
 failures = 0
 STRING_ATTRIBUTES = ["ep_cache_context", "partition_name", "source", "ep_sdk_version", "hardware_architecture", "notes",
@@ -131,11 +133,7 @@ def main():
     KILN, source_dir = sys.argv[1], Path(sys.argv[2])
     code, out, _ = kiln("devices", "--json")
     if code != 0 or not json.loads(out or "{}").get("devices"):
-        if os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-            print("FAIL: KILN_REQUIRE_VULKAN=1 but no Vulkan device")
-            return 1
-        print("no Vulkan device: skipped")
-        return 77
+        skip_or_fail("VULKAN", "no Vulkan device")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         tiny = tmp / "tiny_cnn.onnx"

@@ -3,11 +3,15 @@ the ctest environment (tests/python/CMakeLists.txt)."""
 
 import os
 import pathlib
+import sys
 
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import skip_or_fail_pytest  # noqa: E402
 
 SOURCE_DIR = pathlib.Path(os.environ.get("KILN_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 TINY_CNN = SOURCE_DIR / "resources" / "models" / "tiny_cnn.onnx"
@@ -73,6 +77,4 @@ def require_vulkan():
     except kiln.KilnError:
         found = False
     if not found:
-        if os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-            pytest.fail("KILN_REQUIRE_VULKAN=1 but no Vulkan device was found")
-        pytest.skip("no Vulkan device")
+        skip_or_fail_pytest("VULKAN", "no Vulkan device")

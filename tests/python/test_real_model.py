@@ -1,13 +1,16 @@
 """PP-OCRv4 det against onnxruntime-node's reference outputs (tests/tools/fetch_models.sh fills the cache)."""
 
-import os
 import pathlib
+import sys
 
 import numpy as np
 import pytest
 
 import kiln
 from conftest import CPU, MODEL_CACHE, VULKAN, require_vulkan
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import skip_or_fail_pytest  # noqa: E402
 
 MODEL = MODEL_CACHE / "ch_PP-OCRv4_det_infer.onnx"
 REFERENCES = MODEL_CACHE / "ref"
@@ -17,9 +20,8 @@ def reference_case(case="ppocr_det_crop"):
     """The feeds and onnxruntime-node's outputs of ref/<case> (ppocr_det: 640x640, ppocr_det_crop: 256x416)."""
     REFERENCE = REFERENCES / case
     if not MODEL.is_file() or not (REFERENCE / "inputs").is_dir():
-        if os.environ.get("KILN_REQUIRE_MODELS") == "1":
-            pytest.fail(f"KILN_REQUIRE_MODELS=1 but {MODEL} or {REFERENCE} is missing")
-        pytest.skip(f"no model cache at {MODEL_CACHE} (run tests/tools/fetch_models.sh --with-references)")
+        skip_or_fail_pytest("MODELS", f"{MODEL} or {REFERENCE} is missing (tests/tools/fetch_models.sh "
+                                      "--with-references fetches them)")
     feeds = {p.stem: np.load(p) for p in (REFERENCE / "inputs").glob("*.npy")}
     expected = {p.stem: np.load(p) for p in (REFERENCE / "outputs").glob("*.npy")}
     return feeds, expected

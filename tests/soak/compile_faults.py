@@ -32,6 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from kiln_requirements import skip_or_fail  # noqa: E402
+
 KILN = sys.argv[1] if len(sys.argv) > 1 else "kiln"
 SOURCE = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parents[2]
 failures = []
@@ -229,11 +232,7 @@ def main():
     if len(sys.argv) > 3 and sys.argv[3] == "--enospc-inner":
         return enospc_inner(sys.argv[4], sys.argv[5], sys.argv[6])
     if not vulkan_available():
-        if os.environ.get("KILN_REQUIRE_VULKAN") == "1":
-            print("FAIL: KILN_REQUIRE_VULKAN=1 but kiln devices lists no Vulkan device")
-            return 1
-        print("skipped: no Vulkan device")
-        return 77
+        skip_or_fail("VULKAN", "kiln devices lists no Vulkan device")
     rng = random.Random(int(os.environ.get("KILN_SOAK_SEED", "18")))
     with tempfile.TemporaryDirectory(prefix="kiln-compile-faults-") as name:
         tmp = Path(name)
