@@ -7,10 +7,12 @@
 #include <xxhash.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "context_binary/context_binary.h"
 #include "context_binary/format.h"
@@ -191,9 +193,13 @@ TEST(ContextBinaryStreaming, BadExternalWeightSourcesFailClearly) {
 
 using testing::procStatusKb;
 
-// A folder on /tmp or /dev/shm with room for `bytes` (and 512 MiB to spare), or "" when neither has it.
+// A folder with room for `bytes` (and 512 MiB to spare): $TMPDIR, /tmp, /dev/shm, then the test's working folder
+// (the build tree, which had room for the build); "" when none has it.
 std::string roomyTempFolder(uint64_t bytes) {
-  for (const char* folder : {"/tmp", "/dev/shm"}) {
+  std::vector<std::string> folders;
+  if (const char* tmp = std::getenv("TMPDIR"); tmp && *tmp) folders.emplace_back(tmp);
+  folders.insert(folders.end(), {"/tmp", "/dev/shm", fs::current_path().string()});
+  for (const std::string& folder : folders) {
     std::error_code ec;
     const auto space = fs::space(folder, ec);
     if (!ec && space.available > bytes + (512ull << 20)) return folder;
@@ -210,7 +216,7 @@ TEST(ContextBinaryStreaming, MoreThanTwoGigabytesOfWeightsStreamWithBoundedMemor
   constexpr int64_t kElements = 16 * 1024 * 1024;  // 64 MiB of floats
   constexpr uint64_t kTensorBytes = kElements * 4;
   const std::string folder = roomyTempFolder(kTensors * kTensorBytes);
-  if (folder.empty()) GTEST_SKIP() << "neither /tmp nor /dev/shm has room for the 2.2 GB external-data file";
+  if (folder.empty()) GTEST_SKIP() << "no room for the 2.2 GB external-data file in $TMPDIR, /tmp, /dev/shm or the build tree";
   testing::TempDir dir;  // under the system temp folder
   const std::string path = (fs::path(folder) / (dir.path().filename().string() + "_weights.bin")).string();
   struct Remove {
