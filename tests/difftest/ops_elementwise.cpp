@@ -108,6 +108,8 @@ OpKind compareAndSelect(const std::string& op) {
               return true;
             }
             GenValue other = broadcastPartner(gen, *a, false);
+            if (!broadcastable(broadcastShape(cond.dims, a->dims), other.dims))  // broadcasting is not transitive
+              other = {gen.floatConst({}, {0.0f}), kFloat, {}, 0, true, 0};
             GenValue out{gen.fresh("Where"), kFloat, broadcastShape(broadcastShape(cond.dims, a->dims), other.dims),
                          std::max(a->bound, other.bound), a->exact && other.exact, std::max(a->slack, other.slack)};
             gen.node("Where", {cond.name, a->name, other.name}, {out.name});
@@ -137,7 +139,10 @@ OpKind variadic(const std::string& op) {
             auto a = gen.pickValue([](const GenValue& v) { return v.isFloat() && v.bound <= 1e3; });
             if (!a) return false;
             std::vector<GenValue> operands = {*a, broadcastPartner(gen, *a, false)};
-            if (gen.chance(0.5)) operands.push_back(broadcastPartner(gen, *a, false));
+            // A third operand must broadcast with the first two's result, not only with the first.
+            GenValue third = broadcastPartner(gen, *a, false);
+            if (gen.chance(0.5) && broadcastable(broadcastShape(a->dims, operands[1].dims), third.dims))
+              operands.push_back(third);
             GenValue out{gen.fresh(op), kFloat, {}, 0, op == "Max", 0};
             std::vector<std::string> names;
             for (const GenValue& v : operands) {
