@@ -122,6 +122,10 @@ class ExecutionProvider {
     (void)context;
     return Status::ok();
   }
+  // True when what the EP exports into a context binary needs its partitions loaded first (the Vulkan EP on a
+  // live device stores the driver's pipeline cache, which pipeline creation fills). False: compile() alone yields
+  // everything exported (a cross-compile for a device profile), so a compile opens no device and uploads nothing.
+  virtual bool exportNeedsLoad() const { return true; }
   // Loads a compiled partition for running.
   virtual Result<std::unique_ptr<PartitionExecutable>> load(const CompiledPartition& partition,
                                                             const CompileContext& context) = 0;

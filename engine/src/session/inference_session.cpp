@@ -58,7 +58,9 @@ class InferenceSession final : public Session {
     return guarded([&] { return runUnguarded(inputs, options); });
   }
 
-  Status initialize(PreparedModel prepared, const SessionOptions& options, const Stopwatch& clock);
+  // `compileOnly`: the session exists to be compiled into a ctx model (the Compile API): partitions are loaded only
+  // where the EP's export needs it, and no executor is created (no first-run preparation); run() refuses.
+  Status initialize(PreparedModel prepared, const SessionOptions& options, const Stopwatch& clock, bool compileOnly);
   // A session over an already compiled model: `model` is rewritten (partitions as fused nodes) and `partitions`
   // are loaded by their EPs from stored data; nothing is optimized, placed, prepacked or compiled.
   Status initializeCompiled(ProviderSet providers, CompiledModel compiled, const SessionOptions& options,
@@ -67,7 +69,7 @@ class InferenceSession final : public Session {
 
  private:
   Status finishInitialization(const SessionOptions& options, int threads, const Stopwatch& clock);
-  Status compilePartitions(PartitionPlan& plan, int threads);
+  Status compilePartitions(PartitionPlan& plan, int threads, bool compileOnly);
   Result<std::unique_ptr<cpu::Kernel>> fusedKernel(const cpu::KernelInfo& info);
   Status checkInput(const ValueMetadata& meta, const Value& value) const;
   Result<std::vector<NamedTensor>> runTensors(const std::vector<NamedTensor>& inputs, const RunOptions& options);
@@ -125,7 +127,7 @@ Status checkDeclaredSize(const SessionOptions& options, const ValueMetadata& inp
   return Status::ok();
 }
 
-Status InferenceSession::compilePartitions(PartitionPlan& plan, int threads) {
+Status InferenceSession::compilePartitions(PartitionPlan& plan, int threads, bool compileOnly) {
   const CompileContext context{model_, &progress_, threads, &timings_, &counters_};
   const auto total = static_cast<int64_t>(plan.partitions.size());
   for (size_t i = 0; i < plan.partitions.size(); ++i) {
@@ -136,6 +138,10 @@ Status InferenceSession::compilePartitions(PartitionPlan& plan, int threads) {
     const std::string where = "partition '" + planned.spec.name + "' (" + planned.graphPath + ")";
     auto compiled = ep->compile(*planned.graph, planned.spec, context);
     if (!compiled.isOk()) return compiled.status().withContext("compiling " + where);
+    if (compileOnly && !ep->exportNeedsLoad()) {
+      partitions_.push_back({std::move(compiled).value(), nullptr});
+      continue;
+    }
     auto executable = ep->load(*compiled, context);
     if (!executable.isOk()) return executable.status().withContext("loading " + where);
     partitions_.push_back({std::move(compiled).value(), std::move(executable).value()});
@@ -156,7 +162,8 @@ Result<std::unique_ptr<cpu::Kernel>> InferenceSession::fusedKernel(const cpu::Ke
   return makePartitionKernel(info.node, partition.compiled, *partition.executable);
 }
 
-Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions& options, const Stopwatch& clock) {
+Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions& options, const Stopwatch& clock,
+                                    bool compileOnly) {
   progress_ = options.progress;
   providers_ = std::move(prepared.providers);
   model_ = std::move(prepared.model);
@@ -164,13 +171,19 @@ Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions
   counters_ = prepared.counters;
 
   // Compile against the graphs as planned, then rewrite them around the compiled partitions.
-  KILN_RETURN_IF_ERROR(compilePartitions(prepared.plan, prepared.threads));
+  KILN_RETURN_IF_ERROR(compilePartitions(prepared.plan, prepared.threads, compileOnly));
   KILN_RETURN_IF_ERROR(applyPartitionPlan(prepared.plan));
   if (!prepared.externalRanges.empty()) {
     KILN_RETURN_IF_ERROR(loadDeferredWeightsOutsidePartitions(*model_.graph, prepared.externalRanges));
   }
   report_ = makePartitionReport(prepared.plan, prepared.optimization);
   summarize(report_, summaries_);
+  if (compileOnly) {
+    for (auto& ep : providers_.providers) KILN_RETURN_IF_ERROR(ep->onSessionInitializationEnd());
+    timings_.session_total_ms = clock.elapsedMs();
+    progress_ = ProgressSink();
+    return Status::ok();
+  }
   return finishInitialization(options, prepared.threads, clock);
 }
 
@@ -350,6 +363,7 @@ Result<std::vector<NamedValue>> InferenceSession::runUnguarded(const std::vector
   Stopwatch clock;
   progress_.cancellation = options.cancellationToken();
   if (options.profiling()) profiler_.start();
+  if (!executor_) return Status(StatusCode::FAIL, "this session was created to compile a model, not to run it");
   auto ran = executor_->runValues(bound);
   progress_.cancellation.reset();
   if (profiler_.active()) {
@@ -427,9 +441,9 @@ RunProfile InferenceSession::makeRunProfile(std::vector<cpu::NodeProfiler::Entry
 }
 
 Result<std::unique_ptr<Session>> createFromPrepared(PreparedModel prepared, const SessionOptions& options,
-                                                    const Stopwatch& clock) {
+                                                    const Stopwatch& clock, bool compileOnly) {
   auto session = std::make_unique<InferenceSession>();
-  KILN_RETURN_IF_ERROR(session->initialize(std::move(prepared), options, clock));
+  KILN_RETURN_IF_ERROR(session->initialize(std::move(prepared), options, clock, compileOnly));
   return std::unique_ptr<Session>(std::move(session));
 }
 
@@ -520,7 +534,7 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
     ModelLoader alreadyLoaded = [&loaded]() -> Result<onnx_io::LoadedModel> { return std::move(loaded); };
     KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), alreadyLoaded, options));
     KILN_RETURN_IF_ERROR(checkCompileAllowed(prepared, options));
-    KILN_ASSIGN_OR_RETURN(out.session, createFromPrepared(std::move(prepared), options, clock));
+    KILN_ASSIGN_OR_RETURN(out.session, createFromPrepared(std::move(prepared), options, clock, purpose != Purpose::RUN));
     if (generation) {
       const auto ctxFolder = std::filesystem::path(generation->ctxModelPath).parent_path();
       generation->compileRecord = epctx::encodedCompileRecordFor(source, out.originals, options,

@@ -253,6 +253,9 @@ class VulkanExecutionProvider final : public ExecutionProvider {
 
   const std::string& name() const override { return name_; }
 
+  // A profile target's binary stores no driver cache (there is no device to fill one): compiling is enough.
+  bool exportNeedsLoad() const override { return !targetIsProfile_; }
+
   std::vector<NodeSupport> getCapability(const ir::Graph& graph, const ir::Model& model) const override {
     std::vector<NodeSupport> answers;
     for (const auto& placement : placeNodes(graph, model, target_, *host_)) {
