@@ -318,10 +318,29 @@ std::string PipelineCacheFile::driverBlobReason() const {
 }
 
 std::optional<std::vector<uint32_t>> PipelineCacheFile::findSpirv(uint64_t key) {
+  std::vector<uint32_t> unchecked;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) {
+      ++misses_;
+      return std::nullopt;
+    }
+    if (it->second.checked) {
+      ++hits_;
+      it->second.used = true;
+      return it->second.words;
+    }
+    unchecked = it->second.words;
+  }
+  // SPIRV-Tools' validator runs outside the lock: other kernels' lookups do not wait behind it.
+  const std::string problem = spirvProblem(unchecked);
   std::lock_guard lock(mutex_);
   auto it = entries_.find(key);
-  if (it != entries_.end() && !it->second.checked) {
-    if (std::string problem = spirvProblem(it->second.words); !problem.empty()) {
+  // Meanwhile another thread may have dropped the entry (it found the same problem) or replaced it (addSpirv: its
+  // own compile, checked); only the words validated here are judged here.
+  if (it != entries_.end() && it->second.words == unchecked) {
+    if (!problem.empty()) {
       log::warn("pipeline cache {}: SPIR-V entry {} is not valid SPIR-V ({}): compiled again", path_, hex(key), problem);
       entries_.erase(it);
       it = entries_.end();
@@ -330,7 +349,7 @@ std::optional<std::vector<uint32_t>> PipelineCacheFile::findSpirv(uint64_t key) 
       it->second.checked = true;
     }
   }
-  if (it == entries_.end()) {
+  if (it == entries_.end() || !it->second.checked) {
     ++misses_;
     return std::nullopt;
   }
