@@ -12,8 +12,8 @@ studio="$build/app/studio/kiln-studio"
 kiln="$build/app/cli/kiln"
 
 if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]] && [[ -x "$studio" ]]; then
-  # A build tree is not an install tree: tell the studio where this build's kiln and the resources are.
-  KILN_CLI="$(cd "$build" && pwd)/app/cli/kiln" KILN_DATA_DIR="$PWD/resources" exec "$studio" "$sample"
+  # Launched as a user would: it finds this build's kiln and the resources through kiln-build-tree.conf beside it.
+  exec "$studio" "$sample"
 fi
 if [[ ! -x "$kiln" ]]; then
   echo "demo: $kiln not found: build first (cmake --preset release && cmake --build --preset release)" >&2

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QPointer>
 
+#include "build_tree.h"
 #include "kiln/device.h"
 #include "kiln/version.h"
 
@@ -34,11 +35,10 @@ QStringList describeVulkanDevices() {
 }
 
 QString sampleModelPath() {
-  const QString relative = QStringLiteral("models/tiny_cnn.onnx");
-  const QString dataDir = qEnvironmentVariable("KILN_DATA_DIR");
-  const QString path = !dataDir.isEmpty()
-                           ? QDir(dataDir).filePath(relative)
-                           : QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/kiln/") + relative);
+  // $KILN_DATA_DIR, the build tree's resources/ (kiln-build-tree.conf) or <prefix>/share/kiln (app/common/build_tree.h).
+  const QString dataDir =
+      QString::fromStdString(app::dataDirectory(QCoreApplication::applicationFilePath().toStdString()));
+  const QString path = QDir(dataDir).filePath(QStringLiteral("models/tiny_cnn.onnx"));
   return QFileInfo::exists(path) ? QDir::cleanPath(path) : QString();
 }
 

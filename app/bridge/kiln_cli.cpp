@@ -5,6 +5,8 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
+#include "build_tree.h"
+
 namespace kiln::bridge {
 namespace {
 
@@ -30,8 +32,13 @@ KilnCliLocation locateKilnCli() {
   }
 
   QStringList candidates;
-  // Installed side by side: bin/kiln-studio and bin/kiln. applicationDirPath needs a QCoreApplication.
-  if (QCoreApplication::instance()) candidates << QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("kiln"));
+  // Installed side by side: bin/kiln-studio and bin/kiln; in a build tree, the kiln that kiln-build-tree.conf names
+  // (app/common/build_tree.h). applicationDirPath needs a QCoreApplication.
+  if (QCoreApplication::instance()) {
+    candidates << QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("kiln"));
+    const std::string built = app::buildTreeSetting(QCoreApplication::applicationFilePath().toStdString(), "kiln_cli");
+    if (!built.empty()) candidates << QString::fromStdString(built);
+  }
   for (const QString& candidate : candidates) {
     location.tried << candidate;
     if (isExecutableFile(candidate)) {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build_tree.h"
 #include "child_process.h"
 #include "kiln/tensor_io.h"
 
@@ -62,9 +63,7 @@ Result<std::vector<NamedTensor>> runOnce(const OnnxRuntimeNode& runtime, const s
 }  // namespace
 
 std::string findResource(const std::string& relative) {
-  const char* dataDir = std::getenv("KILN_DATA_DIR");
-  const fs::path base = dataDir && *dataDir ? fs::path(dataDir)
-                                            : fs::path(selfExecutable()).parent_path().parent_path() / "share" / "kiln";
+  const fs::path base = dataDirectory(selfExecutable());
   std::error_code error;
   if (!fs::is_regular_file(base / relative, error)) return {};
   return fs::absolute(base / relative, error).string();
@@ -86,7 +85,8 @@ Result<OnnxRuntimeNode> findOnnxRuntimeNode(const std::string& explicitDir, cons
   if (runtime.node.empty()) {
     missing = "node is not on PATH";
   } else if (runtime.script.empty()) {
-    missing = "share/kiln/" + relativeScript + " is not installed (or set KILN_DATA_DIR)";
+    missing = relativeScript + " is not in Kiln's data folder " + dataDirectory(selfExecutable()) +
+              " (an incomplete install; KILN_DATA_DIR names another folder)";
   } else if (!fs::is_directory(fs::path(runtime.ortDir) / "node_modules" / "onnxruntime-node", error)) {
     missing = "no onnxruntime-node under " + runtime.ortDir + " (--onnxruntime-node DIR)";
   }

@@ -18,8 +18,8 @@ struct OnnxRuntimeNode {
   std::string ortDir;  // the folder holding node_modules/onnxruntime-node
 };
 
-// A file under $KILN_DATA_DIR when set (the tests point it at the source tree's resources/), else under share/kiln
-// beside the installed executable (<prefix>/bin/kiln -> <prefix>/share/kiln); "" when it is not there.
+// A file of the apps' data folder (build_tree.h's dataDirectory: $KILN_DATA_DIR, the build tree's resources/, or
+// <prefix>/share/kiln beside the installed executable); "" when it is not there.
 std::string findResource(const std::string& relative);
 // The ORT_DIR to use: `explicitDir`, else $KILN_ONNXRUNTIME_NODE, else the model cache tests/tools/fetch_models.sh
 // fills ($KILN_CACHE_DIR or ~/.cache/kiln, then models/ort).

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <string_view>
 
+#include "environment_info.h"
 #include "kiln/version.h"
+#include "kiln_cli.h"
 #include "main_window.h"
 #include "screenshot_tour.h"
 #include "theme.h"
@@ -42,6 +44,8 @@ struct CommandLine {
                                 QStringLiteral("file")};
   // --screenshot-tour DIR: drive every panel on the model and save one PNG per panel into DIR, then exit
   // (tests/tools/studio_screenshots.sh runs it under Xvfb).
+  QCommandLineOption paths{QStringLiteral("paths"),
+                           QStringLiteral("Print where the kiln program and the sample model are found, then exit.")};
   QCommandLineOption tour{QStringLiteral("screenshot-tour"), QStringLiteral("Save a PNG of every panel, then exit."),
                           QStringLiteral("dir")};
   QCommandLineOption tourShapes{QStringLiteral("tour-shapes"),
@@ -64,6 +68,7 @@ struct CommandLine {
                                  QStringLiteral("[model.onnx]"));
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(screenshot);
+    parser.addOption(paths);
     tour.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(tour);
     for (QCommandLineOption* option : {&tourShapes, &tourIfModel, &tourBigModel, &tourSteps, &tourFunctionModel}) {
@@ -88,6 +93,25 @@ bool printsOnly(int argc, char** argv) {
   return false;
 }
 
+// --paths: where this kiln-studio finds the kiln program (Benchmark, compare) and the sample model, with no window
+// and no display; exit 1 when either is missing. What a user checks first when a panel says "cannot find".
+bool printsPaths(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--paths") return true;
+  }
+  return false;
+}
+
+int printPaths(int argc, char** argv) {
+  QCoreApplication core(argc, argv);
+  setApplicationNames();
+  const kiln::bridge::KilnCliLocation cli = kiln::bridge::locateKilnCli();
+  const QString sample = kiln::bridge::sampleModelPath();
+  std::printf("kiln: %s\n", qPrintable(cli.found() ? cli.path : QStringLiteral("not found: ") + cli.error));
+  std::printf("sample model: %s\n", qPrintable(sample.isEmpty() ? QStringLiteral("not found") : sample));
+  return cli.found() && !sample.isEmpty() ? 0 : 1;
+}
+
 // Qt aborts with "could not connect to display" when it has nowhere to draw; say what to do instead.
 bool hasDisplay(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -107,6 +131,7 @@ int main(int argc, char** argv) {
     commandLine.parser.process(core);  // prints and exits
     return 0;
   }
+  if (printsPaths(argc, argv)) return printPaths(argc, argv);
   if (!hasDisplay(argc, argv)) {
     std::fprintf(stderr,
                  "kiln-studio: no display (DISPLAY and WAYLAND_DISPLAY are unset). Run it on a desktop, under "
