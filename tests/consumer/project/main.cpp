@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <kiln/session.h>
-#include <kiln/version.h>
+// The umbrella header: every public header compiles from the installed package alone.
+#include <kiln/kiln.h>
 
 namespace {
 
