@@ -30,8 +30,10 @@ declare -A spec=(
   [tensor_proto]="fuzz_tensor_proto tensor_proto tensor_proto"
   [batch_jobs]="fuzz_batch_jobs batch_jobs json_jobs"
   [device_profile]="fuzz_device_profile device_profile json_profile"
+  [studio_bridge]="fuzz_studio_bridge studio_bridge onnx"
 )
-order=(onnx_model onnx_model_vulkan ctx_model context_binary pipeline_cache npy tensor_proto batch_jobs device_profile)
+order=(onnx_model onnx_model_vulkan ctx_model context_binary pipeline_cache npy tensor_proto batch_jobs device_profile
+       studio_bridge)
 targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=("${order[@]}")
 for target in "${targets[@]}"; do
@@ -66,7 +68,7 @@ for target in "${targets[@]}"; do
   log="$work/$target/log"
   echo "== $target: ${seconds}s"
   status=0
-  env TMPDIR="$work/$target/tmp" KILN_FUZZ_VULKAN="$([[ $target == *_vulkan ]] && echo 1 || echo 0)" \
+  env TMPDIR="$work/$target/tmp" QT_QPA_PLATFORM=offscreen KILN_FUZZ_VULKAN="$([[ $target == *_vulkan ]] && echo 1 || echo 0)" \
     "$root/build/fuzz/tests/fuzz/$binary" "$work/$target/corpus" \
       -dict="$root/tests/fuzz/dict/$dict.dict" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
       -print_final_stats=1 -artifact_prefix="$artifacts/$target/" >"$log" 2>&1 || status=$?
