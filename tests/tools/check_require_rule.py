@@ -15,6 +15,8 @@ import pathlib
 import sys
 import tempfile
 
+import guard_cli
+
 HELPER = "tests/support/kiln_requirements.py"
 PREFIX = "KILN_REQUIRE_"
 
@@ -97,18 +99,5 @@ def self_test():
     return 0
 
 
-def main():
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    problems = check(pathlib.Path(sys.argv[1]))
-    for problem in problems:
-        print(problem)
-    print(f"{len(problems)} problem(s)")
-    return 1 if problems else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard_cli.main(check, self_test, __doc__))
