@@ -402,4 +402,9 @@ void BinaryInspectionWorker::listDevices() {
   });
 }
 
+bool isContextBinaryFile(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) && file.read(8) == QByteArrayLiteral("KILNVKCB");
+}
+
 }  // namespace kiln::bridge

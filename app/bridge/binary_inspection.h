@@ -107,6 +107,9 @@ Result<QByteArray> readBinaryBytes(const BinarySource& source, qint64 offset, qi
 // is printed as the line's address (8 hex digits, more when needed); up to 16 bytes, short lines padded so the
 // ASCII column stays aligned; bytes outside 0x20..0x7e print as '.'.
 QString formatHexLine(qint64 offset, const QByteArray& bytes);
+// True when the file at `path` starts with a Kiln context binary's magic ("KILNVKCB"), whatever its name: File >
+// Open and drops send such a file to the binary inspector instead of the model loader.
+bool isContextBinaryFile(const QString& path);
 // Every 16-byte line of `bytes`, addresses starting at `offset`.
 QStringList formatHexDump(qint64 offset, const QByteArray& bytes);
 

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string_view>
 
+#include "binary_inspection.h"
+#include "binary_inspector.h"
 #include "environment_info.h"
 #include "kiln/version.h"
 #include "kiln_cli.h"
@@ -175,7 +177,17 @@ int main(int argc, char** argv) {
     return QApplication::exec();
   }
   if (commandLine.parser.isSet(commandLine.screenshot)) {
-    scheduleScreenshot(window, commandLine.parser.value(commandLine.screenshot), !models.isEmpty());
+    // A context binary goes to the inspector: nothing loads as a model, so the grab waits for the inspection.
+    const bool binary = !models.isEmpty() && kiln::bridge::isContextBinaryFile(models.first());
+    if (binary) {
+      auto grab = [&window, file = commandLine.parser.value(commandLine.screenshot)] {
+        scheduleScreenshot(window, file, false);
+      };
+      QObject::connect(window.binaryInspector(), &kiln::studio::BinaryInspector::inspected, &window, grab);
+      QObject::connect(window.binaryInspector(), &kiln::studio::BinaryInspector::failed, &window, grab);
+    } else {
+      scheduleScreenshot(window, commandLine.parser.value(commandLine.screenshot), !models.isEmpty());
+    }
   }
   if (!models.isEmpty()) window.openModel(models.first());
   return QApplication::exec();

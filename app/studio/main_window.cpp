@@ -25,6 +25,7 @@
 #include <optional>
 
 #include "bench_panel.h"
+#include "binary_inspection.h"
 #include "binary_inspector.h"
 #include "compare_panel.h"
 #include "compile_panel.h"
@@ -73,8 +74,10 @@ std::optional<std::pair<QString, int>> findOpNode(const GraphPanel* panel, const
 QString droppedModelPath(const QMimeData* mime) {
   if (!mime || !mime->hasUrls()) return {};
   for (const QUrl& url : mime->urls()) {
-    if (url.isLocalFile() && url.toLocalFile().endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive)) {
-      return url.toLocalFile();
+    const QString local = url.toLocalFile();
+    if (url.isLocalFile() &&
+        (local.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive) || bridge::isContextBinaryFile(local))) {
+      return local;
     }
   }
   return {};
@@ -288,7 +291,8 @@ void MainWindow::chooseModel() {
   QString startDir = settings_.value(QStringLiteral("lastDirectory")).toString();
   if (info_) startDir = QFileInfo(QString::fromStdString(info_->path)).absolutePath();
   const QString path =
-      QFileDialog::getOpenFileName(this, tr("Open ONNX model"), startDir, tr("ONNX models (*.onnx);;All files (*)"));
+      QFileDialog::getOpenFileName(this, tr("Open ONNX model"), startDir,
+                                   tr("ONNX models (*.onnx);;Context binaries (*.bin);;All files (*)"));
   if (!path.isEmpty()) openModel(path);
 }
 
@@ -367,6 +371,11 @@ bool MainWindow::openSampleModel() {
 }
 
 void MainWindow::openModel(const QString& path) {
+  if (bridge::isContextBinaryFile(path)) {  // a .bin opened or dropped as a model: what the user wants is the inspector
+    recent_->add(path);
+    inspectBinary(path);
+    return;
+  }
   statusBar()->showMessage(tr("Opening %1...").arg(QFileInfo(path).fileName()));
   // One override per busy period: a load that supersedes another reports once, so it must not push twice.
   if (!loader_->isBusy()) QApplication::setOverrideCursor(Qt::BusyCursor);

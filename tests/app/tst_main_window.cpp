@@ -7,12 +7,14 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
 
 #include <set>
 
+#include "binary_inspector.h"
 #include "environment_info.h"
 #include "kiln/model_info.h"
 #include "kiln/version.h"
@@ -21,6 +23,7 @@
 #include "node_table_model.h"
 
 using kiln::bridge::NodeTableModel;
+using kiln::studio::BinaryInspector;
 using kiln::studio::MainWindow;
 
 namespace {
@@ -124,6 +127,27 @@ class TestMainWindow : public QObject {
     QVERIFY(failed.wait(kLoadTimeoutMs));
     QVERIFY(!window.lastError().isEmpty());
     QCOMPARE(window.nodeTableModel()->rowCount(), 0);
+  }
+
+  // File > Open (and drops, and recent files) of a context binary open the binary inspector, not the model
+  // loader's "not a valid ONNX model" (issue 33 item 8): whatever the file is called.
+  void contextBinaryOpensTheInspector() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("weights.dat"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray("KILNVKCB") + QByteArray(120, '\0'));  // a Kiln binary's magic, the rest damaged
+    file.close();
+
+    MainWindow window;
+    QSignalSpy failed(&window, &MainWindow::loadFailed);
+    QSignalSpy inspected(window.binaryInspector(), &BinaryInspector::inspected);
+    window.openModel(path);
+    QCOMPARE(window.tabs()->currentWidget(), static_cast<QWidget*>(window.binaryInspector()));
+    QTRY_VERIFY_WITH_TIMEOUT(inspected.count() > 0 || !window.binaryInspector()->lastError().isEmpty(), kLoadTimeoutMs);
+    QCOMPARE(failed.count(), 0);
+    QVERIFY(window.lastError().isEmpty());
   }
 
   void failedLoadKeepsPreviousModel() {
