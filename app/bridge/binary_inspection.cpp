@@ -280,8 +280,10 @@ Result<Inspection> inspectFile(const QString& path) {
     InspectedBinary binary;
     binary.key = qs(key);
     binary.info = info;
-    binary.embedded = std::any_of(model->nodes.begin(), model->nodes.end(),
-                                  [&](const EpContextNodeInfo& node) { return node.binary == key && node.embedded; });
+    const std::string& binaryKey = key;  // clang 14 (the fuzz build) cannot capture a structured binding
+    binary.embedded = std::any_of(model->nodes.begin(), model->nodes.end(), [&](const EpContextNodeInfo& node) {
+      return node.binary == binaryKey && node.embedded;
+    });
     if (!binary.embedded) {
       binary.source = {binary.key, 0, static_cast<qint64>(info.fileSize)};
     } else {
