@@ -73,8 +73,14 @@ Result<PreparedCase> prepare(uint64_t seed, const Settings& settings, const fs::
 }
 
 // Runs onnxruntime-node over `cases`; returns each case's error ("" when it ran).
-Result<std::vector<std::string>> runOnnxRuntime(const std::vector<PreparedCase>& cases, const app::OnnxRuntimeNode& ort,
-                                                const fs::path& root) {
+// The prefix of a case's error when onnxruntime-node died on it (an abort inside onnxruntime): not Kiln's to judge.
+constexpr const char* kOnnxRuntimeCrashed = "onnxruntime-node crashed";
+
+// Runs onnxruntime-node over `cases` in one process; returns each case's error ("" when it ran). When the process
+// dies (onnxruntime aborted on some case), each case runs alone so the one that kills it is named and the others
+// still get their reference outputs.
+Result<std::vector<std::string>> runOnnxRuntimeBatch(const std::vector<PreparedCase>& cases,
+                                                     const app::OnnxRuntimeNode& ort, const fs::path& root) {
   nlohmann::json manifest = {{"cases", nlohmann::json::array()}};
   for (const PreparedCase& c : cases) {
     nlohmann::json inputs = nlohmann::json::object();
@@ -88,8 +94,8 @@ Result<std::vector<std::string>> runOnnxRuntime(const std::vector<PreparedCase>&
   spec.argv = {ort.node, KILN_DIFFTEST_ORT_SCRIPT, ort.ortDir, manifestFile.string(), resultsFile.string()};
   auto child = app::runChild(spec);
   if (!child.isOk()) return child.status();
-  if (child->exitCode != 0 || !child->exited())
-    return Status(StatusCode::FAIL, "onnxruntime-node: " + child->describeEnd() + ": " + child->err);
+  if (!child->exited()) return Status(StatusCode::RUNTIME_EXCEPTION, child->describeEnd() + ": " + child->err);
+  if (child->exitCode != 0) return Status(StatusCode::FAIL, "onnxruntime-node: " + child->describeEnd() + ": " + child->err);
   std::ifstream in(resultsFile);
   const nlohmann::json results = nlohmann::json::parse(in, nullptr, false);
   if (results.is_discarded() || results["cases"].size() != cases.size())
@@ -97,6 +103,30 @@ Result<std::vector<std::string>> runOnnxRuntime(const std::vector<PreparedCase>&
   std::vector<std::string> errors;
   for (const auto& r : results["cases"]) errors.push_back(r.value("ok", false) ? "" : r.value("error", "?"));
   return errors;
+}
+
+Result<std::vector<std::string>> runOnnxRuntime(const std::vector<PreparedCase>& cases, const app::OnnxRuntimeNode& ort,
+                                                const fs::path& root) {
+  auto batch = runOnnxRuntimeBatch(cases, ort, root);
+  if (batch.isOk() || batch.status().code() != StatusCode::RUNTIME_EXCEPTION || cases.size() == 1) {
+    if (!batch.isOk() && batch.status().code() == StatusCode::RUNTIME_EXCEPTION)
+      return std::vector<std::string>{std::string(kOnnxRuntimeCrashed) + ": " + batch.status().message().substr(0, 400)};
+    return batch;
+  }
+  std::vector<std::string> errors;
+  for (const PreparedCase& c : cases) {
+    KILN_ASSIGN_OR_RETURN(std::vector<std::string> one, runOnnxRuntime({c}, ort, root));
+    errors.push_back(one.front());
+  }
+  return errors;
+}
+
+// Why `known` explains onnxruntime failing a case (its side "onnxruntime"), or "".
+std::string knownReferenceFailure(const std::vector<KnownDisagreement>& known, const std::string& error) {
+  for (const KnownDisagreement& k : known) {
+    if (k.side == "onnxruntime" && error.find(k.detailContains) != std::string::npos) return k.reason;
+  }
+  return {};
 }
 
 void record(Totals& totals, const PreparedCase& c, const std::string& side, const std::string& kind,
@@ -193,7 +223,11 @@ int run(const Settings& settings) {
       if (!(*ortErrors)[i].empty()) {
         ++totals.invalid;
         keep = true;
-        record(totals, c, "onnxruntime", "invalid", (*ortErrors)[i], nullptr, true);
+        SideOutcome reference;  // onnxruntime refused or crashed: the case has no reference
+        reference.kind = SideOutcome::Kind::KILN_ERROR;
+        reference.detail = (*ortErrors)[i];
+        reference.knownReason = knownReferenceFailure(known, reference.detail);
+        record(totals, c, "onnxruntime", "invalid", reference.detail, &reference, true);
       } else {
         std::vector<Tensor> reference;
         for (size_t k = 0; k < c.generated.outputNames.size(); ++k) {
