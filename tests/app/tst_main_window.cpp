@@ -30,6 +30,14 @@ namespace {
 
 constexpr int kLoadTimeoutMs = 30000;
 
+// Writes `bytes` to `name` in `dir`; returns its path, or "" when it cannot.
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes) {
+  const QString path = dir.filePath(name);
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) return {};
+  return path;
+}
+
 QString tinyCnnPath() { return QStringLiteral(KILN_TEST_MODELS_DIR "/tiny_cnn.onnx"); }
 
 QString cell(const NodeTableModel* model, int row, int column) {
@@ -115,11 +123,8 @@ class TestMainWindow : public QObject {
   void garbageFileReportsError() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString path = dir.filePath(QStringLiteral("garbage.onnx"));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write("this is not a protobuf \xff\xfe\x01\x02 model");
-    file.close();
+    const QString path = writeFile(dir, QStringLiteral("garbage.onnx"), "this is not a protobuf \xff\xfe\x01\x02 model");
+    QVERIFY(!path.isEmpty());
 
     MainWindow window;
     QSignalSpy failed(&window, &MainWindow::loadFailed);
@@ -134,11 +139,9 @@ class TestMainWindow : public QObject {
   void contextBinaryOpensTheInspector() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString path = dir.filePath(QStringLiteral("weights.dat"));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(QByteArray("KILNVKCB") + QByteArray(120, '\0'));  // a Kiln binary's magic, the rest damaged
-    file.close();
+    // A Kiln binary's magic, the rest damaged.
+    const QString path = writeFile(dir, QStringLiteral("weights.dat"), QByteArray("KILNVKCB") + QByteArray(120, '\0'));
+    QVERIFY(!path.isEmpty());
 
     MainWindow window;
     QSignalSpy failed(&window, &MainWindow::loadFailed);
