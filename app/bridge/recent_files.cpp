@@ -47,4 +47,14 @@ QStringList RecentFiles::existingFiles() const {
 
 void RecentFiles::save() { settings_.setValue(key_, files_); }
 
+QString recentFileLabel(int index, const QString& path) {
+  constexpr int kMostFolderChars = 48;
+  const QFileInfo info(path);
+  QString folder = QDir::cleanPath(info.absolutePath());
+  const QString home = QDir::cleanPath(QDir::homePath());
+  if (folder == home || folder.startsWith(home + QLatin1Char('/'))) folder = QLatin1Char('~') + folder.mid(home.size());
+  if (folder.size() > kMostFolderChars) folder = QChar(0x2026) + folder.right(kMostFolderChars - 1);
+  return QStringLiteral("&%1 %2  (%3)").arg(index + 1).arg(info.fileName(), folder);
+}
+
 }  // namespace kiln::bridge

@@ -32,4 +32,8 @@ class RecentFiles {
   QStringList files_;
 };
 
+// The menu text of entry `index` (0-based) of the recent list: "&1 model.onnx  (~/models/v2)", the file name then its
+// folder (the home folder as ~, a long folder shortened at its start), so two models of one name can be told apart.
+QString recentFileLabel(int index, const QString& path);
+
 }  // namespace kiln::bridge

@@ -272,9 +272,8 @@ void MainWindow::rebuildRecentMenu() {
   const QStringList files = recent_->existingFiles();
   for (int i = 0; i < files.size(); ++i) {
     const QString& path = files[i];
-    // "&1 tiny_cnn.onnx" with the full path as tooltip and status tip.
-    QAction* action = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
-                                             this, [this, path] { openModel(path); });
+    // "&1 tiny_cnn.onnx  (~/models)" with the full path as tooltip and status tip.
+    QAction* action = recentMenu_->addAction(bridge::recentFileLabel(i, path), this, [this, path] { openModel(path); });
     action->setToolTip(path);
     action->setStatusTip(path);
   }

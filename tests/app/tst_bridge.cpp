@@ -1,5 +1,6 @@
 // The Qt-Core bridge without any widgets: display formatting, the node table model and the threaded loader.
 #include <QAbstractItemModelTester>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QSettings>
@@ -178,6 +179,19 @@ class TestBridge : public QObject {
     QCOMPARE(reread.existingFiles(), (QStringList{a}));
     reread.remove(a);
     QVERIFY(reread.existingFiles().isEmpty());
+  }
+
+  // Open Recent tells two models of one name apart by their folder: home as ~, long folders cut at the start.
+  void recentFileLabelsShowTheFolder() {
+    using kiln::bridge::recentFileLabel;
+    const QString home = QDir::homePath();
+    QCOMPARE(recentFileLabel(0, home + QStringLiteral("/models/v1/det.onnx")), QStringLiteral("&1 det.onnx  (~/models/v1)"));
+    QCOMPARE(recentFileLabel(1, QStringLiteral("/srv/models/v2/det.onnx")), QStringLiteral("&2 det.onnx  (/srv/models/v2)"));
+    const QString deep = QStringLiteral("/data/") + QString(60, QLatin1Char('x')) + QStringLiteral("/last");
+    const QString label = recentFileLabel(2, deep + QStringLiteral("/m.onnx"));
+    QVERIFY2(label.startsWith(QStringLiteral("&3 m.onnx  (\u2026")) && label.endsWith(QStringLiteral("x/last)")),
+             qPrintable(label));
+    QCOMPARE(label.size(), QStringLiteral("&3 m.onnx  ()").size() + 48);
   }
 };
 

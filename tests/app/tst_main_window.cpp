@@ -21,6 +21,7 @@
 #include "main_window.h"
 #include "model_summary_view.h"
 #include "node_table_model.h"
+#include "recent_files.h"
 
 using kiln::bridge::NodeTableModel;
 using kiln::studio::BinaryInspector;
@@ -193,7 +194,8 @@ class TestMainWindow : public QObject {
     MainWindow window;
     const QList<QAction*> actions = window.recentMenu()->actions();
     QVERIFY(!actions.isEmpty());
-    QCOMPARE(actions.first()->text(), QStringLiteral("&1 tiny_cnn.onnx"));
+    QCOMPARE(actions.first()->text(), kiln::bridge::recentFileLabel(0, tinyCnnPath()));
+    QVERIFY(actions.first()->text().startsWith(QStringLiteral("&1 tiny_cnn.onnx  (")));
     QCOMPARE(actions.first()->toolTip(), QFileInfo(tinyCnnPath()).absoluteFilePath());
     QSignalSpy loaded(&window, &MainWindow::modelLoaded);
     actions.first()->trigger();
