@@ -80,8 +80,10 @@ ShortcutsDialog::ShortcutsDialog(QWidget* parent) : QDialog(parent), table_(new 
   filter->setPlaceholderText(tr("Filter by action or key"));
   filter->setClearButtonEnabled(true);
   const QVector<ShortcutEntry>& entries = shortcutTable();
+  // Keys before the action: the action texts are long, and the keys (what the dialog is for) must never be the
+  // column pushed out of sight.
   table_->setColumnCount(3);
-  table_->setHorizontalHeaderLabels({tr("Where"), tr("Action"), tr("Keys")});
+  table_->setHorizontalHeaderLabels({tr("Where"), tr("Keys"), tr("Action")});
   table_->setRowCount(static_cast<int>(entries.size()));
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -91,10 +93,13 @@ ShortcutsDialog::ShortcutsDialog(QWidget* parent) : QDialog(parent), table_(new 
     const ShortcutEntry& e = entries[row];
     const QString keys = e.keys.isEmpty() ? QStringLiteral("—") : e.keys.toString(QKeySequence::NativeText);
     int column = 0;
-    for (const QString& text : {e.area, e.action, keys}) table_->setItem(row, column++, new QTableWidgetItem(text));
+    for (const QString& text : {e.area, keys, e.action}) table_->setItem(row, column++, new QTableWidgetItem(text));
   }
   table_->resizeColumnsToContents();
-  table_->horizontalHeader()->setStretchLastSection(true);
+  // The action fills what is left (elided, full text in its tooltip): no sideways scrolling.
+  table_->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+  table_->setWordWrap(false);
+  for (int row = 0; row < table_->rowCount(); ++row) table_->item(row, 2)->setToolTip(table_->item(row, 2)->text());
   connect(filter, &QLineEdit::textChanged, this, [this](const QString& text) {
     for (int row = 0; row < table_->rowCount(); ++row) {
       bool match = text.isEmpty();
@@ -112,5 +117,12 @@ ShortcutsDialog::ShortcutsDialog(QWidget* parent) : QDialog(parent), table_(new 
 }
 
 int ShortcutsDialog::rowCount() const { return table_->rowCount(); }
+
+QRect ShortcutsDialog::keysColumnRect() const {
+  const QHeaderView* header = table_->horizontalHeader();
+  return {header->sectionViewportPosition(1), 0, header->sectionSize(1), table_->viewport()->height()};
+}
+
+QRect ShortcutsDialog::tableViewportRect() const { return table_->viewport()->rect(); }
 
 }  // namespace kiln::studio

@@ -6,6 +6,7 @@
 
 #include <QDialog>
 #include <QKeySequence>
+#include <QRect>
 #include <QString>
 #include <QVector>
 
@@ -34,6 +35,9 @@ class ShortcutsDialog : public QDialog {
   explicit ShortcutsDialog(QWidget* parent = nullptr);
   // Rows shown (for tests): one per table entry.
   int rowCount() const;
+  // Where the Keys column lies in the table's viewport, and the viewport itself (for tests: the keys are in sight).
+  QRect keysColumnRect() const;
+  QRect tableViewportRect() const;
 
  private:
   QTableWidget* table_;

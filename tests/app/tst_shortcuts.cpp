@@ -10,6 +10,7 @@
 #include "graph_view.h"
 #include "main_window.h"
 #include "shortcuts.h"
+#include "studio_test_files.h"
 
 using kiln::studio::ShortcutEntry;
 using kiln::studio::shortcutTable;
@@ -64,14 +65,21 @@ class TestShortcuts : public QObject {
     }
     QVERIFY(help);
     int rows = -1;
-    QTimer::singleShot(0, this, [&rows] {
+    QRect keys, viewport;
+    QTimer::singleShot(0, this, [&] {
       if (auto* dialog = qobject_cast<kiln::studio::ShortcutsDialog*>(QApplication::activeModalWidget())) {
         rows = dialog->rowCount();
+        keys = dialog->keysColumnRect();
+        viewport = dialog->tableViewportRect();
+        kiln::testing::saveScreenshot(dialog, QStringLiteral("shortcuts_dialog.png"));
         dialog->reject();
       }
     });
     help->trigger();
     QCOMPARE(rows, static_cast<int>(shortcutTable().size()));
+    // The keys are in sight at the dialog's own size, not behind a horizontal scroll (issue 33 item 8).
+    QVERIFY2(viewport.contains(keys.adjusted(0, 0, 0, -keys.height() + 1)),
+             qPrintable(QStringLiteral("keys column %1+%2, viewport width %3").arg(keys.x()).arg(keys.width()).arg(viewport.width())));
   }
 
   void graphKeysDoWhatTheTableSays() {
