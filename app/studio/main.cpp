@@ -149,8 +149,11 @@ int main(int argc, char** argv) {
   commandLine.parser.process(app);
   kiln::studio::applyTheme(kiln::studio::savedThemeChoice());  // View > Theme, remembered
 
-  kiln::studio::MainWindow window;
-  window.resize(1280, 760);
+  kiln::studio::MainWindow window;  // at the size the last session left it (MainWindow restores it)
+  // Screenshots are taken at one fixed size, whatever the user's last window was.
+  if (commandLine.parser.isSet(commandLine.screenshot) || commandLine.parser.isSet(commandLine.tour)) {
+    window.resize(1280, 760);
+  }
   window.show();
 
   const QStringList models = commandLine.parser.positionalArguments();

@@ -198,6 +198,7 @@ MainWindow::MainWindow(QWidget* parent)
   statusBar()->showMessage(tr("Open an ONNX model with File > Open or drop one here"));
 
   createMenus();
+  resize(1280, 760);  // the first start's size; a saved geometry replaces it
   restoreGeometry(settings_.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings_.value(QStringLiteral("window/state")).toByteArray());
 

@@ -203,6 +203,20 @@ class TestMainWindow : public QObject {
     QCOMPARE(window.windowTitle(), QStringLiteral("Kiln Studio \u2014 tiny_cnn.onnx"));
   }
 
+  // The window comes back at the size it was closed at (issue 33 item 8: kiln-studio's main() used to resize every
+  // new window to 1280x760 after the geometry was restored).
+  void windowSizeIsRestored() {
+    {
+      MainWindow window;
+      window.show();
+      window.resize(900, 610);
+      QTRY_COMPARE(window.size(), QSize(900, 610));
+      window.close();
+    }
+    MainWindow window;
+    QCOMPARE(window.size(), QSize(900, 610));
+  }
+
   void failedOpenStaysOutOfRecentFiles() {
     MainWindow window;
     QSignalSpy failed(&window, &MainWindow::loadFailed);
