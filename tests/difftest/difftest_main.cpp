@@ -40,6 +40,7 @@ struct Settings {
 
 struct Totals {
   int cases = 0, invalid = 0, unexplained = 0, explained = 0;
+  int optimizerRefusals = 0;  // cases only onnxruntime's unoptimized run could take
   std::map<std::string, int> agree, disagree;
   nlohmann::json findings = nlohmann::json::array();
 };
@@ -76,10 +77,16 @@ Result<PreparedCase> prepare(uint64_t seed, const Settings& settings, const fs::
 // The prefix of a case's error when onnxruntime-node died on it (an abort inside onnxruntime): not Kiln's to judge.
 constexpr const char* kOnnxRuntimeCrashed = "onnxruntime-node crashed";
 
+// How onnxruntime ran a case: `error` when it could not (no reference), `optimizerError` when only its unoptimized
+// run worked (the reference is that run; the refusal is onnxruntime's optimizer turning a valid model invalid).
+struct ReferenceRun {
+  std::string error, optimizerError;
+};
+
 // Runs onnxruntime-node over `cases` in one process; returns each case's error ("" when it ran). When the process
 // dies (onnxruntime aborted on some case), each case runs alone so the one that kills it is named and the others
 // still get their reference outputs.
-Result<std::vector<std::string>> runOnnxRuntimeBatch(const std::vector<PreparedCase>& cases,
+Result<std::vector<ReferenceRun>> runOnnxRuntimeBatch(const std::vector<PreparedCase>& cases,
                                                      const app::OnnxRuntimeNode& ort, const fs::path& root) {
   nlohmann::json manifest = {{"cases", nlohmann::json::array()}};
   for (const PreparedCase& c : cases) {
@@ -100,25 +107,27 @@ Result<std::vector<std::string>> runOnnxRuntimeBatch(const std::vector<PreparedC
   const nlohmann::json results = nlohmann::json::parse(in, nullptr, false);
   if (results.is_discarded() || results["cases"].size() != cases.size())
     return Status(StatusCode::FAIL, "onnxruntime-node wrote no usable " + resultsFile.string());
-  std::vector<std::string> errors;
-  for (const auto& r : results["cases"]) errors.push_back(r.value("ok", false) ? "" : r.value("error", "?"));
-  return errors;
+  std::vector<ReferenceRun> runs;
+  for (const auto& r : results["cases"]) {
+    runs.push_back({r.value("ok", false) ? "" : r.value("error", "?"), r.value("optimizer_error", "")});
+  }
+  return runs;
 }
 
-Result<std::vector<std::string>> runOnnxRuntime(const std::vector<PreparedCase>& cases, const app::OnnxRuntimeNode& ort,
-                                                const fs::path& root) {
+Result<std::vector<ReferenceRun>> runOnnxRuntime(const std::vector<PreparedCase>& cases, const app::OnnxRuntimeNode& ort,
+                                                 const fs::path& root) {
   auto batch = runOnnxRuntimeBatch(cases, ort, root);
   if (batch.isOk() || batch.status().code() != StatusCode::RUNTIME_EXCEPTION || cases.size() == 1) {
     if (!batch.isOk() && batch.status().code() == StatusCode::RUNTIME_EXCEPTION)
-      return std::vector<std::string>{std::string(kOnnxRuntimeCrashed) + ": " + batch.status().message().substr(0, 400)};
+      return std::vector<ReferenceRun>{{std::string(kOnnxRuntimeCrashed) + ": " + batch.status().message().substr(0, 400), ""}};
     return batch;
   }
-  std::vector<std::string> errors;
+  std::vector<ReferenceRun> runs;
   for (const PreparedCase& c : cases) {
-    KILN_ASSIGN_OR_RETURN(std::vector<std::string> one, runOnnxRuntime({c}, ort, root));
-    errors.push_back(one.front());
+    KILN_ASSIGN_OR_RETURN(std::vector<ReferenceRun> one, runOnnxRuntime({c}, ort, root));
+    runs.push_back(one.front());
   }
-  return errors;
+  return runs;
 }
 
 // Why `known` explains onnxruntime failing a case (its side "onnxruntime"), or "".
@@ -210,9 +219,9 @@ int run(const Settings& settings) {
       }
       batch.push_back(std::move(*c));
     }
-    auto ortErrors = runOnnxRuntime(batch, *ort, root);
-    if (!ortErrors.isOk()) {
-      std::cerr << "kiln-difftest: error: " << ortErrors.status().message() << "\n";
+    auto referenceRuns = runOnnxRuntime(batch, *ort, root);
+    if (!referenceRuns.isOk()) {
+      std::cerr << "kiln-difftest: error: " << referenceRuns.status().message() << "\n";
       return kExitDisagreement;
     }
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -220,12 +229,18 @@ int run(const Settings& settings) {
       ++totals.cases;
       if (settings.verbose) std::cout << "case " << c.seed << ": " << nlohmann::json(c.generated.opKinds).dump() << std::endl;
       bool keep = settings.keepAll;
-      if (!(*ortErrors)[i].empty()) {
+      const ReferenceRun& referenceRun = (*referenceRuns)[i];
+      if (!referenceRun.optimizerError.empty()) {
+        ++totals.optimizerRefusals;
+        std::cout << "note onnxruntime seed " << c.seed << ": refused with its optimizations on, ran without them "
+                  << "(the reference): " << referenceRun.optimizerError.substr(0, 200) << std::endl;
+      }
+      if (!referenceRun.error.empty()) {
         ++totals.invalid;
         keep = true;
         SideOutcome reference;  // onnxruntime refused or crashed: the case has no reference
         reference.kind = SideOutcome::Kind::KILN_ERROR;
-        reference.detail = (*ortErrors)[i];
+        reference.detail = referenceRun.error;
         reference.knownReason = knownReferenceFailure(known, reference.detail);
         record(totals, c, "onnxruntime", "invalid", reference.detail, &reference, true);
       } else {
@@ -264,11 +279,13 @@ int run(const Settings& settings) {
       std::cout << "; " << s << ": " << totals.agree[s] << " agree, " << totals.disagree[s] << " disagree";
   }
   std::cout << "; " << totals.invalid << " invalid, " << totals.explained << " known, " << totals.unexplained
-            << " unexplained" << std::endl;
+            << " unexplained; " << totals.optimizerRefusals << " refused by onnxruntime's optimizer (judged against its "
+            << "unoptimized run)" << std::endl;
   if (!settings.json.empty()) {
     nlohmann::json summary = {{"seed", settings.seed}, {"count", settings.count}, {"seconds", seconds},
                               {"agree", totals.agree}, {"disagree", totals.disagree}, {"invalid", totals.invalid},
                               {"explained", totals.explained}, {"unexplained", totals.unexplained},
+                              {"onnxruntime_optimizer_refusals", totals.optimizerRefusals},
                               {"findings", totals.findings}};
     std::ofstream(settings.json) << summary.dump(2) << "\n";
   }
