@@ -44,25 +44,6 @@ Result<QStringList> parseShapeList(const QString& text) {
   return entries;
 }
 
-Result<ModelCompilationOptions> compilationOptionsFor(const CompileSettings& settings) {
-  if (settings.sourcePath.isEmpty()) return Status(StatusCode::INVALID_ARGUMENT, "no source model to compile");
-  app::CompileSettings common;
-  common.inputModel = settings.sourcePath.toStdString();
-  common.outputModel = settings.outputPath.toStdString();
-  common.embedMode = settings.embedMode;
-  common.nodeNamePrefix = settings.nodeNamePrefix.toStdString();
-  common.externalInitializersFile = settings.externalInitializersFile.toStdString();
-  common.externalThreshold = settings.externalThreshold;
-  common.errorIfOutputExists = settings.errorIfOutputExists;
-  common.errorIfNoNodesCompiled = settings.errorIfNoNodesCompiled;
-  common.device = settings.device.toStdString();
-  common.targetProfile = settings.targetProfile.toStdString();
-  common.optimizationLevel = settings.optimizationLevel.toStdString();
-  common.autotune = settings.autotune;
-  for (const QString& entry : settings.shapes) common.shapes.push_back(entry.toStdString());
-  return app::compilationOptionsFor(common);
-}
-
 CompileJob::CompileJob(QObject* parent) : QObject(parent) {
   qRegisterMetaType<kiln::bridge::CompileSummary>();
 }
@@ -72,11 +53,12 @@ CompileJob::CompileJob(QObject* parent) : QObject(parent) {
 // still pending for this object die with it.
 CompileJob::~CompileJob() = default;
 
-bool CompileJob::start(const CompileSettings& settings) {
+bool CompileJob::start(const app::CompileSettings& settings) {
   auto compile = [settings](const ProgressSink& sink) -> Result<CompileSummary> {
     QElapsedTimer timer;
     timer.start();
-    auto options = compilationOptionsFor(settings);
+    if (settings.inputModel.empty()) return Status(StatusCode::INVALID_ARGUMENT, "no source model to compile");
+    auto options = app::compilationOptionsFor(settings);
     if (!options.isOk()) return options.status();
     // The engine reports parallel stages from the calling thread too, so receivers on the GUI thread see the
     // (queued) progress signals in the order the engine reported them.
@@ -89,7 +71,7 @@ bool CompileJob::start(const CompileSettings& settings) {
   return worker_.start(
       this, QStringLiteral("kiln-compile"), compile,
       [this](const ProgressEvent& event) {
-        emit progress(QString::fromStdString(event.stage), event.done, event.total);
+        emit progress(QString::fromStdString(event.stage), event.done, event.total, static_cast<int>(event.step));
       },
       [this](const CompileSummary& summary) { emit finished(summary); },
       [this](const QString& code, const QString& message) { emit failed(code, message); },

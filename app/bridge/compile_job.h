@@ -13,28 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "compile_settings.h"
 #include "engine_worker_thread.h"
 #include "kiln/compiler.h"
 #include "kiln/progress.h"
 
 namespace kiln::bridge {
-
-// What `kiln compile MODEL` takes, as the studio's form fills it in.
-struct CompileSettings {
-  QString sourcePath;
-  QString outputPath;               // empty: kiln::defaultCtxModelPath(sourcePath)
-  bool embedMode = false;           // --embed-mode 1
-  QString nodeNamePrefix;           // --prefix
-  QString externalInitializersFile;  // --ext-initializers (relative to the output model)
-  qint64 externalThreshold = 1024;  // --ext-threshold
-  bool errorIfNoNodesCompiled = false;  // --error-if-no-nodes
-  bool errorIfOutputExists = false;     // --error-if-exists
-  QString device;                   // --device: index or name substring; empty: the engine's default
-  QString targetProfile;            // --target-profile: device profile JSON; compiles without the live device
-  QString optimizationLevel;        // --optimization-level: none | basic | all; empty: the engine's default
-  bool autotune = false;            // --autotune
-  QStringList shapes;               // --shape NAME=1x3x640x640, one per entry
-};
 
 // One written file with its size at the time the compile reported it.
 struct CompiledFile {
@@ -58,11 +42,6 @@ struct CompileSummary {
 // entries `kiln compile --shape` takes (kiln::app::parseNamedShapeList). INVALID_ARGUMENT names a bad entry.
 Result<QStringList> parseShapeList(const QString& text);
 
-// kiln::app::compilationOptionsFor of the form's settings: the options `kiln compile` builds from the same choices
-// (the shapes become the session's input shapes, checked against the model when it compiles). The progress sink is
-// left to the caller.
-Result<ModelCompilationOptions> compilationOptionsFor(const CompileSettings& settings);
-
 class CompileJob : public QObject {
   Q_OBJECT
 
@@ -73,7 +52,7 @@ class CompileJob : public QObject {
   ~CompileJob() override;
 
   // Starts compiling on a new thread and returns at once; false (and nothing started) while one still runs.
-  bool start(const CompileSettings& settings);
+  bool start(const app::CompileSettings& settings);
   // Asks the running compile to stop; it ends with failed("CANCELLED", ...). Thread-safe; a no-op when idle.
   void cancel();
   // True from start() until finished or failed has been emitted.
@@ -85,7 +64,8 @@ class CompileJob : public QObject {
   // panel) get it queued; a receiver connected with Qt::DirectConnection runs on the compiling thread and may only
   // call thread-safe things such as cancel(). `stage` is the engine's stage name ("load", "optimize",
   // "partition", "compile", "<partition>: glslang", "<partition>: pipelines", "write"); total 0 = unknown.
-  void progress(const QString& stage, qint64 done, qint64 total);
+  // `step`: the event's kiln::ProgressStep, as an int (what the panel switches on; `stage` is display text).
+  void progress(const QString& stage, qint64 done, qint64 total, int step);
   // Emitted on this object's thread after every progress signal of the run.
   void finished(const kiln::bridge::CompileSummary& summary);
   // `code` is the status code's name ("CANCELLED", "FAIL", "INVALID_ARGUMENT", ...), `message` the engine's text.

@@ -17,21 +17,22 @@ QString sourceKey(const QString& source) { return QFileInfo(source).absoluteFile
 
 }  // namespace
 
-QStringList compileOutputFiles(const CompileSettings& settings) {
-  const QString output = settings.outputPath.isEmpty() ? defaultOutput(settings.sourcePath) : settings.outputPath;
+QStringList compileOutputFiles(const app::CompileSettings& settings) {
+  const QString output = settings.outputModel.empty() ? defaultOutput(QString::fromStdString(settings.inputModel))
+                                                      : QString::fromStdString(settings.outputModel);
   if (output.isEmpty()) return {};
   const QFileInfo model(output);
   QStringList files{model.absoluteFilePath()};
   if (!settings.embedMode) {
     files << QFileInfo(QString::fromStdString(kiln::defaultContextBinaryPath(output.toStdString()))).absoluteFilePath();
   }
-  if (!settings.externalInitializersFile.isEmpty()) {
-    files << QFileInfo(model.absoluteDir(), settings.externalInitializersFile).absoluteFilePath();
+  if (!settings.externalInitializersFile.empty()) {
+    files << QFileInfo(model.absoluteDir(), QString::fromStdString(settings.externalInitializersFile)).absoluteFilePath();
   }
   return files;
 }
 
-QStringList existingCompileOutputs(const CompileSettings& settings) {
+QStringList existingCompileOutputs(const app::CompileSettings& settings) {
   QStringList existing;
   for (const QString& file : compileOutputFiles(settings)) {
     if (QFileInfo::exists(file)) existing << file;

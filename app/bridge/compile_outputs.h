@@ -6,17 +6,17 @@
 #include <QString>
 #include <QStringList>
 
-#include "compile_job.h"
+#include "compile_settings.h"
 
 namespace kiln::bridge {
 
 // The files a compile with `settings` writes: the ctx model (kiln::defaultCtxModelPath of the source when the output
 // is empty), its context binary unless embed mode is on, and the external initializers file when one is named.
 // Absolute paths, in that order; empty when there is no source and no output.
-QStringList compileOutputFiles(const CompileSettings& settings);
+QStringList compileOutputFiles(const app::CompileSettings& settings);
 
 // The subset of compileOutputFiles(settings) that exists now: what a compile would replace.
-QStringList existingCompileOutputs(const CompileSettings& settings);
+QStringList existingCompileOutputs(const app::CompileSettings& settings);
 
 // The compile output path per source model. A path the user typed belongs to the model it was typed for: opening
 // another model shows that model's default (<stem>_ctx.onnx beside it) unless the user typed one for it earlier.

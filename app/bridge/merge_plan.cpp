@@ -95,7 +95,7 @@ MergePreview computeMergePreview(const QList<MergeModelEntry>& models, const QLi
       entryOf.push_back(i);
     }
   }
-  const MergePlan plan = planMerge(inputs, connectionPairs(connections));
+  const MergePlan plan = planMergeOfInspected(inputs, connectionPairs(connections));
   if (preview.problems.isEmpty()) preview.problems << qsList(plan.problems);
 
   auto model = [&](int input) { return entryOf[static_cast<size_t>(input)]; };
@@ -118,7 +118,7 @@ std::shared_ptr<const GraphDocument> mergedGraphDocument(const QList<MergeModelE
                                                          const QList<MergeConnection>& connections) {
   const std::vector<MergePlanInput> inputs = readableInputs(models);
   if (inputs.size() < 2) return nullptr;
-  const MergePlan plan = planMerge(inputs, connectionPairs(connections));
+  const MergePlan plan = planMergeOfInspected(inputs, connectionPairs(connections));
 
   ModelInfo info;
   for (const auto& v : plan.inputs) info.inputs.push_back(v.value);

@@ -14,23 +14,16 @@
 namespace kiln::cli {
 namespace {
 
+// The choices the studio's compile form makes too live in `settings` (one struct, app/common/compile_settings.h);
+// the rest is what only the command line has: several models, per-model prefixes, --share, --weightless.
 struct CompileArgs {
   std::vector<std::string> models;
-  std::string output;
-  int embedMode = 0;
   std::vector<std::string> prefixes;
-  std::string targetProfile;
-  std::string device;
-  bool autotune = false;
-  std::vector<std::string> shapes;
-  std::string extInitializers;
-  size_t extThreshold = 1024;
-  bool errorIfExists = false;
-  bool errorIfNoNodes = false;
+  int embedMode = 0;  // --embed-mode 0|1 (settings.embedMode)
+  size_t extThreshold = 1024;  // --ext-threshold: unsigned here, so CLI11 refuses a negative count
   bool share = false;
   bool weightless = false;
-  std::string optimizationLevel;
-  std::vector<std::string> configs;
+  app::CompileSettings settings;  // inputModel and nodeNamePrefix are set per model
   CommonFlags flags;
 };
 
@@ -60,20 +53,13 @@ void printResult(const std::string& model, const CompileResult& result) {
   std::printf(" (compiled in %.1f ms)\n", result.timings.session_total_ms);
 }
 
-// The flags as the settings the studio's compile form fills in too (one model's paths are set by the caller).
+// The options of the settings (one model's input path and prefix are set by the caller; with --share the output is
+// the group's folder, which compileModelsSharingContext takes).
 Result<ModelCompilationOptions> optionsFrom(const CompileArgs& args, ProgressDisplay& progress) {
-  app::CompileSettings settings;
+  app::CompileSettings settings = args.settings;
   settings.embedMode = args.embedMode == 1;
-  settings.externalInitializersFile = args.extInitializers;
   settings.externalThreshold = static_cast<int64_t>(args.extThreshold);
-  settings.errorIfOutputExists = args.errorIfExists;
-  settings.errorIfNoNodesCompiled = args.errorIfNoNodes;
-  settings.device = args.device;
-  settings.targetProfile = args.targetProfile;
-  settings.optimizationLevel = args.optimizationLevel;
-  settings.autotune = args.autotune;
-  settings.shapes = args.shapes;
-  settings.configs = args.configs;
+  if (args.share) settings.outputModel.clear();
   if (args.weightless) settings.configs.push_back("ep.enable_weightless_ep_context_nodes=1");
   KILN_ASSIGN_OR_RETURN(ModelCompilationOptions options, app::compilationOptionsFor(settings));
   options.sessionOptions().progress.onProgress = progress.callback();
@@ -93,7 +79,7 @@ int runCompile(const CompileArgs& args) {
   auto options = optionsFrom(args, progress);
   if (!options.isOk()) return reportError(options.status(), args.flags);
   if (args.share) {
-    auto results = compileModelsSharingContext(args.models, *options, args.prefixes, args.output);
+    auto results = compileModelsSharingContext(args.models, *options, args.prefixes, args.settings.outputModel);
     progress.finish();
     if (!results.isOk()) return reportError(results.status(), args.flags);
     if (args.flags.json) {
@@ -106,7 +92,6 @@ int runCompile(const CompileArgs& args) {
     return kExitOk;
   }
   options->setInputModelPath(args.models.front());
-  if (!args.output.empty()) options->setOutputModelPath(args.output);
   if (!args.prefixes.empty()) options->setNodeNamePrefix(args.prefixes.front());
   auto result = compileModel(*options);
   progress.finish();
@@ -126,28 +111,28 @@ void registerCompile(CLI::App& app, Commands& commands) {
   CLI::App* cmd = app.add_subcommand("compile", "Compile a model into an EPContext model (<stem>_ctx.onnx) and its "
                                                 "Vulkan context binary (<stem>_vulkan.bin)");
   cmd->add_option("model", args->models, "ONNX model file(s); several only with --share")->required();
-  cmd->add_option("-o,--output", args->output,
+  cmd->add_option("-o,--output", args->settings.outputModel,
                   "EPContext model to write (default: <model folder>/<stem>_ctx.onnx); with --share, the folder for "
                   "all outputs");
   cmd->add_option("--embed-mode", args->embedMode, "1: embed the binary in the EPContext node; 0: a separate file")
       ->check(CLI::IsMember({0, 1}));
   cmd->add_option("--prefix", args->prefixes, "Prefix for EPContext node and graph names (with --share: one per model)");
-  cmd->add_option("--target-profile", args->targetProfile,
+  cmd->add_option("--target-profile", args->settings.targetProfile,
                   "Compile for this device profile (JSON, see kiln devices --profile) instead of a live device");
-  cmd->add_option("--device", args->device, "Vulkan device index or name substring (default: the first GPU, else lavapipe)");
-  cmd->add_flag("--autotune", args->autotune, "Time candidate kernel configurations and keep the fastest");
-  cmd->add_option("--shape", args->shapes, "NAME=1x3x640x640: fix an input's free dimensions");
-  cmd->add_option("--ext-initializers", args->extInitializers,
+  cmd->add_option("--device", args->settings.device, "Vulkan device index or name substring (default: the first GPU, else lavapipe)");
+  cmd->add_flag("--autotune", args->settings.autotune, "Time candidate kernel configurations and keep the fastest");
+  cmd->add_option("--shape", args->settings.shapes, "NAME=1x3x640x640: fix an input's free dimensions");
+  cmd->add_option("--ext-initializers", args->settings.externalInitializersFile,
                   "Write initializers of CPU-fallback nodes to this file (relative to the output model)");
   cmd->add_option("--ext-threshold", args->extThreshold, "Smallest initializer (bytes) that goes to --ext-initializers");
-  cmd->add_flag("--error-if-exists", args->errorIfExists, "Fail instead of overwriting an existing output model");
-  cmd->add_flag("--error-if-no-nodes", args->errorIfNoNodes, "Fail when no node compiles (default: write the plain model)");
+  cmd->add_flag("--error-if-exists", args->settings.errorIfOutputExists, "Fail instead of overwriting an existing output model");
+  cmd->add_flag("--error-if-no-nodes", args->settings.errorIfNoNodesCompiled, "Fail when no node compiles (default: write the plain model)");
   cmd->add_flag("--share", args->share,
                 "Compile all models with shared EP contexts: N ctx models and one binary named after the first model");
   cmd->add_flag("--weightless", args->weightless,
                 "Write no weights the source model holds: the binary refers to them (the source must stay)");
-  cmd->add_option("--optimization-level", args->optimizationLevel, "none | basic | all (default: basic)");
-  cmd->add_option("--config", args->configs, "KEY=VALUE session config entry (repeatable)");
+  cmd->add_option("--optimization-level", args->settings.optimizationLevel, "none | basic | all (default: basic)");
+  cmd->add_option("--config", args->settings.configs, "KEY=VALUE session config entry (repeatable)");
   addCommonFlags(*cmd, args->flags);
   cmd->footer("\nExamples:\n  kiln compile model.onnx\n  kiln compile model.onnx --embed-mode 1 -o out/model_ctx.onnx\n"
               "  kiln compile model.onnx --target-profile gpu.json\n  kiln compile --share a.onnx b.onnx\n"

@@ -61,8 +61,29 @@ static py::dict toPython(const ContextBinaryGraph& graph) {
   d["nodes"] = graph.nodes;
   d["host_nodes"] = graph.hostNodes;
   d["initializers"] = graph.initializers;
+  d["prepacked_constants"] = graph.prepackedConstants;
   d["spirv_modules"] = graph.spirvModules;
   d["op_types"] = graph.opTypes;
+  d["value_types"] = listOf(graph.valueTypes);
+  py::list tuning;
+  for (const ContextBinaryTunedKernel& kernel : graph.tuning) {
+    py::list candidates;
+    for (const auto& [name, ms] : kernel.candidates) {
+      py::dict candidate;
+      candidate["name"] = name;
+      candidate["ms"] = ms;
+      candidates.append(candidate);
+    }
+    py::dict k;
+    k["node_index"] = kernel.nodeIndex;
+    k["node"] = kernel.node;
+    k["chosen"] = kernel.chosen;
+    k["chosen_ms"] = kernel.chosenMs;
+    k["candidates"] = candidates;
+    tuning.append(k);
+  }
+  d["tuning"] = tuning;
+  d["tuning_note"] = graph.tuningNote;
   return d;
 }
 

@@ -44,31 +44,39 @@ enum StageColumn { StageName = 0, StageProgress = 1, StageElapsed = 2 };
 // The overall bar, in thousandths, from one engine event. The engine reports stages, not one overall fraction, so
 // the bar gives each stage a share: load, optimize and partition 5% each, the partitions 80% (each partition an
 // equal slice, split 60/40 between its glslang and pipeline stages), writing the files the last 5%.
-int overallFor(const QString& stage, qint64 done, qint64 total, int& partitionIndex, int& partitionCount) {
+int overallFor(ProgressStep step, qint64 done, qint64 total, int& partitionIndex, int& partitionCount) {
   const double f = total > 0 ? std::clamp(static_cast<double>(done) / static_cast<double>(total), 0.0, 1.0) : 0.0;
   auto at = [](double permille) { return static_cast<int>(permille); };
-  if (stage == QLatin1String("load")) return at(50 * f);
-  if (stage == QLatin1String("optimize")) return at(50 + 50 * f);
-  if (stage == QLatin1String("partition")) return at(100 + 50 * f);
-  if (stage == QLatin1String("compile")) {
-    partitionIndex = static_cast<int>(done);
-    partitionCount = static_cast<int>(total);
-    return at(150 + 800 * f);
-  }
-  if (stage == QLatin1String("write")) return at(950 + 50 * f);
   const double slice = 800.0 / std::max(partitionCount, 1);
   const double base = 150 + slice * std::min(partitionIndex, std::max(partitionCount - 1, 0));
-  if (stage.endsWith(QLatin1String(": glslang"))) return at(base + slice * 0.6 * f);
-  if (stage.endsWith(QLatin1String(": pipelines"))) return at(base + slice * (0.6 + 0.4 * f));
-  return -1;  // a stage this table does not know: the bar stays where it is
+  switch (step) {
+    case ProgressStep::LOAD: return at(50 * f);
+    case ProgressStep::OPTIMIZE: return at(50 + 50 * f);
+    case ProgressStep::PARTITION: return at(100 + 50 * f);
+    case ProgressStep::COMPILE:
+      partitionIndex = static_cast<int>(done);
+      partitionCount = static_cast<int>(total);
+      return at(150 + 800 * f);
+    case ProgressStep::GLSLANG: return at(base + slice * 0.6 * f);
+    case ProgressStep::PIPELINES: return at(base + slice * (0.6 + 0.4 * f));
+    case ProgressStep::WRITE: return at(950 + 50 * f);
+    case ProgressStep::AUTOTUNE:
+    case ProgressStep::OTHER: break;
+  }
+  return -1;  // a step the bar has no share for: it stays where it is
 }
 
-// The engine's top-level stages in the order it runs them. It reports most of them only as they start ("optimize
-// 0/1"): a later one starting means the earlier ones are done.
-const QStringList& pipelineStages() {
-  static const QStringList stages{QStringLiteral("load"), QStringLiteral("optimize"), QStringLiteral("partition"),
-                                  QStringLiteral("compile"), QStringLiteral("write")};
-  return stages;
+// The engine's top-level steps in the order it runs them (-1 for the others). It reports most of them only as they
+// start ("optimize 0/1"): a later one starting means the earlier ones are done.
+int pipelinePosition(ProgressStep step) {
+  switch (step) {
+    case ProgressStep::LOAD: return 0;
+    case ProgressStep::OPTIMIZE: return 1;
+    case ProgressStep::PARTITION: return 2;
+    case ProgressStep::COMPILE: return 3;
+    case ProgressStep::WRITE: return 4;
+    default: return -1;
+  }
 }
 
 QString formatMs(double ms) {
@@ -349,16 +357,16 @@ void CompilePanel::resetForSource(const QString& path) {
 }
 
 // Existing outputs are replaced only when the user says so; files this panel's last compile wrote are its own.
-bool CompilePanel::mayReplace(const bridge::CompileSettings& settings) {
+bool CompilePanel::mayReplace(const app::CompileSettings& settings) {
   if (settings.errorIfOutputExists) return true;  // the engine refuses an existing output itself
   QStringList existing = bridge::existingCompileOutputs(settings);
-  if (settings.sourcePath == writtenFor_) {
+  if (QString::fromStdString(settings.inputModel) == writtenFor_) {
     existing.removeIf([this](const QString& file) { return lastWritten_.contains(file); });
   }
   if (existing.isEmpty()) return true;
   if (replaceQuestion_) return replaceQuestion_(existing);
   QMessageBox box(QMessageBox::Warning, tr("Replace existing files?"),
-                  tr("Compiling %1 replaces files that exist already:").arg(QFileInfo(settings.sourcePath).fileName()),
+                  tr("Compiling %1 replaces files that exist already:").arg(QFileInfo(QString::fromStdString(settings.inputModel)).fileName()),
                   QMessageBox::Cancel, this);
   box.setInformativeText(existing.join(QLatin1Char('\n')));
   QPushButton* replace = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
@@ -373,24 +381,26 @@ bool CompilePanel::isRunning() const { return job_ && job_->isRunning(); }
 
 QString CompilePanel::lastError() const { return lastError_; }
 
-bridge::CompileSettings CompilePanel::settings() const {
-  bridge::CompileSettings settings;
-  settings.sourcePath = sourceEdit_->text();
-  settings.outputPath = outputEdit_->text().trimmed();
+app::CompileSettings CompilePanel::settings() const {
+  app::CompileSettings settings;
+  settings.inputModel = sourceEdit_->text().toStdString();
+  settings.outputModel = outputEdit_->text().trimmed().toStdString();
   settings.embedMode = embedCheck_->isChecked();
-  settings.nodeNamePrefix = prefixEdit_->text().trimmed();
-  settings.externalInitializersFile = extInitializersEdit_->text().trimmed();
+  settings.nodeNamePrefix = prefixEdit_->text().trimmed().toStdString();
+  settings.externalInitializersFile = extInitializersEdit_->text().trimmed().toStdString();
   settings.externalThreshold = extThresholdSpin_->value();
   settings.errorIfNoNodesCompiled = errorIfNoNodesCheck_->isChecked();
   settings.errorIfOutputExists = errorIfExistsCheck_->isChecked();
   if (profileRadio_->isChecked()) {
-    settings.targetProfile = profileEdit_->text().trimmed();
+    settings.targetProfile = profileEdit_->text().trimmed().toStdString();
   } else {
-    settings.device = deviceCombo_->currentData().toString();
+    settings.device = deviceCombo_->currentData().toString().toStdString();
   }
-  settings.optimizationLevel = optimizationCombo_->currentData().toString();
+  settings.optimizationLevel = optimizationCombo_->currentData().toString().toStdString();
   settings.autotune = autotuneCheck_->isChecked();
-  if (auto shapes = bridge::parseShapeList(shapesEdit_->text()); shapes.isOk()) settings.shapes = *shapes;
+  if (auto shapes = bridge::parseShapeList(shapesEdit_->text()); shapes.isOk()) {
+    for (const QString& entry : *shapes) settings.shapes.push_back(entry.toStdString());
+  }
   return settings;
 }
 
@@ -413,7 +423,7 @@ void CompilePanel::startCompile() {
     emit compileFailed(code, problem);
     return;
   }
-  const bridge::CompileSettings chosen = settings();
+  const app::CompileSettings chosen = settings();
   if (!mayReplace(chosen)) {
     const QString why = tr("kept the existing files; choose another output path or replace them");
     statusLabel_->setStyleSheet(QString());
@@ -429,7 +439,7 @@ void CompilePanel::startCompile() {
   lastEventMs_ = 0;
   partitionIndex_ = partitionCount_ = 0;
   overallBar_->setValue(0);
-  compilingSource_ = chosen.sourcePath;
+  compilingSource_ = QString::fromStdString(chosen.inputModel);
   resultSource_ = compilingSource_;
   resultView_->setText(tr("<i>Compiling %1…</i>").arg(QFileInfo(compilingSource_).fileName().toHtmlEscaped()));
   lastError_.clear();
@@ -538,7 +548,7 @@ void CompilePanel::closeActiveStage() {
   activeStage_.clear();
 }
 
-void CompilePanel::onProgress(const QString& stage, qint64 done, qint64 total) {
+void CompilePanel::onProgress(const QString& stage, qint64 done, qint64 total, int step) {
   // A stage's elapsed time runs from its first event until another stage reports; a stage that reports again (the
   // "compile" stage around each partition's glslang and pipeline stages) resumes, so it spans its partitions.
   if (stage != activeStage_) {
@@ -549,6 +559,7 @@ void CompilePanel::onProgress(const QString& stage, qint64 done, qint64 total) {
   if (it == stages_.end()) {
     StageRow row;
     row.item = new QTreeWidgetItem(stageTree_, QStringList{stage});
+    row.step = static_cast<ProgressStep>(step);
     row.item->setTextAlignment(StageProgress, Qt::AlignRight | Qt::AlignVCenter);
     row.item->setTextAlignment(StageElapsed, Qt::AlignRight | Qt::AlignVCenter);
     // Parallel stages report their first event when the first item is done ("glslang 1/11"): their work began at
@@ -556,7 +567,7 @@ void CompilePanel::onProgress(const QString& stage, qint64 done, qint64 total) {
     row.startedMs = done > 0 ? lastEventMs_ : clock_.elapsed();
     it = stages_.insert(stage, row);
     stageTree_->scrollToItem(row.item);
-    markEarlierStagesDone(stage);
+    markEarlierStagesDone(row.step);
   }
   it->endedMs = -1;
   it->done = done;
@@ -564,7 +575,7 @@ void CompilePanel::onProgress(const QString& stage, qint64 done, qint64 total) {
   it->item->setText(StageProgress, total > 0 ? tr("%1 / %2").arg(done).arg(total) : QString::number(done));
   refreshStageElapsed(*it);
   lastEventMs_ = clock_.elapsed();
-  const int overall = overallFor(stage, done, total, partitionIndex_, partitionCount_);
+  const int overall = overallFor(static_cast<ProgressStep>(step), done, total, partitionIndex_, partitionCount_);
   overallPermille_ = std::max(overallPermille_, overall);
   overallBar_->setValue(overallPermille_);
   if (!job_->isCancelling()) {
@@ -573,11 +584,11 @@ void CompilePanel::onProgress(const QString& stage, qint64 done, qint64 total) {
   emit progressed(stage, done, total);
 }
 
-void CompilePanel::markEarlierStagesDone(const QString& stage) {
-  const qsizetype position = pipelineStages().indexOf(stage);
+void CompilePanel::markEarlierStagesDone(ProgressStep step) {
+  const int position = pipelinePosition(step);
   if (position < 0) return;
   for (StageRow& row : stages_) {
-    const qsizetype earlier = pipelineStages().indexOf(row.item->text(StageName));
+    const int earlier = pipelinePosition(row.step);
     if (earlier >= 0 && earlier < position && (row.total <= 0 || row.done < row.total)) {
       row.item->setText(StageProgress, tr("done"));
     }

@@ -15,6 +15,7 @@
 #include "compile_job.h"
 #include "compile_outputs.h"
 #include "kiln/device.h"
+#include "kiln/progress.h"
 
 class QButtonGroup;
 class QCheckBox;
@@ -53,7 +54,7 @@ class CompilePanel : public QWidget {
   bool isRunning() const;
 
   // The form's values as the compile job takes them (for tests and for "copy as command line" later).
-  bridge::CompileSettings settings() const;
+  app::CompileSettings settings() const;
   // The text of the error line ("" when the last compile succeeded or none ran).
   QString lastError() const;
   // The source model the Result pane's compile was for ("" when it shows no compile).
@@ -84,6 +85,7 @@ class CompilePanel : public QWidget {
     qint64 startedMs = 0;
     qint64 endedMs = -1;  // -1 while the stage is the active one
     qint64 done = 0, total = 0;  // its latest event
+    ProgressStep step = ProgressStep::OTHER;
   };
 
   QWidget* buildForm();
@@ -96,9 +98,9 @@ class CompilePanel : public QWidget {
   void updateTargetMode();
   void setRunning(bool running);
   void showError(const QString& code, const QString& message);
-  bool mayReplace(const bridge::CompileSettings& settings);
+  bool mayReplace(const app::CompileSettings& settings);
   void resetForSource(const QString& path);
-  void onProgress(const QString& stage, qint64 done, qint64 total);
+  void onProgress(const QString& stage, qint64 done, qint64 total, int step);
   void onFinished(const bridge::CompileSummary& summary);
   void onFailed(const QString& code, const QString& message);
   void closeActiveStage();
@@ -106,7 +108,7 @@ class CompilePanel : public QWidget {
   void onLogLine(int level, const QString& text);  // from LogHub
   void writeLog(int level, const QString& text);
   void writeMarker(const QString& text);  // "compile started/finished" lines of this panel
-  void markEarlierStagesDone(const QString& stage);
+  void markEarlierStagesDone(ProgressStep step);
 
   bridge::CompileJob* job_;
   QLineEdit* sourceEdit_;

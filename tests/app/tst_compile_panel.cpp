@@ -91,7 +91,7 @@ class TestCompilePanel : public QObject {
     auto* devices = child<QComboBox>(panel, "deviceCombo");
     QVERIFY2(devices->count() >= 2, qPrintable(devices->itemText(devices->count() - 1)));
     devices->setCurrentIndex(1);
-    QCOMPARE(panel.settings().device, QStringLiteral("0"));
+    QCOMPARE(panel.settings().device, std::string("0"));
 
     QSignalSpy progressed(&panel, &CompilePanel::progressed);
     QSignalSpy compiled(&panel, &CompilePanel::compiled);
@@ -203,10 +203,10 @@ class TestCompilePanel : public QObject {
     QVERIFY(!child<QComboBox>(panel, "deviceCombo")->isEnabled());
     child<QLineEdit>(panel, "profileEdit")->setText(profilePath);
     child<QComboBox>(panel, "optimizationCombo")->setCurrentIndex(3);  // all
-    const kiln::bridge::CompileSettings settings = panel.settings();
-    QCOMPARE(settings.targetProfile, profilePath);
-    QVERIFY(settings.device.isEmpty());
-    QCOMPARE(settings.optimizationLevel, QStringLiteral("all"));
+    const kiln::app::CompileSettings settings = panel.settings();
+    QCOMPARE(QString::fromStdString(settings.targetProfile), profilePath);
+    QVERIFY(settings.device.empty());
+    QCOMPARE(settings.optimizationLevel, std::string("all"));
 
     QSignalSpy compiled(&panel, &CompilePanel::compiled);
     QTest::mouseClick(child<QPushButton>(panel, "compileButton"), Qt::LeftButton);
@@ -398,16 +398,16 @@ class TestCompilePanel : public QObject {
     QCOMPARE(overflow.status().code(), kiln::StatusCode::INVALID_ARGUMENT);
     QVERIFY(overflow.status().message().find("99999999999999999999") != std::string::npos);
 
-    kiln::bridge::CompileSettings settings;
-    settings.sourcePath = tinyCnnPath();
-    settings.outputPath = QStringLiteral("/tmp/out_ctx.onnx");
-    settings.device = QStringLiteral("1");
+    kiln::app::CompileSettings settings;
+    settings.inputModel = tinyCnnPath().toStdString();
+    settings.outputModel = "/tmp/out_ctx.onnx";
+    settings.device = "1";
     settings.autotune = true;
-    settings.shapes = {QStringLiteral("image=4x3x32x32")};
+    settings.shapes = {"image=4x3x32x32"};
     settings.embedMode = true;
     settings.errorIfOutputExists = true;
     settings.errorIfNoNodesCompiled = true;
-    auto options = kiln::bridge::compilationOptionsFor(settings);
+    auto options = kiln::app::compilationOptionsFor(settings);
     QVERIFY2(options.isOk(), options.status().toString().c_str());
     const kiln::SessionOptions& session = options->sessionOptions();
     QCOMPARE(session.configEntryOr("kiln.vulkan.device", ""), std::string("1"));
@@ -418,11 +418,11 @@ class TestCompilePanel : public QObject {
     QCOMPARE(static_cast<uint32_t>(options->flags()),
              static_cast<uint32_t>(kiln::CompileFlags::ERROR_IF_OUTPUT_FILE_EXISTS | kiln::CompileFlags::ERROR_IF_NO_NODES_COMPILED));
 
-    settings.shapes = {QStringLiteral("image=4x3x32")};
+    settings.shapes = {"image=4x3x32"};
     settings.embedMode = false;
     settings.device.clear();
     settings.autotune = false;
-    auto wrongRankOptions = kiln::bridge::compilationOptionsFor(settings);
+    auto wrongRankOptions = kiln::app::compilationOptionsFor(settings);
     QVERIFY2(wrongRankOptions.isOk(), wrongRankOptions.status().toString().c_str());
     const auto wrongRank = kiln::compileModel(*wrongRankOptions);  // refused while loading, before any output
     QCOMPARE(wrongRank.status().code(), kiln::StatusCode::INVALID_ARGUMENT);

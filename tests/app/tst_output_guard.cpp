@@ -21,7 +21,7 @@
 #include "requirements.h"
 #include "studio_test_files.h"
 
-using kiln::bridge::CompileSettings;
+using kiln::app::CompileSettings;
 using kiln::studio::CompilePanel;
 using kiln::studio::MainWindow;
 using kiln::testing::saveScreenshot;
@@ -69,12 +69,12 @@ class TestOutputGuard : public QObject {
 
   void outputFilesOfACompile() {
     CompileSettings settings;
-    settings.sourcePath = modelA_;
+    settings.inputModel = modelA_.toStdString();
     QCOMPARE(kiln::bridge::compileOutputFiles(settings),
              QStringList({dir_.filePath(QStringLiteral("a_ctx.onnx")), dir_.filePath(QStringLiteral("a_vulkan.bin"))}));
     settings.embedMode = true;
-    settings.outputPath = dir_.filePath(QStringLiteral("out/x_ctx.onnx"));
-    settings.externalInitializersFile = QStringLiteral("weights.data");
+    settings.outputModel = dir_.filePath(QStringLiteral("out/x_ctx.onnx")).toStdString();
+    settings.externalInitializersFile = "weights.data";
     QCOMPARE(kiln::bridge::compileOutputFiles(settings),
              QStringList({dir_.filePath(QStringLiteral("out/x_ctx.onnx")), dir_.filePath(QStringLiteral("out/weights.data"))}));
     QVERIFY(kiln::bridge::compileOutputFiles(CompileSettings{}).isEmpty());  // bad input: nothing to compile
@@ -88,7 +88,7 @@ class TestOutputGuard : public QObject {
     outputEdit(panel)->setText(typedForA);
     panel.setSourceModel(modelB_);  // the path typed for A must not carry over to B
     QCOMPARE(outputEdit(panel)->text(), defaultCtx(modelB_));
-    QCOMPARE(panel.settings().outputPath, defaultCtx(modelB_));
+    QCOMPARE(QString::fromStdString(panel.settings().outputModel), defaultCtx(modelB_));
     panel.setSourceModel(modelA_);  // but A keeps what was typed for it
     QCOMPARE(outputEdit(panel)->text(), typedForA);
     outputEdit(panel)->setText(QString());

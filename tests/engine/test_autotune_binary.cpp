@@ -10,7 +10,7 @@
 #include "context_binary/context_binary.h"
 #include "context_binary/format.h"
 #include "ep/vulkan/vk_kernel.h"
-#include "epcontext/binary_admission.h"
+#include "ep/vulkan/vulkan_context_hooks.h"
 #include "kiln/context_binary.h"
 #include "kiln/session.h"
 #include "session/inference_session.h"
@@ -46,7 +46,7 @@ struct Compiled {
 };
 
 std::string write(const testing::TempDir& dir, const std::vector<CompiledPartition>& partitions, const std::string& name) {
-  auto contents = binaryContentsFor(partitions);
+  auto contents = vk::vulkanContextHooks()->exportContext(partitions);
   EXPECT_TRUE(contents.isOk()) << contents.status().toString();
   if (!contents.isOk()) return {};
   const Status written = ctxbin::writeContextBinary(contents.value(), dir.file(name));

@@ -13,7 +13,7 @@
 
 #include "context_binary/context_binary.h"
 #include "context_binary/format.h"
-#include "epcontext/binary_admission.h"
+#include "ep/vulkan/vulkan_context_hooks.h"
 #include "epcontext/weightless.h"
 #include "kiln/context_binary.h"
 #include "kiln/device.h"
@@ -98,7 +98,7 @@ Compiled compileToBinary(const std::string& modelPath, const testing::TempDir& d
   auto model = compiledModelOf(*c.session);
   EXPECT_TRUE(model.isOk());
   c.model = std::move(model).value();
-  auto contents = binaryContentsFor(c.model.partitions);
+  auto contents = vk::vulkanContextHooks()->exportContext(c.model.partitions);
   EXPECT_TRUE(contents.isOk()) << contents.status().toString();
   if (!contents.isOk()) return c;
   c.binary = dir.file(name);
@@ -490,7 +490,7 @@ TEST(ContextBinary, WeightlessMutationsAreInvalidGraphNeverACrash) {
   const std::string model = smallModel(dir);
   Compiled compiled = compileToBinary(model, dir, "small_vulkan.bin");
   ASSERT_FALSE(compiled.binary.empty());
-  auto contents = binaryContentsFor(compiled.model.partitions);
+  auto contents = vk::vulkanContextHooks()->exportContext(compiled.model.partitions);
   ASSERT_TRUE(contents.isOk()) << contents.status().toString();
   auto sources = epctx::weightlessSourcesFor({model}, dir.path().string(), false);
   ASSERT_TRUE(sources.isOk()) << sources.status().toString();

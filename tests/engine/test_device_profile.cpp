@@ -47,11 +47,12 @@ TEST(DeviceProfile, ShippedProfilesParse) {
 TEST(DeviceProfile, DeviceTypeSpellingsRoundTrip) {
   for (auto type : {VulkanDeviceType::DISCRETE, VulkanDeviceType::INTEGRATED, VulkanDeviceType::VIRTUAL,
                     VulkanDeviceType::CPU, VulkanDeviceType::OTHER}) {
-    EXPECT_EQ(parseVulkanDeviceType(vulkanDeviceTypeName(type)), type);
+    EXPECT_EQ(parseVulkanDeviceType(vulkanDeviceTypeName(type)).value(), type);
   }
   EXPECT_EQ(vulkanDeviceTypeName(VulkanDeviceType::DISCRETE), std::string("discrete"));
-  EXPECT_FALSE(parseVulkanDeviceType("Discrete").has_value());
-  EXPECT_FALSE(parseVulkanDeviceType("").has_value());
+  EXPECT_EQ(parseVulkanDeviceType("Discrete").status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(parseVulkanDeviceType("").status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(parseVulkanDeviceType("gpu").status().message().find("'gpu'"), std::string::npos);
 }
 
 TEST(DeviceProfile, MalformedProfilesNameTheProblem) {

@@ -7,6 +7,7 @@
 #include "kiln/session.h"
 #include "model_builder.h"
 #include "onnx/model_loader.h"
+#include "ep/cpu/host_evaluator.h"
 #include "optimizer/optimizer.h"
 #include "test_models.h"
 
@@ -46,7 +47,7 @@ TEST(Optimizer, ConstantNodesBecomeInitializersAlsoInBodies) {
   testing::attrGraph(ifNode, "else_branch", other.proto());
 
   ir::Model ir = toIr(model);
-  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC);
+  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC, *cpu::hostEvaluator());
   ASSERT_TRUE(result.isOk());
   EXPECT_EQ(result->passesRun, 3);
   ASSERT_EQ(ir.graph->nodes.size(), 2u);  // Add and If (the loader's topological order puts If first)
@@ -77,7 +78,7 @@ TEST(Optimizer, FoldsConstantSubexpressions) {
   model.node("Neg", {"s"}, {"n"}, "neg_consts");
   model.node("Mul", {"X", "n"}, {"Y"}, "mul");
   ir::Model ir = toIr(model);
-  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC);
+  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC, *cpu::hostEvaluator());
   ASSERT_TRUE(result.isOk());
   EXPECT_EQ(result->nodesFolded, 2);
   EXPECT_EQ(opTypes(*ir.graph), (std::vector<std::string>{"Mul"}));
@@ -118,7 +119,7 @@ TEST(Optimizer, FoldsBodyNodesThatReadOuterConstants) {
   testing::attrGraph(loop, "body", loopBody.proto());
 
   ir::Model ir = toIr(model);
-  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC);
+  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC, *cpu::hostEvaluator());
   ASSERT_TRUE(result.isOk());
   EXPECT_EQ(result->nodesFolded, 1);
   const ir::Node* branch = nullptr;
@@ -151,7 +152,7 @@ TEST(Optimizer, RemovesDeadNodesAndTheirInitializers) {
   model.node("Relu", {"dead1"}, {"dead2"}, "dead_relu");
   model.node("Neg", {"X"}, {"Y"}, "neg");
   ir::Model ir = toIr(model);
-  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC);
+  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC, *cpu::hostEvaluator());
   ASSERT_TRUE(result.isOk());
   EXPECT_EQ(result->nodesRemoved, 2);
   EXPECT_EQ(opTypes(*ir.graph), (std::vector<std::string>{"Neg"}));
@@ -175,7 +176,7 @@ TEST(Optimizer, NeverFoldsRandomOpsOverridableInitializersOrHugeResults) {
   *model.proto().add_initializer() = shape;
   model.node("ConstantOfShape", {"big_shape"}, {"H"}, "big");
   ir::Model ir = toIr(model);
-  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC);
+  auto result = optimizer::optimizeModel(ir, OptimizationLevel::BASIC, *cpu::hostEvaluator());
   ASSERT_TRUE(result.isOk());
   EXPECT_EQ(result->nodesFolded, 0);
   EXPECT_EQ(opTypes(*ir.graph), (std::vector<std::string>{"RandomUniform", "Neg", "ConstantOfShape"}));
@@ -188,7 +189,7 @@ TEST(Optimizer, LevelNoneChangesNothing) {
   model.node("Relu", {"X"}, {"dead"}, "dead");
   model.node("Add", {"X", "c"}, {"Y"}, "add");
   ir::Model ir = toIr(model);
-  auto result = optimizer::optimizeModel(ir, OptimizationLevel::NONE);
+  auto result = optimizer::optimizeModel(ir, OptimizationLevel::NONE, *cpu::hostEvaluator());
   ASSERT_TRUE(result.isOk());
   EXPECT_EQ(result->passesRun, 0);
   EXPECT_EQ(opTypes(*ir.graph), (std::vector<std::string>{"Constant", "Relu", "Add"}));

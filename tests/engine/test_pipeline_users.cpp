@@ -11,7 +11,7 @@
 #include "context_binary/context_binary.h"
 #include "context_binary/pipeline_users_section.h"
 #include "device/device_profile.h"
-#include "epcontext/binary_admission.h"
+#include "ep/vulkan/vulkan_context_hooks.h"
 #include "kiln/context_binary.h"
 #include "kiln/context_binary_parts.h"
 #include "kiln/session.h"
@@ -248,7 +248,7 @@ TEST(PipelineUsers, RecordedAtCompileAndReadBackFromTheBinary) {
   }
   ASSERT_GT(vulkanPartitions, 0u);
 
-  auto contents = binaryContentsFor(model->partitions);
+  auto contents = vk::vulkanContextHooks()->exportContext(model->partitions);
   ASSERT_TRUE(contents.isOk()) << contents.status().toString();
   ASSERT_TRUE(ctxbin::writeContextBinary(contents.value(), dir.file("tiny_vulkan.bin")).isOk());
   auto binary = ctxbin::ContextBinary::open(dir.file("tiny_vulkan.bin"));

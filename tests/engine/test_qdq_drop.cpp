@@ -16,6 +16,7 @@
 #include "model_builder.h"
 #include "onnx/model_loader.h"
 #include "ops/qdq_drop.h"
+#include "ep/cpu/host_evaluator.h"
 #include "optimizer/optimizer.h"
 #include "test_models.h"
 
@@ -426,7 +427,7 @@ TEST(QdqDrop, OptimizerDropsAtLevelAllAlsoInBodies) {
   for (auto level : {optimizer::OptimizationLevel::BASIC, optimizer::OptimizationLevel::ALL}) {
     auto model = onnx_io::modelFromProto(proto);
     ASSERT_TRUE(model.isOk()) << model.status().toString();
-    auto result = optimizer::optimizeModel(*model, level);
+    auto result = optimizer::optimizeModel(*model, level, *cpu::hostEvaluator());
     ASSERT_TRUE(result.isOk()) << result.status().toString();
     const bool all = level == optimizer::OptimizationLevel::ALL;
     EXPECT_EQ(result->qdqPairsDropped, all ? 1 : 0);

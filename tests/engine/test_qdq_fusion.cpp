@@ -16,6 +16,7 @@
 #include "kiln/session.h"
 #include "model_builder.h"
 #include "onnx/model_loader.h"
+#include "ep/cpu/host_evaluator.h"
 #include "optimizer/optimizer.h"
 #include "test_models.h"
 
@@ -93,7 +94,7 @@ std::pair<ir::Model, int64_t> optimized(const ModelBuilder& m) {
   onnx_io::inferShapes(proto);
   auto model = onnx_io::modelFromProto(proto);
   EXPECT_TRUE(model.isOk()) << model.status().toString();
-  auto result = optimizer::optimizeModel(*model, optimizer::OptimizationLevel::ALL);
+  auto result = optimizer::optimizeModel(*model, optimizer::OptimizationLevel::ALL, *cpu::hostEvaluator());
   EXPECT_TRUE(result.isOk()) << result.status().toString();
   return {std::move(*model), result->qdqUnitsFused};
 }
@@ -218,7 +219,7 @@ TEST(QdqFusion, OnlyAtLevelAllAndAlsoInBodies) {
   onnx_io::inferShapes(proto);
   auto basic = onnx_io::modelFromProto(proto);
   ASSERT_TRUE(basic.isOk());
-  auto result = optimizer::optimizeModel(*basic, optimizer::OptimizationLevel::BASIC);
+  auto result = optimizer::optimizeModel(*basic, optimizer::OptimizationLevel::BASIC, *cpu::hostEvaluator());
   ASSERT_TRUE(result.isOk());
   EXPECT_EQ(result->qdqUnitsFused, 0);
   const auto types =

@@ -10,6 +10,7 @@
 #include "kiln/compiler.h"
 #include "kiln/epcontext.h"
 #include "kiln/partition_report.h"
+#include "kiln/session.h"
 #include "model_builder.h"
 #include "test_models.h"
 #include "gtest_requirements.h"

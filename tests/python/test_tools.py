@@ -64,6 +64,10 @@ def test_inspect_check_and_merge_ctx_models(models, tmp_path):
     assert described["pipeline_users_recorded"]
     assert len(described["spirv_pipelines"]) == len(described["spirv_modules"])
     assert all(p["nodes"] and p["bytes"] > 0 for p in described["spirv_pipelines"])
+    # Every field kiln inspect --json gives a graph (app/common/engine_json.cpp), tuning and prepacked constants too.
+    graph = described["graphs"][0]
+    assert {"tuning", "tuning_note", "prepacked_constants", "value_types"} <= graph.keys()
+    assert graph["prepacked_constants"] > 0 and graph["tuning"] == [] and graph["value_types"]
     verdict = kiln.check(ctx["first"])
     assert verdict["compatibility"] in ("SUPPORTED_OPTIMAL", "SUPPORTED_PREFER_RECOMPILATION")
     assert verdict["file_kind"] == "ctx_model" and isinstance(verdict["compile_record"], dict)

@@ -16,10 +16,11 @@
 #include <vector>
 
 #include "kiln/context_binary.h"
-#include "kiln/session_options.h"
 #include "kiln/status.h"
 
 namespace kiln {
+
+class SessionOptions;  // kiln/session_options.h
 
 enum class CompiledModelCompatibility { NOT_APPLICABLE, SUPPORTED_OPTIMAL, SUPPORTED_PREFER_RECOMPILATION, UNSUPPORTED };
 // onnxruntime's names without the EP_ prefix: "NOT_APPLICABLE", "SUPPORTED_OPTIMAL", ...

@@ -19,8 +19,8 @@ enum class VulkanDeviceType { DISCRETE, INTEGRATED, VIRTUAL, CPU, OTHER };
 
 // "discrete", "integrated", "virtual", "cpu" or "other": the spelling in JSON and device profiles.
 KILN_EXPORT const char* vulkanDeviceTypeName(VulkanDeviceType type);
-// Parses a spelling of vulkanDeviceTypeName; nullopt for anything else.
-KILN_EXPORT std::optional<VulkanDeviceType> parseVulkanDeviceType(std::string_view text);
+// Parses a spelling of vulkanDeviceTypeName; INVALID_ARGUMENT naming the accepted spellings for anything else.
+KILN_EXPORT Result<VulkanDeviceType> parseVulkanDeviceType(std::string_view text);
 
 struct KILN_EXPORT VulkanDeviceDescription {
   uint32_t index = 0;          // what kiln.vulkan.device accepts (or a name substring)

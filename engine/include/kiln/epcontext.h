@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "kiln/context_binary.h"
-#include "kiln/session.h"
+#include "kiln/value_metadata.h"
 #include "kiln/status.h"
 
 namespace kiln {
@@ -119,10 +119,12 @@ struct KILN_EXPORT MergePlan {
 // The merge of `inputs` (names prefixed per input) with `connections` ("a_out", "b_in": prefixed names): names
 // after prefixing, values, nodes, initializers or graphs two inputs would both define, and connections that name
 // no output or graph input, join one input to itself, feed one input twice or change the element type.
-KILN_EXPORT MergePlan planMerge(const std::vector<MergePlanInput>& inputs,
-                    const std::vector<std::pair<std::string, std::string>>& connections = {});
+// It cannot fail: the inputs are read already, and every reason a merge would refuse is in the plan.
+KILN_EXPORT MergePlan planMergeOfInspected(const std::vector<MergePlanInput>& inputs,
+                                           const std::vector<std::pair<std::string, std::string>>& connections = {});
 
-// planMerge over the ctx models `inputs` name, each read with inspectEpContextModel (its errors, with context).
+// planMergeOfInspected over the ctx models `inputs` name, each read with inspectEpContextModel (its errors, with
+// context): a Result, because reading them can fail.
 KILN_EXPORT Result<MergePlan> planMerge(const std::vector<MergeInput>& inputs,
                             const std::vector<std::pair<std::string, std::string>>& connections = {});
 

@@ -4,6 +4,7 @@
 
 #include "kiln/compare.h"
 #include "kiln/compatibility.h"
+#include "kiln/compile_outputs.h"
 #include "kiln/compiler.h"
 #include "kiln/config_keys.h"
 #include "kiln/context_binary.h"

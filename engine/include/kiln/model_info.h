@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/session.h"
+#include "kiln/value_metadata.h"
 #include "kiln/status.h"
 
 namespace kiln {

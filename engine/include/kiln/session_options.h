@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/compile_outputs.h"
 #include "kiln/progress.h"
 #include "kiln/status.h"
 
@@ -24,8 +25,6 @@ KILN_EXPORT const char* graphOptimizationLevelName(GraphOptimizationLevel level)
 // Parses a spelling of graphOptimizationLevelName; INVALID_ARGUMENT naming kiln.graph_optimization_level otherwise.
 KILN_EXPORT Result<GraphOptimizationLevel> parseGraphOptimizationLevel(const std::string& text);
 
-// Returns the bytes of the context binary the ctx model names `name` (its ep_cache_context), or an error.
-using ContextDataReadFunc = std::function<Result<std::vector<std::byte>>(const std::string& name)>;
 
 class KILN_EXPORT SessionOptions {
  public:

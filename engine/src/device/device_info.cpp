@@ -19,12 +19,13 @@ const char* vulkanDeviceTypeName(VulkanDeviceType type) {
   return "other";
 }
 
-std::optional<VulkanDeviceType> parseVulkanDeviceType(std::string_view text) {
+Result<VulkanDeviceType> parseVulkanDeviceType(std::string_view text) {
   for (auto type : {VulkanDeviceType::DISCRETE, VulkanDeviceType::INTEGRATED, VulkanDeviceType::VIRTUAL,
                     VulkanDeviceType::CPU, VulkanDeviceType::OTHER}) {
     if (text == vulkanDeviceTypeName(type)) return type;
   }
-  return std::nullopt;
+  return Status(StatusCode::INVALID_ARGUMENT, "a Vulkan device type is discrete, integrated, virtual, cpu or other, "
+                                              "got '" + std::string(text) + "'");
 }
 
 }  // namespace kiln

@@ -1,4 +1,4 @@
-// A Vulkan device described as plain data, filled from a live device (ep/vulkan/vulkan_device.h) or a device profile
+// A Vulkan device described as plain data, filled from a live device (the Vulkan EP's vulkan_device.h) or a device profile
 // (device_profile.h). Nothing here needs the Vulkan runtime, so the context binary and EPContext layers use it too.
 #pragma once
 

@@ -130,7 +130,7 @@ Result<DeviceInfo> parseDeviceProfile(std::string_view text, const std::string& 
   r.read("limits", "min_storage_buffer_offset_alignment", d.minStorageBufferOffsetAlignment);
   r.read("limits", "device_local_bytes", d.deviceLocalBytes);
   KILN_RETURN_IF_ERROR(r.status());
-  if (const auto parsed = parseVulkanDeviceType(type)) {
+  if (auto parsed = parseVulkanDeviceType(type); parsed.isOk()) {
     d.type = *parsed;
   } else {
     return Status(StatusCode::INVALID_ARGUMENT, "device profile " + origin + ": 'identity.type' must be discrete, "

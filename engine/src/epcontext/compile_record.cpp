@@ -7,11 +7,9 @@
 
 #include "context_binary/format.h"
 #include "context_binary/weight_source.h"
-#include "epcontext/weightless.h"
-#include "kiln/config_keys.h"
+#include "kiln/config_keys.h"  // the record names its options by their config keys
 #include "kiln/version.h"
 #include "onnx/model_loader.h"
-#include "util/config_value.h"
 #include "util/file_io.h"
 #include "util/log.h"
 #include "util/mapped_file.h"
@@ -23,13 +21,18 @@ namespace fs = std::filesystem;
 
 std::string hex(uint64_t value) { return ctxbin::contentIdHex(value); }
 
-// Content hash of the file at `path`; "" when it cannot be read (the option then records that).
-std::string fileHash(const std::string& path) {
-  auto file = MappedFile::open(path);
-  return file.isOk() ? hex(ctxbin::contentHash((*file)->bytes())) : "";
+}  // namespace
+
+bool CompileRecord::weightless() const {
+  const auto it = options.find(config::kEnableWeightlessEpContextNodes);
+  return it != options.end() && it->second == "1";
 }
 
-}  // namespace
+std::string recordedProfileValue(const std::string& profilePath) {
+  if (profilePath.empty()) return "";
+  auto file = MappedFile::open(profilePath);
+  return "sha:" + (file.isOk() ? hex(ctxbin::contentHash((*file)->bytes())) : "");
+}
 
 Result<std::string> sourceContentHash(std::span<const std::byte> modelBytes,
                                       const std::map<std::string, ExternalInitializerInfo>& originals) {
@@ -56,22 +59,9 @@ Result<std::string> sourceContentHash(const std::string& path) {
   return sourceContentHash(file->bytes(), loaded.externalInitializers);
 }
 
-std::map<std::string, std::string> resultChangingOptions(const SessionOptions& options) {
-  std::map<std::string, std::string> result;
-  for (const char* key : {config::kGraphOptimizationLevel, config::kVulkanFp16, config::kVulkanAutotune,
-                          config::kEpContextNodeNamePrefix, config::kExecutionProviders}) {
-    result[key] = configValue(options, key);
-  }
-  const std::string profile = configValue(options, config::kVulkanTargetProfile);
-  result[config::kVulkanTargetProfile] = profile.empty() ? "" : "sha:" + fileHash(profile);
-  // Either spelling: a weightless binary needs its source at load (kiln check says when it is not there).
-  result[config::kEnableWeightlessEpContextNodes] = weightlessRequested(options) ? "1" : "0";
-  return result;
-}
-
 Result<CompileRecord> compileRecordFor(std::span<const std::byte> sourceBytes, const std::string& sourcePath,
                                        const std::map<std::string, ExternalInitializerInfo>& originals,
-                                       const SessionOptions& options, const std::string& ctxFolder) {
+                                       const std::map<std::string, std::string>& options, const std::string& ctxFolder) {
   CompileRecord record;
   KILN_ASSIGN_OR_RETURN(record.sourceHash, sourceContentHash(sourceBytes, originals));
   if (!sourcePath.empty()) {
@@ -79,7 +69,7 @@ Result<CompileRecord> compileRecordFor(std::span<const std::byte> sourceBytes, c
     const fs::path relative = fs::relative(fs::absolute(sourcePath, error), fs::absolute(ctxFolder, error), error);
     record.sourceModel = !error && !relative.empty() ? relative.string() : fs::path(sourcePath).filename().string();
   }
-  record.options = resultChangingOptions(options);
+  record.options = options;
   record.kilnVersion = engineVersion();
   return record;
 }
@@ -93,7 +83,7 @@ std::string encodeCompileRecord(const CompileRecord& record) {
 }
 
 std::string encodedCompileRecordFor(const ModelSource& source, const std::map<std::string, ExternalInitializerInfo>& originals,
-                                    const SessionOptions& options, const std::string& ctxFolder) {
+                                    const std::map<std::string, std::string>& options, const std::string& ctxFolder) {
   std::shared_ptr<MappedFile> file;
   std::span<const std::byte> bytes = source.bytes;
   if (!source.path.empty()) {

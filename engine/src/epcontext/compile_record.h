@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/compiler.h"
-#include "kiln/session_options.h"
+#include "kiln/compile_outputs.h"
 #include "kiln/status.h"
 #include "onnx/model_source.h"
 
@@ -23,6 +22,8 @@ struct CompileRecord {
   std::string sourceModel;  // the source as the ctx model's folder reaches it (relative), or its file name
   std::map<std::string, std::string> options;  // the result-changing config keys, defaults filled in
   std::string kilnVersion;
+  // The compile wrote a weightless binary (options["ep.enable_weightless_ep_context_nodes"] is "1").
+  bool weightless() const;
 };
 
 // The content hash of a source model: its serialized bytes, then the bytes of every external data file its
@@ -32,21 +33,21 @@ Result<std::string> sourceContentHash(std::span<const std::byte> modelBytes,
 // The same for the model file at `path` (read to find its external data).
 Result<std::string> sourceContentHash(const std::string& path);
 
-// The result-changing options of `options` (kiln.graph_optimization_level, kiln.vulkan.fp16, kiln.vulkan.autotune,
-// kiln.vulkan.target_profile as the content hash of the profile file, ep.context_node_name_prefix,
-// kiln.execution_providers), defaults filled in.
-std::map<std::string, std::string> resultChangingOptions(const SessionOptions& options);
+// How a record stores kiln.vulkan.target_profile: "sha:" + the profile file's content hash ("sha:" alone when the
+// file cannot be read), "" when no profile is set.
+std::string recordedProfileValue(const std::string& profilePath);
 
-// The record of compiling the source at `sourcePath` (empty: a model from memory) into a ctx model in `ctxFolder`.
+// The record of compiling the source at `sourcePath` (empty: a model from memory) into a ctx model in `ctxFolder`
+// with `options`, the result-changing config values (session/session_config.h: resultChangingOptions).
 Result<CompileRecord> compileRecordFor(std::span<const std::byte> sourceBytes, const std::string& sourcePath,
                                        const std::map<std::string, ExternalInitializerInfo>& originals,
-                                       const SessionOptions& options, const std::string& ctxFolder);
+                                       const std::map<std::string, std::string>& options, const std::string& ctxFolder);
 
 std::string encodeCompileRecord(const CompileRecord& record);
 // encodeCompileRecord(compileRecordFor(...)) for a source given by path or bytes (onnx/model_source.h); "" with a
 // warning when the source cannot be hashed (the ctx model is then written without a record).
 std::string encodedCompileRecordFor(const ModelSource& source, const std::map<std::string, ExternalInitializerInfo>& originals,
-                                    const SessionOptions& options, const std::string& ctxFolder);
+                                    const std::map<std::string, std::string>& options, const std::string& ctxFolder);
 // nullopt when `text` is not a compile record this engine understands.
 std::optional<CompileRecord> decodeCompileRecord(const std::string& text);
 

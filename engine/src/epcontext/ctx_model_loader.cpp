@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <map>
 
-#include "ep/provider_names.h"
 #include "epcontext/binary_admission.h"
 #include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_writer.h"
@@ -13,9 +12,7 @@
 #include "epcontext/weightless.h"
 #include "onnx/path_rules.h"
 #include "partition/graph_partitioner.h"
-#include "kiln/config_keys.h"
 #include "kiln/provider_names.h"
-#include "util/config_value.h"
 #include "util/file_io.h"
 #include "util/log.h"
 #include "util/stopwatch.h"
@@ -24,10 +21,9 @@ namespace kiln::epctx {
 namespace {
 
 // The EP names of the session kiln.execution_providers describes (the CPU EP is always there).
-Result<std::vector<std::string>> sessionProviderNames(const SessionOptions& options) {
-  KILN_ASSIGN_OR_RETURN(const std::vector<std::string> configured, configuredProviderNames(options));
+std::vector<std::string> sessionProviderNames(const ContextLoadOptions& options) {
   std::vector<std::string> names;
-  for (const auto& entry : configured) names.push_back(entry == kVulkanProviderShortName ? kVulkanSource : kCpuExecutionProvider);
+  for (const auto& entry : options.executionProviders) names.push_back(entry == kVulkanProviderShortName ? kVulkanSource : kCpuExecutionProvider);
   if (std::find(names.begin(), names.end(), kCpuExecutionProvider) == names.end()) names.push_back(kCpuExecutionProvider);
   return names;
 }
@@ -42,9 +38,10 @@ std::string nodeName(const ir::Node& node) { return "'" + node.name + "'"; }
 
 class Binder {
  public:
-  Binder(ir::Model& model, std::string baseFolder, const SessionOptions& options, SessionTimings& timings, bool forDevice)
+  Binder(ir::Model& model, std::string baseFolder, const ContextLoadOptions& options, SessionTimings& timings,
+         bool forDevice)
       : model_(model), baseFolder_(std::move(baseFolder)), options_(options), timings_(timings),
-        share_(configValue(options, config::kShareEpContexts) == "1"), forDevice_(forDevice) {}
+        share_(options.shareEpContexts), forDevice_(forDevice) {}
 
   Result<CompiledModel> bind() {
     const auto nodes = epContextNodes(model_);
@@ -88,7 +85,7 @@ class Binder {
   Status checkSources(const std::vector<std::pair<ir::Graph*, size_t>>& nodes) const {
     std::vector<std::string> providers{kVulkanSource};
     if (forDevice_) {
-      KILN_ASSIGN_OR_RETURN(providers, sessionProviderNames(options_));
+      providers = sessionProviderNames(options_);
     }
     const bool haveVulkan = std::find(providers.begin(), providers.end(), kVulkanSource) != providers.end();
     for (const auto& [graph, index] : nodes) {
@@ -126,14 +123,14 @@ class Binder {
       loaded->binary = std::move(binary).value();
       KILN_ASSIGN_OR_RETURN(loaded->partitions, decode(*loaded->binary));
       timings_.binary_read_ms += clock.elapsedMs();
-      if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded->binary, options_, timings_, keepAlive_).status());
+      if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded->binary, options_.admission, timings_, keepAlive_).status());
       const std::string key = "embedded:" + node.name;
       binaries_[key] = loaded;
       references_[key] = kEmbeddedReference;
       return loaded.get();
     }
     const std::string what = "ep_cache_context of EPContext node " + nodeName(node);
-    if (options_.contextDataReadFunction()) return binaryFromReadFunction(context->s, what);
+    if (options_.readFunction) return binaryFromReadFunction(context->s, what);
     if (baseFolder_.empty()) {
       return Status(StatusCode::INVALID_GRAPH, what + " names the file '" + context->s +
                                                    "', but the model was loaded from memory: set ep.context_file_path "
@@ -160,7 +157,7 @@ class Binder {
     }
     if (opened) timings_.binary_read_ms += clock.elapsedMs();
     KILN_RETURN_IF_ERROR(checkRecordedId(*loaded.value()->binary, context->s));
-    if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded.value()->binary, options_, timings_, keepAlive_).status());
+    if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded.value()->binary, options_.admission, timings_, keepAlive_).status());
     binaries_[key] = loaded.value();
     references_.emplace(key, context->s);  // the first spelling of a path is the one reported
     return loaded.value().get();
@@ -174,7 +171,7 @@ class Binder {
     Stopwatch clock;
     Result<std::vector<std::byte>> bytes = Status(StatusCode::FAIL, "");
     try {  // the caller's code: an exception must not cross the API
-      bytes = options_.contextDataReadFunction()(reference);
+      bytes = options_.readFunction(reference);
     } catch (const std::exception& e) {
       bytes = Status(StatusCode::FAIL, std::string("it threw: ") + e.what());
     } catch (...) {
@@ -191,7 +188,7 @@ class Binder {
     KILN_ASSIGN_OR_RETURN(loaded->partitions, decode(*loaded->binary));
     timings_.binary_read_ms += clock.elapsedMs();
     KILN_RETURN_IF_ERROR(checkRecordedId(*loaded->binary, reference));
-    if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded->binary, options_, timings_, keepAlive_).status());
+    if (forDevice_) KILN_RETURN_IF_ERROR(admitBinary(*loaded->binary, options_.admission, timings_, keepAlive_).status());
     binaries_[key] = loaded;
     references_.emplace(key, reference);
     return loaded.get();
@@ -203,7 +200,7 @@ class Binder {
     // The callers' clocks count the whole decode as binary_read_ms: the float16 conversion moves to weight_prepack_ms.
     SessionTimings own;
     auto partitions = decodePartitions(binary, forDevice_, baseFolder_,
-                                       configValue(options_, config::kEpContextSourceModelPath), &own);
+                                       options_.sourceModelPath, &own);
     timings_.weight_prepack_ms += own.weight_prepack_ms;
     timings_.binary_read_ms -= own.weight_prepack_ms;
     return partitions;
@@ -220,7 +217,7 @@ class Binder {
       if (!record) return Status::ok();
       const Staleness staleness = stalenessOf(*record, std::nullopt, std::nullopt);
       if (staleness.reasons.empty()) return Status::ok();
-      if (configValue(options_, config::kFailOnSuboptimalCompiledModel) == "1") {
+      if (options_.admission.failOnSuboptimal) {
         return Status(StatusCode::FAIL, "the ctx model is " + staleness.reasons.front() +
                                             " (session.fail_on_suboptimal_compiled_model=1): recompile it");
       }
@@ -293,7 +290,7 @@ class Binder {
 
   ir::Model& model_;
   std::string baseFolder_;
-  const SessionOptions& options_;
+  const ContextLoadOptions& options_;
   SessionTimings& timings_;
   bool share_;
   bool forDevice_;
@@ -309,7 +306,7 @@ bool hasEpContextNodes(const ir::Model& model) {
 }
 
 Result<CompiledModel> compiledModelFromEpContext(ir::Model model, const std::string& baseFolder,
-                                                 const SessionOptions& options, SessionTimings& timings,
+                                                 const ContextLoadOptions& options, SessionTimings& timings,
                                                  bool forDevice) {
   Binder binder(model, baseFolder, options, timings, forDevice);
   return binder.bind();

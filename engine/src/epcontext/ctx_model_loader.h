@@ -4,12 +4,23 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
-#include "kiln/session_options.h"
+#include "epcontext/binary_admission.h"
+#include "kiln/compile_outputs.h"
 #include "kiln/timings.h"
 #include "partition/compiled_model.h"
 
 namespace kiln::epctx {
+
+// What loading an EPContext model takes from the session's configuration (session/ parses it).
+struct ContextLoadOptions {
+  std::vector<std::string> executionProviders{"vulkan", "cpu"};  // kiln.execution_providers' short names, in order
+  bool shareEpContexts = false;  // ep.share_ep_contexts=1: take binaries other sessions of the process hold
+  std::string sourceModelPath;   // ep.context_source_model_path: a weightless binary's source ("" = as recorded)
+  AdmissionPolicy admission;     // the device that judges each binary, and the suboptimal rule
+  ContextDataReadFunc readFunction;  // SessionOptions::setContextDataReadFunction (empty: read files)
+};
 
 // Whether `model` holds any EPContext node (in any graph): it is already compiled.
 bool hasEpContextNodes(const ir::Model& model);
@@ -23,7 +34,7 @@ bool hasEpContextNodes(const ir::Model& model);
 // With ep.share_ep_contexts=1, binaries other sessions of the process hold are taken from them. `forDevice` false
 // skips the device verdict (merging and inspecting need no device).
 Result<CompiledModel> compiledModelFromEpContext(ir::Model model, const std::string& baseFolder,
-                                                 const SessionOptions& options, SessionTimings& timings,
+                                                 const ContextLoadOptions& options, SessionTimings& timings,
                                                  bool forDevice = true);
 
 }  // namespace kiln::epctx

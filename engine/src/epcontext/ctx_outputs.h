@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "context_binary/context_binary.h"
+#include "context_binary/ep_context_hooks.h"
 #include "device/device_info.h"
 #include "epcontext/weightless.h"
-#include "kiln/compiler.h"
+#include "kiln/compile_outputs.h"
 #include "partition/compiled_model.h"
 #include "util/file_io.h"
 
@@ -32,11 +33,14 @@ struct BinaryExtras {
   // streams their bytes from these ranges.
   std::map<std::string, ctxbin::FileRange> externalWeights;
 };
-// The context binary of `partitions` (one target device; a live-device target carries the driver cache).
-Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const BinaryExtras& extras = {});
+// The context binary of `partitions` (one target device; a live-device target carries the driver cache), its
+// contents exported by the partitions' EP (`hooks`).
+Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const ctxbin::EpContextHooks& hooks,
+                                   const BinaryExtras& extras = {});
 // The same laid out and hashed but not encoded: `bytes` stays empty and the caller streams `prepared` (a binary
 // that need not fit in memory).
-Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions, const BinaryExtras& extras = {});
+Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions, const ctxbin::EpContextHooks& hooks,
+                                    const BinaryExtras& extras = {});
 // Stages the binary at `path` in `files`, streamed into its temp file (never whole in memory).
 Status stageBinary(FileTransaction& files, const std::string& path, const EncodedBinary& binary);
 

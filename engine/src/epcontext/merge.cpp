@@ -7,8 +7,9 @@
 #include "epcontext/ctx_model_loader.h"
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/ctx_outputs.h"
+#include "epcontext/merge.h"
 #include "epcontext/epcontext_names.h"
-#include "kiln/compiler.h"
+#include "kiln/compile_outputs.h"
 #include "kiln/epcontext.h"
 #include "onnx/model_loader.h"
 #include "onnx/path_rules.h"
@@ -142,8 +143,11 @@ Status connect(ir::Graph& graph, const std::string& from, const std::string& to)
 
 }  // namespace
 
-Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, const std::string& outputPath,
-                                         const std::vector<std::pair<std::string, std::string>>& connections) {
+namespace epctx {
+
+Result<MergeResult> mergeModels(const std::vector<MergeInput>& inputs, const std::string& outputPath,
+                                const std::vector<std::pair<std::string, std::string>>& connections,
+                                const ctxbin::EpContextHooks& hooks) {
   if (namesFolder(outputPath)) {
     return Status(StatusCode::INVALID_ARGUMENT, "output path '" + outputPath + "' should not point to a folder: give a file such as merged_ctx.onnx");
   }
@@ -171,7 +175,7 @@ Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, 
       return Status(StatusCode::INVALID_ARGUMENT, path + " has no EPContext node: compile it first (kiln compile)");
     }
     SessionTimings unused;
-    auto compiled = epctx::compiledModelFromEpContext(std::move(loaded.model), folder, SessionOptions{}, unused, false);
+    auto compiled = epctx::compiledModelFromEpContext(std::move(loaded.model), folder, epctx::ContextLoadOptions{}, unused, false);
     if (!compiled.isOk()) return compiled.status().withContext("merging " + path);
     // A weightless binary's partitions hold no weights (their kernels derive them from the source at load).
     for (const auto& partition : compiled->partitions) {
@@ -190,14 +194,14 @@ Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, 
     prefixCompiledModel(*compiled, inputs[i].prefix);
     parts.push_back(std::move(compiled).value());
   }
-  KILN_RETURN_IF_ERROR(planMerge(planned, connections).status());
+  KILN_RETURN_IF_ERROR(planMergeOfInspected(planned, connections).status());
   for (auto& part : parts) addModel(combined, std::move(part));
   ir::Graph& graph = *combined.model.graph;
   for (const auto& [from, to] : connections) KILN_RETURN_IF_ERROR(connect(graph, from, to));
   if (auto sorted = ir::sortTopologically(graph); !sorted.isOk()) {
     return Status(StatusCode::INVALID_ARGUMENT, "the connections make the merged graph invalid: " + sorted.message());
   }
-  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::prepareBinary(combined.partitions));
+  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::prepareBinary(combined.partitions, hooks));
   epctx::OutputLayout layout;
   const fs::path parent = fs::path(outputPath).parent_path();
   layout.modelFolder = parent.empty() ? "." : parent.string();
@@ -212,4 +216,5 @@ Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, 
   return result;
 }
 
+}  // namespace epctx
 }  // namespace kiln

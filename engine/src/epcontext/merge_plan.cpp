@@ -80,7 +80,7 @@ Status MergePlan::status() const {
   return Status(StatusCode::INVALID_ARGUMENT, message);
 }
 
-MergePlan planMerge(const std::vector<MergePlanInput>& inputs,
+MergePlan planMergeOfInspected(const std::vector<MergePlanInput>& inputs,
                     const std::vector<std::pair<std::string, std::string>>& connections) {
   MergePlan plan;
   if (inputs.size() < 2) plan.problems.push_back("merging needs at least two ctx models");
@@ -151,7 +151,7 @@ Result<MergePlan> planMerge(const std::vector<MergeInput>& inputs,
     if (!model.isOk()) return model.status().withContext("reading merge input " + input.ctxModelPath);
     read.push_back({std::make_shared<const EpContextModelInfo>(std::move(model).value()), input.prefix});
   }
-  return planMerge(read, connections);
+  return planMergeOfInspected(read, connections);
 }
 
 }  // namespace kiln

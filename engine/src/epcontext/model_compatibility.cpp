@@ -1,18 +1,18 @@
 // kiln/compatibility.h: onnxruntime's four compatibility states for a ctx model, a context binary or a plain model,
 // answered from the model's compatibility info when it can and from its binaries otherwise.
-#include "kiln/compatibility.h"
+#include "epcontext/model_compatibility.h"
 
 #include <filesystem>
+
+#include "kiln/compatibility.h"
 
 #include "context_binary/compatibility_info.h"
 #include "context_binary/format.h"
 #include "context_binary/verdict.h"
 #include "device/device_profile.h"
-#include "ep/vulkan/vulkan_device.h"
 #include "epcontext/binary_admission.h"
 #include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_writer.h"
-#include "kiln/config_keys.h"
 #include "epcontext/epcontext_names.h"
 #include "epcontext/io_signature.h"
 #include "ir/graph_paths.h"
@@ -50,12 +50,12 @@ struct Device {
   std::string against;
 };
 
-Result<Device> targetDevice(const CompatibilityQuery& query) {
+Result<Device> targetDevice(const CompatibilityQuery& query, const ctxbin::EpContextHooks& hooks) {
   if (!query.profilePath.empty()) {
     KILN_ASSIGN_OR_RETURN(vk::DeviceInfo info, vk::readDeviceProfile(query.profilePath));
     return Device{std::move(info), "profile " + query.profilePath};
   }
-  KILN_ASSIGN_OR_RETURN(vk::DeviceInfo info, vk::selectDevice(query.deviceSelector, true));
+  KILN_ASSIGN_OR_RETURN(vk::DeviceInfo info, hooks.liveDevice(query.deviceSelector));
   std::string against = describeDevice(info);
   return Device{std::move(info), std::move(against)};
 }
@@ -158,7 +158,8 @@ Result<CompatibilityVerdict> judgeBinaries(std::span<const std::byte> bytes, con
 
 // Adds the compile record's staleness: source changed -> UNSUPPORTED; options changed or another Kiln -> at best
 // SUPPORTED_PREFER_RECOMPILATION (the Kiln verdict stays what the device says).
-Status applyStaleness(ModelCompatibility& result, const std::string& baseFolder, const CompatibilityQuery& query) {
+Status applyStaleness(ModelCompatibility& result, const std::string& baseFolder, const CompatibilityQuery& query,
+                      const std::optional<std::map<std::string, std::string>>& options) {
   const auto record = epctx::decodeCompileRecord(result.compileRecord);
   if (!record) {
     if (!query.sourceModelPath.empty()) {
@@ -172,8 +173,7 @@ Status applyStaleness(ModelCompatibility& result, const std::string& baseFolder,
     const auto recorded = (std::filesystem::path(baseFolder) / record->sourceModel).lexically_normal();
     if (std::filesystem::is_regular_file(recorded, error)) source = recorded.string();
   }
-  const auto weightless = record->options.find(config::kEnableWeightlessEpContextNodes);
-  if (source.empty() && weightless != record->options.end() && weightless->second == "1") {
+  if (source.empty() && record->weightless()) {
     result.state = CompiledModelCompatibility::UNSUPPORTED;
     result.reasons.push_back("weightless: its weights are read from the source model '" + record->sourceModel +
                              "' (relative to the ctx model's folder), which is not there: give the source model's path "
@@ -184,8 +184,6 @@ Status applyStaleness(ModelCompatibility& result, const std::string& baseFolder,
     KILN_ASSIGN_OR_RETURN(sourceHash, epctx::sourceContentHash(source));
     result.sourceChecked = source;
   }
-  std::optional<std::map<std::string, std::string>> options;
-  if (query.compileOptions) options = epctx::resultChangingOptions(*query.compileOptions);
   const epctx::Staleness staleness = epctx::stalenessOf(*record, sourceHash, options);
   if (staleness.reasons.empty()) return Status::ok();
   result.reasons.insert(result.reasons.end(), staleness.reasons.begin(), staleness.reasons.end());
@@ -197,12 +195,18 @@ Status applyStaleness(ModelCompatibility& result, const std::string& baseFolder,
   return Status::ok();
 }
 
+}  // namespace
+
+namespace epctx {
+
 Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const std::string& baseFolder,
-                                      const std::string& origin, const CompatibilityQuery& query) {
+                                      const std::string& origin, const CompatibilityQuery& query,
+                                      const std::optional<std::map<std::string, std::string>>& currentOptions,
+                                      const ctxbin::EpContextHooks& hooks) {
   ModelCompatibility result;
   if (ctxbin::readFormatVersion(bytes).isOk()) {  // a context binary: its magic is unmistakable
     result.fileKind = "context_binary";
-    KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query));
+    KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, hooks));
     KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict,
                           ctxbin::judgeBytes(bytes, origin, device.info, device.against));
     apply(result, verdict);
@@ -211,7 +215,7 @@ Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const st
       for (const auto& section : parsed->sections) {
         if (section.kind != ctxbin::SectionKind::COMPILE_RECORD) continue;
         result.compileRecord.assign(reinterpret_cast<const char*>(bytes.data() + section.offset), section.size);
-        KILN_RETURN_IF_ERROR(applyStaleness(result, baseFolder, query));
+        KILN_RETURN_IF_ERROR(applyStaleness(result, baseFolder, query, currentOptions));
       }
     }
     return result;
@@ -228,7 +232,7 @@ Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const st
     return result;
   }
   result.fileKind = "ctx_model";
-  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query));
+  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, hooks));
   if (auto fromInfo = ctxbin::judgeCompatibilityInfo(result.compatibilityInfo, device.info, device.against);
       fromInfo && referencedBinariesMatch(loaded.model, nodes.kiln, baseFolder) &&
       metadataValue(loaded.model, epctx::kIoDigestKey) == epctx::declaredIoDigest(loaded.model)) {
@@ -239,16 +243,11 @@ Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const st
     apply(result, verdict);
   }
   result.compileRecord = metadataValue(loaded.model, epctx::kCompileRecordKey);
-  KILN_RETURN_IF_ERROR(applyStaleness(result, baseFolder, query));
+  KILN_RETURN_IF_ERROR(applyStaleness(result, baseFolder, query, currentOptions));
   return result;
 }
 
-std::string folderOf(const std::string& path) {
-  const auto parent = std::filesystem::path(path).parent_path();
-  return parent.empty() ? "." : parent.string();
-}
-
-}  // namespace
+}  // namespace epctx
 
 Result<std::string> getCompatibilityInfoFromModel(std::span<const std::byte> modelBytes) {
   return guarded([&]() -> Result<std::string> {
@@ -263,19 +262,4 @@ Result<std::string> getCompatibilityInfoFromModel(const std::string& modelPath) 
     return metadataValue(loaded.model, epctx::kCompatibilityInfoKey);
   });
 }
-
-Result<ModelCompatibility> getModelCompatibility(std::span<const std::byte> bytes, const std::string& baseFolder,
-                                                 const CompatibilityQuery& query) {
-  return guarded([&] { return judgeModel(bytes, baseFolder, "bytes", query); });
-}
-
-Result<ModelCompatibility> getModelCompatibility(const std::string& path, const CompatibilityQuery& query) {
-  return guarded([&]() -> Result<ModelCompatibility> {
-    KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
-    auto result = judgeModel(file->bytes(), folderOf(path), path, query);
-    if (!result.isOk()) return result.status().withContext(path);
-    return result;
-  });
-}
-
 }  // namespace kiln

@@ -6,12 +6,10 @@
 #include <functional>
 #include <memory>
 
-#include "ep/vulkan/device_fusions.h"
-#include "ep/vulkan/float16_storage.h"
-#include "kiln/config_keys.h"
 #include "onnx/model_loader.h"
-#include "util/config_value.h"
+#include "ops/batch_norm_fold.h"
 #include "util/file_io.h"
+#include "util/float16_tensor.h"
 #include "util/stopwatch.h"
 
 namespace kiln::epctx {
@@ -47,7 +45,7 @@ std::optional<Tensor> asFloat32(const std::map<std::string, Tensor>& weights, co
   auto it = weights.find(name);
   if (it == weights.end() || !it->second.rawData()) return std::nullopt;
   if (it->second.dtype() == DataType::FLOAT) return it->second;
-  if (it->second.dtype() == DataType::FLOAT16) return vk::toFloat32(it->second);
+  if (it->second.dtype() == DataType::FLOAT16) return toFloat32(it->second);
   return std::nullopt;
 }
 
@@ -84,11 +82,11 @@ void collectFolds(const ir::Graph& graph, const std::map<std::string, Tensor>& w
       bias = asFloat32(weights, conv.inputs[2]);
       if (!bias) continue;
     }
-    auto folded = vk::foldBatchNormParameters(*w, bias, *scale, *shift, *mean, *var, bn.attrFloat("epsilon", 1e-5f),
+    auto folded = ops::foldBatchNormParameters(*w, bias, *scale, *shift, *mean, *var, bn.attrFloat("epsilon", 1e-5f),
                                               conv.opType == "ConvTranspose", conv.attrInt("group", 1));
     if (!folded) continue;
     if (weights.at(conv.inputs[1]).dtype() == DataType::FLOAT16) {
-      folded = std::make_pair(vk::toFloat16(folded->first), vk::toFloat16(folded->second));
+      folded = std::make_pair(toFloat16(folded->first), toFloat16(folded->second));
     }
     folds.emplace(bn.outputs[0], std::move(*folded));
   }
@@ -154,11 +152,6 @@ Result<std::string> locateSource(const ctxbin::WeightSourceModel& source, size_t
 
 }  // namespace
 
-bool weightlessRequested(const SessionOptions& options) {
-  return configValue(options, config::kEnableWeightlessEpContextNodes) == "1" ||
-         configValue(options, config::kEnableWeightless) == "1";
-}
-
 Result<std::map<std::string, Tensor>> sourceModelWeights(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(SourceContents contents, readSource(path, false));
   return std::move(contents.weights);
@@ -192,7 +185,7 @@ Result<WeightlessSources> weightlessSourcesFor(const std::vector<std::string>& s
       ref.sourceBytes = tensor.byteSize();
       index->emplace(ref.sourceHash, IndexEntry{ref, tensor});
       if (fp16 && tensor.dtype() == DataType::FLOAT) {
-        Tensor converted = vk::toFloat16(tensor);
+        Tensor converted = toFloat16(tensor);
         ref.transform = half;
         const uint64_t hash = ctxbin::contentHash(bytesOf(converted));  // before the move below
         index->emplace(hash, IndexEntry{ref, std::move(converted)});
@@ -271,7 +264,7 @@ Result<ctxbin::ExternalBlobs> resolveWeightRefs(const ctxbin::ContextBinary& bin
       if (blob.dtype() != DataType::FLOAT) {
         return Status(StatusCode::INVALID_GRAPH, "weight '" + ref.name + "' of " + path + " is not float32 (float16 storage)");
       }
-      blob = vk::toFloat16(blob);
+      blob = toFloat16(blob);
       convertMs += convertClock.elapsedMs();
     }
     if (blob.byteSize() != ref.blobBytes || ctxbin::contentHash(bytesOf(blob)) != ref.blobHash) {

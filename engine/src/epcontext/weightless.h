@@ -10,13 +10,9 @@
 #include <vector>
 
 #include "context_binary/context_binary.h"
-#include "kiln/session_options.h"
 #include "kiln/timings.h"
 
 namespace kiln::epctx {
-
-// ep.enable_weightless_ep_context_nodes=1 or ep.enable_weightless=1.
-bool weightlessRequested(const SessionOptions& options);
 
 // The weights of the model file at `path` by name: initializers and Constant node `value`s of every graph,
 // subgraphs included (the first of a name wins), external data read. NO_SUCHFILE when missing.

@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "kiln/session.h"
+#include "kiln/status.h"
 #include "kiln/tensor.h"
 #include "kiln/value.h"
+#include "kiln/value_metadata.h"
 
 namespace kiln::ir {
 

@@ -67,13 +67,13 @@ Status checkGivenShape(const ValueMetadata& input, const std::vector<int64_t>& d
 
 }  // namespace
 
-Result<std::vector<ValueMetadata>> resolveInputShapes(const ir::Graph& graph, const SessionOptions& options) {
+Result<std::vector<ValueMetadata>> resolveInputShapes(const ir::Graph& graph, const InputShapeRequest& request) {
   std::vector<ValueMetadata> inputs;
   for (const auto& in : graph.inputs) {
     if (!graph.isInitializer(in.name)) inputs.push_back(ir::toValueMetadata(in));
   }
   SymbolSizes symbols;
-  for (const auto& [name, dims] : options.inputShapes()) {
+  for (const auto& [name, dims] : request.shapes) {
     auto input = std::find_if(inputs.begin(), inputs.end(), [&name = name](const ValueMetadata& v) { return v.name == name; });
     if (input == inputs.end()) {
       return Status(StatusCode::INVALID_ARGUMENT, "a shape (" + dimsText(dims) + ") is given for '" + name +
@@ -82,7 +82,7 @@ Result<std::vector<ValueMetadata>> resolveInputShapes(const ir::Graph& graph, co
     KILN_RETURN_IF_ERROR(checkGivenShape(*input, dims, symbols));
   }
   for (auto& input : inputs) {
-    if (auto given = options.inputShapes().find(input.name); given != options.inputShapes().end()) {
+    if (auto given = request.shapes.find(input.name); given != request.shapes.end()) {
       if (!input.hasShape) input.shape.assign(given->second.size(), Dimension{});
       input.hasShape = true;
       for (size_t i = 0; i < input.shape.size(); ++i) input.shape[i].value = given->second[i];
@@ -90,8 +90,8 @@ Result<std::vector<ValueMetadata>> resolveInputShapes(const ir::Graph& graph, co
     }
     for (auto& dim : input.shape) {
       if (dim.isFixed() || dim.param.empty()) continue;
-      if (const auto text = options.configEntry(kFreeDimOverridePrefix + dim.param)) {
-        KILN_ASSIGN_OR_RETURN(const int64_t value, parseOverride(dim.param, *text));
+      if (auto text = request.freeDimOverrides.find(dim.param); text != request.freeDimOverrides.end()) {
+        KILN_ASSIGN_OR_RETURN(const int64_t value, parseOverride(dim.param, text->second));
         KILN_RETURN_IF_ERROR(symbols.fix(dim.param, value, std::string(kFreeDimOverridePrefix) + dim.param));
       }
       if (auto it = symbols.sizes.find(dim.param); it != symbols.sizes.end()) dim.value = it->second.first;
@@ -99,8 +99,8 @@ Result<std::vector<ValueMetadata>> resolveInputShapes(const ir::Graph& graph, co
   }
   // An override of a dimension only given inputs use must still agree with them.
   for (const auto& [param, size] : symbols.sizes) {
-    if (const auto text = options.configEntry(kFreeDimOverridePrefix + param)) {
-      KILN_ASSIGN_OR_RETURN(const int64_t value, parseOverride(param, *text));
+    if (auto text = request.freeDimOverrides.find(param); text != request.freeDimOverrides.end()) {
+      KILN_ASSIGN_OR_RETURN(const int64_t value, parseOverride(param, text->second));
       KILN_RETURN_IF_ERROR(symbols.fix(param, value, std::string(kFreeDimOverridePrefix) + param));
     }
   }

@@ -9,7 +9,6 @@
 
 #include "ir/graph_paths.h"
 #include "kiln/epcontext.h"
-#include "kiln/session_options.h"
 #include "onnx/function_inliner.h"
 #include "onnx/model_loader.h"
 #include "onnx/input_shapes.h"
@@ -376,9 +375,9 @@ Result<ModelInfo> inspectModel(const std::string& path,
   load.inlineLocalFunctions = false;
   KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path, load));
   // Checked as a session checks SessionOptions::setInputShape: the same messages for the same mistakes.
-  SessionOptions options;
-  for (const auto& [name, dims] : inputShapes) options.setInputShape(name, dims);
-  KILN_ASSIGN_OR_RETURN(const std::vector<ValueMetadata> inputs, resolveInputShapes(*loaded.model.graph, options));
+  InputShapeRequest request;
+  request.shapes = inputShapes;
+  KILN_ASSIGN_OR_RETURN(const std::vector<ValueMetadata> inputs, resolveInputShapes(*loaded.model.graph, request));
   fixInputDims(*loaded.proto.mutable_graph(), inputs);
   if (!hasEpContextNodes(loaded.proto.graph())) onnx_io::inferShapes(loaded.proto);  // as loadModelFile does
   KILN_ASSIGN_OR_RETURN(loaded.model, onnx_io::modelFromProto(loaded.proto));

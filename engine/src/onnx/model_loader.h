@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ir/graph.h"
-#include "kiln/compiler.h"
+#include "kiln/compile_outputs.h"
 #include "kiln/status.h"
 
 namespace kiln::onnx_io {

@@ -79,7 +79,7 @@ bool isConstantInitializer(const ir::Graph& graph, const std::string& name) {
 
 namespace {
 
-int64_t foldInScope(ir::Graph& graph, const ir::Model& model, const Scope* outer) {
+int64_t foldInScope(ir::Graph& graph, const ir::Model& model, const HostEvaluator& host, const Scope* outer) {
   int64_t folded = 0;
   const Scope scope(graph, outer);
   std::vector<ir::Node> kept;
@@ -89,7 +89,7 @@ int64_t foldInScope(ir::Graph& graph, const ir::Model& model, const Scope* outer
       std::vector<const Tensor*> inputs;
       for (const auto& in : node.inputs) inputs.push_back(in.empty() ? nullptr : scope.constant(in));
       // A node that fails here stays: it fails again at run time, with the session's context in the message.
-      auto outputs = evaluateNode(node, model, inputs);
+      auto outputs = evaluateNode(node, model, inputs, host);
       bool usable = outputs.isOk();
       for (size_t o = 0; usable && o < node.outputs.size(); ++o) {
         if (node.outputs[o].empty()) continue;
@@ -111,7 +111,7 @@ int64_t foldInScope(ir::Graph& graph, const ir::Model& model, const Scope* outer
   const Scope foldedScope(graph, outer);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     ir::forEachBody(graph.nodes[i], i, "", [&](ir::Graph& body, const std::string&) {
-      folded += foldInScope(body, model, &foldedScope);
+      folded += foldInScope(body, model, host, &foldedScope);
     });
   }
   return folded;
@@ -119,6 +119,8 @@ int64_t foldInScope(ir::Graph& graph, const ir::Model& model, const Scope* outer
 
 }  // namespace
 
-int64_t foldConstantSubexpressions(ir::Graph& graph, const ir::Model& model) { return foldInScope(graph, model, nullptr); }
+int64_t foldConstantSubexpressions(ir::Graph& graph, const ir::Model& model, const HostEvaluator& host) {
+  return foldInScope(graph, model, host, nullptr);
+}
 
 }  // namespace kiln::optimizer

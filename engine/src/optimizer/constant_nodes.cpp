@@ -6,11 +6,11 @@
 
 namespace kiln::optimizer {
 
-void foldConstantNodes(ir::Graph& graph, const ir::Model& model, const std::string& path,
+void foldConstantNodes(ir::Graph& graph, const ir::Model& model, const HostEvaluator& host, const std::string& path,
                        std::vector<FoldedConstantRecord>& folded) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     ir::forEachBody(graph.nodes[i], i, path, [&](ir::Graph& body, const std::string& bodyPath) {
-      foldConstantNodes(body, model, bodyPath, folded);
+      foldConstantNodes(body, model, host, bodyPath, folded);
     });
   }
   std::vector<ir::Node> kept;
@@ -22,7 +22,7 @@ void foldConstantNodes(ir::Graph& graph, const ir::Model& model, const std::stri
     if (candidate) {
       // The CPU kernel parses the value attributes; a malformed Constant (sparse, none or several values) stays a
       // node and fails at session creation with the kernel's message.
-      auto value = evaluateNode(node, model, {});
+      auto value = evaluateNode(node, model, {}, host);
       if (value.isOk() && (*value)[0].defined()) {
         graph.initializers[node.outputs[0]] = (*value)[0];
         folded.push_back({&graph, path, node.label(), node.outputs[0]});

@@ -7,20 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "ep/host_evaluator.h"
 #include "ir/graph.h"
-#include "kiln/session_options.h"
 #include "kiln/status.h"
 
 namespace kiln::optimizer {
 
-using OptimizationLevel = GraphOptimizationLevel;  // the public enum (kiln/session_options.h)
+// The passes to run. Session configuration parses kiln.graph_optimization_level (the public
+// GraphOptimizationLevel) and hands the optimizer this enum: the optimizer reads no config.
+enum class OptimizationLevel { NONE, BASIC, ALL };
 
-// Parses "none", "basic" or "all"; anything else is INVALID_ARGUMENT naming the key and the accepted values.
-inline Result<OptimizationLevel> parseOptimizationLevel(const std::string& text) {
-  return parseGraphOptimizationLevel(text);
-}
-// "none", "basic" or "all".
-inline const char* optimizationLevelName(OptimizationLevel level) { return graphOptimizationLevelName(level); }
+// "none", "basic" or "all": the names kiln.graph_optimization_level accepts and reports print.
+const char* optimizationLevelName(OptimizationLevel level);
 
 // A Constant node turned into an initializer of its graph.
 struct FoldedConstantRecord {
@@ -41,11 +39,12 @@ struct OptimizationResult {
 };
 
 // Runs the passes of `level` over `model` in place. `basic`: Constant nodes become initializers, deterministic
-// nodes whose inputs are all constant are evaluated with the CPU EP's kernels, nodes whose outputs nothing
+// nodes whose inputs are all constant are evaluated by `host` (the session hands it the CPU EP's kernels: the
+// arithmetic the CPU EP would run), nodes whose outputs nothing
 // reads are removed. `all` adds, before the folding, the fusion of QDQ units around Conv and MatMul into
 // QLinearConv / QLinearMatMul (integer accumulation, one requantization: onnxruntime's result, not the float
 // path's; optimizer/qdq_fusion.cpp), and before the removal the exact QDQ drops around data movement
 // (ops/qdq_drop.h), as onnxruntime's extended level does. `none` changes nothing.
-Result<OptimizationResult> optimizeModel(ir::Model& model, OptimizationLevel level);
+Result<OptimizationResult> optimizeModel(ir::Model& model, OptimizationLevel level, const HostEvaluator& host);
 
 }  // namespace kiln::optimizer

@@ -14,12 +14,12 @@ namespace kiln::optimizer {
 inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
 
 // Constant nodes → initializers of the graph that holds them; appends one record per folded node.
-void foldConstantNodes(ir::Graph& graph, const ir::Model& model, const std::string& path,
+void foldConstantNodes(ir::Graph& graph, const ir::Model& model, const HostEvaluator& host, const std::string& path,
                        std::vector<FoldedConstantRecord>& folded);
 
 // Evaluates deterministic nodes whose inputs are all constant initializers of their graph (not overridable
 // graph inputs), replacing them with initializers. Returns the number of nodes folded.
-int64_t foldConstantSubexpressions(ir::Graph& graph, const ir::Model& model);
+int64_t foldConstantSubexpressions(ir::Graph& graph, const ir::Model& model, const HostEvaluator& host);
 
 // Removes nodes none of whose outputs is read (by a node, a body or the graph outputs), bodies first, then
 // initializers nothing reads (unless they are graph inputs). Returns the number of nodes removed.

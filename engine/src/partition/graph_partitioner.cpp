@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ep/cpu/cpu_execution_provider.h"
+#include "kiln/provider_names.h"
 #include "ir/graph_paths.h"
 #include "partition/partition_borders.h"
 #include "partition/partition_cost.h"
@@ -135,9 +135,9 @@ class Planner {
       : model_(model), providers_(providers), options_(options) {
     for (size_t p = 0; p < providers.size(); ++p) {
       plan_.providerNames.push_back(providers[p]->name());
-      if (providers[p]->name() == cpu::CpuExecutionProvider::kName && cpu_ == SIZE_MAX) cpu_ = p;
+      if (providers[p]->name() == kCpuExecutionProvider && cpu_ == SIZE_MAX) cpu_ = p;
     }
-    plan_.cpuProviderName = cpu::CpuExecutionProvider::kName;
+    plan_.cpuProviderName = kCpuExecutionProvider;
     if (model.graph) indexValueInfos(*model.graph, valueInfos_, initializers_);
   }
 

@@ -11,7 +11,9 @@
 #include "kiln/compiler.h"
 #include "kiln/config_keys.h"
 #include "onnx/model_writer.h"
+#include "session/execution_providers.h"
 #include "session/inference_session.h"
+#include "session/session_config.h"
 #include "util/file_io.h"
 
 namespace kiln {
@@ -92,24 +94,6 @@ ModelCompilationOptions& ModelCompilationOptions::setTargetProfile(std::string p
 ModelCompilationOptions& ModelCompilationOptions::setNodeNamePrefix(std::string prefix) {
   prefix_ = std::move(prefix);
   return *this;
-}
-
-std::string defaultCtxModelPath(const std::string& modelPath) {
-  const fs::path model(modelPath);
-  return (model.parent_path() / (model.stem().string() + "_ctx.onnx")).string();
-}
-
-std::string defaultContextBinaryPath(const std::string& modelPath) {
-  const fs::path model(modelPath);
-  std::string stem = model.stem().string();
-  const std::string ctx = "_ctx";
-  if (stem.size() > ctx.size() && stem.compare(stem.size() - ctx.size(), ctx.size(), ctx) == 0) stem.resize(stem.size() - ctx.size());
-  return (model.parent_path() / (stem + "_vulkan.bin")).string();
-}
-
-bool namesFolder(const std::string& path) {
-  std::error_code ec;
-  return path.empty() || path.back() == '/' || fs::is_directory(path, ec) || !fs::path(path).has_extension();
 }
 
 // The checked form of ModelCompilationOptions: where everything comes from and goes.
@@ -235,7 +219,7 @@ struct CompileRequest {
   Result<epctx::BinaryExtras> binaryExtras(const std::vector<std::string>& sources, std::string record) const {
     epctx::BinaryExtras extras;
     extras.compileRecord = std::move(record);
-    if (epctx::weightlessRequested(session)) {
+    if (weightlessRequested(session)) {
       KILN_ASSIGN_OR_RETURN(extras.weightless, epctx::weightlessSourcesFor(sources, modelFolder,
                                                                            session.configEntryOr(config::kVulkanFp16, "0") == "1"));
     }
@@ -326,7 +310,7 @@ Status finish(FileTransaction& files, CompileResult& result) {
   return files.commit();
 }
 
-void reportWrite(const SessionOptions& options, int64_t done) { options.progress.report("write", done, 1); }
+void reportWrite(const SessionOptions& options, int64_t done) { options.progress.report(ProgressStep::WRITE, done, 1); }
 
 }  // namespace
 
@@ -341,7 +325,7 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
   reportWrite(request.session, 0);
   FileTransaction files;
   epctx::OutputLayout layout = request.layout(&compiling.originals);
-  layout.compileRecord = epctx::encodedCompileRecordFor(request.source, compiling.originals, request.session,
+  layout.compileRecord = epctx::encodedCompileRecordFor(request.source, compiling.originals, resultChangingOptions(request.session),
                                                         request.modelFolder);
   if (compiled.partitions.empty()) {
     if (hasFlag(options.flags(), CompileFlags::ERROR_IF_NO_NODES_COMPILED)) {
@@ -358,9 +342,9 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
     }
     // Embed mode 1 needs the binary's bytes in the model; otherwise it is only laid out here and streamed to its
     // destination by emitBinary (never whole in memory unless the whole-buffer write function asks for it).
-    KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, options.embedMode()
-                                                                 ? epctx::encodeBinary(compiled.partitions, extras)
-                                                                 : epctx::prepareBinary(compiled.partitions, extras));
+    KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary,
+                          options.embedMode() ? epctx::encodeBinary(compiled.partitions, contextHooks(), extras)
+                                              : epctx::prepareBinary(compiled.partitions, contextHooks(), extras));
     KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(compiled, layout, binary));
     if (!options.embedMode()) KILN_RETURN_IF_ERROR(request.emitBinary(files, request.binaryPath, binary, result));
     result.epContextNodes = model.epContextNodes;
@@ -437,14 +421,16 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
   std::vector<std::string> sources;
   for (const auto& member : members) sources.push_back(member.request.sourceFile());
   KILN_ASSIGN_OR_RETURN(const epctx::BinaryExtras extras, members.front().request.binaryExtras(sources, ""));
-  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::prepareBinary(std::move(all), extras));
+  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary,
+                        epctx::prepareBinary(std::move(all), contextHooks(), extras));
   FileTransaction files;
   std::vector<CompileResult> results;
   std::map<std::string, std::vector<std::byte>> dataFiles;  // the members' external initializers share one file
   for (auto& member : members) {
     epctx::OutputLayout layout = member.request.layout(&member.compiling.originals);
     layout.compileRecord = epctx::encodedCompileRecordFor(member.request.source, member.compiling.originals,
-                                                          member.request.session, member.request.modelFolder);
+                                                          resultChangingOptions(member.request.session),
+                                                          member.request.modelFolder);
     layout.binaryPath = binaryPath;
     layout.groupDataFiles = &dataFiles;
     std::map<std::string, size_t> before;

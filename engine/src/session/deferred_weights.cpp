@@ -2,11 +2,11 @@
 
 #include <set>
 
-#include "epcontext/weightless.h"
 #include "kiln/config_keys.h"
 #include "onnx/model_loader.h"
 #include "partition/graph_partitioner.h"
-#include "util/config_value.h"
+#include "session/config_value.h"
+#include "session/session_config.h"
 
 namespace kiln {
 namespace {
@@ -61,7 +61,7 @@ std::set<std::string> namesRead(const ir::Graph& graph, Select readsAtCompile) {
 
 bool compileMayDeferWeights(const SessionOptions& options) {
   return configValue(options, config::kVulkanFp16) != "1" &&
-         configValue(options, config::kVulkanAutotune) != "1" && !epctx::weightlessRequested(options);
+         configValue(options, config::kVulkanAutotune) != "1" && !weightlessRequested(options);
 }
 
 Status loadDeferredWeightsReadAtCompile(ir::Graph& graph,

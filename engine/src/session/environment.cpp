@@ -1,15 +1,11 @@
-// kiln/environment.h: the process-wide registries, reached through the components that own them.
+// kiln/environment.h: the process-wide registries, reached through the components that own them (the Vulkan
+// device registry through session/execution_providers.cpp, the one place that names the Vulkan EP).
 #include "kiln/environment.h"
 
 #include "ep/cpu/thread_pool.h"
-#include "ep/vulkan/vulkan_device.h"
 #include "session/epcontext_generation.h"
 
 namespace kiln {
-
-std::vector<uint32_t> openVulkanDevices() { return vk::Device::openIndices(); }
-
-void releaseUnusedDevices() { vk::Device::releaseUnused(); }
 
 std::vector<int> liveThreadPools() { return cpu::ThreadPool::liveSharedPools(); }
 

@@ -2,27 +2,26 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <string_view>
 
 #include "ep/cpu/cpu_execution_provider.h"
 #include "ep/cpu/host_evaluator.h"
-#include "ep/provider_names.h"
+#include "ep/vulkan/vulkan_context_hooks.h"
+#include "ep/vulkan/vulkan_device.h"
 #include "ep/vulkan/vulkan_execution_provider.h"
+#include "kiln/environment.h"
 #include "session/session_config.h"
 #include "util/log.h"
 
 namespace kiln {
 namespace {
 
-vk::VulkanEpConfig vulkanEpConfig(const SessionConfig& config, const SessionOptions& options) {
+vk::VulkanEpConfig vulkanEpConfig(const SessionConfig& config) {
   vk::VulkanEpConfig ep;
-  ep.inputShapes = options.inputShapes();
-  constexpr std::string_view kFreeDim = "kiln.free_dim_override.";
-  for (const auto& [key, value] : options.configEntries()) {
-    if (key.rfind(kFreeDim, 0) != 0) continue;
+  ep.inputShapes = config.inputShapes.shapes;
+  for (const auto& [param, value] : config.inputShapes.freeDimOverrides) {
     char* end = nullptr;
     const long long size = std::strtoll(value.c_str(), &end, 10);
-    if (end && *end == '\0' && size >= 0) ep.freeDims[key.substr(kFreeDim.size())] = size;  // else: refused elsewhere
+    if (end && *end == '\0' && size >= 0) ep.freeDims[param] = size;  // else: refused by resolveInputShapes
   }
   ep.device = config.vulkan.device;
   ep.targetProfile = config.vulkan.targetProfile;
@@ -51,7 +50,7 @@ Result<ProviderSet> createProviders(const SessionOptions& options) {
     // Contracts: a CPU-type device (lavapipe) only when asked for, by the EP list or by naming a device.
     const bool explicitlyRequested = config.executionProvidersSet || config.vulkan.deviceSet;
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionProvider> vulkan,
-                          vk::createVulkanExecutionProvider(vulkanEpConfig(config, options), explicitlyRequested,
+                          vk::createVulkanExecutionProvider(vulkanEpConfig(config), explicitlyRequested,
                                                             cpu::hostEvaluator()));
     if (vulkan) {
       set.providers.push_back(std::move(vulkan));
@@ -64,6 +63,13 @@ Result<ProviderSet> createProviders(const SessionOptions& options) {
   if (!haveCpu) set.providers.push_back(std::make_unique<cpu::CpuExecutionProvider>());
   return set;
 }
+
+// kiln/environment.h: the Vulkan EP's process-wide device registry.
+std::vector<uint32_t> openVulkanDevices() { return vk::Device::openIndices(); }
+
+void releaseUnusedDevices() { vk::Device::releaseUnused(); }
+
+const ctxbin::EpContextHooks& contextHooks() { return *vk::vulkanContextHooks(); }
 
 ProviderSet providerSetFrom(std::vector<std::unique_ptr<ExecutionProvider>> providers) {
   ProviderSet set;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "context_binary/ep_context_hooks.h"
 #include "ep/execution_provider.h"
 #include "kiln/session_options.h"
 
@@ -21,6 +22,10 @@ struct ProviderSet {
 // provide, then the CPU EP as the fallback when the list does not name it. INVALID_ARGUMENT for an unknown name;
 // the Vulkan EP's error (EP_FAIL) when it was asked for explicitly and cannot start.
 Result<ProviderSet> createProviders(const SessionOptions& options);
+
+// The hooks of the EP whose partitions context binaries store (the Vulkan EP): how epcontext/ exports, admits and
+// judges binaries without naming a device API.
+const ctxbin::EpContextHooks& contextHooks();
 
 // The same set for providers a caller built (tests): nonCpuRequested when any of them is not the CPU EP.
 ProviderSet providerSetFrom(std::vector<std::unique_ptr<ExecutionProvider>> providers);

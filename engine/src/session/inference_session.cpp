@@ -11,12 +11,10 @@
 #include "ep/cpu/graph_executor.h"
 #include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_loader.h"
-#include "ep/vulkan/vulkan_execution_provider.h"
 #include "partition/partition_report_builder.h"
 #include "session/deferred_weights.h"
 #include "session/epcontext_generation.h"
 #include "onnx/input_shapes.h"
-#include "ep/provider_names.h"
 #include "session/execution_providers.h"
 #include "session/partition_kernel.h"
 #include "session/session_config.h"
@@ -25,7 +23,7 @@
 #include "kiln/config_keys.h"
 #include "kiln/provider_names.h"
 #include "kiln/tensor_size.h"
-#include "util/config_value.h"
+#include "session/config_value.h"
 #include "util/guarded.h"
 #include "util/stopwatch.h"
 
@@ -132,7 +130,7 @@ Status InferenceSession::compilePartitions(PartitionPlan& plan, int threads, boo
   const auto total = static_cast<int64_t>(plan.partitions.size());
   for (size_t i = 0; i < plan.partitions.size(); ++i) {
     if (progress_.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");
-    progress_.report("compile", static_cast<int64_t>(i), total);
+    progress_.report(ProgressStep::COMPILE, static_cast<int64_t>(i), total);
     const PlannedPartition& planned = plan.partitions[i];
     ExecutionProvider* ep = providers_.providers[planned.provider].get();
     const std::string where = "partition '" + planned.spec.name + "' (" + planned.graphPath + ")";
@@ -146,7 +144,7 @@ Status InferenceSession::compilePartitions(PartitionPlan& plan, int threads, boo
     if (!executable.isOk()) return executable.status().withContext("loading " + where);
     partitions_.push_back({std::move(compiled).value(), std::move(executable).value()});
   }
-  progress_.report("compile", total, total);
+  progress_.report(ProgressStep::COMPILE, total, total);
   return Status::ok();
 }
 
@@ -211,7 +209,7 @@ Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel
   const auto total = static_cast<int64_t>(compiled.partitions.size());
   for (size_t i = 0; i < compiled.partitions.size(); ++i) {
     if (progress_.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");
-    progress_.report("load", static_cast<int64_t>(i), total);
+    progress_.report(ProgressStep::LOAD, static_cast<int64_t>(i), total);
     CompiledPartition& partition = compiled.partitions[i];
     ExecutionProvider* ep = nullptr;
     for (const auto& candidate : providers_.providers) {
@@ -225,7 +223,7 @@ Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel
     if (!executable.isOk()) return executable.status().withContext("loading stored partition '" + partition.name + "'");
     partitions_.push_back({std::move(partition), std::move(executable).value()});
   }
-  progress_.report("load", total, total);
+  progress_.report(ProgressStep::LOAD, total, total);
   return finishInitialization(options, threads, clock);
 }
 
@@ -251,7 +249,7 @@ Status InferenceSession::finishInitialization(const SessionOptions& options, int
   config.externalKernel = [this](const cpu::KernelInfo& info) { return fusedKernel(info); };
   // Inputs no tensor could fill are refused before the executor plans memory for them.
   const ir::Graph& graph = *model_.graph;
-  KILN_ASSIGN_OR_RETURN(inputs_, resolveInputShapes(graph, options));
+  KILN_ASSIGN_OR_RETURN(inputs_, resolveInputShapes(graph, parsed.inputShapes));
   for (const auto& input : inputs_) KILN_RETURN_IF_ERROR(checkDeclaredSize(options, input));
   Stopwatch kernelClock;
   KILN_ASSIGN_OR_RETURN(executor_, cpu::GraphExecutor::create(model_.graph, config));
@@ -482,7 +480,7 @@ Result<SessionOptions> withStoredProviders(const SessionOptions& options, const 
   SessionOptions explicitOptions = options;
   if (!options.configEntry(config::kExecutionProviders)) {
     bool vulkan = false;
-    for (const auto& p : compiled.partitions) vulkan |= p.executionProvider == vk::kVulkanExecutionProviderName;
+    for (const auto& p : compiled.partitions) vulkan |= p.executionProvider == kVulkanExecutionProvider;
     if (vulkan) KILN_RETURN_IF_ERROR(explicitOptions.addConfigEntry(config::kExecutionProviders, kDefaultExecutionProviders));
   }
   return explicitOptions;
@@ -505,11 +503,12 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
       KILN_ASSIGN_OR_RETURN(generation, epctx::generationRequestFor(source.path, options));  // before any work
     }
     if (options.progress.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");
-    options.progress.report("load", 0, 1);
+    options.progress.report(ProgressStep::LOAD, 0, 1);
     // A compile leaves large external weights in their file until something reads them (deferred_weights.h).
     const bool defer = purpose == Purpose::COMPILE_DEFERRING_WEIGHTS && compileMayDeferWeights(options);
     KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, loadSource(source, options, defer));
-    KILN_RETURN_IF_ERROR(resolveInputShapes(*loaded.model.graph, options).status());  // before any compile work
+    KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
+    KILN_RETURN_IF_ERROR(resolveInputShapes(*loaded.model.graph, config.inputShapes).status());  // before any work
     CompilingSession out;
     out.originals = loaded.externalInitializers;
     if (!loaded.deferred.empty()) {
@@ -526,7 +525,8 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
       timings.shape_inference_ms = loaded.shapeInferenceMs;
       KILN_ASSIGN_OR_RETURN(CompiledModel compiled, epctx::compiledModelFromEpContext(std::move(loaded.model),
                                                                                       contextBaseFolder(source, options),
-                                                                                      options, timings));
+                                                                                      contextLoadOptions(config, options),
+                                                                                      timings));
       KILN_ASSIGN_OR_RETURN(out.session, createSessionFromCompiledModel(std::move(compiled), options, timings, &clock));
       return out;
     }
@@ -537,7 +537,7 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
     KILN_ASSIGN_OR_RETURN(out.session, createFromPrepared(std::move(prepared), options, clock, purpose != Purpose::RUN));
     if (generation) {
       const auto ctxFolder = std::filesystem::path(generation->ctxModelPath).parent_path();
-      generation->compileRecord = epctx::encodedCompileRecordFor(source, out.originals, options,
+      generation->compileRecord = epctx::encodedCompileRecordFor(source, out.originals, resultChangingOptions(options),
                                                                  ctxFolder.empty() ? "." : ctxFolder.string());
       KILN_RETURN_IF_ERROR(epctx::generateEpContext(*out.session, *generation, out.originals));
     }
@@ -557,14 +557,16 @@ Result<std::unique_ptr<Session>> createRunSession(MakeProviders&& makeProviders,
 Result<PartitionReport> analyzeStored(onnx_io::LoadedModel loaded, const ModelSource& source,
                                       const SessionOptions& options) {
   SessionTimings unused;
+  KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
   KILN_ASSIGN_OR_RETURN(CompiledModel compiled, epctx::compiledModelFromEpContext(std::move(loaded.model),
                                                                                   contextBaseFolder(source, options),
-                                                                                  options, unused, false));
+                                                                                  contextLoadOptions(config, options),
+                                                                                  unused, false));
   KILN_ASSIGN_OR_RETURN(const SessionOptions storedOptions, withStoredProviders(options, compiled));
-  KILN_ASSIGN_OR_RETURN(const std::vector<std::string> configured, configuredProviderNames(storedOptions));
+  KILN_ASSIGN_OR_RETURN(const SessionConfig stored, parseSessionConfig(storedOptions));
   std::vector<std::string> names;
-  for (const auto& name : configured) {
-    if (name == "vulkan") names.push_back(vk::kVulkanExecutionProviderName);
+  for (const auto& name : stored.executionProviders) {
+    if (name == "vulkan") names.push_back(kVulkanExecutionProvider);
   }
   names.push_back(cpu::CpuExecutionProvider::kName);
   return makeStoredModelReport(*compiled.model.graph, compiled.partitions, compiled.origins, names, names.back());

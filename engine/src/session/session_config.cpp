@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "kiln/config_keys.h"
+#include "session/config_value.h"
+#include "session/execution_providers.h"
+#include "epcontext/compile_record.h"
 
 namespace kiln {
-
-std::string configValue(const SessionOptions& options, const char* key);
 
 namespace {
 
@@ -55,17 +58,32 @@ Result<int> threads(const SessionOptions& options) {
 
 }  // namespace
 
+optimizer::OptimizationLevel optimizerLevel(GraphOptimizationLevel level) {
+  switch (level) {
+    case GraphOptimizationLevel::NONE: return optimizer::OptimizationLevel::NONE;
+    case GraphOptimizationLevel::BASIC: return optimizer::OptimizationLevel::BASIC;
+    case GraphOptimizationLevel::ALL: return optimizer::OptimizationLevel::ALL;
+  }
+  return optimizer::OptimizationLevel::BASIC;
+}
+
 Result<SessionConfig> parseSessionConfig(const SessionOptions& options) {
   SessionConfig c;
   KILN_ASSIGN_OR_RETURN(c.executionProviders, providerNames(entry(options, config::kExecutionProviders)));
   c.executionProvidersSet = options.configEntry(config::kExecutionProviders).has_value();
   KILN_ASSIGN_OR_RETURN(c.intraOpThreads, threads(options));
-  KILN_ASSIGN_OR_RETURN(c.optimizationLevel,
-                        optimizer::parseOptimizationLevel(entry(options, config::kGraphOptimizationLevel)));
+  KILN_ASSIGN_OR_RETURN(const GraphOptimizationLevel level,
+                        parseGraphOptimizationLevel(entry(options, config::kGraphOptimizationLevel)));
+  c.optimizationLevel = optimizerLevel(level);
   c.externalInitializersFolder = entry(options, config::kModelExternalInitializersFolder);
   c.disableCpuEpFallback = flag(options, config::kDisableCpuEpFallback);
   c.failOnSuboptimalCompiledModel = flag(options, config::kFailOnSuboptimalCompiledModel);
   c.disableModelCompile = flag(options, config::kDisableModelCompile);
+  c.inputShapes.shapes = options.inputShapes();
+  const std::string_view freeDimPrefix = config::kFreeDimOverridePrefix;
+  for (const auto& [key, value] : options.configEntries()) {
+    if (key.rfind(freeDimPrefix, 0) == 0) c.inputShapes.freeDimOverrides[key.substr(freeDimPrefix.size())] = value;
+  }
   const std::string floatKernels = entry(options, config::kCpuFloatKernels);
   if (floatKernels != "gemm" && floatKernels != "onednn" && floatKernels != "openblas") {  // openblas: gemm's old name
     return Status(StatusCode::INVALID_ARGUMENT, std::string(config::kCpuFloatKernels) +
@@ -88,7 +106,40 @@ Result<SessionConfig> parseSessionConfig(const SessionOptions& options) {
   c.epContext.nodeNamePrefix = entry(options, config::kEpContextNodeNamePrefix);
   c.epContext.externalInitializersFile = entry(options, config::kEpContextExternalInitializersFile);
   c.epContext.embedMode = entry(options, config::kEpContextEmbedMode);
+  c.epContext.sourceModelPath = entry(options, config::kEpContextSourceModelPath);
+  c.epContext.weightless = weightlessRequested(options);
   return c;
+}
+
+bool weightlessRequested(const SessionOptions& options) {
+  return configValue(options, config::kEnableWeightlessEpContextNodes) == "1" ||
+         configValue(options, config::kEnableWeightless) == "1";
+}
+
+std::map<std::string, std::string> resultChangingOptions(const SessionOptions& options) {
+  std::map<std::string, std::string> result;
+  for (const char* key : {config::kGraphOptimizationLevel, config::kVulkanFp16, config::kVulkanAutotune,
+                          config::kEpContextNodeNamePrefix, config::kExecutionProviders}) {
+    result[key] = configValue(options, key);
+  }
+  result[config::kVulkanTargetProfile] = epctx::recordedProfileValue(configValue(options, config::kVulkanTargetProfile));
+  // Either spelling: a weightless binary needs its source at load (kiln check says when it is not there).
+  result[config::kEnableWeightlessEpContextNodes] = weightlessRequested(options) ? "1" : "0";
+  return result;
+}
+
+epctx::ContextLoadOptions contextLoadOptions(const SessionConfig& config, const SessionOptions& options) {
+  epctx::ContextLoadOptions load;
+  load.executionProviders = config.executionProviders;
+  load.shareEpContexts = config.epContext.share;
+  load.sourceModelPath = config.epContext.sourceModelPath;
+  load.admission = admissionPolicy(config);
+  load.readFunction = options.contextDataReadFunction();
+  return load;
+}
+
+AdmissionPolicy admissionPolicy(const SessionConfig& config) {
+  return AdmissionPolicy{config.vulkan.device, config.failOnSuboptimalCompiledModel, &contextHooks()};
 }
 
 }  // namespace kiln

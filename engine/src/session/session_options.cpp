@@ -5,23 +5,21 @@
 
 #include "kiln/config_keys.h"
 #include "kiln/tensor_size.h"
+#include "optimizer/optimizer.h"
+#include "session/session_config.h"
 #include "util/log.h"
 
 namespace kiln {
 
+// The names are the optimizer's (optimizer/optimizer.h): one spelling for the key, the reports and the parser.
 const char* graphOptimizationLevelName(GraphOptimizationLevel level) {
-  switch (level) {
-    case GraphOptimizationLevel::NONE: return "none";
-    case GraphOptimizationLevel::BASIC: return "basic";
-    case GraphOptimizationLevel::ALL: return "all";
-  }
-  return "?";
+  return optimizer::optimizationLevelName(optimizerLevel(level));
 }
 
 Result<GraphOptimizationLevel> parseGraphOptimizationLevel(const std::string& text) {
-  if (text == "none") return GraphOptimizationLevel::NONE;
-  if (text == "basic") return GraphOptimizationLevel::BASIC;
-  if (text == "all") return GraphOptimizationLevel::ALL;
+  for (auto level : {GraphOptimizationLevel::NONE, GraphOptimizationLevel::BASIC, GraphOptimizationLevel::ALL}) {
+    if (text == graphOptimizationLevelName(level)) return level;
+  }
   return Status(StatusCode::INVALID_ARGUMENT,
                 std::string(config::kGraphOptimizationLevel) + " must be none, basic or all, got '" + text + "'");
 }

@@ -1,5 +1,6 @@
 #include "session/session_pipeline.h"
 
+#include "ep/cpu/host_evaluator.h"
 #include "kiln/config_keys.h"
 #include "session/session_config.h"
 #include "util/log.h"
@@ -34,7 +35,7 @@ Result<PreparedModel> prepareModel(ProviderSet providers, const ModelLoader& loa
   const optimizer::OptimizationLevel level = config.optimizationLevel;
 
   if (progress.cancelled()) return cancelled();
-  progress.report("load", 0, 1);
+  progress.report(ProgressStep::LOAD, 0, 1);
   KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, load());
   prepared.model = std::move(loaded.model);
   prepared.externalRanges = std::move(loaded.externalInitializers);
@@ -42,9 +43,9 @@ Result<PreparedModel> prepareModel(ProviderSet providers, const ModelLoader& loa
   prepared.timings.shape_inference_ms = loaded.shapeInferenceMs;
 
   if (progress.cancelled()) return cancelled();
-  progress.report("optimize", 0, 1);
+  progress.report(ProgressStep::OPTIMIZE, 0, 1);
   Stopwatch optimizeClock;
-  KILN_ASSIGN_OR_RETURN(prepared.optimization, optimizer::optimizeModel(prepared.model, level));
+  KILN_ASSIGN_OR_RETURN(prepared.optimization, optimizer::optimizeModel(prepared.model, level, *cpu::hostEvaluator()));
   prepared.timings.optimize_ms = optimizeClock.elapsedMs();
   prepared.counters.optimizer_passes_run = prepared.optimization.passesRun;
   log::debug("optimizer ({}): {} Constant nodes and {} other nodes folded, {} dead nodes removed, "
@@ -54,7 +55,7 @@ Result<PreparedModel> prepareModel(ProviderSet providers, const ModelLoader& loa
              prepared.optimization.qdqPairsDropped);
 
   if (progress.cancelled()) return cancelled();
-  progress.report("partition", 0, 1);
+  progress.report(ProgressStep::PARTITION, 0, 1);
   Stopwatch partitionClock;
   std::vector<ExecutionProvider*> order;
   for (auto& ep : prepared.providers.providers) order.push_back(ep.get());
@@ -62,7 +63,7 @@ Result<PreparedModel> prepareModel(ProviderSet providers, const ModelLoader& loa
   partitionOptions.disableCpuFallback = prepared.providers.nonCpuRequested && config.disableCpuEpFallback;
   KILN_ASSIGN_OR_RETURN(prepared.plan, planPartitions(prepared.model, order, partitionOptions));
   prepared.timings.partition_ms = partitionClock.elapsedMs();
-  progress.report("partition", 1, 1);
+  progress.report(ProgressStep::PARTITION, 1, 1);
   return prepared;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ops/batch_norm_fold.h"
 
 namespace kiln::vk {
 
@@ -22,13 +23,6 @@ struct FusionStats {
 // other reader and every parameter is an initializer: new weights and bias, one node fewer. Then fuses a
 // following Relu/Clip/LeakyRelu/HardSigmoid/HardSwish/Sigmoid into the Conv (kiln_activation attributes) under the same
 // conditions. `keep` lists values that must stay visible (the partition's outputs).
-// The float32 weights and bias of a Conv (`transpose`: ConvTranspose) with BatchNormalization folded in: what the
-// fusion stores (converted back to float16 when the weights were), and what a weightless binary's load derives
-// again. nullopt when the shapes do not fit (the fusion then leaves the pair alone).
-std::optional<std::pair<Tensor, Tensor>> foldBatchNormParameters(const Tensor& w, const std::optional<Tensor>& bias,
-                                                                 const Tensor& scale, const Tensor& shift,
-                                                                 const Tensor& mean, const Tensor& var, float epsilon,
-                                                                 bool transpose, int64_t group);
 
 FusionStats applyDeviceFusions(ir::Graph& graph, const std::vector<std::string>& keep, bool fuseActivations);
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "util/float16_tensor.h"
 
 namespace kiln::vk {
 
@@ -21,10 +22,6 @@ struct Float16StorageStats {
   int64_t initializers = 0;  // float32 initializers stored as float16
   int64_t casts = 0;         // Cast nodes added at the float16/float32 boundaries
 };
-
-// `t` (float32) rounded to float16, and `t` (float16) widened to float32: same shape.
-Tensor toFloat16(const Tensor& t);
-Tensor toFloat32(const Tensor& t);
 
 // Answers, for a graph whose float32 values and initializers all became float16, which nodes a float16 kernel
 // claims (true per node, in graph order).

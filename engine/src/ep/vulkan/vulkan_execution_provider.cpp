@@ -106,7 +106,8 @@ Result<std::map<std::string, std::vector<uint32_t>>> compileVariants(const std::
       },
       [&](size_t done) {
         if (context.progress) {
-          context.progress->report(partition + ": glslang", static_cast<int64_t>(done), static_cast<int64_t>(work.size()));
+          context.progress->report(ProgressStep::GLSLANG, static_cast<int64_t>(done), static_cast<int64_t>(work.size()),
+                                   partition);
         }
       });
   if (context.timings) context.timings->glslang_ms += clock.elapsedMs();  // wall time of the stage
@@ -472,11 +473,11 @@ class VulkanExecutionProvider final : public ExecutionProvider {
                                                             std::move(kernels->steps), &uploadMs, profile_, nullptr));
     kernels.reset();
     if (context.timings) context.timings->weight_upload_ms += uploadMs;
-    if (context.progress) context.progress->report(compiled.name + ": autotune", 0, 1);
+    if (context.progress) context.progress->report(ProgressStep::AUTOTUNE, 0, 1, compiled.name);
     Stopwatch clock;
     auto ran = executable->run(inputs);
     if (context.timings) context.timings->autotune_ms += clock.elapsedMs();
-    if (context.progress) context.progress->report(compiled.name + ": autotune", 1, 1);
+    if (context.progress) context.progress->report(ProgressStep::AUTOTUNE, 1, 1, compiled.name);
     if (!ran.isOk()) {
       // The executable may hold half-tuned kernels: load() recreates them with their defaults.
       tuning.note = "the tuning run failed (" + ran.status().message() + "): kernels keep their defaults";
@@ -576,8 +577,8 @@ class VulkanExecutionProvider final : public ExecutionProvider {
     }
     std::vector<const std::pair<const ShaderVariant*, const std::vector<uint32_t>*>*> work;
     for (const auto& [key, item] : unique) work.push_back(&item);
-    const std::string stage = (sets.size() == 1 ? sets.front().first->name : std::to_string(sets.size()) + " partitions") +
-                              ": pipelines";
+    const std::string subject = sets.size() == 1 ? sets.front().first->name : std::to_string(sets.size()) + " partitions";
+    const std::string stage = subject + ": pipelines";
     std::vector<std::optional<Result<const Pipeline*>>> results(work.size());
     std::vector<PipelineRegistry::Stats> stats(work.size());
     Stopwatch clock;
@@ -589,7 +590,10 @@ class VulkanExecutionProvider final : public ExecutionProvider {
                            : device.pipelines().get(*work[i]->first, *work[i]->second, &stats[i]);
         },
         [&](size_t done) {
-          if (context.progress) context.progress->report(stage, static_cast<int64_t>(done), static_cast<int64_t>(work.size()));
+          if (context.progress) {
+            context.progress->report(ProgressStep::PIPELINES, static_cast<int64_t>(done),
+                                     static_cast<int64_t>(work.size()), subject);
+          }
         });
     if (context.timings) context.timings->pipeline_create_ms += clock.elapsedMs();
     std::map<std::string, const Pipeline*> byKey;

@@ -2,6 +2,7 @@
 // glslang, pipelines) and runs them on a Vulkan 1.1+ device.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -9,7 +10,6 @@
 
 #include "ep/execution_provider.h"
 #include "ep/host_evaluator.h"
-#include "kiln/session_options.h"
 
 namespace kiln::vk {
 

@@ -1,5 +1,5 @@
-// One config key's value with its default: for the steps in any layer that read one key and cannot fail (the
-// value is not parsed). The validated parse of a whole session's config is session/session_config.h.
+// One config key's value with its default, for the session steps that read one key and cannot fail (the value is
+// not parsed). Layers below session/ read no key: they get their own structs. The validated parse of a whole session's config is session/session_config.h.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-#include "util/config_value.h"
+#include "session/config_value.h"
 
 #include "kiln/config_keys.h"
 

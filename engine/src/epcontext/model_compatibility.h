@@ -1,0 +1,25 @@
+// The judgement behind kiln/compatibility.h's getModelCompatibility: a ctx model, a context binary or a plain model
+// against a device or profile, plus the compile record's staleness. The session layer reduces the query's compile
+// options to their result-changing values first (session/session_config.h), so nothing here reads a config key.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "context_binary/ep_context_hooks.h"
+#include "kiln/compatibility.h"
+
+namespace kiln::epctx {
+
+// The model in `bytes` (`origin` names it in reasons; relative binary paths resolve against `baseFolder`) judged
+// against `query`'s target (a live device through `hooks`, or a profile). `currentOptions`: the result-changing options one would compile with now (none: not
+// compared).
+Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const std::string& baseFolder,
+                                      const std::string& origin, const CompatibilityQuery& query,
+                                      const std::optional<std::map<std::string, std::string>>& currentOptions,
+                                      const ctxbin::EpContextHooks& hooks);
+
+}  // namespace kiln::epctx

@@ -1,0 +1,13 @@
+// kiln/epcontext.h's mergeEpContextModels: the merge itself is epcontext/merge.cpp; the session layer, which knows the
+// execution providers, hands it the hooks of the EP that owns the binaries.
+#include "epcontext/merge.h"
+#include "session/execution_providers.h"
+
+namespace kiln {
+
+Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, const std::string& outputPath,
+                                         const std::vector<std::pair<std::string, std::string>>& connections) {
+  return epctx::mergeModels(inputs, outputPath, connections, contextHooks());
+}
+
+}  // namespace kiln
