@@ -3,6 +3,7 @@
 // Skips without a Vulkan device unless KILN_REQUIRE_VULKAN=1 (CI), where a missing device fails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <atomic>
@@ -213,6 +214,47 @@ TEST(VulkanEp, UnknownDeviceSelectorIsInvalidArgument) {
   ASSERT_FALSE(session.isOk());
   EXPECT_EQ(session.status().code(), StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(session.status().message().find("no-such-gpu"), std::string::npos);
+}
+
+// Tools draw progress from the step, never from the display text: each event carries its kind, and the per-partition
+// steps name their partition (the display text is "<partition>: <step>").
+TEST(VulkanEp, ProgressEventsCarryTheirStepAndPartition) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  SessionOptions options = vulkanOptions();
+  std::vector<ProgressEvent> events;
+  options.progress.onProgress = [&](const ProgressEvent& event) { events.push_back(event); };
+  ASSERT_TRUE(Session::create(mixedModel(dir), options).isOk());
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front().step, ProgressStep::LOAD);
+  int lastTopLevel = -1;
+  bool sawGlslang = false, sawPipelines = false, sawCompile = false;
+  for (const ProgressEvent& e : events) {
+    switch (e.step) {
+      case ProgressStep::LOAD:
+      case ProgressStep::OPTIMIZE:
+      case ProgressStep::PARTITION:
+      case ProgressStep::COMPILE: {
+        // The top-level steps come in order (a step may report again, e.g. "compile" around each partition).
+        EXPECT_GE(static_cast<int>(e.step), lastTopLevel) << e.stage;
+        lastTopLevel = std::max(lastTopLevel, static_cast<int>(e.step));
+        EXPECT_EQ(e.stage, progressStepName(e.step));
+        EXPECT_TRUE(e.partition.empty()) << e.stage;
+        sawCompile |= e.step == ProgressStep::COMPILE;
+        break;
+      }
+      case ProgressStep::GLSLANG:
+      case ProgressStep::PIPELINES:
+        EXPECT_FALSE(e.partition.empty()) << e.stage;
+        EXPECT_EQ(e.stage, e.partition + ": " + progressStepName(e.step));
+        sawGlslang |= e.step == ProgressStep::GLSLANG;
+        sawPipelines |= e.step == ProgressStep::PIPELINES;
+        break;
+      default:
+        ADD_FAILURE() << "unexpected step in a session creation: " << e.stage;
+    }
+  }
+  EXPECT_TRUE(sawCompile && sawGlslang && sawPipelines);
 }
 
 TEST(VulkanEp, CancelDuringCompileIsCancelled) {
