@@ -53,6 +53,10 @@ void printText(const ContextBinaryInfo& info) {
                 static_cast<long long>(g.prepackedConstants), static_cast<long long>(g.spirvModules));
     std::printf("      inputs  %s\n      outputs %s\n      ops     %s\n", joined(g.inputs).c_str(), joined(g.outputs).c_str(),
                 joined(g.opTypes, " ").c_str());
+    if (g.providerDataBytes > 0) {
+      std::printf("      %s data: %s\n", g.executionProvider.c_str(), sizeText(static_cast<uint64_t>(g.providerDataBytes)).c_str());
+      for (const auto& [label, value] : g.providerDetails) std::printf("        %-12s %s\n", (label + ":").c_str(), value.c_str());
+    }
     if (!g.tuningNote.empty()) std::printf("      autotune: defaults kept: %s\n", g.tuningNote.c_str());
     if (!g.tuning.empty()) std::printf("      autotune: %zu choices stored\n", g.tuning.size());
     for (const auto& k : g.tuning) {

@@ -15,6 +15,8 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
       tuning.push_back({{"node_index", k.nodeIndex}, {"node", k.node}, {"chosen", k.chosen}, {"chosen_ms", k.chosenMs},
                         {"candidates", candidates}});
     }
+    nlohmann::json providerDetails = nlohmann::json::object();  // the EP's own words, by label
+    for (const auto& [label, value] : g.providerDetails) providerDetails[label] = value;
     graphs.push_back({{"name", g.name},
                       {"tuning", tuning},
                       {"tuning_note", g.tuningNote},
@@ -26,7 +28,9 @@ nlohmann::json toJson(const ContextBinaryInfo& info) {
                       {"initializers", g.initializers},
                       {"prepacked_constants", g.prepackedConstants},
                       {"spirv_modules", g.spirvModules},
-                      {"op_types", g.opTypes}});
+                      {"op_types", g.opTypes},
+                      {"provider_data_bytes", g.providerDataBytes},
+                      {"provider_details", providerDetails}});
   }
   nlohmann::json pipelines = nlohmann::json::array();
   for (const auto& p : info.pipelines) {

@@ -65,6 +65,10 @@ static py::dict toPython(const ContextBinaryGraph& graph) {
   d["spirv_modules"] = graph.spirvModules;
   d["op_types"] = graph.opTypes;
   d["value_types"] = listOf(graph.valueTypes);
+  d["provider_data_bytes"] = graph.providerDataBytes;
+  py::dict providerDetails;
+  for (const auto& [label, value] : graph.providerDetails) providerDetails[py::str(label)] = value;
+  d["provider_details"] = providerDetails;
   py::list tuning;
   for (const ContextBinaryTunedKernel& kernel : graph.tuning) {
     py::list candidates;

@@ -36,7 +36,7 @@ def main():
         code, out, err = kiln("inspect", str(binary), "--json")
         expect(code == 0, f"inspect --json exits 0 (got {code}: {err})")
         info = json.loads(out) if code == 0 else {}
-        expect(info.get("format_version") == "1.3", f"format 1.3 ({info.get('format_version')})")
+        expect(info.get("format_version") == "1.4", f"format 1.4 ({info.get('format_version')})")
         pipelines = info.get("spirv", {}).get("pipelines", [])
         expect(pipelines and all(p["nodes"] for p in pipelines), "every stored (chosen) pipeline lists its nodes")
         expect("tuning" in [s["kind"] for s in info.get("sections", [])], "a tuning section")

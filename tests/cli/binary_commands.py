@@ -50,7 +50,7 @@ def main():
         code, out, err = kiln("inspect", str(live), "--json")
         expect(code == 0, f"inspect exits 0 (got {code}: {err})")
         info = json.loads(out)
-        expect(info["format_version"] == "1.3", "format 1.3")
+        expect(info["format_version"] == "1.4", "format 1.4")
         expect([s["kind"] for s in info["sections"]] == ["device", "graphs", "spirv", "spirv_digests", "driver_cache",
                                                           "weights", "pipeline_users", "compile_record"],
                f"section kinds {[s['kind'] for s in info['sections']]}")

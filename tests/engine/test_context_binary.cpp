@@ -204,7 +204,7 @@ TEST(ContextBinary, InspectDescribesHeaderSectionsAndGraphs) {
   ASSERT_FALSE(compiled.binary.empty());
   auto info = inspectContextBinary(compiled.binary);
   ASSERT_TRUE(info.isOk()) << info.status().toString();
-  EXPECT_EQ(info->formatVersion, "1.3");  // 1.1: compile_record, weight_refs, tuning; 1.2: pipeline_users; 1.3: spirv_digests
+  EXPECT_EQ(info->formatVersion, "1.4");  // 1.1: compile_record, weight_refs, tuning; 1.2: pipeline_users; 1.3: spirv_digests; 1.4: provider_data
   EXPECT_EQ(info->target, "device");
   EXPECT_FALSE(info->deviceName.empty());
   EXPECT_EQ(info->graphs.size(), compiled.model.partitions.size());

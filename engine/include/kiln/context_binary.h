@@ -59,6 +59,10 @@ struct KILN_EXPORT ContextBinaryGraph {
   std::vector<std::string> opTypes;  // distinct op types, sorted
   std::vector<ContextBinaryTunedKernel> tuning;  // stored autotune choices (applied at load, no tuning there)
   std::string tuningNote;  // why this graph's kernels keep their defaults although autotune was requested
+  // What its EP stores of it in the EP's own format (the provider_data section, format 1.4), and that data as the
+  // EP describes it: (label, value) pairs, empty when the EP is not one this build can create.
+  int64_t providerDataBytes = 0;
+  std::vector<std::pair<std::string, std::string>> providerDetails;
 };
 
 // A node whose kernel dispatches a pipeline: its compiled partition (the name EPContext nodes refer to), and the

@@ -26,7 +26,9 @@ struct KILN_EXPORT EpContextNodeInfo {
   std::string name;
   std::string graph;   // "main", or the body it sits in ("main/If_0.then_branch")
   std::string source;  // "" when the node has none
-  bool vulkan = false;  // the Vulkan EP claims it (source Vulkan, VulkanExecutionProvider or none); else foreign
+  // Kiln reads it: the Vulkan EP claims it (source Vulkan, VulkanExecutionProvider or none) or Kiln wrote it for
+  // another of its EPs (notes say producer kiln: its binary is a Kiln context binary). Else foreign.
+  bool vulkan = false;
   int64_t mainContext = 1, embedMode = 1, maxSize = 0;
   std::string cacheContext;  // the relative path (embed mode 0) or "(embedded, N bytes)"
   // A main context that carries its binary in ep_cache_context (embed mode 1), and where those bytes lie in the

@@ -6,6 +6,7 @@
 
 #include "context_binary/graphs_section.h"
 #include "context_binary/pipeline_users_section.h"
+#include "context_binary/provider_data_section.h"
 #include "context_binary/spirv_features.h"
 #include "context_binary/tuning_section.h"
 #include "device/device_profile.h"
@@ -157,6 +158,11 @@ Result<std::shared_ptr<const PreparedContextBinary>> PreparedContextBinary::prep
     std::vector<std::byte> users = encodePipelineUsersSection(binary->partitions_, &records);
     producers.push_back(bytesSection(SectionKind::PIPELINE_USERS, records, std::move(users)));
   }
+  if (std::any_of(binary->partitions_.begin(), binary->partitions_.end(), [](const auto& p) { return !p.providerData.empty(); })) {
+    uint64_t records = 0;
+    std::vector<std::byte> data = encodeProviderDataSection(binary->partitions_, &records);
+    producers.push_back(bytesSection(SectionKind::PROVIDER_DATA, records, std::move(data)));
+  }
   if (!contents.compileRecord.empty()) {
     producers.push_back(bytesSection(SectionKind::COMPILE_RECORD, 1, textBytes(contents.compileRecord)));
   }
@@ -304,6 +310,12 @@ std::string ContextBinary::compileRecord() const {
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
+Result<std::string> ContextBinary::executionProvider() const {
+  auto provider = firstPartitionProvider(section(SectionKind::GRAPHS));
+  if (!provider.isOk()) return provider.status().withContext(origin_);
+  return provider;
+}
+
 Result<std::vector<CompiledPartition>> ContextBinary::partitions(const ExternalBlobs* external) const {
   KILN_ASSIGN_OR_RETURN(auto spirv, spirvModules());
   KILN_ASSIGN_OR_RETURN(WeightTableReader weights, this->weights(external));
@@ -321,6 +333,13 @@ Result<std::vector<CompiledPartition>> ContextBinary::partitions(const ExternalB
   if (!tuning.empty()) {
     return corrupt("the tuning section names partition '" + tuning.begin()->first + "', which the binary does not hold")
         .withContext(origin_);
+  }
+  const bool hasProviderData =
+      std::any_of(sections_.begin(), sections_.end(), [](const auto& s) { return s.kind == SectionKind::PROVIDER_DATA; });
+  if (hasProviderData) {
+    if (Status data = attachProviderData(section(SectionKind::PROVIDER_DATA), partitions.value()); !data.isOk()) {
+      return data.withContext(origin_);
+    }
   }
   KILN_ASSIGN_OR_RETURN(auto users, pipelineUsers());
   const Status attached = attachPipelineUsers(std::move(users), partitions.value());

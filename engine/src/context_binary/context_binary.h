@@ -114,6 +114,9 @@ class ContextBinary {
   // shape only: enough to describe, not to run). INVALID_GRAPH when a section is corrupt (the tuning and
   // pipeline_users sections included: a choice is never guessed at, a user never misattributed).
   Result<std::vector<CompiledPartition>> partitions(const ExternalBlobs* external = nullptr) const;
+  // The execution provider whose partitions the binary holds (one binary is one EP's), read from the first graph
+  // record alone: what picks the hooks that judge and load it. INVALID_GRAPH when the graphs section has none.
+  Result<std::string> executionProvider() const;
   // Whether the binary has a tuning section (compiled with autotune), and its records by partition name.
   bool hasTuning() const;
   Result<std::map<std::string, PartitionTuning>> tuning() const;
@@ -144,8 +147,13 @@ class ContextBinary {
   vk::DeviceInfo target_;
 };
 
+// What the EP that compiled a partition says of its providerData (EpContextHooks::describePartition).
+using PartitionDescriber = std::function<std::vector<std::pair<std::string, std::string>>(const CompiledPartition&)>;
+
 // The public description (kiln/context_binary.h) of an open binary; `path` is what it reports as its origin.
-Result<ContextBinaryInfo> describeContextBinary(const ContextBinary& binary, const std::string& path);
+// `describePartition` (when set) fills each graph's providerDetails.
+Result<ContextBinaryInfo> describeContextBinary(const ContextBinary& binary, const std::string& path,
+                                                const PartitionDescriber& describePartition = {});
 // The facts of `info` that the header, the section table and the device section give (everything but graphs,
 // SPIR-V, driver cache and weights): shared by describeContextBinary and the partial read of a damaged binary.
 void describeHeaderFacts(const Header& header, const vk::DeviceInfo& target, const std::vector<SectionEntry>& sections,

@@ -31,12 +31,13 @@ std::string sectionKindName(SectionKind kind) {
     case SectionKind::COMPILE_RECORD: return "compile_record";
     case SectionKind::WEIGHT_REFS: return "weight_refs";
     case SectionKind::SPIRV_DIGESTS: return "spirv_digests";
+    case SectionKind::PROVIDER_DATA: return "provider_data";
   }
   return "unknown (kind " + std::to_string(static_cast<uint32_t>(kind)) + ")";
 }
 
 bool isKnownSectionKind(uint32_t kind) {
-  return kind >= 1 && kind <= 10;  // DEVICE .. SPIRV_DIGESTS, all assigned
+  return kind >= 1 && kind <= 11;  // DEVICE .. PROVIDER_DATA, all assigned
 }
 
 std::string featureNames(uint32_t features) {

@@ -18,7 +18,7 @@ namespace kiln::ctxbin {
 
 inline constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'V', 'K', 'C', 'B'};
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 3;  // 1.1: COMPILE_RECORD, WEIGHT_REFS, TUNING; 1.2: PIPELINE_USERS; 1.3: SPIRV_DIGESTS
+inline constexpr uint16_t kFormatMinor = 4;  // 1.1: COMPILE_RECORD, WEIGHT_REFS, TUNING; 1.2: PIPELINE_USERS; 1.3: SPIRV_DIGESTS; 1.4: PROVIDER_DATA
 inline constexpr size_t kHeaderBytes = 192;
 inline constexpr size_t kSectionEntryBytes = 40;
 inline constexpr size_t kSectionAlignment = 64;
@@ -30,10 +30,12 @@ inline constexpr size_t kSectionCountOffset = 112;  // u32 in the header (tools 
 // JSON, epcontext/compile_record.h), WEIGHT_REFS (a weightless binary's references to its source models' weights,
 // weight_refs_section.h) and TUNING (autotune choices, tuning_section.h); 1.2 added PIPELINE_USERS (the nodes that
 // dispatch each SPIR-V module, pipeline_users_section.h), which 1.1 readers skip; 1.3 added SPIRV_DIGESTS (one digest
-// per SPIR-V module bound to its variant key, checked before a module is used: graphs_section.h).
+// per SPIR-V module bound to its variant key, checked before a module is used: graphs_section.h); 1.4 added
+// PROVIDER_DATA (what an execution provider stores of a partition in its own format, opaque to the format:
+// provider_data_section.h).
 enum class SectionKind : uint32_t {
   DEVICE = 1, GRAPHS = 2, SPIRV = 3, DRIVER_CACHE = 4, WEIGHTS = 5, COMPILE_RECORD = 6, WEIGHT_REFS = 7, TUNING = 8,
-  PIPELINE_USERS = 9, SPIRV_DIGESTS = 10
+  PIPELINE_USERS = 9, SPIRV_DIGESTS = 10, PROVIDER_DATA = 11
 };
 // "weights"; "unknown (kind 10)" for a kind this engine does not know.
 std::string sectionKindName(SectionKind kind);

@@ -360,4 +360,13 @@ Result<std::vector<CompiledPartition>> decodeGraphs(
   return partitions;
 }
 
+Result<std::string> firstPartitionProvider(std::span<const std::byte> section) {
+  ByteReader r(section);
+  const uint32_t count = r.count(32);
+  r.str();  // the partition's name
+  std::string provider = r.str();
+  if (!r.ok() || count == 0 || provider.empty()) return corrupt("the graphs section names no execution provider");
+  return provider;
+}
+
 }  // namespace kiln::ctxbin

@@ -45,4 +45,8 @@ Result<std::vector<CompiledPartition>> decodeGraphs(
     std::span<const std::byte> section, const WeightTableReader& weights,
     const std::vector<std::pair<std::string, std::vector<uint32_t>>>& spirv);
 
+// The execution provider named by the first partition record of a graphs section (one binary holds one EP's
+// partitions), read without decoding anything else. INVALID_GRAPH when the section holds no readable record.
+Result<std::string> firstPartitionProvider(std::span<const std::byte> section);
+
 }  // namespace kiln::ctxbin

@@ -30,6 +30,7 @@ ContextBinaryGraph describe(const CompiledPartition& p) {
   g.initializers = static_cast<int64_t>(p.graph->initializers.size());
   g.spirvModules = static_cast<int64_t>(p.spirv.size());
   g.tuningNote = p.tuning.note;
+  g.providerDataBytes = static_cast<int64_t>(p.providerData.size());
   for (const auto& k : p.tuning.kernels) {
     ContextBinaryTunedKernel tuned{static_cast<int64_t>(k.node), k.label, k.chosen, 0, k.trials};
     for (const auto& [name, ms] : k.trials) {
@@ -42,20 +43,10 @@ ContextBinaryGraph describe(const CompiledPartition& p) {
 
 }  // namespace
 
-Result<ContextBinaryInfo> inspectContextBinary(std::span<const std::byte> bytes, const std::string& origin) {
-  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
-  return ctxbin::describeContextBinary(*binary, origin);
-}
-
 Result<CompatibilityVerdict> checkContextBinaryAgainstProfile(std::span<const std::byte> bytes,
                                                               const std::string& origin, const std::string& profilePath) {
   KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, vk::readDeviceProfile(profilePath));
   return ctxbin::judgeBytes(bytes, origin, device, "profile " + profilePath);
-}
-
-Result<ContextBinaryInfo> inspectContextBinary(const std::string& path) {
-  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::open(path));
-  return ctxbin::describeContextBinary(*binary, path);
 }
 
 void ctxbin::describeHeaderFacts(const Header& h, const vk::DeviceInfo& t, const std::vector<SectionEntry>& sections,
@@ -84,7 +75,8 @@ void ctxbin::describeHeaderFacts(const Header& h, const vk::DeviceInfo& t, const
   }
 }
 
-Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& opened, const std::string& path) {
+Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& opened, const std::string& path,
+                                                       const PartitionDescriber& describePartition) {
   const ContextBinary* binary = &opened;
   ContextBinaryInfo info;
   info.path = path;
@@ -126,6 +118,7 @@ Result<ContextBinaryInfo> ctxbin::describeContextBinary(const ContextBinary& ope
   }
   for (const auto& p : partitions) {
     info.graphs.push_back(describe(p));
+    if (describePartition && !p.providerData.empty()) info.graphs.back().providerDetails = describePartition(p);
     // Every reference counts, so referenced - stored is what deduplication saved.
     auto count = [&](const Tensor& t) {
       if (!t.rawData() && t.numel() > 0) return;  // shape only: folded into a prepacked constant

@@ -77,6 +77,9 @@ struct CompiledPartition {
   // Vulkan: SPIR-V variant key -> indices (into graph->nodes) of the nodes whose kernels dispatch it, for viewers;
   // empty when not recorded (read from a binary written before format 1.2). Never needed to run.
   std::map<std::string, std::vector<size_t>> pipelineUsers;
+  // What the EP stores of the partition in its own format: opaque to the framework, kept as-is in the context
+  // binary (its provider-data section) and handed back to the same EP's load(). Empty: the EP stores nothing more.
+  std::vector<std::byte> providerData;
 };
 
 // A loaded compiled partition, ready to run.

@@ -1,6 +1,5 @@
 #include "epcontext/binary_admission.h"
 
-#include "context_binary/verdict.h"
 #include "util/log.h"
 #include "util/stopwatch.h"
 
@@ -9,15 +8,17 @@ namespace kiln {
 Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, const AdmissionPolicy& policy,
                                          SessionTimings& timings, std::vector<std::shared_ptr<const void>>& keepAlive) {
   Stopwatch deviceClock;  // the first use of Vulkan in the process creates the instance: device work, not validation
-  if (!policy.hooks) {
-    return Status(StatusCode::NOT_IMPLEMENTED, "context binary " + binary.origin() + ": no execution provider in this "
-                                               "session loads context binaries");
+  KILN_ASSIGN_OR_RETURN(const std::string provider, binary.executionProvider());
+  const ctxbin::EpContextHooks* hooks = policy.providers ? policy.providers(provider) : nullptr;
+  if (!hooks) {
+    return Status(StatusCode::NOT_IMPLEMENTED, "context binary " + binary.origin() + " holds partitions of " + provider +
+                                                   ", which this session does not hold");
   }
-  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, policy.hooks->liveDevice(policy.deviceSelector));
+  KILN_ASSIGN_OR_RETURN(const vk::DeviceInfo device, hooks->liveDevice(policy.deviceSelector));
   timings.device_create_ms += deviceClock.elapsedMs();
   Stopwatch validateClock;
   CompatibilityVerdict verdict =
-      ctxbin::judge(binary, device, "device " + std::to_string(device.index) + " (" + device.name + ")");
+      hooks->judgeContext(binary, device, "device " + std::to_string(device.index) + " (" + device.name + ")");
   timings.binary_validate_ms += validateClock.elapsedMs();
   auto reasons = [&] {
     std::string text;
@@ -30,7 +31,7 @@ Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, co
   }
   if (verdict.compatibility == Compatibility::OPTIMAL) {
     // Before the session creates pipelines; the device stays open (keepAlive) until the session acquires it.
-    if (auto opened = policy.hooks->attachDriverCache(device, binary)) keepAlive.push_back(std::move(opened));
+    if (auto opened = hooks->attachDriverCache(device, binary)) keepAlive.push_back(std::move(opened));
   }
   if (verdict.compatibility == Compatibility::COMPATIBLE) {
     if (policy.failOnSuboptimal) {

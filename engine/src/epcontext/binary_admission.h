@@ -19,17 +19,19 @@ namespace kiln {
 struct AdmissionPolicy {
   std::string deviceSelector;     // kiln.vulkan.device: index or name substring ("" = the default device)
   bool failOnSuboptimal = false;  // session.fail_on_suboptimal_compiled_model=1
-  const ctxbin::EpContextHooks* hooks = nullptr;  // the EP that owns the binaries (none: nothing can be admitted)
+  // The session's context-owning EPs, by name or EPContext source: a binary is judged by the one that wrote it.
+  ctxbin::ContextHooksLookup providers;
 };
 
-// Judges an open binary against the Vulkan device the policy selects (lavapipe included): INVALID_GRAPH when it
-// is `unsupported` (with the reasons); FAIL when it is `compatible` and session.fail_on_suboptimal_compiled_model=1;
-// an `optimal` binary's driver blob is attached to the device, which is added to `keepAlive` (hold it until the
-// session has acquired the device). Adds binary_validate_ms to `timings`.
+// Judges an open binary, through the hooks of the EP that wrote it (its partitions' EP, which the session must
+// hold: NOT_IMPLEMENTED otherwise), against the device the policy selects (lavapipe included): INVALID_GRAPH when
+// it is `unsupported` (with the reasons); FAIL when it is `compatible` and
+// session.fail_on_suboptimal_compiled_model=1; an `optimal` binary's driver blob is attached to the device, which
+// is added to `keepAlive` (hold it until the session has acquired the device). Adds binary_validate_ms to `timings`.
 Result<CompatibilityVerdict> admitBinary(const ctxbin::ContextBinary& binary, const AdmissionPolicy& policy,
                                          SessionTimings& timings, std::vector<std::shared_ptr<const void>>& keepAlive);
 
-// Opens the binary at `path`, judges it against the Vulkan device the policy selects (lavapipe included) and
+// Opens the binary at `path`, judges it against the device the policy selects (lavapipe included) and
 // returns it with the verdict. INVALID_GRAPH when it cannot be read or is `unsupported` (with the reasons); FAIL
 // when it is `compatible` and session.fail_on_suboptimal_compiled_model=1. Adds binary_read_ms and
 // binary_validate_ms to `timings`.

@@ -165,7 +165,7 @@ Result<ir::Model> epContextModelFor(const CompiledModel& compiled, const EpConte
                                                     : settings.binaryReference));
       }
       add(stringAttribute(kPartitionName, partition.name));
-      add(stringAttribute(kSource, kVulkanSource));
+      add(stringAttribute(kSource, partition.executionProvider));
       add(stringAttribute(kEpSdkVersion, engineVersion()));
       add(stringAttribute(kHardwareArchitecture, hardwareArchitecture(target)));
       add(stringAttribute(kNotes, notesFor(partition)));
@@ -182,12 +182,15 @@ Result<ir::Model> epContextModelFor(const CompiledModel& compiled, const EpConte
   model.opsetImports.erase(kFusedPartitionDomain);
   model.opsetImports[kDomain] = kDomainVersion;
   std::erase_if(model.metadata, [](const auto& entry) {
-    return entry.first == kCompatibilityInfoKey || entry.first == kCompileRecordKey || entry.first == kIoDigestKey ||
+    return entry.first.rfind(kCompatibilityInfoKeyPrefix, 0) == 0 || entry.first == kCompileRecordKey || entry.first == kIoDigestKey ||
            entry.first.rfind(kBinaryHashKeyPrefix, 0) == 0;
   });
   model.metadata.emplace_back(kIoDigestKey, declaredIoDigest(model));
   if (!settings.compileRecord.empty()) model.metadata.emplace_back(kCompileRecordKey, settings.compileRecord);
-  model.metadata.emplace_back(kCompatibilityInfoKey, ctxbin::compatibilityInfoFor(head.header, head.sections, target));
+  if (!compiled.partitions.empty()) {  // one binary is one EP's: the key names it, as onnxruntime's does
+    model.metadata.emplace_back(kCompatibilityInfoKeyPrefix + compiled.partitions.front().executionProvider,
+                                ctxbin::compatibilityInfoFor(head.header, head.sections, target));
+  }
   if (settings.embedMode == 0) {
     model.metadata.emplace_back(kBinaryHashKeyPrefix + settings.binaryReference,
                                 ctxbin::contentIdHex(ctxbin::contentIdOf(head.bytes)));

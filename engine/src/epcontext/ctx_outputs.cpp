@@ -127,9 +127,10 @@ Result<std::string> relativeInside(const std::string& path, const std::string& f
   return relative.string();
 }
 
-Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions, const ctxbin::EpContextHooks& hooks,
+Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions, const ctxbin::ContextHooksLookup& providers,
                                     const BinaryExtras& extras) {
-  KILN_ASSIGN_OR_RETURN(ctxbin::BinaryContents contents, hooks.exportContext(std::move(partitions)));
+  KILN_ASSIGN_OR_RETURN(const ctxbin::EpContextHooks* hooks, ctxbin::exporterOf(partitions, providers));
+  KILN_ASSIGN_OR_RETURN(ctxbin::BinaryContents contents, hooks->exportContext(std::move(partitions)));
   contents.compileRecord = extras.compileRecord;
   contents.externalWeights = extras.externalWeights;
   if (extras.weightless) {
@@ -142,9 +143,9 @@ Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions, c
   return encoded;
 }
 
-Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const ctxbin::EpContextHooks& hooks,
+Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const ctxbin::ContextHooksLookup& providers,
                                    const BinaryExtras& extras) {
-  KILN_ASSIGN_OR_RETURN(EncodedBinary encoded, prepareBinary(std::move(partitions), hooks, extras));
+  KILN_ASSIGN_OR_RETURN(EncodedBinary encoded, prepareBinary(std::move(partitions), providers, extras));
   encoded.bytes.reserve(static_cast<size_t>(encoded.prepared->fileSize()));
   KILN_RETURN_IF_ERROR(encoded.prepared->stream([&](std::span<const std::byte> chunk) {
     encoded.bytes.insert(encoded.bytes.end(), chunk.begin(), chunk.end());

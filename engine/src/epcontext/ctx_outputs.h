@@ -33,13 +33,13 @@ struct BinaryExtras {
   // streams their bytes from these ranges.
   std::map<std::string, ctxbin::FileRange> externalWeights;
 };
-// The context binary of `partitions` (one target device; a live-device target carries the driver cache), its
-// contents exported by the partitions' EP (`hooks`).
-Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const ctxbin::EpContextHooks& hooks,
+// The context binary of `partitions` (one EP's, for one target device; a live-device target carries the driver
+// cache), its contents exported by the partitions' EP, whose hooks `providers` finds (ctxbin::exporterOf).
+Result<EncodedBinary> encodeBinary(std::vector<CompiledPartition> partitions, const ctxbin::ContextHooksLookup& providers,
                                    const BinaryExtras& extras = {});
 // The same laid out and hashed but not encoded: `bytes` stays empty and the caller streams `prepared` (a binary
 // that need not fit in memory).
-Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions, const ctxbin::EpContextHooks& hooks,
+Result<EncodedBinary> prepareBinary(std::vector<CompiledPartition> partitions, const ctxbin::ContextHooksLookup& providers,
                                     const BinaryExtras& extras = {});
 // Stages the binary at `path` in `files`, streamed into its temp file (never whole in memory).
 Status stageBinary(FileTransaction& files, const std::string& path, const EncodedBinary& binary);

@@ -31,7 +31,8 @@ bool isVulkanSource(const std::string& source);
 
 // metadata_props of a ctx model.
 // onnxruntime's key: "ep_compatibility_info." + the EP's name.
-inline const std::string kCompatibilityInfoKey = std::string("ep_compatibility_info.") + kVulkanExecutionProvider;
+inline constexpr const char* kCompatibilityInfoKeyPrefix = "ep_compatibility_info.";
+inline const std::string kCompatibilityInfoKey = std::string(kCompatibilityInfoKeyPrefix) + kVulkanExecutionProvider;
 // kBinaryHashKeyPrefix + <ep_cache_context path> -> content id of that binary (16 hex digits).
 inline constexpr const char* kBinaryHashKeyPrefix = "kiln.context_binary_hash.";
 // The digest of the declared types of the graph inputs and outputs EPContext nodes read and write

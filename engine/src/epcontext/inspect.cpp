@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "context_binary/context_binary.h"
 #include "epcontext/ctx_model_writer.h"
 #include "epcontext/epcontext_names.h"
@@ -18,12 +20,18 @@ namespace {
 
 using Payloads = std::map<std::string, epctx::PayloadRange>;
 
+// A node Kiln's writer produced (its notes say so), for whichever of Kiln's EPs: its binary is a Kiln binary.
+bool writtenByKiln(const ir::Node& node) {
+  const auto notes = nlohmann::json::parse(node.attrString(epctx::kNotes, ""), nullptr, false);
+  return notes.is_object() && notes.value("producer", "") == "kiln";
+}
+
 EpContextNodeInfo describeNode(const ir::Node& node, const std::string& graphPath, const Payloads& payloads) {
   EpContextNodeInfo info;
   info.name = node.name;
   info.graph = graphPath;
   info.source = node.attrString(epctx::kSource, "");
-  info.vulkan = info.source.empty() || epctx::isVulkanSource(info.source);
+  info.vulkan = info.source.empty() || epctx::isVulkanSource(info.source) || writtenByKiln(node);
   info.mainContext = node.attrInt(epctx::kMainContext, 1);
   info.embedMode = node.attrInt(epctx::kEmbedMode, 1);
   info.maxSize = node.attrInt(epctx::kMaxSize, 0);

@@ -147,7 +147,7 @@ namespace epctx {
 
 Result<MergeResult> mergeModels(const std::vector<MergeInput>& inputs, const std::string& outputPath,
                                 const std::vector<std::pair<std::string, std::string>>& connections,
-                                const ctxbin::EpContextHooks& hooks) {
+                                const ctxbin::ContextHooksLookup& providers) {
   if (namesFolder(outputPath)) {
     return Status(StatusCode::INVALID_ARGUMENT, "output path '" + outputPath + "' should not point to a folder: give a file such as merged_ctx.onnx");
   }
@@ -175,7 +175,9 @@ Result<MergeResult> mergeModels(const std::vector<MergeInput>& inputs, const std
       return Status(StatusCode::INVALID_ARGUMENT, path + " has no EPContext node: compile it first (kiln compile)");
     }
     SessionTimings unused;
-    auto compiled = epctx::compiledModelFromEpContext(std::move(loaded.model), folder, epctx::ContextLoadOptions{}, unused, false);
+    epctx::ContextLoadOptions nodesOnly;  // no device: the EPs only claim the nodes
+    nodesOnly.admission.providers = providers;
+    auto compiled = epctx::compiledModelFromEpContext(std::move(loaded.model), folder, nodesOnly, unused, false);
     if (!compiled.isOk()) return compiled.status().withContext("merging " + path);
     // A weightless binary's partitions hold no weights (their kernels derive them from the source at load).
     for (const auto& partition : compiled->partitions) {
@@ -201,7 +203,7 @@ Result<MergeResult> mergeModels(const std::vector<MergeInput>& inputs, const std
   if (auto sorted = ir::sortTopologically(graph); !sorted.isOk()) {
     return Status(StatusCode::INVALID_ARGUMENT, "the connections make the merged graph invalid: " + sorted.message());
   }
-  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::prepareBinary(combined.partitions, hooks));
+  KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::prepareBinary(combined.partitions, providers));
   epctx::OutputLayout layout;
   const fs::path parent = fs::path(outputPath).parent_path();
   layout.modelFolder = parent.empty() ? "." : parent.string();

@@ -14,6 +14,6 @@ namespace kiln::epctx {
 // mergeEpContextModels (kiln/epcontext.h), the merged binary exported by `hooks`.
 Result<MergeResult> mergeModels(const std::vector<MergeInput>& inputs, const std::string& outputPath,
                                 const std::vector<std::pair<std::string, std::string>>& connections,
-                                const ctxbin::EpContextHooks& hooks);
+                                const ctxbin::ContextHooksLookup& providers);
 
 }  // namespace kiln::epctx

@@ -74,22 +74,73 @@ std::string metadataValue(const ir::Model& model, const std::string& key) {
   return "";
 }
 
-// Kiln's EPContext nodes of every graph, and whether the model has foreign ones.
+// The EPContext nodes of every graph that an EP of this build claims, the hooks of the first one's EP (what judges
+// the model), and whether the model has foreign ones.
 struct ContextNodes {
   std::vector<const ir::Node*> kiln;
+  const ctxbin::EpContextHooks* owner = nullptr;
   bool foreign = false;
 };
 
-void collect(const ir::Graph& graph, const std::string& path, ContextNodes& nodes) {
+void collect(const ir::Graph& graph, const std::string& path, const ctxbin::ContextHooksLookup& providers,
+             ContextNodes& nodes) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& node = graph.nodes[i];
     if (epctx::isEpContextNode(node)) {
-      const std::string source = node.attrString(epctx::kSource, "");
-      if (source.empty() || epctx::isVulkanSource(source)) nodes.kiln.push_back(&node);
-      else nodes.foreign = true;
+      if (const auto* hooks = providers(node.attrString(epctx::kSource, ""))) {
+        nodes.kiln.push_back(&node);
+        if (!nodes.owner) nodes.owner = hooks;
+      } else {
+        nodes.foreign = true;
+      }
     }
-    ir::forEachBody(node, i, path, [&](const ir::Graph& body, const std::string& bodyPath) { collect(body, bodyPath, nodes); });
+    ir::forEachBody(node, i, path, [&](const ir::Graph& body, const std::string& bodyPath) {
+      collect(body, bodyPath, providers, nodes);
+    });
   }
+}
+
+std::string holdsNoKnownProvider(const std::string& origin, const std::string& provider) {
+  return origin + " holds partitions of " + provider + ", which this build cannot load";
+}
+
+// A context binary judged by the EP whose partitions it holds; one of another format major version (nothing in it
+// can be trusted) is `unsupported`, said against the device of the EP that claims source-less EPContext nodes.
+Result<CompatibilityVerdict> judgeBareBinary(std::span<const std::byte> bytes, const std::string& origin,
+                                             const CompatibilityQuery& query, const ctxbin::ContextHooksLookup& providers) {
+  KILN_ASSIGN_OR_RETURN(const auto version, ctxbin::readFormatVersion(bytes));
+  if (version.first != ctxbin::kFormatMajor) {
+    const ctxbin::EpContextHooks* fallback = providers ? providers("") : nullptr;
+    if (!fallback) return Status(StatusCode::NOT_IMPLEMENTED, holdsNoKnownProvider(origin, "an unknown EP"));
+    KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, *fallback));
+    KILN_ASSIGN_OR_RETURN(auto otherFormat, ctxbin::judgeFormatVersion(bytes, origin, device.against));
+    if (otherFormat) return *otherFormat;
+  }
+  KILN_ASSIGN_OR_RETURN(auto binary,
+                        ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
+  KILN_ASSIGN_OR_RETURN(const std::string provider, binary->executionProvider());
+  const ctxbin::EpContextHooks* hooks = providers ? providers(provider) : nullptr;
+  if (!hooks) return Status(StatusCode::NOT_IMPLEMENTED, holdsNoKnownProvider(origin, provider));
+  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, *hooks));
+  return hooks->judgeContext(*binary, device.info, device.against);
+}
+
+// A binary judged by `hooks` against `device`; one of another format major version is `unsupported`, not an error.
+Result<CompatibilityVerdict> judgeBinaryBytes(std::span<const std::byte> bytes, const std::string& origin,
+                                              const Device& device, const ctxbin::EpContextHooks& hooks) {
+  KILN_ASSIGN_OR_RETURN(auto otherFormat, ctxbin::judgeFormatVersion(bytes, origin, device.against));
+  if (otherFormat) return *otherFormat;
+  KILN_ASSIGN_OR_RETURN(auto binary,
+                        ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
+  return hooks.judgeContext(*binary, device.info, device.against);
+}
+
+Result<CompatibilityVerdict> judgeBinaryFile(const std::string& path, const Device& device,
+                                             const ctxbin::EpContextHooks& hooks) {
+  KILN_ASSIGN_OR_RETURN(auto otherFormat, ctxbin::judgeFormatVersion(path, device.against));
+  if (otherFormat) return *otherFormat;
+  KILN_ASSIGN_OR_RETURN(auto binary, ctxbin::ContextBinary::open(path));
+  return hooks.judgeContext(*binary, device.info, device.against);
 }
 
 // True when every binary file the model's main-context nodes name lies inside `baseFolder` and is the very binary
@@ -117,7 +168,7 @@ const CompatibilityVerdict& worse(const CompatibilityVerdict& a, const Compatibi
 // Judges every binary the ctx model references (inspectEpContextModel follows them); node and model problems
 // (a missing, escaping or mismatched binary) are `unsupported`.
 Result<CompatibilityVerdict> judgeBinaries(std::span<const std::byte> bytes, const std::string& baseFolder,
-                                           const Device& device) {
+                                           const Device& device, const ctxbin::EpContextHooks& hooks) {
   KILN_ASSIGN_OR_RETURN(const EpContextModelInfo info, inspectEpContextModel(bytes, baseFolder));
   CompatibilityVerdict unsupported{Compatibility::UNSUPPORTED, {}, device.against};
   for (const auto& node : info.nodes) {
@@ -132,10 +183,9 @@ Result<CompatibilityVerdict> judgeBinaries(std::span<const std::byte> bytes, con
     Result<CompatibilityVerdict> verdict = Status(StatusCode::FAIL, "");
     if (node.embedded) {
       if (node.payloadOffset + node.payloadSize > bytes.size()) continue;  // inspect already read it: cannot happen
-      verdict = ctxbin::judgeBytes(bytes.subspan(node.payloadOffset, node.payloadSize), node.binary, device.info,
-                                   device.against);
+      verdict = judgeBinaryBytes(bytes.subspan(node.payloadOffset, node.payloadSize), node.binary, device, hooks);
     } else {
-      verdict = ctxbin::judgeFile(node.binary, device.info, device.against);
+      verdict = judgeBinaryFile(node.binary, device, hooks);
     }
     if (!verdict.isOk()) {
       verdict = CompatibilityVerdict{Compatibility::UNSUPPORTED, {verdict.status().message()}, device.against};
@@ -202,13 +252,11 @@ namespace epctx {
 Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const std::string& baseFolder,
                                       const std::string& origin, const CompatibilityQuery& query,
                                       const std::optional<std::map<std::string, std::string>>& currentOptions,
-                                      const ctxbin::EpContextHooks& hooks) {
+                                      const ctxbin::ContextHooksLookup& providers) {
   ModelCompatibility result;
   if (ctxbin::readFormatVersion(bytes).isOk()) {  // a context binary: its magic is unmistakable
     result.fileKind = "context_binary";
-    KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, hooks));
-    KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict,
-                          ctxbin::judgeBytes(bytes, origin, device.info, device.against));
+    KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict, judgeBareBinary(bytes, origin, query, providers));
     apply(result, verdict);
     // Format 1.1 binaries carry the compile record too: a binary alone can be found stale.
     if (auto parsed = ctxbin::parseHeader(bytes); parsed.isOk()) {
@@ -222,8 +270,11 @@ Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const st
   }
   KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelBuffer(bytes));
   ContextNodes nodes;
-  collect(*loaded.model.graph, ir::kMainGraphPath, nodes);
-  result.compatibilityInfo = metadataValue(loaded.model, epctx::kCompatibilityInfoKey);
+  collect(*loaded.model.graph, ir::kMainGraphPath, providers, nodes);
+  if (nodes.owner) {
+    result.compatibilityInfo =
+        metadataValue(loaded.model, epctx::kCompatibilityInfoKeyPrefix + nodes.owner->executionProvider());
+  }
   if (nodes.kiln.empty()) {
     result.fileKind = "model";
     result.state = CompiledModelCompatibility::NOT_APPLICABLE;
@@ -232,14 +283,14 @@ Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const st
     return result;
   }
   result.fileKind = "ctx_model";
-  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, hooks));
+  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, *nodes.owner));
   if (auto fromInfo = ctxbin::judgeCompatibilityInfo(result.compatibilityInfo, device.info, device.against);
       fromInfo && referencedBinariesMatch(loaded.model, nodes.kiln, baseFolder) &&
       metadataValue(loaded.model, epctx::kIoDigestKey) == epctx::declaredIoDigest(loaded.model)) {
     apply(result, *fromInfo);
     result.fromMetadata = true;
   } else {
-    KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict, judgeBinaries(bytes, baseFolder, device));
+    KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict, judgeBinaries(bytes, baseFolder, device, *nodes.owner));
     apply(result, verdict);
   }
   result.compileRecord = metadataValue(loaded.model, epctx::kCompileRecordKey);

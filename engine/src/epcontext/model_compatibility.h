@@ -15,11 +15,13 @@
 namespace kiln::epctx {
 
 // The model in `bytes` (`origin` names it in reasons; relative binary paths resolve against `baseFolder`) judged
-// against `query`'s target (a live device through `hooks`, or a profile). `currentOptions`: the result-changing options one would compile with now (none: not
-// compared).
+// against `query`'s target (the live device or a profile) by the EP that wrote it, whose hooks `providers` finds
+// (by its EPContext nodes' source, or a bare binary's partitions; a binary of another format major version is
+// said against the EP that claims source-less nodes). `currentOptions`: the result-changing options one would
+// compile with now (none: not compared).
 Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const std::string& baseFolder,
                                       const std::string& origin, const CompatibilityQuery& query,
                                       const std::optional<std::map<std::string, std::string>>& currentOptions,
-                                      const ctxbin::EpContextHooks& hooks);
+                                      const ctxbin::ContextHooksLookup& providers);
 
 }  // namespace kiln::epctx

@@ -32,16 +32,6 @@ struct SymbolSizes {
   }
 };
 
-Result<int64_t> parseOverride(const std::string& param, const std::string& text) {
-  int64_t value = -1;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-    return Status(StatusCode::INVALID_ARGUMENT, kFreeDimOverridePrefix + param +
-                                                    " must be a non-negative integer, got '" + text + "'");
-  }
-  return value;
-}
-
 // Checks one given shape against its input's declaration and records the sizes of its symbolic dimensions.
 Status checkGivenShape(const ValueMetadata& input, const std::vector<int64_t>& dims, SymbolSizes& symbols) {
   for (int64_t d : dims) {
@@ -67,6 +57,16 @@ Status checkGivenShape(const ValueMetadata& input, const std::vector<int64_t>& d
 
 }  // namespace
 
+Result<int64_t> parseFreeDimOverride(const std::string& param, const std::string& text) {
+  int64_t value = -1;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+    return Status(StatusCode::INVALID_ARGUMENT, kFreeDimOverridePrefix + param +
+                                                    " must be a non-negative integer, got '" + text + "'");
+  }
+  return value;
+}
+
 Result<std::vector<ValueMetadata>> resolveInputShapes(const ir::Graph& graph, const InputShapeRequest& request) {
   std::vector<ValueMetadata> inputs;
   for (const auto& in : graph.inputs) {
@@ -91,7 +91,7 @@ Result<std::vector<ValueMetadata>> resolveInputShapes(const ir::Graph& graph, co
     for (auto& dim : input.shape) {
       if (dim.isFixed() || dim.param.empty()) continue;
       if (auto text = request.freeDimOverrides.find(dim.param); text != request.freeDimOverrides.end()) {
-        KILN_ASSIGN_OR_RETURN(const int64_t value, parseOverride(dim.param, text->second));
+        KILN_ASSIGN_OR_RETURN(const int64_t value, parseFreeDimOverride(dim.param, text->second));
         KILN_RETURN_IF_ERROR(symbols.fix(dim.param, value, std::string(kFreeDimOverridePrefix) + dim.param));
       }
       if (auto it = symbols.sizes.find(dim.param); it != symbols.sizes.end()) dim.value = it->second.first;
@@ -100,7 +100,7 @@ Result<std::vector<ValueMetadata>> resolveInputShapes(const ir::Graph& graph, co
   // An override of a dimension only given inputs use must still agree with them.
   for (const auto& [param, size] : symbols.sizes) {
     if (auto text = request.freeDimOverrides.find(param); text != request.freeDimOverrides.end()) {
-      KILN_ASSIGN_OR_RETURN(const int64_t value, parseOverride(param, text->second));
+      KILN_ASSIGN_OR_RETURN(const int64_t value, parseFreeDimOverride(param, text->second));
       KILN_RETURN_IF_ERROR(symbols.fix(param, value, std::string(kFreeDimOverridePrefix) + param));
     }
   }

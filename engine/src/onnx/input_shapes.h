@@ -14,11 +14,14 @@
 
 namespace kiln {
 
-// The shapes a user asked for, as session configuration hands them down (kiln/session_options.h is the session's).
+// The shapes a user asked for, as the session layer hands them down from its parsed configuration.
 struct InputShapeRequest {
   std::map<std::string, std::vector<int64_t>> shapes;   // input name -> its full shape (SessionOptions::setInputShape)
   std::map<std::string, std::string> freeDimOverrides;  // dim_param -> its kiln.free_dim_override.<dim_param> text
 };
+
+// The size a kiln.free_dim_override.<param> text gives: INVALID_ARGUMENT unless it is a non-negative integer.
+Result<int64_t> parseFreeDimOverride(const std::string& param, const std::string& text);
 
 // The graph's inputs that are not initializers, in declaration order, with the requested shapes applied.
 // INVALID_ARGUMENT when a given shape names no such input, differs in rank or in a fixed dimension, or when one

@@ -343,8 +343,8 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
     // Embed mode 1 needs the binary's bytes in the model; otherwise it is only laid out here and streamed to its
     // destination by emitBinary (never whole in memory unless the whole-buffer write function asks for it).
     KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary,
-                          options.embedMode() ? epctx::encodeBinary(compiled.partitions, contextHooks(), extras)
-                                              : epctx::prepareBinary(compiled.partitions, contextHooks(), extras));
+                          options.embedMode() ? epctx::encodeBinary(compiled.partitions, allContextHooks(), extras)
+                                              : epctx::prepareBinary(compiled.partitions, allContextHooks(), extras));
     KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(compiled, layout, binary));
     if (!options.embedMode()) KILN_RETURN_IF_ERROR(request.emitBinary(files, request.binaryPath, binary, result));
     result.epContextNodes = model.epContextNodes;
@@ -422,7 +422,7 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
   for (const auto& member : members) sources.push_back(member.request.sourceFile());
   KILN_ASSIGN_OR_RETURN(const epctx::BinaryExtras extras, members.front().request.binaryExtras(sources, ""));
   KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary,
-                        epctx::prepareBinary(std::move(all), contextHooks(), extras));
+                        epctx::prepareBinary(std::move(all), allContextHooks(), extras));
   FileTransaction files;
   std::vector<CompileResult> results;
   std::map<std::string, std::vector<std::byte>> dataFiles;  // the members' external initializers share one file

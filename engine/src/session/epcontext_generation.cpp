@@ -82,7 +82,7 @@ Status writeGroup(ShareGroup& group) {
     requests.push_back(&member.request);
   }
   KILN_ASSIGN_OR_RETURN(const BinaryExtras extras, binaryExtrasFor(requests));
-  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, prepareBinary(std::move(all), contextHooks(), extras));
+  KILN_ASSIGN_OR_RETURN(const EncodedBinary binary, prepareBinary(std::move(all), allContextHooks(), extras));
   FileTransaction files;
   std::map<std::string, std::vector<std::byte>> dataFiles;  // members naming one file share it
   for (const auto& member : group.members) {
@@ -193,8 +193,8 @@ Status generateEpContext(const Session& session, const GenerationRequest& reques
   if (request.share) return joinShareGroup(std::move(compiled), request, originals);
   KILN_ASSIGN_OR_RETURN(const BinaryExtras extras, binaryExtrasFor({&request}));
   KILN_ASSIGN_OR_RETURN(const EncodedBinary binary,
-                        request.embedMode == 0 ? prepareBinary(compiled.partitions, contextHooks(), extras)
-                                               : encodeBinary(compiled.partitions, contextHooks(), extras));
+                        request.embedMode == 0 ? prepareBinary(compiled.partitions, allContextHooks(), extras)
+                                               : encodeBinary(compiled.partitions, allContextHooks(), extras));
   KILN_ASSIGN_OR_RETURN(const ModelFiles model, serializeCtxModel(compiled, layoutFor(request, request.binaryPath, originals), binary));
   FileTransaction files;
   if (request.embedMode == 0) KILN_RETURN_IF_ERROR(stageBinary(files, request.binaryPath, binary));

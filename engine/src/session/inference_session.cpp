@@ -564,11 +564,7 @@ Result<PartitionReport> analyzeStored(onnx_io::LoadedModel loaded, const ModelSo
                                                                                   unused, false));
   KILN_ASSIGN_OR_RETURN(const SessionOptions storedOptions, withStoredProviders(options, compiled));
   KILN_ASSIGN_OR_RETURN(const SessionConfig stored, parseSessionConfig(storedOptions));
-  std::vector<std::string> names;
-  for (const auto& name : stored.executionProviders) {
-    if (name == "vulkan") names.push_back(kVulkanExecutionProvider);
-  }
-  names.push_back(cpu::CpuExecutionProvider::kName);
+  const std::vector<std::string> names = providerNamesFor(stored.executionProviders);
   return makeStoredModelReport(*compiled.model.graph, compiled.partitions, compiled.origins, names, names.back());
 }
 

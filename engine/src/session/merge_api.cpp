@@ -1,5 +1,5 @@
 // kiln/epcontext.h's mergeEpContextModels: the merge itself is epcontext/merge.cpp; the session layer, which knows the
-// execution providers, hands it the hooks of the EP that owns the binaries.
+// execution providers, hands it the context hooks of every EP this build can create.
 #include "epcontext/merge.h"
 #include "session/execution_providers.h"
 
@@ -7,7 +7,7 @@ namespace kiln {
 
 Result<MergeResult> mergeEpContextModels(const std::vector<MergeInput>& inputs, const std::string& outputPath,
                                          const std::vector<std::pair<std::string, std::string>>& connections) {
-  return epctx::mergeModels(inputs, outputPath, connections, contextHooks());
+  return epctx::mergeModels(inputs, outputPath, connections, allContextHooks());
 }
 
 }  // namespace kiln

@@ -32,9 +32,9 @@ Result<std::vector<std::string>> providerNames(const std::string& list) {
   while (std::getline(stream, name, ',')) {
     name = trimmed(name);
     if (name.empty() || std::find(names.begin(), names.end(), name) != names.end()) continue;
-    if (name != "cpu" && name != "vulkan") {
+    if (!isKnownProviderShortName(name)) {
       return Status(StatusCode::INVALID_ARGUMENT, "unknown execution provider '" + name + "' in " +
-                                                      config::kExecutionProviders + " (known: vulkan, cpu)");
+                                                      config::kExecutionProviders + " (known: " + knownProviderShortNames() + ")");
     }
     names.push_back(name);
   }
@@ -130,7 +130,7 @@ std::map<std::string, std::string> resultChangingOptions(const SessionOptions& o
 
 epctx::ContextLoadOptions contextLoadOptions(const SessionConfig& config, const SessionOptions& options) {
   epctx::ContextLoadOptions load;
-  load.executionProviders = config.executionProviders;
+  load.executionProviders = providerNamesFor(config.executionProviders);
   load.shareEpContexts = config.epContext.share;
   load.sourceModelPath = config.epContext.sourceModelPath;
   load.admission = admissionPolicy(config);
@@ -139,7 +139,8 @@ epctx::ContextLoadOptions contextLoadOptions(const SessionConfig& config, const 
 }
 
 AdmissionPolicy admissionPolicy(const SessionConfig& config) {
-  return AdmissionPolicy{config.vulkan.device, config.failOnSuboptimalCompiledModel, &contextHooks()};
+  return AdmissionPolicy{config.vulkan.device, config.failOnSuboptimalCompiledModel,
+                         contextHooksOf(config.executionProviders)};
 }
 
 }  // namespace kiln

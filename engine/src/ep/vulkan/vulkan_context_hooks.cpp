@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "context_binary/verdict.h"
 #include "device/device_profile.h"
 #include "ep/vulkan/driver_cache.h"
 #include "ep/vulkan/shader_library.h"
@@ -35,13 +36,24 @@ class VulkanContextHooks final : public ctxbin::EpContextHooks {
     return contents;
   }
 
+  // Nodes written before the `source` attribute are the Vulkan EP's (as TensorRT's EP claims its own).
+  bool claimsSource(const std::string& source) const override {
+    return source.empty() || source == name_ || source == kShortSource;
+  }
+
   Result<DeviceInfo> liveDevice(const std::string& selector) const override { return selectDevice(selector, true); }
+
+  CompatibilityVerdict judgeContext(const ctxbin::ContextBinary& binary, const DeviceInfo& device,
+                                    const std::string& against) const override {
+    return ctxbin::judge(binary, device, against);
+  }
 
   std::shared_ptr<const void> attachDriverCache(const DeviceInfo& device, const ctxbin::ContextBinary& binary) const override {
     return attachDriverCacheTo(device, binary.driverCache());
   }
 
  private:
+  static constexpr const char* kShortSource = "Vulkan";
   const std::string name_ = kVulkanExecutionProviderName;
 };
 
