@@ -25,6 +25,8 @@ void registerBenchWorker(CLI::App& app, Commands& commands);
 void registerBatch(CLI::App& app, Commands& commands);
 // kiln compare: two configurations of a model, every output compared; --bisect, --reproducer.
 void registerCompare(CLI::App& app, Commands& commands);
+// kiln diff: what differs between two models (kiln/model_diff.h); exit 0 identical, 1 different, 2 trouble.
+void registerDiff(CLI::App& app, Commands& commands);
 // Hidden: kiln help-man and kiln help-completion, the man pages and shell completion from these definitions.
 // Register last: they walk the subcommands registered before them.
 void registerHelpDocs(CLI::App& app, Commands& commands);

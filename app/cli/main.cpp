@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   kiln::cli::registerBench(app, commands);
   kiln::cli::registerBatch(app, commands);
   kiln::cli::registerCompare(app, commands);
+  kiln::cli::registerDiff(app, commands);
   kiln::cli::registerHelpDocs(app, commands);
   try {
     app.parse(argc, argv);

@@ -43,8 +43,9 @@ MODULES = {
                   "epcontext/epcontext_names.h"],
     "session": ["epcontext", "partition", "optimizer", "context_binary", "ep/cpu", "device", "ep", "ops",
                 "onnx", "ir", "util", "epcontext/epcontext_names.h"],
-    # kiln/compare.h: runs sessions through the public API; loads and rewrites models with onnx/.
-    "compare": ["onnx", "util", "epcontext/epcontext_names.h"],
+    # kiln/compare.h: runs sessions through the public API; loads and rewrites models with onnx/. kiln/model_diff.h
+    # walks the loaded ir::Model (graphs, nodes, body paths).
+    "compare": ["onnx", "ir", "util", "epcontext/epcontext_names.h"],
 }
 
 # Single files that may include a module their own module may not: the one place that creates the execution

@@ -13,6 +13,7 @@
 #include "kiln/environment.h"
 #include "kiln/epcontext.h"
 #include "kiln/log.h"
+#include "kiln/model_diff.h"
 #include "kiln/model_info.h"
 #include "kiln/partition_report.h"
 #include "kiln/pipeline_cache.h"
