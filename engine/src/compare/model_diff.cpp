@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "ir/attribute_text.h"
 #include "ir/graph.h"
 #include "ir/graph_paths.h"
 #include "kiln/value.h"
@@ -19,8 +20,6 @@
 namespace kiln {
 namespace {
 
-// Lists longer than this show their first items and the count (as kiln/model_info.h's attribute text).
-constexpr size_t kMaxListItems = 16;
 // Strings longer than this, or with bytes that are not printable text, show their size and hash.
 constexpr size_t kMaxStringChars = 96;
 
@@ -57,59 +56,20 @@ std::string floatText(float value) {
   return error == std::errc() ? std::string(text, end) : "?";
 }
 
-bool printable(const std::string& text) {
-  return std::none_of(text.begin(), text.end(), [](char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    return (byte < 0x20 && byte != '\t') || byte == 0x7f;
-  });
-}
-
 std::string stringText(const std::string& text) {
-  if (text.size() <= kMaxStringChars && printable(text)) return "\"" + text + "\"";
+  if (text.size() <= kMaxStringChars && ir::isPrintableText(text)) return "\"" + text + "\"";
   return "<" + std::to_string(text.size()) + " bytes, xxh3 " + hexHash(stringHash(text)) + ">";
 }
 
-std::string tensorTypeText(DataType dtype, const Shape& shape) {
-  std::string text = dataTypeName(dtype);
-  text += "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
 std::string tensorText(const Tensor& tensor) {
-  return tensorTypeText(tensor.dtype(), tensor.shape()) + " xxh3 " + hexHash(tensorHash(tensor));
+  return ir::tensorTypeText(tensor) + " xxh3 " + hexHash(tensorHash(tensor));
 }
 
-std::string graphText(const std::shared_ptr<ir::Graph>& graph) {
-  if (!graph) return "graph";
-  return "graph '" + graph->name + "' (" + std::to_string(graph->nodes.size()) + " nodes)";
-}
-
-template <typename T, typename Format>
-std::string listText(const std::vector<T>& items, Format format) {
-  std::string text = "[";
-  const size_t shown = std::min(items.size(), kMaxListItems);
-  for (size_t i = 0; i < shown; ++i) text += (i ? ", " : "") + format(items[i]);
-  if (shown < items.size()) text += ", ... (" + std::to_string(items.size()) + " values)";
-  return text + "]";
-}
-
+// A diff's attribute text: floats exact, long or binary strings and tensors by hash, so that two different values
+// never print alike.
 std::string attributeText(const ir::Attribute& attr) {
-  switch (attr.type) {
-    case ir::AttributeType::FLOAT: return floatText(attr.f);
-    case ir::AttributeType::INT: return std::to_string(attr.i);
-    case ir::AttributeType::STRING: return stringText(attr.s);
-    case ir::AttributeType::TENSOR: return tensorText(attr.t);
-    case ir::AttributeType::GRAPH: return graphText(attr.g);
-    case ir::AttributeType::FLOATS: return listText(attr.floats, floatText);
-    case ir::AttributeType::INTS: return listText(attr.ints, [](int64_t v) { return std::to_string(v); });
-    case ir::AttributeType::STRINGS: return listText(attr.strings, stringText);
-    case ir::AttributeType::TENSORS: return listText(attr.tensors, tensorText);
-    case ir::AttributeType::GRAPHS: return listText(attr.graphs, graphText);
-    case ir::AttributeType::UNDEFINED:
-    case ir::AttributeType::OTHER: break;
-  }
-  return "(a type Kiln does not read)";
+  static const ir::AttributeTextStyle kStyle{floatText, stringText, tensorText};
+  return ir::attributeText(attr, kStyle, "(a type Kiln does not read)");
 }
 
 bool sameTensor(const Tensor& a, const Tensor& b) {
@@ -219,12 +179,12 @@ class GraphDiffer {
     d.name = name;
     d.change = change;
     if (a) {
-      d.typeA = tensorTypeText(a->dtype(), a->shape());
+      d.typeA = ir::tensorTypeText(*a);
       d.hashA = tensorHash(*a);
       d.elements = a->numel();
     }
     if (b) {
-      d.typeB = tensorTypeText(b->dtype(), b->shape());
+      d.typeB = ir::tensorTypeText(*b);
       d.hashB = tensorHash(*b);
       d.elements = b->numel();
     }

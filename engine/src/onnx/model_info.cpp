@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/attribute_text.h"
 #include "ir/graph_paths.h"
 #include "kiln/epcontext.h"
 #include "onnx/function_inliner.h"
@@ -16,8 +17,6 @@
 namespace kiln {
 namespace {
 
-// Lists longer than this show their first items and the count: a 4096-entry `pads` is not readable anyway.
-constexpr size_t kMaxListItems = 16;
 // Strings longer than this, or with bytes that are not printable text, show only their size.
 constexpr size_t kMaxStringChars = 96;
 
@@ -27,56 +26,15 @@ std::string formatFloat(float value) {
   return text;
 }
 
-bool printable(const std::string& text) {
-  for (unsigned char c : text) {
-    if (c < 0x20 && c != '\t') return false;
-    if (c == 0x7f) return false;
-  }
-  return true;
-}
-
 std::string formatString(const std::string& text) {
-  if (text.size() > kMaxStringChars || !printable(text)) return "<" + std::to_string(text.size()) + " bytes>";
+  if (text.size() > kMaxStringChars || !ir::isPrintableText(text)) return "<" + std::to_string(text.size()) + " bytes>";
   return "\"" + text + "\"";
 }
 
-std::string formatTensor(const Tensor& tensor) {
-  std::string text = dataTypeName(tensor.dtype());
-  text += "[";
-  for (size_t i = 0; i < tensor.shape().size(); ++i) text += (i ? "," : "") + std::to_string(tensor.shape()[i]);
-  return text + "]";
-}
-
-std::string formatGraph(const std::shared_ptr<ir::Graph>& graph) {
-  if (!graph) return "graph";
-  return "graph '" + graph->name + "' (" + std::to_string(graph->nodes.size()) + " nodes)";
-}
-
-template <typename T, typename Format>
-std::string formatList(const std::vector<T>& items, Format format) {
-  std::string text = "[";
-  const size_t shown = std::min(items.size(), kMaxListItems);
-  for (size_t i = 0; i < shown; ++i) text += (i ? ", " : "") + format(items[i]);
-  if (shown < items.size()) text += ", ... (" + std::to_string(items.size()) + " values)";
-  return text + "]";
-}
-
+// A description's attribute text: floats as %g, long or binary strings by size, tensors by type and shape.
 std::string formatAttribute(const ir::Attribute& attr) {
-  switch (attr.type) {
-    case ir::AttributeType::FLOAT: return formatFloat(attr.f);
-    case ir::AttributeType::INT: return std::to_string(attr.i);
-    case ir::AttributeType::STRING: return formatString(attr.s);
-    case ir::AttributeType::TENSOR: return formatTensor(attr.t);
-    case ir::AttributeType::GRAPH: return formatGraph(attr.g);
-    case ir::AttributeType::FLOATS: return formatList(attr.floats, formatFloat);
-    case ir::AttributeType::INTS: return formatList(attr.ints, [](int64_t v) { return std::to_string(v); });
-    case ir::AttributeType::STRINGS: return formatList(attr.strings, formatString);
-    case ir::AttributeType::TENSORS: return formatList(attr.tensors, formatTensor);
-    case ir::AttributeType::GRAPHS: return formatList(attr.graphs, formatGraph);
-    case ir::AttributeType::UNDEFINED:
-    case ir::AttributeType::OTHER: break;
-  }
-  return "?";
+  static const ir::AttributeTextStyle kStyle{formatFloat, formatString, ir::tensorTypeText};
+  return ir::attributeText(attr, kStyle, "?");
 }
 
 // Values shown in a constant's preview; the range covers every element.
@@ -113,7 +71,7 @@ ConstantInfo describeConstant(const std::string& name, const Tensor& t) {
   if (t.dtype() == DataType::STRING) {
     if (!t.strings()) return c;
     std::vector<std::string> shown(t.strings(), t.strings() + std::min(count, kPreviewValues));
-    c.preview = formatList(shown, formatString);
+    c.preview = ir::listText(shown, formatString);
     if (count > kPreviewValues) c.preview.insert(c.preview.size() - 1, ", ...");
     return c;
   }
