@@ -2,36 +2,61 @@
 
 namespace kiln::app {
 
+nlohmann::json toJson(const ValueMetadata& value) {
+  nlohmann::json shape = nlohmann::json::array();
+  for (const Dimension& dim : value.shape) {
+    if (dim.isFixed()) {
+      shape.push_back(dim.value);
+    } else if (!dim.param.empty()) {
+      shape.push_back(dim.param);
+    } else {
+      shape.push_back(nullptr);
+    }
+  }
+  return {{"name", value.name},
+          {"kind", valueKindName(value.kind)},
+          {"dtype", static_cast<int>(value.dtype)},
+          {"has_shape", value.hasShape},
+          {"shape", shape}};
+}
+
+nlohmann::json toJson(const ContextBinarySection& s) {
+  return {{"kind", s.kind}, {"offset", s.offset}, {"size", s.size}, {"hash", s.hash}, {"items", s.items}};
+}
+
+nlohmann::json toJson(const ContextBinaryGraph& g) {
+  nlohmann::json tuning = nlohmann::json::array();
+  for (const auto& k : g.tuning) {
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const auto& [name, ms] : k.candidates) candidates.push_back({{"name", name}, {"ms", ms}});
+    tuning.push_back({{"node_index", k.nodeIndex}, {"node", k.node}, {"chosen", k.chosen}, {"chosen_ms", k.chosenMs},
+                      {"candidates", candidates}});
+  }
+  nlohmann::json providerDetails = nlohmann::json::object();  // the EP's own words, by label
+  for (const auto& [label, value] : g.providerDetails) providerDetails[label] = value;
+  nlohmann::json valueTypes = nlohmann::json::array();
+  for (const auto& value : g.valueTypes) valueTypes.push_back(toJson(value));
+  return {{"name", g.name},
+          {"tuning", tuning},
+          {"tuning_note", g.tuningNote},
+          {"execution_provider", g.executionProvider},
+          {"inputs", g.inputs},
+          {"outputs", g.outputs},
+          {"value_types", valueTypes},
+          {"nodes", g.nodes},
+          {"host_nodes", g.hostNodes},
+          {"initializers", g.initializers},
+          {"prepacked_constants", g.prepackedConstants},
+          {"spirv_modules", g.spirvModules},
+          {"op_types", g.opTypes},
+          {"provider_data_bytes", g.providerDataBytes},
+          {"provider_details", providerDetails}};
+}
+
 nlohmann::json toJson(const ContextBinaryInfo& info) {
   nlohmann::json sections = nlohmann::json::array(), graphs = nlohmann::json::array();
-  for (const auto& s : info.sections) {
-    sections.push_back({{"kind", s.kind}, {"offset", s.offset}, {"size", s.size}, {"hash", s.hash}, {"items", s.items}});
-  }
-  for (const auto& g : info.graphs) {
-    nlohmann::json tuning = nlohmann::json::array();
-    for (const auto& k : g.tuning) {
-      nlohmann::json candidates = nlohmann::json::array();
-      for (const auto& [name, ms] : k.candidates) candidates.push_back({{"name", name}, {"ms", ms}});
-      tuning.push_back({{"node_index", k.nodeIndex}, {"node", k.node}, {"chosen", k.chosen}, {"chosen_ms", k.chosenMs},
-                        {"candidates", candidates}});
-    }
-    nlohmann::json providerDetails = nlohmann::json::object();  // the EP's own words, by label
-    for (const auto& [label, value] : g.providerDetails) providerDetails[label] = value;
-    graphs.push_back({{"name", g.name},
-                      {"tuning", tuning},
-                      {"tuning_note", g.tuningNote},
-                      {"execution_provider", g.executionProvider},
-                      {"inputs", g.inputs},
-                      {"outputs", g.outputs},
-                      {"nodes", g.nodes},
-                      {"host_nodes", g.hostNodes},
-                      {"initializers", g.initializers},
-                      {"prepacked_constants", g.prepackedConstants},
-                      {"spirv_modules", g.spirvModules},
-                      {"op_types", g.opTypes},
-                      {"provider_data_bytes", g.providerDataBytes},
-                      {"provider_details", providerDetails}});
-  }
+  for (const auto& s : info.sections) sections.push_back(toJson(s));
+  for (const auto& g : info.graphs) graphs.push_back(toJson(g));
   nlohmann::json pipelines = nlohmann::json::array();
   for (const auto& p : info.pipelines) {
     nlohmann::json nodes = nlohmann::json::array();

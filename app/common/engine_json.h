@@ -7,11 +7,18 @@
 #include "kiln/context_binary.h"
 #include "kiln/device.h"
 #include "kiln/timings.h"
+#include "kiln/value.h"
+#include "kiln/value_metadata.h"
 
 namespace kiln::app {
 
 // A context binary's header, sections, graphs and sizes (kiln inspect/compile --json).
 nlohmann::json toJson(const ContextBinaryInfo& info);
+// Its parts, and a value's declared type: the same objects in kiln's JSON and in the Python package's dicts
+// (app/python builds those from these), so the two faces cannot drift apart.
+nlohmann::json toJson(const ContextBinaryGraph& graph);
+nlohmann::json toJson(const ContextBinarySection& section);
+nlohmann::json toJson(const ValueMetadata& value);  // dtype as ONNX's element type number, shape dims int/str/null
 // What a viewer says of a binary that does not record which nodes dispatch each pipeline (no pipeline_users
 // section): kiln inspect and kiln-studio's SPIR-V tab.
 inline constexpr const char* kNoPipelineUsersNote =

@@ -2,6 +2,8 @@
 
 #include <pybind11/stl.h>
 
+#include "engine_json.h"
+
 namespace py = pybind11;
 
 namespace kiln::python {
@@ -52,74 +54,16 @@ static py::dict toPython(const EpContextNodeInfo& node) {
   return d;
 }
 
-static py::dict toPython(const ContextBinaryGraph& graph) {
-  py::dict d;
-  d["name"] = graph.name;
-  d["execution_provider"] = graph.executionProvider;
-  d["inputs"] = graph.inputs;
-  d["outputs"] = graph.outputs;
-  d["nodes"] = graph.nodes;
-  d["host_nodes"] = graph.hostNodes;
-  d["initializers"] = graph.initializers;
-  d["prepacked_constants"] = graph.prepackedConstants;
-  d["spirv_modules"] = graph.spirvModules;
-  d["op_types"] = graph.opTypes;
-  d["value_types"] = listOf(graph.valueTypes);
-  d["provider_data_bytes"] = graph.providerDataBytes;
-  py::dict providerDetails;
-  for (const auto& [label, value] : graph.providerDetails) providerDetails[py::str(label)] = value;
-  d["provider_details"] = providerDetails;
-  py::list tuning;
-  for (const ContextBinaryTunedKernel& kernel : graph.tuning) {
-    py::list candidates;
-    for (const auto& [name, ms] : kernel.candidates) {
-      py::dict candidate;
-      candidate["name"] = name;
-      candidate["ms"] = ms;
-      candidates.append(candidate);
-    }
-    py::dict k;
-    k["node_index"] = kernel.nodeIndex;
-    k["node"] = kernel.node;
-    k["chosen"] = kernel.chosen;
-    k["chosen_ms"] = kernel.chosenMs;
-    k["candidates"] = candidates;
-    tuning.append(k);
-  }
-  d["tuning"] = tuning;
-  d["tuning_note"] = graph.tuningNote;
-  return d;
+// The dict of `json` (app/common/engine_json.h: the objects kiln's JSON prints), so both faces share one schema.
+static py::dict fromJson(const nlohmann::json& json) {
+  return py::module_::import("json").attr("loads")(json.dump());
 }
 
-static py::dict toPython(const ContextBinarySection& section) {
-  py::dict d;
-  d["kind"] = section.kind;
-  d["offset"] = section.offset;
-  d["size"] = section.size;
-  d["hash"] = section.hash;
-  d["items"] = section.items;
-  return d;
-}
+static py::dict toPython(const ContextBinaryGraph& graph) { return fromJson(app::toJson(graph)); }
 
-py::dict toPython(const ValueMetadata& value) {
-  py::list shape;
-  for (const Dimension& dim : value.shape) {
-    if (dim.isFixed()) {
-      shape.append(dim.value);
-    } else if (!dim.param.empty()) {
-      shape.append(dim.param);
-    } else {
-      shape.append(py::none());
-    }
-  }
-  py::dict d;
-  d["name"] = value.name;
-  d["kind"] = valueKindName(value.kind);
-  d["dtype"] = static_cast<int>(value.dtype);
-  d["has_shape"] = value.hasShape;
-  d["shape"] = shape;
-  return d;
-}
+static py::dict toPython(const ContextBinarySection& section) { return fromJson(app::toJson(section)); }
+
+py::dict toPython(const ValueMetadata& value) { return fromJson(app::toJson(value)); }
 
 py::dict toPython(const ModelInfo& info) {
   py::dict d;
