@@ -95,9 +95,17 @@ QString statText(const bridge::BenchStat& s, int runs) {
   return parts.join(QStringLiteral(", ")) + QObject::tr(" over %n run(s)", nullptr, runs);
 }
 
-QBarCategoryAxis* categoryAxis(const QList<QPair<QString, QString>>& keys) {
+// One category per row key; a row that only one of two compared reports has says which, so a missing bar or box
+// is never read as 0 ms.
+QBarCategoryAxis* categoryAxis(const QList<QPair<QString, QString>>& keys, const BenchReport& current,
+                               const BenchReport* comparison) {
   auto* axis = new QBarCategoryAxis;
-  for (const auto& key : keys) axis->append(categoryLabel(key.first, key.second));
+  for (const auto& key : keys) {
+    QString label = categoryLabel(key.first, key.second);
+    if (comparison && !current.findRow(key.first, key.second)) label += QObject::tr("<br>(earlier run only)");
+    if (comparison && !comparison->findRow(key.first, key.second)) label += QObject::tr("<br>(this run only)");
+    axis->append(label);
+  }
   return axis;
 }
 
@@ -123,6 +131,15 @@ QValueAxis* valueAxis(const QString& title, double maximum) {
 }
 
 }  // namespace
+
+// What a latency bar's tooltip says: its value, or that its report did not measure that mode.
+QString latencyTip(const QPair<QString, QString>& key, const QBarSet* set, int index) {
+  if (set->property("missing").toList().contains(index)) {
+    return QObject::tr("%1, driver cache %2: not measured in the %3 run")
+        .arg(key.first, key.second, set->property("earlier").toBool() ? QObject::tr("earlier") : QObject::tr("current"));
+  }
+  return QObject::tr("%1, driver cache %2: %3 %4").arg(key.first, key.second, set->label(), bridge::formatMs(set->at(index)));
+}
 
 // Rows of both reports by (mode, driver cache): the current report's order, then rows only the earlier one has.
 QList<QPair<QString, QString>> benchRowKeys(const BenchReport* current, const BenchReport* comparison) {
@@ -197,7 +214,7 @@ void BenchPanel::refreshCreationChart() {
   if (comparison_) addSeries(*comparison_, QStringLiteral("comparison"), true);
   chart->setTitle(tr("Session creation (ms)<br><small>box: p25 to p75, line: median, whiskers: min and max%1</small>")
                       .arg(withoutQuartiles ? tr(" (p90 for older reports)") : QString()));
-  QBarCategoryAxis* axisX = categoryAxis(keys);
+  QBarCategoryAxis* axisX = categoryAxis(keys, *current_, comparison_ ? &*comparison_ : nullptr);
   chart->addAxis(axisX, Qt::AlignBottom);
   QValueAxis* axisY = valueAxis(tr("ms"), maximum);
   chart->addAxis(axisY, Qt::AlignLeft);
@@ -229,11 +246,20 @@ void BenchPanel::refreshLatencyChart() {
       // Values are written over the current run's bars only: the earlier ones are in the tooltips and the table.
       set->setLabelColor(earlier ? QColor(Qt::transparent) : palette().color(QPalette::WindowText));
     }
+    // A mode this report lacks is a bar of height 0: no value label (a report with such a gap writes its values in
+    // the tooltips only, as a narrow chart does), "not measured" in its tooltip, "only" on its axis label.
+    QVariantList missing;
     for (const auto& key : keys) {
       const BenchRow* row = report.findRow(key.first, key.second);
+      if (!row) missing.append(static_cast<int>(first->count()));
       first->append(row ? row->firstInference.median : 0);
       result->append(row ? row->timeToFirstResult.median : 0);
       if (row) latencyMaximum_ = std::max(latencyMaximum_, row->timeToFirstResult.median);
+    }
+    for (QBarSet* set : {first, result}) {
+      set->setProperty("missing", missing);
+      set->setProperty("earlier", earlier);
+      if (!missing.isEmpty()) set->setLabelColor(Qt::transparent);
     }
     series->append(first);
     series->append(result);
@@ -248,12 +274,10 @@ void BenchPanel::refreshLatencyChart() {
   series->setLabelsAngle(-90);
   connect(series, &QBarSeries::hovered, latencyView_, [keys](bool inside, int index, QBarSet* set) {
     if (!inside || index < 0 || index >= keys.size()) return QToolTip::hideText();
-    QToolTip::showText(QCursor::pos(), tr("%1, driver cache %2: %3 %4")
-                                           .arg(keys[index].first, keys[index].second, set->label(),
-                                                bridge::formatMs(set->at(index))));
+    QToolTip::showText(QCursor::pos(), latencyTip(keys[index], set, index));
   });
   chart->addSeries(series);
-  QBarCategoryAxis* axisX = categoryAxis(keys);
+  QBarCategoryAxis* axisX = categoryAxis(keys, *current_, comparison_ ? &*comparison_ : nullptr);
   chart->addAxis(axisX, Qt::AlignBottom);
   QValueAxis* axisY = valueAxis(tr("ms"), latencyMaximum_);
   chart->addAxis(axisY, Qt::AlignLeft);

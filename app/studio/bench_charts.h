@@ -6,6 +6,8 @@
 #include <QPair>
 #include <QString>
 
+class QBarSet;
+
 #include "bench_runner.h"
 
 namespace kiln::studio {
@@ -13,5 +15,9 @@ namespace kiln::studio {
 // Rows of both reports by (mode, driver cache): the current report's order, then rows only the earlier one has.
 // Either report may be null.
 QList<QPair<QString, QString>> benchRowKeys(const bridge::BenchReport* current, const bridge::BenchReport* comparison);
+
+// The tooltip of bar `index` (row `key`) of one of the latency chart's sets: its value, or, for a mode the set's
+// report did not measure (a bar of height 0 listed in the set's "missing" property), that it was not measured.
+QString latencyTip(const QPair<QString, QString>& key, const QBarSet* set, int index);
 
 }  // namespace kiln::studio

@@ -1,6 +1,7 @@
 // BenchPanel end to end: a real two-run `kiln bench` of tiny_cnn.onnx through the panel (the build tree's kiln,
 // found without KILN_CLI), its charts and ratios against the CLI's own JSON, save and load for comparison; cancel
 // ends the bench's whole process tree and removes its work folder; CLI errors reach benchmarkFailed.
+#include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QBoxPlotSeries>
@@ -30,6 +31,7 @@
 #include <csignal>
 #include <tuple>
 
+#include "bench_charts.h"
 #include "bench_panel.h"
 #include "bench_report_io.h"
 #include "bench_runner.h"
@@ -539,6 +541,48 @@ class TestBenchPanel : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&both));
     QTest::qWait(200);
     saveScreenshot(&both, QStringLiteral("bench_old_report_compared.png"));
+  }
+
+  // Two runs that measured different modes (issue 33: a mode one run lacks was drawn as a 0 ms bar with a "0" label):
+  // the missing bar has no label, its tooltip says it was not measured, its axis label says which run has it.
+  void modesOneRunLacksAreNotDrawnAsZero() {
+    QTemporaryDir dir;
+    const QString nowPath = dir.filePath(QStringLiteral("now.json"));
+    const QString earlierPath = dir.filePath(QStringLiteral("earlier.json"));
+    writeReport(nowPath, {{QStringLiteral("cold"), 75, 850}, {QStringLiteral("epctx-file"), 72, 480}}, true);
+    writeReport(earlierPath, {{QStringLiteral("cold"), 80, 900}, {QStringLiteral("epctx-embed"), 70, 500}}, true);
+    BenchPanel panel;
+    panel.resize(1400, 950);
+    QVERIFY2(panel.loadReport(nowPath), qPrintable(panel.lastError()));
+    QVERIFY2(panel.loadReport(earlierPath), qPrintable(panel.lastError()));
+    auto* latencyView = panel.findChild<QChartView*>(QStringLiteral("latencyChart"));
+    auto* latency = seriesNamed<QBarSeries>(latencyView, QStringLiteral("latency"));
+    QVERIFY(latency);
+    const auto keys = kiln::studio::benchRowKeys(panel.currentReport(), panel.comparisonReport());
+    QCOMPARE(keys.size(), 3);  // cold, epctx-file (this run), epctx-embed (earlier run)
+    QBarSet* now = nullptr;
+    QBarSet* earlier = nullptr;
+    for (QBarSet* set : latency->barSets()) {
+      if (set->objectName() == QLatin1String("firstInference")) now = set;
+      if (set->objectName() == QLatin1String("firstInferenceEarlier")) earlier = set;
+    }
+    QVERIFY(now && earlier);
+    QCOMPARE(now->property("missing").toList(), QVariantList{2});
+    QCOMPARE(earlier->property("missing").toList(), QVariantList{1});
+    QCOMPARE(now->labelColor().alpha(), 0);  // no "0" written over the empty place
+    QVERIFY2(kiln::studio::latencyTip(keys[2], now, 2).contains(QStringLiteral("not measured in the current run")),
+             qPrintable(kiln::studio::latencyTip(keys[2], now, 2)));
+    QVERIFY(kiln::studio::latencyTip(keys[1], earlier, 1).contains(QStringLiteral("not measured in the earlier run")));
+    QVERIFY(kiln::studio::latencyTip(keys[0], now, 0).contains(QStringLiteral("75")));
+    auto* axis = qobject_cast<QBarCategoryAxis*>(latencyView->chart()->axes(Qt::Horizontal).first());
+    QVERIFY(axis);
+    QVERIFY2(axis->at(1).contains(QStringLiteral("this run only")), qPrintable(axis->at(1)));
+    QVERIFY2(axis->at(2).contains(QStringLiteral("earlier run only")), qPrintable(axis->at(2)));
+    QVERIFY(!axis->at(0).contains(QStringLiteral("only")));
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTest::qWait(200);
+    saveScreenshot(&panel, QStringLiteral("bench_modes_one_run_lacks.png"));
   }
 
   // Close values on neighbouring bars (17.15 and 17.16 ms, 0.79 and 0.8) and a run compared with an earlier one:
