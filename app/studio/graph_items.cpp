@@ -26,11 +26,53 @@ const QColor kEpContextPen(0x20, 0x20, 0x20);
 
 QColor fromRgb(uint32_t rgb) { return QColor::fromRgb(static_cast<QRgb>(rgb)); }
 
+// EPContext nodes: a hexagon with a double border (`pen` outside, a white line inside), unlike any op box.
+void drawEpContextHexagon(QPainter* painter, const QRectF& rect, const QPen& pen) {
+  const double inset = std::min(12.0, rect.width() / 6);
+  QPolygonF hex;
+  hex << QPointF(rect.left() + inset, rect.top()) << QPointF(rect.right() - inset, rect.top())
+      << QPointF(rect.right(), rect.center().y()) << QPointF(rect.right() - inset, rect.bottom())
+      << QPointF(rect.left() + inset, rect.bottom()) << QPointF(rect.left(), rect.center().y());
+  painter->setPen(pen);
+  painter->drawPolygon(hex);
+  painter->setPen(QPen(Qt::white, 1));
+  painter->setBrush(Qt::NoBrush);
+  QPolygonF inner;
+  for (const QPointF& p : hex) inner << rect.center() + (p - rect.center()) * 0.88;
+  painter->drawPolygon(inner);
+}
+
+QPen fallbackPen() { return QPen(kFallbackPen, 2.5, Qt::DashLine); }
+QPen outerScopePen() { return QPen(QColor(0x60, 0x50, 0x90), 1.5, Qt::DashLine); }
+
 double lodOf(const QStyleOptionGraphicsItem* option, const QPainter* painter) {
   return option->levelOfDetailFromTransform(painter->worldTransform());
 }
 
 }  // namespace
+
+void paintNodeLook(QPainter* painter, const QRectF& rect, NodeLook look, const QColor& fill) {
+  painter->save();
+  painter->setRenderHint(QPainter::Antialiasing, true);
+  painter->setBrush(fill);
+  switch (look) {
+    case NodeLook::FILLED:
+      painter->setPen(QPen(QColor(0x40, 0x40, 0x40), 1));
+      painter->drawRoundedRect(rect, 3, 3);
+      break;
+    case NodeLook::CPU_FALLBACK:
+      painter->setPen(fallbackPen());
+      painter->drawRoundedRect(rect, 3, 3);
+      break;
+    case NodeLook::EP_CONTEXT: drawEpContextHexagon(painter, rect, QPen(kEpContextPen, 3)); break;
+    case NodeLook::OUTER_SCOPE:
+      painter->setPen(outerScopePen());
+      painter->setBrush(fromRgb(kOuterScopeFill));
+      painter->drawRoundedRect(rect, rect.height() / 2, rect.height() / 2);
+      break;
+  }
+  painter->restore();
+}
 
 QColor epQColor(const QString& executionProvider) { return fromRgb(bridge::epColor(executionProvider)); }
 
@@ -91,7 +133,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     return;
   }
   QPen pen(QColor(0x40, 0x40, 0x40), 1);
-  if (fallback_) pen = QPen(kFallbackPen, 2.5, Qt::DashLine);
+  if (fallback_) pen = fallbackPen();
   if (removed_) pen = QPen(QColor(0x70, 0x70, 0x70), 1, Qt::DotLine);
   if (selected) pen = QPen(QColor(0x10, 0x60, 0xff), 3);
   painter->setPen(pen);
@@ -100,22 +142,10 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   painter->setBrush(highlighted_ ? fill.lighter(130) : fill);
   if (io_) {
     // A value of an enclosing graph, read by this body: dashed, so it never passes for a graph input.
-    if (outer_ && !selected) painter->setPen(QPen(QColor(0x60, 0x50, 0x90), 1.5, Qt::DashLine));
+    if (outer_ && !selected) painter->setPen(outerScopePen());
     painter->drawRoundedRect(rect_, rect_.height() / 2, rect_.height() / 2);
   } else if (epContext_) {
-    // EPContext nodes: a hexagon with a double border, unlike any op box.
-    const double inset = std::min(12.0, rect_.width() / 6);
-    QPolygonF hex;
-    hex << QPointF(rect_.left() + inset, rect_.top()) << QPointF(rect_.right() - inset, rect_.top())
-        << QPointF(rect_.right(), rect_.center().y()) << QPointF(rect_.right() - inset, rect_.bottom())
-        << QPointF(rect_.left() + inset, rect_.bottom()) << QPointF(rect_.left(), rect_.center().y());
-    if (!selected) painter->setPen(QPen(kEpContextPen, 3));
-    painter->drawPolygon(hex);
-    painter->setPen(QPen(Qt::white, 1));
-    painter->setBrush(Qt::NoBrush);
-    QPolygonF inner;
-    for (const QPointF& p : hex) inner << rect_.center() + (p - rect_.center()) * 0.88;
-    painter->drawPolygon(inner);
+    drawEpContextHexagon(painter, rect_, selected ? painter->pen() : QPen(kEpContextPen, 3));
   } else {
     painter->drawRoundedRect(rect_, 4, 4);
   }

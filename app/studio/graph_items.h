@@ -27,6 +27,11 @@ inline constexpr double kLabelPx = 11;
 // The EP colors of kiln::bridge::ep_colors as QColor.
 QColor epQColor(const QString& executionProvider);
 
+// The looks a node can have that the legend explains, drawn by the code that draws the nodes (paintNodeLook).
+enum class NodeLook { FILLED, CPU_FALLBACK, EP_CONTEXT, OUTER_SCOPE };
+// A node of `look` filled with `fill`, as GraphNodeItem paints it at full detail, in `rect`.
+void paintNodeLook(QPainter* painter, const QRectF& rect, NodeLook look, const QColor& fill);
+
 // One node of the document (an op, a graph input or output).
 class GraphNodeItem : public QGraphicsItem {
  public:

@@ -34,13 +34,36 @@ namespace {
 // scale would need gigabytes).
 constexpr double kMaxPngSide = 8000;
 
-QWidget* legendChip(const QColor& color, const QString& text, const QString& border = {}) {
-  auto* label = new QLabel(QStringLiteral("<span style='background:%1;border:%2;'>&nbsp;&nbsp;&nbsp;&nbsp;</span> %3")
-                               .arg(color.name(), border.isEmpty() ? QStringLiteral("1px solid #444") : border,
-                                    text.toHtmlEscaped()));
-  label->setTextFormat(Qt::RichText);
-  return label;
-}
+// A legend entry: the node look it explains, painted by the code that paints the nodes, then its text. (Rich text
+// cannot draw it: Qt's HTML subset ignores borders on a span, so the fallback and EPContext swatches were blank.)
+class LegendChip : public QLabel {
+ public:
+  static constexpr int kSwatchWidth = 26, kGap = 5;
+  LegendChip(NodeLook look, const QColor& fill, const QString& text) : QLabel(text), look_(look), fill_(fill) {
+    setObjectName(QStringLiteral("legendChip"));
+    setTextFormat(Qt::PlainText);
+    setContentsMargins(kSwatchWidth + kGap, 0, 0, 0);
+    setProperty("look", static_cast<int>(look));
+  }
+  // Where the swatch is drawn, in the chip's coordinates.
+  QRectF swatchRect() const {
+    const double height = std::min(14.0, static_cast<double>(this->height()) - 4);
+    return QRectF(2, (this->height() - height) / 2, kSwatchWidth - 4, height);
+  }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override {
+    QLabel::paintEvent(event);
+    QPainter painter(this);
+    paintNodeLook(&painter, swatchRect(), look_, fill_);
+  }
+
+ private:
+  NodeLook look_;
+  QColor fill_;
+};
+
+QWidget* legendChip(NodeLook look, const QColor& fill, const QString& text) { return new LegendChip(look, fill, text); }
 
 }  // namespace
 
@@ -322,11 +345,14 @@ void GraphPanel::updateLegend() {
   for (const bridge::GraphNode& n : document_->nodes()) {
     if (n.kind == bridge::GraphNode::Kind::Op && !eps.contains(n.executionProvider)) eps << n.executionProvider;
   }
-  for (const QString& ep : eps) legend_->addWidget(legendChip(epQColor(ep), ep.isEmpty() ? tr("no EP / removed by optimizer") : bridge::epShortName(ep)));
-  legend_->addWidget(legendChip(Qt::white, tr("CPU fallback (dashed red)"), QStringLiteral("2px dashed #c02020")));
-  legend_->addWidget(legendChip(Qt::white, tr("EPContext (hexagon)"), QStringLiteral("3px double #202020")));
+  for (const QString& ep : eps) {
+    legend_->addWidget(legendChip(NodeLook::FILLED, epQColor(ep),
+                                  ep.isEmpty() ? tr("no EP / removed by optimizer") : bridge::epShortName(ep)));
+  }
+  legend_->addWidget(legendChip(NodeLook::CPU_FALLBACK, Qt::white, tr("CPU fallback (dashed red)")));
+  legend_->addWidget(legendChip(NodeLook::EP_CONTEXT, Qt::white, tr("EPContext (hexagon)")));
   if (document_->graphPath() != QLatin1String(bridge::GraphDocument::kMainPath)) {
-    legend_->addWidget(legendChip(QColor(0xe6, 0xe0, 0xf4), tr("outer-scope value (dashed)"), QStringLiteral("1px dashed #605090")));
+    legend_->addWidget(legendChip(NodeLook::OUTER_SCOPE, Qt::white, tr("outer-scope value (dashed)")));
   }
 }
 

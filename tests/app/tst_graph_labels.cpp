@@ -11,6 +11,9 @@
 #include "graph_layout.h"
 #include "graph_panel.h"
 #include "graph_view.h"
+#include "studio_test_files.h"
+
+#include <functional>
 
 using kiln::bridge::GraphNode;
 using kiln::studio::GraphNodeItem;
@@ -163,6 +166,57 @@ class TestGraphLabels : public QObject {
     }
     QVERIFY2(lines > 1, "at 320 px the chips take more than one line");
     QVERIFY(panel.minimumSizeHint().width() < 320);
+  }
+
+  // Every legend swatch shows the look it explains (issue 33: the CPU-fallback and EPContext swatches were blank,
+  // their borders lost in rich text): the fallback swatch has the dashed red border's pixels, the EPContext one the
+  // hexagon's dark border, each EP chip its EP's fill.
+  void legendSwatchesShowTheirLooks() {
+    GraphPanel panel;
+    panel.resize(900, 600);
+    panel.show();
+    QSignalSpy ready(&panel, &GraphPanel::layoutReady);
+    panel.openModel(QStringLiteral(KILN_PARTITION_SAMPLE));
+    QVERIFY(ready.wait(60000));
+    auto* legend = panel.findChild<QWidget*>(QStringLiteral("graphLegend"));
+    QVERIFY(legend);
+    const auto chips = legend->findChildren<QLabel*>(QStringLiteral("legendChip"));
+    QVERIFY(chips.size() >= 3);
+    // Pixels of the chip's swatch (its left kSwatchWidth pixels) for which `match` holds.
+    auto count = [](QLabel* chip, const std::function<bool(const QColor&)>& match) {
+      const QImage image = chip->grab().toImage();
+      int found = 0;
+      for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < std::min(image.width(), 26); ++x) found += match(image.pixelColor(x, y)) ? 1 : 0;
+      }
+      return found;
+    };
+    int checked = 0;
+    for (QLabel* chip : chips) {
+      const auto look = static_cast<kiln::studio::NodeLook>(chip->property("look").toInt());
+      if (look == kiln::studio::NodeLook::CPU_FALLBACK) {
+        const int red = count(chip, [](const QColor& c) { return c.red() > 150 && c.green() < 100 && c.blue() < 100; });
+        QVERIFY2(red >= 12, qPrintable(QStringLiteral("%1: %2 red pixels").arg(chip->text()).arg(red)));
+        ++checked;
+      } else if (look == kiln::studio::NodeLook::EP_CONTEXT) {
+        const int dark = count(chip, [](const QColor& c) { return c.red() < 80 && c.green() < 80 && c.blue() < 80; });
+        QVERIFY2(dark >= 20, qPrintable(QStringLiteral("%1: %2 dark pixels").arg(chip->text()).arg(dark)));
+        ++checked;
+      } else if (look == kiln::studio::NodeLook::FILLED) {
+        QColor fill;
+        for (const QString& ep : {QStringLiteral("VulkanExecutionProvider"), QStringLiteral("CPUExecutionProvider")}) {
+          if (chip->text() == kiln::bridge::epShortName(ep)) fill = kiln::studio::epQColor(ep);
+        }
+        if (!fill.isValid()) continue;
+        const int filled = count(chip, [&](const QColor& c) {
+          return std::abs(c.red() - fill.red()) + std::abs(c.green() - fill.green()) + std::abs(c.blue() - fill.blue()) < 24;
+        });
+        QVERIFY2(filled >= 40, qPrintable(QStringLiteral("%1: %2 pixels of its EP's colour").arg(chip->text()).arg(filled)));
+        ++checked;
+      }
+    }
+    QVERIFY2(checked >= 3, "the fallback, EPContext and at least one EP chip were checked");
+    kiln::testing::saveScreenshot(legend, QStringLiteral("graph_legend.png"));
   }
 };
 
