@@ -55,4 +55,22 @@ void OutputPathChoice::remember(const QString& source, const QString& output) {
   }
 }
 
+ModelFieldsMemory::Fields ModelFieldsMemory::fieldsFor(const QString& source) const {
+  if (source.isEmpty()) return {};
+  return typed_.value(sourceKey(source));
+}
+
+void ModelFieldsMemory::remember(const QString& source, const Fields& fields) {
+  if (source.isEmpty()) return;
+  Fields kept;
+  for (auto it = fields.begin(); it != fields.end(); ++it) {
+    if (!it.value().trimmed().isEmpty()) kept.insert(it.key(), it.value());
+  }
+  if (kept.isEmpty()) {
+    typed_.remove(sourceKey(source));
+  } else {
+    typed_.insert(sourceKey(source), kept);
+  }
+}
+
 }  // namespace kiln::bridge

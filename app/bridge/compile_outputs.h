@@ -32,4 +32,19 @@ class OutputPathChoice {
   QHash<QString, QString> typed_;  // absolute source path -> the output path typed for it
 };
 
+// The compile form's fields that describe one model (its input shapes, its node-name prefix, its external
+// initializers file), per source model: opening another model shows what was typed for it, or nothing, so a
+// shape naming model A's input never reaches model B's compile (where it would fail).
+class ModelFieldsMemory {
+ public:
+  using Fields = QHash<QString, QString>;  // field name -> text
+  // What was typed for `source` (empty texts when nothing was).
+  Fields fieldsFor(const QString& source) const;
+  // Records the fields shown for `source` when the user leaves it; empty texts are forgotten.
+  void remember(const QString& source, const Fields& fields);
+
+ private:
+  QHash<QString, Fields> typed_;  // absolute source path -> its non-empty fields
+};
+
 }  // namespace kiln::bridge

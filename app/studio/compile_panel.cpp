@@ -336,9 +336,16 @@ void CompilePanel::setSourceModel(const QString& path) {
   const QString previous = sourceEdit_->text();
   if (path == previous) return;
   outputChoice_.remember(previous, outputEdit_->text());
+  modelFields_.remember(previous, {{QStringLiteral("shapes"), shapesEdit_->text()},
+                                   {QStringLiteral("prefix"), prefixEdit_->text()},
+                                   {QStringLiteral("external"), extInitializersEdit_->text()}});
   sourceEdit_->setText(path);
   sourceEdit_->setToolTip(path);
   outputEdit_->setText(outputChoice_.outputFor(path));
+  const bridge::ModelFieldsMemory::Fields fields = modelFields_.fieldsFor(path);
+  shapesEdit_->setText(fields.value(QStringLiteral("shapes")));
+  prefixEdit_->setText(fields.value(QStringLiteral("prefix")));
+  extInitializersEdit_->setText(fields.value(QStringLiteral("external")));
   if (!isRunning()) resetForSource(path);
 }
 

@@ -138,6 +138,7 @@ class CompilePanel : public QWidget {
 
   // The output path per source model; what was typed for one model never carries over to another.
   bridge::OutputPathChoice outputChoice_;
+  bridge::ModelFieldsMemory modelFields_;  // shapes, prefix, external initializers file: per model
   ReplaceQuestion replaceQuestion_;
   QString compilingSource_;  // the source of the running (or last started) compile
   QString resultSource_;     // the source the Result pane belongs to

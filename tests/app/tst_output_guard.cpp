@@ -97,6 +97,32 @@ class TestOutputGuard : public QObject {
     QCOMPARE(outputEdit(panel)->text(), defaultCtx(modelA_));
   }
 
+  // The fields that describe one model (shapes naming its inputs, its prefix, its external initializers file) follow
+  // it as the output path does (issue 33: A's shape reached B's compile, which then failed on an unknown input).
+  void modelFieldsFollowTheModel() {
+    CompilePanel panel;
+    panel.setSourceModel(modelA_);
+    auto* shapes = panel.findChild<QLineEdit*>(QStringLiteral("shapesEdit"));
+    auto* prefix = panel.findChild<QLineEdit*>(QStringLiteral("prefixEdit"));
+    auto* external = panel.findChild<QLineEdit*>(QStringLiteral("extInitializersEdit"));
+    QVERIFY(shapes && prefix && external);
+    shapes->setText(QStringLiteral("x=1x3x640x640"));
+    prefix->setText(QStringLiteral("a_"));
+    external->setText(QStringLiteral("a_weights.data"));
+    panel.setSourceModel(modelB_);
+    QVERIFY(shapes->text().isEmpty() && prefix->text().isEmpty() && external->text().isEmpty());
+    QVERIFY(panel.settings().shapes.empty());
+    QVERIFY(panel.settings().nodeNamePrefix.empty());
+    shapes->setText(QStringLiteral("input=1x1x32x32"));
+    panel.setSourceModel(modelA_);  // A's fields come back, B's stay B's
+    QCOMPARE(shapes->text(), QStringLiteral("x=1x3x640x640"));
+    QCOMPARE(prefix->text(), QStringLiteral("a_"));
+    QCOMPARE(external->text(), QStringLiteral("a_weights.data"));
+    panel.setSourceModel(modelB_);
+    QCOMPARE(shapes->text(), QStringLiteral("input=1x1x32x32"));
+    QVERIFY(prefix->text().isEmpty());
+  }
+
   void existingOutputAsksAndCancelKeepsIt_data() {
     QTest::addColumn<QString>("existingName");
     QTest::newRow("ctx model") << QStringLiteral("guard_ctx.onnx");
