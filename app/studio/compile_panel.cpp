@@ -206,7 +206,7 @@ QWidget* CompilePanel::buildForm() {
   autotuneCheck_->setObjectName(QStringLiteral("autotuneCheck"));
   shapesEdit_->setObjectName(QStringLiteral("shapesEdit"));
   shapesEdit_->setPlaceholderText(tr("NAME=1x3x640x640 … fixes an input's free dimensions"));
-  shapesEdit_->setToolTip(tr("As kiln compile --shape; several entries separated by spaces or commas"));
+  shapesEdit_->setToolTip(tr("As kiln compile --shape; several separated by spaces, commas or ';'"));
 
   auto* form = new QFormLayout;
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);

@@ -38,7 +38,7 @@ QWidget* GraphPanel::createInputShapesRow() {
   shapesEdit_->setObjectName(QStringLiteral("inputShapesEdit"));
   shapesEdit_->setMaximumWidth(300);
   shapesEdit_->setPlaceholderText(tr("x=1x3x640x640"));
-  shapesEdit_->setToolTip(tr("Fix input shapes (NAME=1x3x640x640, as kiln --shape; several separated by ';') and Enter: the engine's "
+  shapesEdit_->setToolTip(tr("Fix input shapes (NAME=1x3x640x640, as kiln --shape; several separated by spaces, commas or ';') and Enter: the engine's "
                              "shape inference then gives concrete dimensions in node details, the Nodes table and "
                              "on edges. '?' marks a dimension the model leaves open."));
   title->setBuddy(shapesEdit_);

@@ -27,18 +27,22 @@ QString row(const QString& key, const QString& valueHtml) {
 
 QString section(const QString& title) { return QStringLiteral("<h4 style='margin-bottom:2px'>%1</h4>").arg(esc(title)); }
 
+// A node's inputs or outputs, each name with its type on the line below, both the pane's full width: value names
+// are long ("/backbone/stage1/conv/Conv_output_0"), and as a key column that does not wrap they squeezed the type
+// column of a narrow pane to one character per line.
 QString valueRows(const bridge::GraphDocument& document, const std::vector<std::string>& names) {
   QString html;
   for (size_t i = 0; i < names.size(); ++i) {
     const QString name = QString::fromStdString(names[i]);
-    if (name.isEmpty()) {
-      html += row(QString::number(i), QStringLiteral("<i>(omitted)</i>"));
-      continue;
+    QString type = QStringLiteral("<i>(omitted)</i>");
+    if (!name.isEmpty()) {
+      const auto& values = document.modelInfo().values;
+      auto it = values.find(names[i]);
+      type = QStringLiteral("<code>%1</code>")
+                 .arg(esc(it == values.end() ? QStringLiteral("?") : bridge::formatValueType(it->second)));
     }
-    const auto& values = document.modelInfo().values;
-    auto it = values.find(names[i]);
-    const QString type = it == values.end() ? QStringLiteral("?") : bridge::formatValueType(it->second);
-    html += row(name, QStringLiteral("<code>%1</code>").arg(esc(type)));
+    html += QStringLiteral("<tr><td colspan='2'><span style='color:#555'>%1</span><br>&nbsp;&nbsp;%2</td></tr>")
+                .arg(esc(name.isEmpty() ? QString::number(i) : name), type);
   }
   return html.isEmpty() ? row(QStringLiteral("-"), QString()) : html;
 }

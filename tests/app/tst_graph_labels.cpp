@@ -4,6 +4,12 @@
 #include <QFontMetricsF>
 #include <QImage>
 #include <QLabel>
+#include <QProcess>
+#include <QSplitter>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QTextDocument>
+#include <QTextLayout>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -11,6 +17,7 @@
 #include "graph_layout.h"
 #include "graph_panel.h"
 #include "graph_view.h"
+#include "node_details_view.h"
 #include "studio_test_files.h"
 
 #include <functional>
@@ -166,6 +173,59 @@ class TestGraphLabels : public QObject {
     }
     QVERIFY2(lines > 1, "at 320 px the chips take more than one line");
     QVERIFY(panel.minimumSizeHint().width() < 320);
+  }
+
+  // A node whose values have exporter-length names keeps its types readable in a narrow details pane (issue 33: at
+  // 260 px the names took the width and the types wrapped one character per line): no laid-out line but the last
+  // of its paragraph holds fewer than three characters.
+  void detailsKeepTypesReadableInANarrowPane() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("long_names.onnx"));
+    QProcess python;
+    python.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"), QStringLiteral(R"(
+import sys, onnx
+from onnx import helper, TensorProto
+a = '/backbone/stage1/block0/conv/Conv_output_0'
+b = '/backbone/stage1/block0/act/Relu_output_0'
+g = helper.make_graph([helper.make_node('Relu', [a], [b], name='/backbone/stage1/block0/act/Relu')], 'g',
+                      [helper.make_tensor_value_info(a, TensorProto.FLOAT, [1, 64, 160, 160])],
+                      [helper.make_tensor_value_info(b, TensorProto.FLOAT, [1, 64, 160, 160])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), sys.argv[1])
+)"), path});
+    QVERIFY(python.waitForFinished(60000));
+    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+    GraphPanel panel;
+    panel.resize(900, 600);
+    panel.show();
+    QSignalSpy ready(&panel, &GraphPanel::layoutReady);
+    panel.openModel(path);
+    QVERIFY(ready.wait(60000));
+    auto* splitter = panel.findChild<QSplitter*>();
+    QVERIFY(splitter);
+    splitter->setSizes({640, 260});
+    const int relu = [&] {
+      for (int i = 0; i < panel.document()->nodes().size(); ++i) {
+        if (panel.document()->nodes()[i].opType == QLatin1String("Relu")) return i;
+      }
+      return -1;
+    }();
+    QVERIFY(relu >= 0);
+    panel.selectNode(relu);
+    QCoreApplication::processEvents();
+    auto* browser = panel.detailsView()->findChild<QTextBrowser*>();
+    QVERIFY(browser);
+    QVERIFY2(browser->width() <= 270, qPrintable(QString::number(browser->width())));
+    QTextDocument* document = browser->document();
+    document->setTextWidth(browser->viewport()->width());
+    QVERIFY(panel.detailsView()->text().contains(QStringLiteral("float32[1,64,160,160]")));
+    for (QTextBlock block = document->begin(); block.isValid(); block = block.next()) {
+      QTextLayout* layout = block.layout();
+      for (int i = 0; layout && i + 1 < layout->lineCount(); ++i) {
+        QVERIFY2(layout->lineAt(i).textLength() >= 3,
+                 qPrintable(QStringLiteral("'%1' wraps after %2 characters").arg(block.text()).arg(layout->lineAt(i).textLength())));
+      }
+    }
+    kiln::testing::saveScreenshot(&panel, QStringLiteral("details_narrow_pane.png"));
   }
 
   // Every legend swatch shows the look it explains (issue 33: the CPU-fallback and EPContext swatches were blank,
