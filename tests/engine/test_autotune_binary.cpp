@@ -5,13 +5,16 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 
 #include "binary_mutations.h"
 #include "context_binary/context_binary.h"
 #include "context_binary/format.h"
 #include "ep/vulkan/vk_kernel.h"
 #include "ep/vulkan/vulkan_context_hooks.h"
+#include "kiln/compiler.h"
 #include "kiln/context_binary.h"
+#include "kiln/progress.h"
 #include "kiln/session.h"
 #include "session/inference_session.h"
 #include "session/session_from_binary.h"
@@ -323,6 +326,46 @@ TEST(AutotuneBinary, EpContextGenerationStoresTheChoices) {
   ASSERT_TRUE(expected.isOk() && actual.isOk()) << actual.status().toString();
   EXPECT_EQ(loaded.value()->timings().autotune_ms, 0.0);
   expectClose(*expected, *actual);
+}
+
+// Autotune reports progress kernel by kernel and honours a cancel between kernels (issue 33: a cancel pressed during
+// the autotune stage waited for the whole tuning run, and progress stood at "0/1"): cancelled after the first kernel,
+// the compile ends CANCELLED before the next is timed and writes nothing.
+TEST(AutotuneBinary, ProgressIsPerKernelAndCancelStopsBetweenKernels) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  std::vector<std::pair<int64_t, int64_t>> tuning;  // (done, total) of each AUTOTUNE event
+  SessionOptions options = tunedOptions();
+  options.progress.onProgress = [&](const ProgressEvent& event) {
+    if (event.step == ProgressStep::AUTOTUNE) tuning.emplace_back(event.done, event.total);
+  };
+  ModelCompilationOptions full(options);
+  full.setInputModelPath(kModel);
+  full.setOutputModelPath(dir.file("full_ctx.onnx"));
+  ASSERT_TRUE(compileModel(full).isOk());
+  ASSERT_GE(tuning.size(), 3u);  // before each kernel, then the end
+  const int64_t kernels = tuning.front().second;
+  ASSERT_GE(kernels, 2) << "tiny_cnn tunes several kernels";
+  for (size_t i = 0; i + 1 < tuning.size(); ++i) EXPECT_EQ(tuning[i], std::make_pair(static_cast<int64_t>(i), kernels));
+  EXPECT_EQ(tuning.back(), std::make_pair(kernels, kernels));
+
+  tuning.clear();
+  auto token = std::make_shared<CancellationToken>();
+  options.progress.cancellation = token;
+  options.progress.onProgress = [&](const ProgressEvent& event) {
+    if (event.step != ProgressStep::AUTOTUNE) return;
+    tuning.emplace_back(event.done, event.total);
+    if (event.done == 1) token->cancel();  // one kernel tuned
+  };
+  ModelCompilationOptions cancelled(options);
+  cancelled.setInputModelPath(kModel);
+  cancelled.setOutputModelPath(dir.file("cancelled_ctx.onnx"));
+  auto result = compileModel(cancelled);
+  ASSERT_FALSE(result.isOk());
+  EXPECT_EQ(result.status().code(), StatusCode::CANCELLED) << result.status().toString();
+  ASSERT_EQ(tuning.size(), 2u) << "no kernel was timed after the cancel";
+  EXPECT_FALSE(std::filesystem::exists(dir.file("cancelled_ctx.onnx")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("cancelled_vulkan.bin")));
 }
 
 // A cross-compile for a device profile keeps the defaults and says so (timings here would not apply there).

@@ -21,7 +21,7 @@ enum class ProgressStep {
   COMPILE,    // compiling partitions: done = partitions finished, total = all of them
   GLSLANG,    // one partition's shaders to SPIR-V (`partition` names it): done/total shaders
   PIPELINES,  // one partition's pipelines created: done/total pipelines
-  AUTOTUNE,   // one partition's kernel candidates timed (0/1, then 1/1)
+  AUTOTUNE,   // one partition's kernels with candidates timed: done/total kernels (a cancel is honoured between them)
   WRITE,      // writing a compile's files (0/1, then 1/1)
 };
 

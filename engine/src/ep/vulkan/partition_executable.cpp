@@ -208,7 +208,8 @@ Result<std::unique_ptr<VulkanPartitionExecutable>> VulkanPartitionExecutable::cr
   exe->steps_ = std::move(steps);
   exe->profile_ = profile && exe->device_->info().timestampQueries;
   exe->autotuneTimings_ = autotuneTimings;
-  for (const auto& step : exe->steps_) exe->autotune_ = exe->autotune_ || (step.kernel && step.kernel->candidateCount() > 1);
+  for (const auto& step : exe->steps_) exe->kernelsToTune_ += step.kernel && step.kernel->candidateCount() > 1 ? 1 : 0;
+  exe->autotune_ = exe->kernelsToTune_ > 0;
   KILN_RETURN_IF_ERROR(exe->build(weightUploadMs));
   if (exe->profile_) KILN_RETURN_IF_ERROR(exe->stream_->enableTimestamps(static_cast<uint32_t>(2 * exe->steps_.size() + 2)));
   return exe;
@@ -412,7 +413,10 @@ Result<std::vector<Tensor>> VulkanPartitionExecutable::runLocked(std::span<const
         out.host = std::move(produced[o]);
       }
     } else {
-      if (autotune_ && step.kernel->candidateCount() > 1) KILN_RETURN_IF_ERROR(autotuneStep(s, frame));
+      if (autotune_ && step.kernel->candidateCount() > 1) {
+        if (tuningObserver_) KILN_RETURN_IF_ERROR(tuningObserver_(tuned_.size(), kernelsToTune_, step.node->label()));
+        KILN_RETURN_IF_ERROR(autotuneStep(s, frame));
+      }
       recorder.bind(step, slotted.inputs, slotted.outputs);
       if (profile_) marks.emplace_back(s, stream_->timestamp());
       KILN_RETURN_IF_ERROR(step.kernel->record(recorder).withContext("recording " + step.node->label()));

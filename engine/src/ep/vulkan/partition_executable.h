@@ -2,6 +2,7 @@
 // into one command buffer (host nodes evaluate while recording), submitting once and reading the outputs back.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -42,6 +43,12 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   // The autotune choices made by the first run (kernels with candidates), in step order; empty before it.
   std::vector<TunedKernel> tunedKernels() const;
 
+  // Called on the tuning run before each kernel's candidates are timed, with how many kernels are tuned so far, how
+  // many the run tunes and the node's label: a compile reports autotune progress through it, and a non-OK status
+  // (CANCELLED) ends the run there, so a cancel is honoured between kernels rather than after the whole run.
+  using TuningObserver = std::function<Status(size_t tuned, size_t toTune, const std::string& node)>;
+  void setTuningObserver(TuningObserver observer) { tuningObserver_ = std::move(observer); }
+
   // kiln.vulkan.profile=1: each dispatching node's device ms in the last run (timestamps around its dispatches).
   std::vector<std::pair<std::string, double>> lastNodeDeviceMs() const override;
 
@@ -75,6 +82,8 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   SessionTimings* autotuneTimings_ = nullptr;  // the session's timings (autotune_ms), owned by the session
   std::unique_ptr<CommandStream> tuneStream_;
   std::vector<TunedKernel> tuned_;  // what autotuneStep chose and measured
+  TuningObserver tuningObserver_;
+  size_t kernelsToTune_ = 0;  // steps whose kernel has candidates
   std::vector<std::pair<std::string, double>> lastNodeDeviceMs_;  // reportProfile's per-node times
   mutable std::mutex runMutex_;
 };

@@ -473,11 +473,23 @@ class VulkanExecutionProvider final : public ExecutionProvider {
                                                             std::move(kernels->steps), &uploadMs, profile_, nullptr));
     kernels.reset();
     if (context.timings) context.timings->weight_upload_ms += uploadMs;
-    if (context.progress) context.progress->report(ProgressStep::AUTOTUNE, 0, 1, compiled.name);
+    // Progress kernel by kernel, and a cancel honoured between kernels (a big model tunes for minutes).
+    executable->setTuningObserver([&](size_t tuned, size_t toTune, const std::string&) {
+      if (!context.progress) return Status::ok();
+      context.progress->report(ProgressStep::AUTOTUNE, static_cast<int64_t>(tuned), static_cast<int64_t>(toTune),
+                               compiled.name);
+      if (context.progress->cancelled()) return Status(StatusCode::CANCELLED, "autotune of " + compiled.name + " cancelled");
+      return Status::ok();
+    });
     Stopwatch clock;
     auto ran = executable->run(inputs);
+    executable->setTuningObserver(nullptr);
     if (context.timings) context.timings->autotune_ms += clock.elapsedMs();
-    if (context.progress) context.progress->report(ProgressStep::AUTOTUNE, 1, 1, compiled.name);
+    if (!ran.isOk() && ran.status().code() == StatusCode::CANCELLED) return ran.status();
+    if (context.progress) {
+      const auto tuned = static_cast<int64_t>(executable->tunedKernels().size());
+      context.progress->report(ProgressStep::AUTOTUNE, tuned, tuned, compiled.name);
+    }
     if (!ran.isOk()) {
       // The executable may hold half-tuned kernels: load() recreates them with their defaults.
       tuning.note = "the tuning run failed (" + ran.status().message() + "): kernels keep their defaults";
