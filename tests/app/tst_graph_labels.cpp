@@ -16,6 +16,7 @@
 
 #include "graph_layout.h"
 #include "graph_panel.h"
+#include "graph_panel_waits.h"
 #include "graph_view.h"
 #include "node_details_view.h"
 #include "studio_test_files.h"
@@ -197,9 +198,7 @@ onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), sys
     GraphPanel panel;
     panel.resize(900, 600);
     panel.show();
-    QSignalSpy ready(&panel, &GraphPanel::layoutReady);
-    panel.openModel(path);
-    QVERIFY(ready.wait(60000));
+    QVERIFY(kiln::testing::openAndWait(panel, path));
     auto* splitter = panel.findChild<QSplitter*>();
     QVERIFY(splitter);
     splitter->setSizes({640, 260});
@@ -235,9 +234,7 @@ onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), sys
     GraphPanel panel;
     panel.resize(900, 600);
     panel.show();
-    QSignalSpy ready(&panel, &GraphPanel::layoutReady);
-    panel.openModel(QStringLiteral(KILN_PARTITION_SAMPLE));
-    QVERIFY(ready.wait(60000));
+    QVERIFY(kiln::testing::openAndWait(panel, QStringLiteral(KILN_PARTITION_SAMPLE)));
     auto* legend = panel.findChild<QWidget*>(QStringLiteral("graphLegend"));
     QVERIFY(legend);
     const auto chips = legend->findChildren<QLabel*>(QStringLiteral("legendChip"));
