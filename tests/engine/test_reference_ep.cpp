@@ -5,8 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
+#include "binary_mutations.h"
+#include "context_binary/context_binary.h"
 #include "kiln/compatibility.h"
 #include "kiln/compiler.h"
 #include "kiln/context_binary.h"
@@ -194,6 +199,60 @@ TEST_F(ReferenceEp, MergedCtxModelsKeepTheEpsPartitions) {
   ASSERT_TRUE(out.isOk()) << out.status().toString();
   expectSameValues(outputOf(a, withProviders("cpu")), (*out)[0].tensor);
   expectSameValues(outputOf(b, withProviders("cpu")), (*out)[1].tensor);
+}
+
+// Bad input on the new paths: a provider_data section damaged behind fixed-up hashes (every mutation: INVALID_GRAPH
+// where detectable, never a crash), a record that names a partition the binary lacks or another EP than the
+// partition's (INVALID_GRAPH naming the section), and registrations that cannot be honoured (INVALID_ARGUMENT).
+TEST_F(ReferenceEp, DamagedProviderDataAndBadRegistrationsAreClearErrors) {
+  testing::TempDir dir;
+  auto compiled = compileWithReference(convNet(dir, "net.onnx"), dir.file("net_ctx.onnx"), false);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+  std::ifstream in(compiled->binaryPath, std::ios::binary);
+  const std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> original(chars.size());
+  std::memcpy(original.data(), chars.data(), chars.size());
+  std::vector<std::string> wrong;
+  EXPECT_GT(testing::mutateContextBinary(original, [&](const std::string& what) { wrong.push_back(what); }), 0u);
+  EXPECT_TRUE(wrong.empty()) << wrong.front();
+
+  auto opened = ctxbin::ContextBinary::fromBytes(original, "net_vulkan.bin");
+  ASSERT_TRUE(opened.isOk());
+  uint64_t offset = 0;
+  for (const auto& section : (*opened)->sections()) {
+    if (section.kind == ctxbin::SectionKind::PROVIDER_DATA) offset = section.offset;
+  }
+  ASSERT_GT(offset, 0u);
+  // The first record: u32 count, then the partition name and the EP name (u32 length + bytes each).
+  auto damaged = [&](size_t stringIndex, const std::string& expected) {
+    std::vector<std::byte> bytes = original;
+    size_t at = offset + 4;
+    for (size_t i = 0; i < stringIndex; ++i) {
+      uint32_t length = 0;
+      std::memcpy(&length, bytes.data() + at, 4);
+      at += 4 + length;
+    }
+    bytes[at + 4] = std::byte{'#'};  // same length, another name
+    testing::mutation_detail::rehash(bytes);
+    auto binary = ctxbin::ContextBinary::fromBytes(bytes, "damaged");
+    ASSERT_TRUE(binary.isOk()) << binary.status().toString();
+    auto partitions = (*binary)->partitions();
+    ASSERT_FALSE(partitions.isOk());
+    EXPECT_EQ(partitions.status().code(), StatusCode::INVALID_GRAPH);
+    EXPECT_NE(partitions.status().message().find(expected), std::string::npos) << partitions.status().message();
+  };
+  damaged(0, "which the binary does not hold");
+  damaged(1, "which " + testing::kReferenceProvider + " compiled");
+
+  EXPECT_EQ(registerExecutionProvider({"cpu", "X", [] { return std::make_unique<testing::ReferenceExecutionProvider>(); }, nullptr})
+                .code(),
+            StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(registerExecutionProvider({"other", "X", nullptr, nullptr}).code(), StatusCode::INVALID_ARGUMENT);
+  auto unknown = Session::create(dir.file("net.onnx"), withProviders("nosuch,cpu"));
+  ASSERT_FALSE(unknown.isOk());
+  EXPECT_EQ(unknown.status().code(), StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(unknown.status().message().find(testing::kReferenceShortName), std::string::npos)
+      << "the known names list the registered EP: " << unknown.status().message();
 }
 
 }  // namespace
