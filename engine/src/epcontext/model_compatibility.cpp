@@ -104,27 +104,6 @@ std::string holdsNoKnownProvider(const std::string& origin, const std::string& p
   return origin + " holds partitions of " + provider + ", which this build cannot load";
 }
 
-// A context binary judged by the EP whose partitions it holds; one of another format major version (nothing in it
-// can be trusted) is `unsupported`, said against the device of the EP that claims source-less EPContext nodes.
-Result<CompatibilityVerdict> judgeBareBinary(std::span<const std::byte> bytes, const std::string& origin,
-                                             const CompatibilityQuery& query, const ctxbin::ContextHooksLookup& providers) {
-  KILN_ASSIGN_OR_RETURN(const auto version, ctxbin::readFormatVersion(bytes));
-  if (version.first != ctxbin::kFormatMajor) {
-    const ctxbin::EpContextHooks* fallback = providers ? providers("") : nullptr;
-    if (!fallback) return Status(StatusCode::NOT_IMPLEMENTED, holdsNoKnownProvider(origin, "an unknown EP"));
-    KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, *fallback));
-    KILN_ASSIGN_OR_RETURN(auto otherFormat, ctxbin::judgeFormatVersion(bytes, origin, device.against));
-    if (otherFormat) return *otherFormat;
-  }
-  KILN_ASSIGN_OR_RETURN(auto binary,
-                        ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
-  KILN_ASSIGN_OR_RETURN(const std::string provider, binary->executionProvider());
-  const ctxbin::EpContextHooks* hooks = providers ? providers(provider) : nullptr;
-  if (!hooks) return Status(StatusCode::NOT_IMPLEMENTED, holdsNoKnownProvider(origin, provider));
-  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, *hooks));
-  return hooks->judgeContext(*binary, device.info, device.against);
-}
-
 // A binary judged by `hooks` against `device`; one of another format major version is `unsupported`, not an error.
 Result<CompatibilityVerdict> judgeBinaryBytes(std::span<const std::byte> bytes, const std::string& origin,
                                               const Device& device, const ctxbin::EpContextHooks& hooks) {
@@ -249,6 +228,27 @@ Status applyStaleness(ModelCompatibility& result, const std::string& baseFolder,
 
 namespace epctx {
 
+Result<std::optional<CompatibilityVerdict>> judgeOtherFormat(std::span<const std::byte> bytes, const std::string& origin,
+                                                             const CompatibilityQuery& query,
+                                                             const ctxbin::ContextHooksLookup& providers) {
+  KILN_ASSIGN_OR_RETURN(const auto version, ctxbin::readFormatVersion(bytes));
+  if (version.first == ctxbin::kFormatMajor) return std::optional<CompatibilityVerdict>();
+  const ctxbin::EpContextHooks* fallback = providers ? providers("") : nullptr;
+  if (!fallback) return Status(StatusCode::NOT_IMPLEMENTED, holdsNoKnownProvider(origin, "an unknown EP"));
+  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, *fallback));
+  return ctxbin::judgeFormatVersion(bytes, origin, device.against);
+}
+
+Result<CompatibilityVerdict> judgeContextBinary(const ctxbin::ContextBinary& binary, const CompatibilityQuery& query,
+                                                const ctxbin::ContextHooksLookup& providers) {
+  KILN_ASSIGN_OR_RETURN(const std::string provider, binary.executionProvider());
+  const ctxbin::EpContextHooks* hooks = providers ? providers(provider) : nullptr;
+  if (!hooks) return Status(StatusCode::NOT_IMPLEMENTED, holdsNoKnownProvider(binary.origin(), provider));
+  KILN_ASSIGN_OR_RETURN(const Device device, targetDevice(query, *hooks));
+  return hooks->judgeContext(binary, device.info, device.against);
+}
+
+
 Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const std::string& baseFolder,
                                       const std::string& origin, const CompatibilityQuery& query,
                                       const std::optional<std::map<std::string, std::string>>& currentOptions,
@@ -256,7 +256,14 @@ Result<ModelCompatibility> judgeModel(std::span<const std::byte> bytes, const st
   ModelCompatibility result;
   if (ctxbin::readFormatVersion(bytes).isOk()) {  // a context binary: its magic is unmistakable
     result.fileKind = "context_binary";
-    KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict, judgeBareBinary(bytes, origin, query, providers));
+    KILN_ASSIGN_OR_RETURN(auto otherFormat, judgeOtherFormat(bytes, origin, query, providers));
+    if (otherFormat) {
+      apply(result, *otherFormat);
+      return result;
+    }
+    KILN_ASSIGN_OR_RETURN(auto binary,
+                          ctxbin::ContextBinary::fromBytes(std::vector<std::byte>(bytes.begin(), bytes.end()), origin));
+    KILN_ASSIGN_OR_RETURN(const CompatibilityVerdict verdict, judgeContextBinary(*binary, query, providers));
     apply(result, verdict);
     // Format 1.1 binaries carry the compile record too: a binary alone can be found stale.
     if (auto parsed = ctxbin::parseHeader(bytes); parsed.isOk()) {
