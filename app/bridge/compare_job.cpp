@@ -96,6 +96,8 @@ NodeMetrics nodeMetrics(const app::NodeData& data) {
   NodeMetrics metrics;
   metrics.kind = qs(data.kind);
   metrics.model = qs(data.model);
+  metrics.modelHash = qs(data.modelHash);
+  metrics.modelSourceHash = qs(data.modelSourceHash);
   for (const auto& datum : data.nodes) {
     NodeMetricRow row;
     row.node = qs(datum.node);

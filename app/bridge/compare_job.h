@@ -72,6 +72,7 @@ struct NodeMetricRow {
 struct NodeMetrics {
   QString kind;   // "profile" or "compare"
   QString model;  // the model the node names refer to
+  QString modelHash, modelSourceHash;  // its identity (app/common/node_data.h); "" when the data does not say
   QList<NodeMetricRow> nodes;
   // Every metric some node has, sorted.
   QStringList metricNames() const;

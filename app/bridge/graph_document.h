@@ -146,6 +146,10 @@ class GraphDocument {
                              const std::optional<Result<EpContextModelInfo>>& epContext);
 
   const ModelInfo& modelInfo() const { return *info_; }
+  // Main document only: what the model file is (kiln::identifyModel: its content hash, and a ctx model's source),
+  // for binding per-node data to it; empty when the file could not be read again.
+  const ModelIdentity& modelIdentity() const { return identity_; }
+  void setModelIdentity(ModelIdentity identity) { identity_ = std::move(identity); }
   // "main", or the body's path ("main/If_25.else_branch").
   const QString& graphPath() const { return graphPath_; }
   // The engine's description of op node `node` (GraphNode::modelIndex into this graph's node list).
@@ -188,6 +192,7 @@ class GraphDocument {
                                   const std::optional<Result<EpContextModelInfo>>& epContext);
 
   std::shared_ptr<const ModelInfo> info_;
+  ModelIdentity identity_;
   QString graphPath_;
   const std::vector<NodeInfo>* sourceNodes_ = nullptr;  // inside *info_
   QHash<QString, std::shared_ptr<const GraphDocument>> bodies_;

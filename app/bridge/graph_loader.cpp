@@ -71,7 +71,10 @@ void GraphLoader::load(const QString& path, const InputShapes& inputShapes) {
         if (hasEpContext) epContext = inspectEpContextModel(file);
         // For a ctx model too: the engine reports its EPContext partitions and CPU-fallback nodes.
         const Result<PartitionReport> report = analyzePartitions(file, options);
-        document = std::make_shared<const GraphDocument>(GraphDocument::build(info.value(), report, epContext));
+        GraphDocument built = GraphDocument::build(info.value(), report, epContext);
+        // Per-node data shows on this model only (or its compiled twin): the overlay compares identities.
+        if (Result<ModelIdentity> identity = identifyModel(file); identity.isOk()) built.setModelIdentity(*identity);
+        document = std::make_shared<const GraphDocument>(std::move(built));
       }
     } catch (const std::exception& e) {
       // The engine API does not throw, but std::bad_alloc on a huge model must not terminate the app.

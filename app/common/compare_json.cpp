@@ -95,6 +95,7 @@ NodeData compareNodeData(const BisectResult& bisect, const std::string& model, c
     if (bisect.firstDivergence && bisect.firstDivergence->node == node.node) datum.details["first_divergence"] = true;
     data.nodes.push_back(std::move(datum));
   }
+  bindToModel(data);
   return data;
 }
 

@@ -6,6 +6,8 @@
 
 #include <unistd.h>
 
+#include "kiln/model_info.h"
+
 namespace kiln::app {
 
 NodeData nodeDataFromProfile(const RunProfile& profile, const std::string& model) {
@@ -19,7 +21,16 @@ NodeData nodeDataFromProfile(const RunProfile& profile, const std::string& model
     if (!timing.coveredMs.empty()) datum.details["covered_ms"] = timing.coveredMs;
     data.nodes.push_back(std::move(datum));
   }
+  bindToModel(data);
   return data;
+}
+
+void bindToModel(NodeData& data) {
+  if (data.model.empty()) return;
+  const Result<ModelIdentity> identity = identifyModel(data.model);
+  if (!identity.isOk()) return;
+  data.modelHash = identity->contentHash;
+  data.modelSourceHash = identity->sourceHash;
 }
 
 nlohmann::json toJson(const NodeData& data) {
@@ -32,8 +43,13 @@ nlohmann::json toJson(const NodeData& data) {
     entry["metrics"] = datum.metrics;
     nodes.push_back(std::move(entry));
   }
-  return {{"format", kNodeDataFormat}, {"version", kNodeDataVersion}, {"kind", data.kind},
-          {"producer", data.producer}, {"model", data.model}, {"summary", data.summary}, {"nodes", nodes}};
+  nlohmann::json document = {{"format", kNodeDataFormat}, {"version", kNodeDataVersion}, {"kind", data.kind},
+                             {"producer", data.producer}, {"model", data.model}};
+  if (!data.modelHash.empty()) document["model_hash"] = data.modelHash;
+  if (!data.modelSourceHash.empty()) document["model_source_hash"] = data.modelSourceHash;
+  document["summary"] = data.summary;
+  document["nodes"] = std::move(nodes);
+  return document;
 }
 
 namespace {
@@ -58,7 +74,8 @@ Result<NodeData> nodeDataFromJson(const nlohmann::json& document) {
   auto nodes = document.find("nodes");
   if (nodes == document.end() || !nodes->is_array()) return invalid("\"nodes\" must be an array");
   NodeData data{stringOr(document, "kind", ""), stringOr(document, "producer", ""), stringOr(document, "model", ""),
-                {}, document.value("summary", nlohmann::json::object())};
+                {}, document.value("summary", nlohmann::json::object()), stringOr(document, "model_hash", ""),
+                stringOr(document, "model_source_hash", "")};
   for (size_t i = 0; i < nodes->size(); ++i) {
     const nlohmann::json& entry = (*nodes)[i];
     const std::string where = "nodes[" + std::to_string(i) + "]";

@@ -33,7 +33,16 @@ struct NodeData {
   std::string model;     // the model the node names refer to
   std::vector<NodeDatum> nodes;
   nlohmann::json summary = nlohmann::json::object();  // run-wide facts (run_ms, tolerance, ...)
+  // The model's identity (kiln::identifyModel) when it could be read: a reader shows the data on that model only,
+  // or maps it by node name onto its compiled twin (a ctx model whose compile record names `modelHash` as its
+  // source, or the source named by `modelSourceHash`). "" in files written before Kiln recorded them.
+  std::string modelHash = {};
+  std::string modelSourceHash = {};  // the model is a ctx model compiled from the model with this hash
 };
+
+// Fills data.modelHash and data.modelSourceHash from the model file data.model names; leaves them "" when it
+// cannot be read (the data still stands, only unbound).
+void bindToModel(NodeData& data);
 
 // The node data of a profiled run: per node time_ms and calls; execution_provider, fused_into, covers (the
 // nodes a compiled partition runs) and covered_ms (their device ms, when the partition measured it) as details.

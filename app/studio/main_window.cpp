@@ -164,22 +164,21 @@ MainWindow::MainWindow(QWidget* parent)
   // Compare: per-output table, first divergence one click away, per-node overlay on the source graph.
   comparePanel_ = new ComparePanel;
   addPanel(comparePanel_, tr("C&ompare"));
-  auto recolour = [this] {
-    if (graph_->document()) comparePanel_->overlay().applyTo(graph_->view(), *graph_->document());
-  };
-  connect(comparePanel_, &ComparePanel::overlayChanged, this, recolour);
-  connect(graph_, &GraphPanel::layoutReady, this, recolour);
-  // A click on an overlaid node shows its numbers (and a compare run's histogram of differences) in its details.
-  connect(graph_, &GraphPanel::nodeSelected, this, [this](const QString& node) {
-    if (const auto* row = comparePanel_->overlay().row(node)) {
-      graph_->detailsView()->appendNodeMetrics(*row, comparePanel_->overlay().kind());
-    }
+  // The overlay goes on each graph panel its data belongs to (its model, or by name on the compiled twin); the
+  // others show only a note saying whose data it is.
+  for (GraphPanel* panel : {graph_, compiledGraph_}) {
+    connect(panel, &GraphPanel::layoutReady, this, [this, panel] { applyOverlay(panel); });
+    // A click on an overlaid node shows its numbers (and a compare run's histogram of differences) in its details.
+    connect(panel, &GraphPanel::nodeSelected, this, [this, panel](const QString& node) {
+      const auto* row = comparePanel_->overlay().row(node);
+      if (row && overlayBinding(panel).shown()) panel->detailsView()->appendNodeMetrics(*row, comparePanel_->overlay().kind());
+    });
+  }
+  connect(comparePanel_, &ComparePanel::overlayChanged, this, [this] {
+    for (GraphPanel* panel : {graph_, compiledGraph_}) applyOverlay(panel);
   });
   connect(comparePanel_, &ComparePanel::showNodeRequested, this, [this, graphs](const QString& node) {
-    const int index = graph_->document() ? NodeOverlay::nodeIndex(*graph_->document(), node) : -1;
-    if (index < 0) return;
-    tabs_->setCurrentWidget(graphs);
-    graph_->view()->focusNode(index);
+    showOverlaidNode(graphs, node);
   });
   setCentralWidget(tabs_);
   connect(compilePanel_, &CompilePanel::compiled, this, &MainWindow::onCompiled);
@@ -207,6 +206,42 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+bridge::OverlayBinding MainWindow::overlayBinding(GraphPanel* panel) const {
+  const auto root = panel->rootDocument();
+  if (!panel->document() || !root) return {bridge::OverlayMatch::OtherModel, {}};
+  return comparePanel_->overlay().binding(*panel->document(), root->modelIdentity());
+}
+
+void MainWindow::applyOverlay(GraphPanel* panel) {
+  if (const auto root = panel->rootDocument(); root && panel->document()) {
+    comparePanel_->overlay().applyTo(panel->view(), *panel->document(), root->modelIdentity());
+  }
+}
+
+void MainWindow::showOverlaidNode(QWidget* graphs, const QString& node) {
+  const NodeOverlay& overlay = comparePanel_->overlay();
+  const auto* row = overlay.row(node);
+  const QString graph = row && !row->graph.isEmpty() ? row->graph : QString::fromLatin1(bridge::GraphDocument::kMainPath);
+  for (GraphPanel* panel : {graph_, compiledGraph_}) {
+    const auto root = panel->rootDocument();
+    if (panel->isHidden() || !root || !overlayBinding(panel).shown()) continue;
+    const auto target = graph == root->graphPath() ? root : root->body(graph);
+    const int index = target ? NodeOverlay::nodeIndex(*target, node) : -1;
+    if (index < 0) continue;
+    tabs_->setCurrentWidget(graphs);
+    if (target == panel->document()) {
+      panel->view()->focusNode(index);
+    } else {
+      panel->openGraph(graph, node);
+    }
+    return;
+  }
+  const bridge::OverlayBinding binding = overlayBinding(graph_);
+  statusBar()->showMessage(!binding.shown() && !binding.note.isEmpty()
+                               ? binding.note
+                               : tr("The first divergence, %1, is not in the model on display").arg(node));
+}
 
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "kiln/model_info.h"
+#include "overlay_binding.h"
 
 class QDockWidget;
 class QLabel;
@@ -96,6 +97,12 @@ class MainWindow : public QMainWindow {
   void onCompiled(const QString& ctxModelPath);
   void showAbout();
   void fitColumns();
+  // The compare panel's per-node data on `panel`: coloured where it belongs (overlay_binding.h), else a note.
+  void applyOverlay(GraphPanel* panel);
+  bridge::OverlayBinding overlayBinding(GraphPanel* panel) const;
+  // Focuses `node` (the first divergence) on a graph panel the data belongs on, opening its body graph when it is
+  // in one; when no panel shows it, the status bar says why.
+  void showOverlaidNode(QWidget* graphs, const QString& node);
   void onLoaded(const ModelInfo& info, double loadMs);
   void onFailed(const QString& path, const QString& message);
 

@@ -84,6 +84,8 @@ void NodeOverlay::setData(const bridge::NodeMetrics& data, const QString& metric
   clear();
   metric_ = metric;
   kind_ = data.kind;
+  identity_ = data;
+  identity_.nodes.clear();
   for (const auto& row : data.nodes) {
     rows_.insert(row.node, row);
     if (row.firstDivergence) firstDivergence_ = row.node;
@@ -105,6 +107,7 @@ void NodeOverlay::clear() {
   kind_.clear();
   values_.clear();
   rows_.clear();
+  identity_ = {};
   min_ = max_ = 0;
   log_ = false;
 }
@@ -148,14 +151,24 @@ QList<std::pair<QString, double>> NodeOverlay::topNodes(int n) const {
   return all.mid(0, n);
 }
 
-int NodeOverlay::applyTo(GraphView* view, const bridge::GraphDocument& document) const {
+bridge::OverlayBinding NodeOverlay::binding(const bridge::GraphDocument& document, const ModelIdentity& identity) const {
+  int namesFound = 0;
+  for (const bridge::GraphNode& node : document.nodes()) {
+    if (node.kind == bridge::GraphNode::Kind::Op && rows_.contains(node.name)) ++namesFound;
+  }
+  return bridge::bindOverlay(identity_, static_cast<int>(rows_.size()), identity, namesFound);
+}
+
+int NodeOverlay::applyTo(GraphView* view, const bridge::GraphDocument& document, const ModelIdentity& identity) const {
+  const bridge::OverlayBinding placed = isEmpty() ? bridge::OverlayBinding{} : binding(document, identity);
+  const bool paint = !isEmpty() && placed.shown();
   int coloured = 0;
   for (auto it = view->nodeItems().begin(); it != view->nodeItems().end(); ++it) {
     if (it.key() < 0 || it.key() >= static_cast<int>(document.nodes().size())) continue;
     const bridge::GraphNode& node = document.nodes()[it.key()];
     if (node.kind != bridge::GraphNode::Kind::Op) continue;  // graph inputs and outputs keep their own colour
-    const auto color = colorFor(node.name);
-    it.value()->setFillColor(color ? *color : isEmpty() ? epQColor(node.executionProvider) : QColor(kNoData));
+    const auto color = paint ? colorFor(node.name) : std::nullopt;
+    it.value()->setFillColor(color ? *color : !paint ? epQColor(node.executionProvider) : QColor(kNoData));
     coloured += color ? 1 : 0;
   }
   // The legend floats in the view's bottom-left corner (a child of its viewport, so the view's code is untouched).
@@ -169,8 +182,9 @@ int NodeOverlay::applyTo(GraphView* view, const bridge::GraphDocument& document)
     legend->setObjectName(QStringLiteral("graphOverlayLegend"));
     legend->setAutoFillBackground(true);
   }
-  legend->setOverlay(this, !firstDivergence_.isEmpty());
-  legend->resize(std::min(360, std::max(200, view->viewport()->width() - 16)), legend->sizeHint().height());
+  legend->setOverlay(this, !firstDivergence_.isEmpty(), placed);
+  const int width = std::min(360, std::max(200, view->viewport()->width() - 16));
+  legend->resize(width, legend->heightForWidth(width));
   legend->move(8, std::max(0, view->viewport()->height() - legend->height() - 8));
   legend->show();
   legend->raise();
@@ -189,13 +203,28 @@ OverlayLegend::OverlayLegend(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 }
 
-void OverlayLegend::setOverlay(const NodeOverlay* overlay, bool showFirstDivergence) {
+void OverlayLegend::setOverlay(const NodeOverlay* overlay, bool showFirstDivergence, const bridge::OverlayBinding& binding) {
   overlay_ = overlay;
   firstDivergence_ = showFirstDivergence;
+  binding_ = binding;
+  updateGeometry();
   update();
 }
 
-QSize OverlayLegend::sizeHint() const { return {360, fontMetrics().height() * 2 + 26}; }
+namespace {
+constexpr int kNoteFlags = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
+}  // namespace
+
+int OverlayLegend::noteHeight(int width) const {
+  if (binding_.note.isEmpty()) return 0;
+  return fontMetrics().boundingRect(QRect(0, 0, std::max(1, width - 8), 10000), kNoteFlags, binding_.note).height() + 4;
+}
+
+int OverlayLegend::scaleHeight() const { return binding_.shown() ? fontMetrics().height() * 2 + 26 : 4; }
+
+QSize OverlayLegend::sizeHint() const { return {360, heightForWidth(360)}; }
+
+int OverlayLegend::heightForWidth(int width) const { return scaleHeight() + noteHeight(width); }
 
 void OverlayLegend::paintEvent(QPaintEvent*) {
   QPainter painter(this);
@@ -205,6 +234,12 @@ void OverlayLegend::paintEvent(QPaintEvent*) {
     painter.drawText(rect(), Qt::AlignLeft | Qt::AlignVCenter, tr("No per-node data: run a comparison or load a file"));
     return;
   }
+  if (!binding_.note.isEmpty()) {
+    // How the data was placed, or why it is not shown: under the scale, or alone when no node is coloured.
+    painter.setPen(palette().color(binding_.shown() ? QPalette::PlaceholderText : QPalette::Text));
+    painter.drawText(QRect(4, scaleHeight(), width() - 8, noteHeight(width())), kNoteFlags, binding_.note);
+  }
+  if (!binding_.shown()) return;
   const int line = metrics.height();
   painter.translate(4, 2);  // a margin inside the background a floating legend fills
   painter.setPen(palette().color(QPalette::Text));

@@ -1,7 +1,9 @@
 // NodeOverlay: colours a graph's nodes by a per-node quantity (time from a profiled run, error from a compare run)
 // with a legend and a top-N table. The mapping is a sequential scale from the smallest to the largest value
 // (logarithmic when the values span more than two decades, as times and errors usually do); nodes without a value
-// keep their EP colour, and the first diverging node of a compare run is drawn in its own colour.
+// keep their EP colour, and the first diverging node of a compare run is drawn in its own colour. The data is drawn
+// only on the model it belongs to (or by name on its compiled twin: overlay_binding.h); on another model the
+// legend says so and no node changes colour.
 #pragma once
 
 #include <QColor>
@@ -16,6 +18,7 @@
 
 #include "compare_job.h"
 #include "graph_document.h"
+#include "overlay_binding.h"
 
 class QTableWidget;
 
@@ -51,10 +54,14 @@ class NodeOverlay {
   // The `n` nodes with the largest values, largest first.
   QList<std::pair<QString, double>> topNodes(int n) const;
 
-  // Fills every op node of `view` (showing `document`) that has data with its colour and the others with kNoData
-  // (their EP colour would read as a value of the scale), and shows the legend in the view's corner; returns how
-  // many nodes were coloured. With an empty overlay every node gets its EP colour back and the legend goes.
-  int applyTo(GraphView* view, const bridge::GraphDocument& document) const;
+  // How the data goes onto graph `document` of the model with `identity` (overlay_binding.h).
+  bridge::OverlayBinding binding(const bridge::GraphDocument& document, const ModelIdentity& identity) const;
+  // When binding() shows the data: fills every op node of `view` (showing `document`) that has data with its
+  // colour and the others with kNoData (their EP colour would read as a value of the scale). The legend in the
+  // view's corner shows the scale and the binding's note; data that does not belong on the model leaves every node
+  // its EP colour and the legend only says why. Returns how many nodes were coloured. With an empty overlay every
+  // node gets its EP colour back and the legend goes.
+  int applyTo(GraphView* view, const bridge::GraphDocument& document, const ModelIdentity& identity = {}) const;
   // The index in `document` of the op node named `node`, -1 when there is none.
   static int nodeIndex(const bridge::GraphDocument& document, const QString& node);
 
@@ -62,6 +69,7 @@ class NodeOverlay {
   double position(double value) const;  // 0..1 along the scale
 
   QString metric_, firstDivergence_, kind_;
+  bridge::NodeMetrics identity_;  // the data's model and identity, and its node count (rows stay in rows_)
   QHash<QString, double> values_;
   QHash<QString, bridge::NodeMetricRow> rows_;
   double min_ = 0, max_ = 0;
@@ -75,15 +83,23 @@ class OverlayLegend : public QWidget {
 
  public:
   explicit OverlayLegend(QWidget* parent = nullptr);
-  void setOverlay(const NodeOverlay* overlay, bool showFirstDivergence);
+  // `note`: how the data was placed on this model, or why it is not shown (then only the note is drawn).
+  void setOverlay(const NodeOverlay* overlay, bool showFirstDivergence, const bridge::OverlayBinding& binding = {});
+  const QString& note() const { return binding_.note; }
   QSize sizeHint() const override;
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int width) const override;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
 
  private:
+  int noteHeight(int width) const;
+  int scaleHeight() const;  // the title and colour scale; none when the data is not shown
+
   const NodeOverlay* overlay_ = nullptr;
   bool firstDivergence_ = false;
+  bridge::OverlayBinding binding_;
 };
 
 // A bar chart of `counts` (one per kiln::errorHistogramLowerEdge bin of |difference|) `width` px wide: bars on

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "kiln/model_info.h"
 #include "node_data.h"
 
 namespace kiln::app {
@@ -48,6 +49,25 @@ TEST(NodeData, ReadsBackWhatItWrites) {
   EXPECT_EQ(read->nodes[2].metrics.at("time_ms"), 3);
   EXPECT_EQ(read->nodes[2].details["calls"], 2);
   EXPECT_EQ(toJson(*read), toJson(written));
+}
+
+// The data names its model's identity, so a reader can tell the model it belongs to from one with the same names.
+TEST(NodeData, BindsToItsModelsContentHash) {
+  const std::string model = std::string(KILN_TEST_MODELS_DIR) + "/tiny_cnn.onnx";
+  const NodeData bound = nodeDataFromProfile(sampleProfile(), model);
+  const Result<ModelIdentity> identity = identifyModel(model);
+  ASSERT_TRUE(identity.isOk()) << identity.status().toString();
+  EXPECT_EQ(bound.modelHash, identity->contentHash);
+  EXPECT_TRUE(bound.modelSourceHash.empty());
+  const nlohmann::json j = toJson(bound);
+  EXPECT_EQ(j["model_hash"], identity->contentHash);
+  EXPECT_FALSE(j.contains("model_source_hash"));
+  auto read = nodeDataFromJson(j);
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  EXPECT_EQ(read->modelHash, identity->contentHash);
+  // A model that cannot be read leaves the data unbound, not refused; older files without the keys read as unbound.
+  EXPECT_TRUE(nodeDataFromProfile(sampleProfile(), "m.onnx").modelHash.empty());
+  EXPECT_FALSE(toJson(nodeDataFromProfile(sampleProfile(), "m.onnx")).contains("model_hash"));
 }
 
 TEST(NodeData, RefusesDocumentsThatAreNotNodeData) {

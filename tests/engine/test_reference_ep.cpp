@@ -16,6 +16,7 @@
 #include "kiln/compiler.h"
 #include "kiln/context_binary.h"
 #include "kiln/epcontext.h"
+#include "kiln/model_info.h"
 #include "kiln/session.h"
 #include "model_builder.h"
 #include "reference_ep.h"
@@ -110,6 +111,29 @@ TEST_F(ReferenceEp, CompiledPartitionsRoundTripThroughAContextBinaryInBothEmbedM
     expectSameValues(expected, outputOf(ctx, referenceOptions()));
     EXPECT_EQ(testing::ReferenceExecutionProvider::loads - loadsBefore, 1) << "the stored partition ran on the reference EP";
   }
+}
+
+// Data bound to a model (a profile, a comparison) finds it again by identity: a ctx model names its source by the
+// content hash its compile record stores, and where the source is.
+TEST_F(ReferenceEp, ACtxModelsIdentityNamesItsSourceByContentHash) {
+  testing::TempDir dir;
+  const std::string model = convNet(dir, "net.onnx");
+  ASSERT_TRUE(compileWithReference(model, dir.file("net_ctx.onnx"), false).isOk());
+  auto source = identifyModel(model);
+  auto ctx = identifyModel(dir.file("net_ctx.onnx"));
+  ASSERT_TRUE(source.isOk()) << source.status().toString();
+  ASSERT_TRUE(ctx.isOk()) << ctx.status().toString();
+  EXPECT_EQ(source->contentHash.size(), 16u);
+  EXPECT_TRUE(source->sourceHash.empty() && source->sourceModel.empty()) << "a source names no source";
+  EXPECT_NE(ctx->contentHash, source->contentHash);
+  EXPECT_EQ(ctx->sourceHash, source->contentHash);
+  EXPECT_EQ(std::filesystem::path(ctx->sourceModel), std::filesystem::path(model).lexically_normal());
+  // Another model (other weights) is another identity; the same bytes are the same one.
+  EXPECT_NE(identifyModel(convNet(dir, "other.onnx", 1.0f))->contentHash, source->contentHash);
+  EXPECT_EQ(identifyModel(convNet(dir, "again.onnx"))->contentHash, source->contentHash);
+  EXPECT_EQ(identifyModel(dir.file("missing.onnx")).status().code(), StatusCode::NO_SUCHFILE);
+  std::ofstream(dir.file("junk.onnx"), std::ios::binary) << "not a model at all";
+  EXPECT_FALSE(identifyModel(dir.file("junk.onnx")).isOk());
 }
 
 TEST_F(ReferenceEp, InspectShowsTheProviderDataAsTheEpDescribesIt) {

@@ -80,6 +80,20 @@ struct KILN_EXPORT ModelInfo {
   std::map<std::string, ConstantInfo> constants = {};  // initializers and Constant outputs of every graph
 };
 
+// What a model file is, for binding data to it (a profile, a comparison, an overlay): the content hash a compile
+// record stores for its source (XXH3-64 hex of the model's bytes, then of each external data file it reads), and
+// for a ctx model with a compile record, the record's hash of the model it was compiled from and where that model
+// is (the record's path resolved against the ctx model's folder; the file may since have moved).
+struct KILN_EXPORT ModelIdentity {
+  std::string contentHash;
+  std::string sourceHash;   // "" unless a ctx model with a compile record
+  std::string sourceModel;  // "" unless a ctx model with a compile record
+};
+
+// The identity of the model at `path`: NO_SUCHFILE when it (or an external data file) cannot be read,
+// INVALID_PROTOBUF when it is not a model. Reads every external data file, so it costs a pass over the weights.
+KILN_EXPORT Result<ModelIdentity> identifyModel(const std::string& path);
+
 // Loads `path` (external data included), runs ONNX shape inference and describes the top-level graph, every
 // subgraph body and every constant.
 KILN_EXPORT Result<ModelInfo> inspectModel(const std::string& path);

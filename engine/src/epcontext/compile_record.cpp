@@ -8,6 +8,7 @@
 #include "context_binary/format.h"
 #include "context_binary/weight_source.h"
 #include "kiln/config_keys.h"  // the record names its options by their config keys
+#include "kiln/model_info.h"  // identifyModel
 #include "kiln/version.h"
 #include "onnx/model_loader.h"
 #include "util/file_io.h"
@@ -50,11 +51,20 @@ Result<std::string> sourceContentHash(std::span<const std::byte> modelBytes,
   return hex(ctxbin::stringHash(combined));
 }
 
-Result<std::string> sourceContentHash(const std::string& path) {
+namespace {
+
+// The model at `path` as far as hashing needs it: its ranges of external data, not the weights.
+Result<onnx_io::LoadedModel> loadForHash(const std::string& path) {
   onnx_io::LoadOptions options;
   options.runShapeInference = false;
-  options.deferLargeExternalData = true;  // only the ranges are needed, not the weights
-  KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, onnx_io::loadModelFile(path, options));
+  options.deferLargeExternalData = true;
+  return onnx_io::loadModelFile(path, options);
+}
+
+}  // namespace
+
+Result<std::string> sourceContentHash(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, loadForHash(path));
   KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
   return sourceContentHash(file->bytes(), loaded.externalInitializers);
 }
@@ -148,3 +158,24 @@ Staleness stalenessOf(const CompileRecord& record, const std::optional<std::stri
 }
 
 }  // namespace kiln::epctx
+
+namespace kiln {
+
+Result<ModelIdentity> identifyModel(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, epctx::loadForHash(path));
+  KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
+  ModelIdentity identity;
+  KILN_ASSIGN_OR_RETURN(identity.contentHash, epctx::sourceContentHash(file->bytes(), loaded.externalInitializers));
+  for (const auto& entry : loaded.proto.metadata_props()) {
+    if (entry.key() != epctx::kCompileRecordKey) continue;
+    const auto record = epctx::decodeCompileRecord(entry.value());
+    if (!record) break;  // another engine's record, or a damaged one: no claim about a source
+    identity.sourceHash = record->sourceHash;
+    if (!record->sourceModel.empty()) {
+      identity.sourceModel = (std::filesystem::path(path).parent_path() / record->sourceModel).lexically_normal().string();
+    }
+  }
+  return identity;
+}
+
+}  // namespace kiln
