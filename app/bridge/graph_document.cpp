@@ -136,6 +136,14 @@ bool isFoldableConstant(const NodeInfo& node) {
 
 }  // namespace
 
+bool hasEpContextNodes(const ModelInfo& info) {
+  const auto isEpContext = [](const NodeInfo& n) { return kiln::isEpContextNode(n.opType, n.domain); };
+  if (std::any_of(info.nodes.begin(), info.nodes.end(), isEpContext)) return true;
+  return std::any_of(info.subgraphs.begin(), info.subgraphs.end(), [&](const SubgraphInfo& body) {
+    return std::any_of(body.nodes.begin(), body.nodes.end(), isEpContext);
+  });
+}
+
 GraphDocument GraphDocument::build(const ModelInfo& info, const Result<PartitionReport>& report,
                                    const std::optional<Result<EpContextModelInfo>>& epContext) {
   auto shared = std::make_shared<const ModelInfo>(info);

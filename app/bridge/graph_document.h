@@ -122,6 +122,10 @@ struct VisibleGraph {
   QVector<int> expandedClusters;  // drawn as DOT clusters around their vertices
 };
 
+// Whether `info` has EPContext nodes in its main graph or in any body (a compile can leave them in If bodies only):
+// a compiled model, which the inspector decodes and the Compile API refuses as input.
+bool hasEpContextNodes(const ModelInfo& info);
+
 // One step of a breadcrumb: its text and the graph it opens ("branch" opens the graph holding node 'branch').
 struct GraphCrumb {
   QString text;

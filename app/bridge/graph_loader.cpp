@@ -65,10 +65,7 @@ void GraphLoader::load(const QString& path, const InputShapes& inputShapes) {
         options.progress.cancellation = token;
         for (const auto& [name, dims] : inputShapes) options.setInputShape(name, dims);  // as a session would run
         std::optional<Result<EpContextModelInfo>> epContext;
-        const bool hasEpContext = std::any_of(info.value().nodes.begin(), info.value().nodes.end(), [](const NodeInfo& n) {
-          return isEpContextNode(n.opType, n.domain);
-        });
-        if (hasEpContext) epContext = inspectEpContextModel(file);
+        if (hasEpContextNodes(info.value())) epContext = inspectEpContextModel(file);
         // For a ctx model too: the engine reports its EPContext partitions and CPU-fallback nodes.
         const Result<PartitionReport> report = analyzePartitions(file, options);
         GraphDocument built = GraphDocument::build(info.value(), report, epContext);

@@ -49,13 +49,9 @@ namespace {
 
 const QString kAppTitle = QStringLiteral("Kiln Studio");
 
-// A model whose nodes include com.microsoft EPContext nodes was compiled already: it goes to the inspector, not to
+// A model with com.microsoft EPContext nodes (in any graph) was compiled already: it goes to the inspector, not to
 // the compile panel (the Compile API refuses compiled inputs).
-bool isCompiledModel(const ModelInfo& info) {
-  return std::any_of(info.nodes.begin(), info.nodes.end(), [](const NodeInfo& node) {
-    return isEpContextNode(node.opType, node.domain);
-  });
-}
+bool isCompiledModel(const ModelInfo& info) { return bridge::hasEpContextNodes(info); }
 
 // Where op node `name` sits in `panel`'s model (any graph, bodies included): its graph path and model index.
 std::optional<std::pair<QString, int>> findOpNode(const GraphPanel* panel, const QString& name) {
@@ -182,6 +178,13 @@ MainWindow::MainWindow(QWidget* parent)
   });
   setCentralWidget(tabs_);
   connect(compilePanel_, &CompilePanel::compiled, this, &MainWindow::onCompiled);
+  // A ctx model opened by itself leads back to its source (its compile record names it).
+  connect(graph_, &GraphPanel::layoutReady, this, [this] {
+    offerSourceOfCompiled();
+    warnIfCompiledFromAnotherSource();
+  });
+  connect(compiledGraph_, &GraphPanel::layoutReady, this, &MainWindow::warnIfCompiledFromAnotherSource);
+  connect(summary_, &ModelSummaryView::openSourceRequested, this, &MainWindow::openSourceBeside);
   connect(compilePanel_, &CompilePanel::compileFailed, this, [this](const QString& code, const QString&) {
     statusBar()->showMessage(tr("Compile failed: %1").arg(code));
   });
@@ -385,6 +388,11 @@ void MainWindow::onCompiled(const QString& ctxModelPath) {
   recent_->add(ctxModelPath);
   // A compile that outlived its model (another one was opened meanwhile) is not drawn beside the new one.
   if (!info_ || compilePanel_->resultSourceModel() != QString::fromStdString(info_->path)) return;
+  showCompiledBeside(ctxModelPath);
+  statusBar()->showMessage(tr("Compiled %1").arg(QFileInfo(ctxModelPath).fileName()));
+}
+
+void MainWindow::showCompiledBeside(const QString& ctxModelPath) {
   // Beside the source, half and half, without taking width from the summary dock.
   const int dockWidth = summaryDock_->isVisible() ? summaryDock_->width() : 0;
   compiledGraph_->show();
@@ -395,7 +403,31 @@ void MainWindow::onCompiled(const QString& ctxModelPath) {
   if (dockWidth > 0) resizeDocks({summaryDock_}, {dockWidth}, Qt::Horizontal);
   compiledGraph_->openModel(ctxModelPath);
   inspector_->inspect(ctxModelPath);
-  statusBar()->showMessage(tr("Compiled %1").arg(QFileInfo(ctxModelPath).fileName()));
+}
+
+void MainWindow::offerSourceOfCompiled() {
+  const auto root = graph_->rootDocument();
+  if (!root || !info_) return;
+  summary_->showCompiledFrom(QString::fromStdString(root->modelInfo().path),
+                             QString::fromStdString(root->modelIdentity().sourceModel));
+}
+
+void MainWindow::openSourceBeside(const QString& sourcePath) {
+  if (!info_) return;
+  pendingCompiled_ = {sourcePath, QString::fromStdString(info_->path)};
+  openModel(sourcePath);
+}
+
+void MainWindow::warnIfCompiledFromAnotherSource() {
+  const auto source = graph_->rootDocument();
+  const auto ctx = compiledGraph_->rootDocument();
+  if (!source || !ctx || compiledGraph_->isHidden()) return;
+  const std::string& recorded = ctx->modelIdentity().sourceHash;
+  const std::string& current = source->modelIdentity().contentHash;
+  if (recorded.empty() || current.empty() || recorded == current) return;
+  statusBar()->showMessage(tr("%1 was compiled from another version of %2: it is stale (recompile it)")
+                               .arg(QFileInfo(QString::fromStdString(ctx->modelInfo().path)).fileName(),
+                                    QFileInfo(QString::fromStdString(source->modelInfo().path)).fileName()));
 }
 
 bool MainWindow::openSampleModel() {
@@ -462,6 +494,10 @@ void MainWindow::onLoaded(const ModelInfo& info, double loadMs) {
   const auto nodeCount = static_cast<qsizetype>(info_->nodes.size());
   statusBar()->showMessage(nodeCount == 1 ? tr("%1: 1 node").arg(fileName)
                                           : tr("%1: %2 nodes").arg(fileName).arg(nodeCount));
+  offerSourceOfCompiled();  // the graph may have loaded first
+  // Opened as the source of the ctx model on display before: that ctx model goes beside it.
+  const auto [source, compiled] = std::exchange(pendingCompiled_, {});
+  if (!compiled.isEmpty() && source == path && !isCompiledModel(*info_)) showCompiledBeside(compiled);
   emit modelLoaded();
 }
 

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <memory>
+#include <utility>
 
 #include "kiln/model_info.h"
 #include "overlay_binding.h"
@@ -95,6 +96,14 @@ class MainWindow : public QMainWindow {
   void addPanel(QWidget* panel, const QString& title);
   void showPanel(QWidget* panel);
   void onCompiled(const QString& ctxModelPath);
+  // Opens `ctxModelPath` in the compiled-graph panel beside the source on display, and in the binary inspector.
+  void showCompiledBeside(const QString& ctxModelPath);
+  // A ctx model on display: the summary names its source (from the compile record) with a button to open it.
+  void offerSourceOfCompiled();
+  // Opens `sourcePath` and, once loaded, the ctx model that was on display beside it.
+  void openSourceBeside(const QString& sourcePath);
+  // The ctx model beside the source was compiled from other bytes than the source now has: says so.
+  void warnIfCompiledFromAnotherSource();
   void showAbout();
   void fitColumns();
   // The compare panel's per-node data on `panel`: coloured where it belongs (overlay_binding.h), else a note.
@@ -130,6 +139,8 @@ class MainWindow : public QMainWindow {
   QPointer<QMessageBox> aboutBox_;
   std::shared_ptr<const ModelInfo> info_;
   QString lastError_;
+  // Set by openSourceBeside: the source being opened and the ctx model to show beside it once it has loaded.
+  std::pair<QString, QString> pendingCompiled_;
 };
 
 }  // namespace kiln::studio

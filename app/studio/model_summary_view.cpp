@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLocale>
+#include <QPushButton>
 
 #include <algorithm>
 #include <map>
@@ -53,7 +54,9 @@ ModelSummaryView::ModelSummaryView(QWidget* parent) : QTreeWidget(parent) {
 
 void ModelSummaryView::showModel(const ModelInfo* info) {
   clear();
+  shownPath_.clear();
   if (!info) return;
+  shownPath_ = QString::fromStdString(info->path);
   const QLocale locale;
 
   QTreeWidgetItem* model = addSection(this, tr("Model"));
@@ -108,6 +111,28 @@ void ModelSummaryView::showModel(const ModelInfo* info) {
   resizeColumnToContents(0);
   // Long names never push the values out of view.
   setColumnWidth(0, std::min(columnWidth(0), std::max(120, width() * 3 / 5)));
+}
+
+void ModelSummaryView::showCompiledFrom(const QString& modelPath, const QString& sourcePath) {
+  if (modelPath.isEmpty() || modelPath != shownPath_ || sourcePath.isEmpty() || topLevelItemCount() == 0) return;
+  QTreeWidgetItem* model = topLevelItem(0);
+  for (int i = 0; i < model->childCount(); ++i) {
+    if (model->child(i)->text(0) == tr("Compiled from")) return;  // shown already
+  }
+  const bool present = QFileInfo(sourcePath).isFile();
+  const QString name = QFileInfo(sourcePath).fileName();
+  auto* row = new QTreeWidgetItem({tr("Compiled from"), present ? name : tr("%1 (not found)").arg(name)});
+  row->setToolTip(1, present ? sourcePath : tr("The compile record names %1, which is not there").arg(sourcePath));
+  model->insertChild(1, row);  // after the file
+  if (!present) return;
+  auto* open = new QTreeWidgetItem({QString()});
+  model->insertChild(2, open);
+  auto* button = new QPushButton(tr("Open Source Beside"));
+  button->setObjectName(QStringLiteral("openSourceButton"));
+  button->setToolTip(tr("Open %1 with this compiled model beside it (selecting a node highlights its counterpart)")
+                         .arg(sourcePath));
+  connect(button, &QPushButton::clicked, this, [this, sourcePath] { emit openSourceRequested(sourcePath); });
+  setItemWidget(open, 1, button);
 }
 
 QString ModelSummaryView::valueOf(const QString& section, const QString& property) const {

@@ -8,12 +8,14 @@
 
 namespace kiln::testing {
 
-// Writes the model to `dir`/if_model.onnx and returns its path; "" with `error` set when it cannot be generated.
-inline QString makeIfModel(const QString& dir, QString* error) {
-  const QString out = dir + QStringLiteral("/if_model.onnx");
+// Writes the model to `dir`/if_model.onnx (`bodiesOnly`: if_bodies_only.onnx, whose main graph is the If alone) and
+// returns its path; "" with `error` set when it cannot be generated.
+inline QString makeIfModel(const QString& dir, QString* error, bool bodiesOnly = false) {
+  const QString out = dir + (bodiesOnly ? QStringLiteral("/if_bodies_only.onnx") : QStringLiteral("/if_model.onnx"));
+  QStringList arguments{QStringLiteral(KILN_SOURCE_DIR "/tests/tools/make_if_model.py"), out};
+  if (bodiesOnly) arguments.insert(1, QStringLiteral("--bodies-only"));
   QProcess python;
-  python.start(QStringLiteral("/usr/bin/python3"),
-               {QStringLiteral(KILN_SOURCE_DIR "/tests/tools/make_if_model.py"), out});
+  python.start(QStringLiteral("/usr/bin/python3"), arguments);
   if (!python.waitForFinished(60000) || python.exitStatus() != QProcess::NormalExit || python.exitCode() != 0) {
     *error = QStringLiteral("make_if_model.py failed: ") + QString::fromLocal8Bit(python.readAllStandardError()) +
              python.errorString();

@@ -8,6 +8,7 @@
 #include "graph_panel_waits.h"
 #include "graph_view.h"
 #include "if_model.h"
+#include "node_details_view.h"
 #include "kiln/compiler.h"
 #include "requirements.h"
 
@@ -64,6 +65,48 @@ class TestCompiledSubgraphs : public QObject {
     QVERIFY(drawn >= 1);
     // Search finds them across graphs.
     QVERIFY(panel.search(QStringLiteral("EPContext")) == total);
+  }
+
+  // A ctx model whose main graph has no EPContext node (the If alone) still decodes the ones in its bodies, and their
+  // details offer to inspect the binary (issue 33, item 7: they showed raw attributes only).
+  void epContextNodesOnlyInBodiesAreDecoded() {
+    QTemporaryDir dir;
+    QString error;
+    const QString model = kiln::testing::makeIfModel(dir.path(), &error, /*bodiesOnly=*/true);
+    QVERIFY2(!model.isEmpty(), qPrintable(error));
+    const QString ctx = dir.filePath(QStringLiteral("bodies_ctx.onnx"));
+    kiln::ModelCompilationOptions options;
+    options.setInputModelPath(model.toStdString()).setOutputModelPath(ctx.toStdString());
+    const auto compiled = kiln::compileModel(options);
+    if (!compiled.isOk()) {
+      if (kiln::testing::vulkanRequired()) QFAIL(compiled.status().toString().c_str());
+      QSKIP(qPrintable(QStringLiteral("cannot compile: ") + QString::fromStdString(compiled.status().toString())));
+    }
+    GraphPanel panel;
+    panel.resize(1000, 700);
+    QVERIFY(waitForLayout(panel, [&] { panel.openModel(ctx); }));
+    const auto root = panel.rootDocument();
+    QVERIFY(root);
+    for (const auto& n : root->nodes()) QVERIFY2(!n.epContext, qPrintable(n.name));
+    int decoded = 0;
+    for (const QString& path : root->bodyPaths()) {
+      for (const auto& n : root->body(path)->nodes()) {
+        if (!n.epContext) continue;
+        QVERIFY2(n.epContextDetails.has_value(), qPrintable(path + QStringLiteral(": ") + n.name));
+        QVERIFY(!n.epContextDetails->binaryPath.isEmpty());
+        ++decoded;
+      }
+    }
+    QCOMPARE(decoded, 3);
+    // Selected inside its body, the node's details decode it and link to the binary inspector.
+    const QString thenBranch = QStringLiteral("main/branch.then_branch");
+    QVERIFY(waitForLayout(panel, [&] { QVERIFY(panel.openGraph(thenBranch)); }));
+    int node = -1;
+    for (int i = 0; i < panel.document()->nodes().size(); ++i) node = panel.document()->nodes()[i].epContext ? i : node;
+    QVERIFY(node >= 0);
+    panel.selectNode(node);
+    const QString text = panel.detailsView()->text();
+    QVERIFY2(text.contains(QStringLiteral("Inspect binary")), qPrintable(text));
   }
 };
 

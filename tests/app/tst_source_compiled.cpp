@@ -1,8 +1,13 @@
 // Source ↔ compiled (issue 22, item 4): with a compiled model beside its source, selecting an EPContext node
 // highlights the source nodes it replaced (the partition report's node list) and selecting a source node highlights
 // the EPContext node that replaced it; the compiled graph labels host↔device transfers with their sizes.
+#include <QFile>
 #include <QGraphicsItem>
+#include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -11,6 +16,9 @@
 #include "graph_view.h"
 #include "if_model.h"
 #include "kiln/compiler.h"
+#include "log_hub.h"
+#include "main_window.h"
+#include "model_summary_view.h"
 #include "requirements.h"
 #include "source_compiled_link.h"
 #include "source_compiled_links.h"
@@ -25,6 +33,14 @@ class TestSourceCompiled : public QObject {
   Q_OBJECT
 
  private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("KilnTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_source_compiled"));
+    QSettings().clear();
+    kiln::bridge::LogHub::instance()->setEchoToStderr(false);
+  }
+
   void labelsSayDirectionAndSize() {
     QCOMPARE((BorderTransfer{0, 1, QStringLiteral("x"), true, 1024}.label()), QStringLiteral("H→D 1.00 KiB"));
     QCOMPARE((BorderTransfer{0, 1, QStringLiteral("x"), false, -1}.label()), QStringLiteral("D→H ?"));
@@ -162,6 +178,76 @@ class TestSourceCompiled : public QObject {
     const auto found = kiln::bridge::findReplacedSourceNodes(*source.rootDocument(), *target.document(), epNode);
     QCOMPARE(found.graphPath, body);
     QCOMPARE(found.nodes, expected);
+  }
+
+  // A ctx model opened by itself leads back to its source (issue 33, item 7): the summary names the source its compile
+  // record gives and opens it with the ctx model beside it; a moved ctx model says its source is not found; a source
+  // changed since the compile is called stale.
+  void ctxModelOpenedAloneLeadsBackToItsSource() {
+    QTemporaryDir dir;
+    QString error;
+    const QString model = kiln::testing::makeIfModel(dir.path(), &error);
+    QVERIFY2(!model.isEmpty(), qPrintable(error));
+    const QString ctx = dir.filePath(QStringLiteral("if_ctx.onnx"));
+    kiln::ModelCompilationOptions options;
+    options.setInputModelPath(model.toStdString()).setOutputModelPath(ctx.toStdString());
+    const auto compiled = kiln::compileModel(options);
+    if (!compiled.isOk()) {
+      if (kiln::testing::vulkanRequired()) QFAIL(compiled.status().toString().c_str());
+      QSKIP(qPrintable(QStringLiteral("cannot compile: ") + QString::fromStdString(compiled.status().toString())));
+    }
+    kiln::studio::MainWindow window;
+    window.resize(1400, 800);
+    auto* summary = window.findChild<kiln::studio::ModelSummaryView*>();
+    QVERIFY(summary);
+    QVERIFY(openInWindow(window, ctx));
+    QTRY_COMPARE(summary->valueOf(QStringLiteral("Model"), QStringLiteral("Compiled from")), QStringLiteral("if_model.onnx"));
+    auto* button = summary->findChild<QPushButton*>(QStringLiteral("openSourceButton"));
+    QVERIFY(button);
+    {
+      QSignalSpy compiledReady(window.compiledGraphPanel(), &GraphPanel::layoutReady);
+      button->click();
+      QVERIFY(compiledReady.wait(60000));
+    }
+    QCOMPARE(QString::fromStdString(window.graphPanel()->rootDocument()->modelInfo().path), model);
+    QVERIFY(!window.compiledGraphPanel()->isHidden());
+    QCOMPARE(QString::fromStdString(window.compiledGraphPanel()->rootDocument()->modelInfo().path), ctx);
+    QVERIFY2(!window.statusBar()->currentMessage().contains(QStringLiteral("stale")),
+             qPrintable(window.statusBar()->currentMessage()));
+
+    // Moved away from its source: the row says the source is not found, and offers nothing to open.
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("moved")));
+    const QString moved = dir.filePath(QStringLiteral("moved/if_ctx.onnx"));
+    QVERIFY(QFile::copy(ctx, moved));
+    QVERIFY(QFile::copy(QString::fromStdString(compiled->binaryPath),
+                        dir.filePath(QStringLiteral("moved/") + QFileInfo(QString::fromStdString(compiled->binaryPath)).fileName())));
+    QVERIFY(openInWindow(window, moved));
+    QTRY_COMPARE(summary->valueOf(QStringLiteral("Model"), QStringLiteral("Compiled from")),
+                 QStringLiteral("if_model.onnx (not found)"));
+    QTRY_VERIFY(!summary->findChild<QPushButton*>(QStringLiteral("openSourceButton")));
+
+    // The source changed after the compile: opened beside it, the ctx model is called stale.
+    QFile source(model);
+    QVERIFY(source.open(QIODevice::Append));
+    source.write(QByteArray::fromHex("720a0a016b1205636861676e"));  // a metadata_props entry: other bytes, same graph
+    source.close();
+    QVERIFY(openInWindow(window, ctx));
+    QTRY_VERIFY(summary->findChild<QPushButton*>(QStringLiteral("openSourceButton")));
+    {
+      QSignalSpy compiledReady(window.compiledGraphPanel(), &GraphPanel::layoutReady);
+      summary->findChild<QPushButton*>(QStringLiteral("openSourceButton"))->click();
+      QVERIFY(compiledReady.wait(60000));
+    }
+    QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("stale")),
+             qPrintable(window.statusBar()->currentMessage()));
+  }
+
+ private:
+  // Opens `path` in `window` and waits for both the model (summary, tables) and its graph.
+  static bool openInWindow(kiln::studio::MainWindow& window, const QString& path) {
+    QSignalSpy loaded(&window, &kiln::studio::MainWindow::modelLoaded);
+    if (!kiln::testing::waitForLayout(*window.graphPanel(), [&] { window.openModel(path); })) return false;
+    return !loaded.isEmpty() || loaded.wait(60000);
   }
 };
 

@@ -5,8 +5,10 @@ main: Conv -> Relu -> ReduceMean -> Greater(Constant 0) -> If 'branch'
   then_branch: Mul(relu, Constant scale) -> Conv(outer-scope weight w2) -> Sigmoid
   else_branch: Add(relu, bias) -> Relu -> If 'inner' (cond again, an outer-scope value two levels up)
       then_branch: Neg ; else_branch: Shrink (no Vulkan kernel: a CPU fallback inside a body)
-The bodies read `relu`, `cond` and `w2` from the enclosing graphs (outer-scope values). Run with Debian's python3:
-    /usr/bin/python3 tests/tools/make_if_model.py out.onnx
+The bodies read `relu`, `cond` and `w2` from the enclosing graphs (outer-scope values). With --bodies-only the main
+graph is the If alone, `relu` and `cond` its inputs: a compile puts EPContext nodes in the bodies only.
+Run with Debian's python3:
+    /usr/bin/python3 tests/tools/make_if_model.py [--bodies-only] out.onnx
 """
 import argparse
 
@@ -18,6 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("output")
+    parser.add_argument("--bodies-only", action="store_true", help="main graph: the If alone")
     args = parser.parse_args()
 
     rng = np.random.default_rng(3)
@@ -49,6 +52,15 @@ def main() -> None:
         ],
         "else_body", [], [out("e_out")],
         initializer=[numpy_helper.from_array(np.full([1, 4, 1, 1], 0.25, dtype=np.float32), "bias")])
+    if args.bodies_only:
+        graph = helper.make_graph(
+            [helper.make_node("If", ["cond"], ["y"], name="branch", then_branch=then_branch, else_branch=else_branch)],
+            "if_bodies_only",
+            [helper.make_tensor_value_info("relu", f, shape), helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+            [out("y")],
+            initializer=[numpy_helper.from_array((rng.standard_normal([4, 4, 3, 3]) * 0.3).astype(np.float32), "w2")])
+        save(graph, args.output)
+        return
     graph = helper.make_graph(
         [
             helper.make_node("Conv", ["x", "w1"], ["conv"], name="stem_conv", pads=[1, 1, 1, 1]),
@@ -66,10 +78,14 @@ def main() -> None:
             numpy_helper.from_array((rng.standard_normal([4, 4, 3, 3]) * 0.3).astype(np.float32), "w1"),
             numpy_helper.from_array((rng.standard_normal([4, 4, 3, 3]) * 0.3).astype(np.float32), "w2"),
         ])
+    save(graph, args.output)
+
+
+def save(graph, output) -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="kiln-tests")
     model.ir_version = 8
     onnx.checker.check_model(model)
-    onnx.save(model, args.output)
+    onnx.save(model, output)
 
 
 if __name__ == "__main__":
