@@ -137,8 +137,7 @@ Status joinShareGroup(CompiledModel compiled, const GenerationRequest& request,
 }  // namespace
 
 Result<std::optional<GenerationRequest>> generationRequestFor(const std::string& sourceModelPath,
-                                                              const SessionOptions& options) {
-  KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
+                                                              const SessionConfig& config) {
   const SessionConfig::EpContext& settings = config.epContext;
   if (!settings.enable) return std::optional<GenerationRequest>();
   GenerationRequest request;
@@ -170,9 +169,9 @@ Result<std::optional<GenerationRequest>> generationRequestFor(const std::string&
                                                 "(the group's graphs share one binary file)");
   }
   request.binaryPath = defaultContextBinaryPath(request.ctxModelPath);
-  request.weightless = weightlessRequested(options);
-  request.fp16 = options.configEntryOr(config::kVulkanFp16, "0") == "1";
-  request.weightSource = sourceModelPath.empty() ? options.configEntryOr(config::kEpContextSourceModelPath, "") : sourceModelPath;
+  request.weightless = settings.weightless;
+  request.fp16 = config.vulkan.fp16;
+  request.weightSource = sourceModelPath.empty() ? settings.sourceModelPath : sourceModelPath;
   std::error_code ec;
   if (fs::exists(request.ctxModelPath, ec)) {
     return Status(StatusCode::FAIL, "Failed to generate EP context model since the file '" + request.ctxModelPath +

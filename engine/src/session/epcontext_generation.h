@@ -11,6 +11,10 @@
 #include "kiln/compiler.h"
 #include "kiln/session.h"
 
+namespace kiln {
+struct SessionConfig;  // session/session_config.h
+}  // namespace kiln
+
 namespace kiln::epctx {
 
 struct GenerationRequest {
@@ -31,7 +35,7 @@ struct GenerationRequest {
 // The request ep.context_* describe for a model from `sourceModelPath` (empty: from memory); nullopt when
 // ep.context_enable is not 1.
 Result<std::optional<GenerationRequest>> generationRequestFor(const std::string& sourceModelPath,
-                                                              const SessionOptions& options);
+                                                              const SessionConfig& config);
 
 // Writes the ctx model and binary of a freshly compiled session. With ep.share_ep_contexts=1 the session joins
 // the process's sharing group; the group's binary (named after its first model) and every member's ctx model are

@@ -131,8 +131,7 @@ ctxbin::ContextHooksLookup allContextHooks() {
   return lookupOver(all);
 }
 
-Result<ProviderSet> createProviders(const SessionOptions& options) {
-  KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
+Result<ProviderSet> createProviders(const SessionConfig& config) {
 
   ProviderSet set;
   bool haveCpu = false;

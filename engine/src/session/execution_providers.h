@@ -13,6 +13,8 @@
 
 namespace kiln {
 
+struct SessionConfig;  // session/session_config.h
+
 struct ProviderSet {
   std::vector<std::unique_ptr<ExecutionProvider>> providers;  // preference order; the CPU EP is always last
   // The configuration asked for a non-CPU EP (explicitly, or by default): session.disable_cpu_ep_fallback then
@@ -23,7 +25,7 @@ struct ProviderSet {
 // Creates the EPs that kiln.execution_providers names (default "vulkan,cpu") and this build and machine can
 // provide, then the CPU EP as the fallback when the list does not name it. INVALID_ARGUMENT for an unknown name;
 // the Vulkan EP's error (EP_FAIL) when it was asked for explicitly and cannot start.
-Result<ProviderSet> createProviders(const SessionOptions& options);
+Result<ProviderSet> createProviders(const SessionConfig& config);
 
 // An execution provider the process can create beside the built-in ones ("cpu", "vulkan"), by its short name in
 // kiln.execution_providers: how the tests add an EP that exists only in them (tests/engine/reference_ep.h) and

@@ -58,15 +58,18 @@ class InferenceSession final : public Session {
 
   // `compileOnly`: the session exists to be compiled into a ctx model (the Compile API): partitions are loaded only
   // where the EP's export needs it, and no executor is created (no first-run preparation); run() refuses.
-  Status initialize(PreparedModel prepared, const SessionOptions& options, const Stopwatch& clock, bool compileOnly);
+  // `config` is `options` parsed (the session's one parse); `options` supplies the progress sink and the tensor limit.
+  Status initialize(PreparedModel prepared, const SessionOptions& options, const SessionConfig& config,
+                    const Stopwatch& clock, bool compileOnly);
   // A session over an already compiled model: `model` is rewritten (partitions as fused nodes) and `partitions`
   // are loaded by their EPs from stored data; nothing is optimized, placed, prepacked or compiled.
   Status initializeCompiled(ProviderSet providers, CompiledModel compiled, const SessionOptions& options,
-                            const SessionTimings& timings, const Stopwatch& clock);
+                            const SessionConfig& config, const SessionTimings& timings, const Stopwatch& clock);
   CompiledModel compiledModel() const;
 
  private:
-  Status finishInitialization(const SessionOptions& options, int threads, const Stopwatch& clock);
+  Status finishInitialization(const SessionOptions& options, const SessionConfig& config, int threads,
+                              const Stopwatch& clock);
   Status compilePartitions(PartitionPlan& plan, int threads, bool compileOnly);
   Result<std::unique_ptr<cpu::Kernel>> fusedKernel(const cpu::KernelInfo& info);
   Status checkInput(const ValueMetadata& meta, const Value& value) const;
@@ -160,8 +163,8 @@ Result<std::unique_ptr<cpu::Kernel>> InferenceSession::fusedKernel(const cpu::Ke
   return makePartitionKernel(info.node, partition.compiled, *partition.executable);
 }
 
-Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions& options, const Stopwatch& clock,
-                                    bool compileOnly) {
+Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions& options, const SessionConfig& config,
+                                    const Stopwatch& clock, bool compileOnly) {
   progress_ = options.progress;
   providers_ = std::move(prepared.providers);
   model_ = std::move(prepared.model);
@@ -182,17 +185,18 @@ Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions
     progress_ = ProgressSink();
     return Status::ok();
   }
-  return finishInitialization(options, prepared.threads, clock);
+  return finishInitialization(options, config, prepared.threads, clock);
 }
 
 Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel compiled, const SessionOptions& options,
-                                            const SessionTimings& timings, const Stopwatch& clock) {
+                                            const SessionConfig& config, const SessionTimings& timings,
+                                            const Stopwatch& clock) {
   progress_ = options.progress;
   providers_ = std::move(providers);
   resources_ = std::move(compiled.resources);
   model_ = std::move(compiled.model);
   timings_ = timings;
-  KILN_ASSIGN_OR_RETURN(const int threads, threadCount(options));
+  const int threads = config.intraOpThreads;
   std::vector<std::string> providerNames;
   for (const auto& provider : providers_.providers) providerNames.push_back(provider->name());
   report_ = makeStoredModelReport(*model_.graph, compiled.partitions, compiled.origins, providerNames,
@@ -224,7 +228,7 @@ Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel
     partitions_.push_back({std::move(partition), std::move(executable).value()});
   }
   progress_.report(ProgressStep::LOAD, total, total);
-  return finishInitialization(options, threads, clock);
+  return finishInitialization(options, config, threads, clock);
 }
 
 CompiledModel InferenceSession::compiledModel() const {
@@ -234,11 +238,11 @@ CompiledModel InferenceSession::compiledModel() const {
   return compiled;
 }
 
-Status InferenceSession::finishInitialization(const SessionOptions& options, int threads, const Stopwatch& clock) {
+Status InferenceSession::finishInitialization(const SessionOptions& options, const SessionConfig& parsed, int threads,
+                                              const Stopwatch& clock) {
   cpu::ExecutorConfig config;
   config.opsets = model_.opsetImports;
   config.intraOpThreads = threads;
-  KILN_ASSIGN_OR_RETURN(const SessionConfig parsed, parseSessionConfig(options));
   config.floatOnOneDnn = parsed.cpuFloatOnOneDnn;
   config.prepareFirstRun = true;
   if (auto value = options.configEntry(kMaxTensorBytesKey)) {
@@ -439,15 +443,16 @@ RunProfile InferenceSession::makeRunProfile(std::vector<cpu::NodeProfiler::Entry
 }
 
 Result<std::unique_ptr<Session>> createFromPrepared(PreparedModel prepared, const SessionOptions& options,
-                                                    const Stopwatch& clock, bool compileOnly) {
+                                                    const SessionConfig& config, const Stopwatch& clock,
+                                                    bool compileOnly) {
   auto session = std::make_unique<InferenceSession>();
-  KILN_RETURN_IF_ERROR(session->initialize(std::move(prepared), options, clock, compileOnly));
+  KILN_RETURN_IF_ERROR(session->initialize(std::move(prepared), options, config, clock, compileOnly));
   return std::unique_ptr<Session>(std::move(session));
 }
 
-Result<onnx_io::LoadedModel> loadSource(const ModelSource& source, const SessionOptions& options,
+Result<onnx_io::LoadedModel> loadSource(const ModelSource& source, const SessionConfig& config,
                                         bool deferLargeWeights = false) {
-  onnx_io::LoadOptions loadOptions = loadOptionsFrom(options);
+  onnx_io::LoadOptions loadOptions = loadOptionsFrom(config);
   loadOptions.deferLargeExternalData = deferLargeWeights;
   if (!source.path.empty()) return onnx_io::loadModelFile(source.path, loadOptions);
   return onnx_io::loadModelBuffer(source.bytes, loadOptions);
@@ -463,8 +468,8 @@ std::string contextBaseFolder(const ModelSource& source, const SessionOptions& o
 }
 
 // ONNX Runtime's session.disable_model_compile: a model that still needs compiling is refused.
-Status checkCompileAllowed(const PreparedModel& prepared, const SessionOptions& options) {
-  if (configValue(options, config::kDisableModelCompile) != "1" || prepared.plan.partitions.empty()) {
+Status checkCompileAllowed(const PreparedModel& prepared, const SessionConfig& config) {
+  if (!config.disableModelCompile || prepared.plan.partitions.empty()) {
     return Status::ok();
   }
   const PlannedPartition& first = prepared.plan.partitions.front();
@@ -475,15 +480,16 @@ Status checkCompileAllowed(const PreparedModel& prepared, const SessionOptions& 
 }
 
 // Stored partitions name their EP: asking for it is explicit, so a CPU-type Vulkan device (lavapipe) counts.
-// `options` with kiln.execution_providers=vulkan,cpu when it names none and a partition is the Vulkan EP's.
-Result<SessionOptions> withStoredProviders(const SessionOptions& options, const CompiledModel& compiled) {
-  SessionOptions explicitOptions = options;
-  if (!options.configEntry(config::kExecutionProviders)) {
-    bool vulkan = false;
-    for (const auto& p : compiled.partitions) vulkan |= p.executionProvider == kVulkanExecutionProvider;
-    if (vulkan) KILN_RETURN_IF_ERROR(explicitOptions.addConfigEntry(config::kExecutionProviders, kDefaultExecutionProviders));
+// `config` with kiln.execution_providers=vulkan,cpu when it names none and a partition is the Vulkan EP's.
+SessionConfig withStoredProviders(SessionConfig config, const CompiledModel& compiled) {
+  if (config.executionProvidersSet) return config;
+  bool vulkan = false;
+  for (const auto& p : compiled.partitions) vulkan |= p.executionProvider == kVulkanExecutionProvider;
+  if (vulkan) {
+    config.executionProviders = {kVulkanProviderShortName, kCpuProviderShortName};  // kDefaultExecutionProviders
+    config.executionProvidersSet = true;
   }
-  return explicitOptions;
+  return config;
 }
 
 // COMPILE_DEFERRING_WEIGHTS: a compile whose binary takes the deferred weights from their files.
@@ -497,17 +503,17 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
                                        const SessionOptions& options, Purpose purpose) {
   return guarded([&]() -> Result<CompilingSession> {
     Stopwatch clock;
-    KILN_RETURN_IF_ERROR(checkSessionConfig(options));
+    // The one parse of the configuration: a bad value fails before any work, and every step reads the struct.
+    KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
     std::optional<epctx::GenerationRequest> generation;
     if (purpose == Purpose::RUN) {
-      KILN_ASSIGN_OR_RETURN(generation, epctx::generationRequestFor(source.path, options));  // before any work
+      KILN_ASSIGN_OR_RETURN(generation, epctx::generationRequestFor(source.path, config));  // before any work
     }
     if (options.progress.cancelled()) return Status(StatusCode::CANCELLED, "session creation cancelled");
     options.progress.report(ProgressStep::LOAD, 0, 1);
     // A compile leaves large external weights in their file until something reads them (deferred_weights.h).
     const bool defer = purpose == Purpose::COMPILE_DEFERRING_WEIGHTS && compileMayDeferWeights(options);
-    KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, loadSource(source, options, defer));
-    KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
+    KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, loadSource(source, config, defer));
     KILN_RETURN_IF_ERROR(resolveInputShapes(*loaded.model.graph, config.inputShapes).status());  // before any work
     CompilingSession out;
     out.originals = loaded.externalInitializers;
@@ -527,14 +533,17 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
                                                                                       contextBaseFolder(source, options),
                                                                                       contextLoadOptions(config, options),
                                                                                       timings));
-      KILN_ASSIGN_OR_RETURN(out.session, createSessionFromCompiledModel(std::move(compiled), options, timings, &clock));
+      KILN_ASSIGN_OR_RETURN(out.session,
+                            createSessionFromCompiledModel(std::move(compiled), options, config, timings, &clock));
       return out;
     }
-    KILN_ASSIGN_OR_RETURN(ProviderSet providers, makeProviders());
+    KILN_ASSIGN_OR_RETURN(ProviderSet providers, makeProviders(config));
     ModelLoader alreadyLoaded = [&loaded]() -> Result<onnx_io::LoadedModel> { return std::move(loaded); };
-    KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), alreadyLoaded, options));
-    KILN_RETURN_IF_ERROR(checkCompileAllowed(prepared, options));
-    KILN_ASSIGN_OR_RETURN(out.session, createFromPrepared(std::move(prepared), options, clock, purpose != Purpose::RUN));
+    KILN_ASSIGN_OR_RETURN(PreparedModel prepared,
+                          prepareModel(std::move(providers), alreadyLoaded, config, options.progress));
+    KILN_RETURN_IF_ERROR(checkCompileAllowed(prepared, config));
+    KILN_ASSIGN_OR_RETURN(out.session,
+                          createFromPrepared(std::move(prepared), options, config, clock, purpose != Purpose::RUN));
     if (generation) {
       const auto ctxFolder = std::filesystem::path(generation->ctxModelPath).parent_path();
       generation->compileRecord = epctx::encodedCompileRecordFor(source, out.originals, resultChangingOptions(options),
@@ -555,15 +564,13 @@ Result<std::unique_ptr<Session>> createRunSession(MakeProviders&& makeProviders,
 // The report of a compiled (EPContext) model, as a session over it reports it: binaries read and matched against
 // the model, no device opened.
 Result<PartitionReport> analyzeStored(onnx_io::LoadedModel loaded, const ModelSource& source,
-                                      const SessionOptions& options) {
+                                      const SessionOptions& options, const SessionConfig& config) {
   SessionTimings unused;
-  KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
   KILN_ASSIGN_OR_RETURN(CompiledModel compiled, epctx::compiledModelFromEpContext(std::move(loaded.model),
                                                                                   contextBaseFolder(source, options),
                                                                                   contextLoadOptions(config, options),
                                                                                   unused, false));
-  KILN_ASSIGN_OR_RETURN(const SessionOptions storedOptions, withStoredProviders(options, compiled));
-  KILN_ASSIGN_OR_RETURN(const SessionConfig stored, parseSessionConfig(storedOptions));
+  const SessionConfig stored = withStoredProviders(config, compiled);
   const std::vector<std::string> names = providerNamesFor(stored.executionProviders);
   return makeStoredModelReport(*compiled.model.graph, compiled.partitions, compiled.origins, names, names.back());
 }
@@ -571,12 +578,13 @@ Result<PartitionReport> analyzeStored(onnx_io::LoadedModel loaded, const ModelSo
 template <class MakeProviders>
 Result<PartitionReport> analyze(MakeProviders&& makeProviders, const ModelSource& source, const SessionOptions& options) {
   return guarded([&]() -> Result<PartitionReport> {
-    KILN_RETURN_IF_ERROR(checkSessionConfig(options));
-    KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, loadSource(source, options));
-    if (epctx::hasEpContextNodes(loaded.model)) return analyzeStored(std::move(loaded), source, options);
-    KILN_ASSIGN_OR_RETURN(ProviderSet providers, makeProviders());
+    KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
+    KILN_ASSIGN_OR_RETURN(onnx_io::LoadedModel loaded, loadSource(source, config));
+    if (epctx::hasEpContextNodes(loaded.model)) return analyzeStored(std::move(loaded), source, options, config);
+    KILN_ASSIGN_OR_RETURN(ProviderSet providers, makeProviders(config));
     ModelLoader alreadyLoaded = [&loaded]() -> Result<onnx_io::LoadedModel> { return std::move(loaded); };
-    KILN_ASSIGN_OR_RETURN(PreparedModel prepared, prepareModel(std::move(providers), alreadyLoaded, options));
+    KILN_ASSIGN_OR_RETURN(PreparedModel prepared,
+                          prepareModel(std::move(providers), alreadyLoaded, config, options.progress));
     KILN_RETURN_IF_ERROR(applyPartitionPlan(prepared.plan));
     return makePartitionReport(prepared.plan, prepared.optimization);
   });
@@ -585,26 +593,26 @@ Result<PartitionReport> analyze(MakeProviders&& makeProviders, const ModelSource
 }  // namespace
 
 Result<std::unique_ptr<Session>> Session::create(const std::string& path, const SessionOptions& options) {
-  return createRunSession([&] { return createProviders(options); }, ModelSource{path, {}}, options);
+  return createRunSession([](const SessionConfig& config) { return createProviders(config); }, ModelSource{path, {}}, options);
 }
 
 Result<std::unique_ptr<Session>> Session::create(std::span<const std::byte> modelBytes, const SessionOptions& options) {
-  return createRunSession([&] { return createProviders(options); }, ModelSource{{}, modelBytes}, options);
+  return createRunSession([](const SessionConfig& config) { return createProviders(config); }, ModelSource{{}, modelBytes}, options);
 }
 
 Result<CompilingSession> createCompilingSession(const ModelSource& source, const SessionOptions& options,
                                                 bool deferWeights) {
-  return createSession([&] { return createProviders(options); }, source, options,
+  return createSession([](const SessionConfig& config) { return createProviders(config); }, source, options,
                        deferWeights ? Purpose::COMPILE_DEFERRING_WEIGHTS : Purpose::COMPILE);
 }
 
 Result<PartitionReport> analyzePartitions(const std::string& modelPath, const SessionOptions& options) {
-  return analyze([&] { return createProviders(options); }, ModelSource{modelPath, {}}, options);
+  return analyze([](const SessionConfig& config) { return createProviders(config); }, ModelSource{modelPath, {}}, options);
 }
 
 Result<std::unique_ptr<Session>> createSessionWithProviders(const std::string& path, const SessionOptions& options,
                                                             std::vector<std::unique_ptr<ExecutionProvider>> providers) {
-  auto make = [&]() -> Result<ProviderSet> { return providerSetFrom(std::move(providers)); };
+  auto make = [&](const SessionConfig&) -> Result<ProviderSet> { return providerSetFrom(std::move(providers)); };
   return createRunSession(make, ModelSource{path, {}}, options);
 }
 
@@ -615,22 +623,22 @@ Result<CompiledModel> compiledModelOf(const Session& session) {
 }
 
 Result<std::unique_ptr<Session>> createSessionFromCompiledModel(CompiledModel compiled, const SessionOptions& options,
+                                                                const SessionConfig& config,
                                                                 const SessionTimings& timings, const Stopwatch* started) {
   return guarded([&]() -> Result<std::unique_ptr<Session>> {
     const Stopwatch ownClock;
     const Stopwatch& clock = started ? *started : ownClock;
-    KILN_RETURN_IF_ERROR(checkSessionConfig(options));
-    KILN_ASSIGN_OR_RETURN(const SessionOptions explicitOptions, withStoredProviders(options, compiled));
-    KILN_ASSIGN_OR_RETURN(ProviderSet providers, createProviders(explicitOptions));
+    KILN_ASSIGN_OR_RETURN(ProviderSet providers, createProviders(withStoredProviders(config, compiled)));
     auto session = std::make_unique<InferenceSession>();
-    KILN_RETURN_IF_ERROR(session->initializeCompiled(std::move(providers), std::move(compiled), options, timings, clock));
+    KILN_RETURN_IF_ERROR(
+        session->initializeCompiled(std::move(providers), std::move(compiled), options, config, timings, clock));
     return std::unique_ptr<Session>(std::move(session));
   });
 }
 
 Result<PartitionReport> analyzePartitionsWithProviders(const std::string& path, const SessionOptions& options,
                                                        std::vector<std::unique_ptr<ExecutionProvider>> providers) {
-  auto make = [&]() -> Result<ProviderSet> { return providerSetFrom(std::move(providers)); };
+  auto make = [&](const SessionConfig&) -> Result<ProviderSet> { return providerSetFrom(std::move(providers)); };
   return analyze(make, ModelSource{path, {}}, options);
 }
 

@@ -17,6 +17,8 @@
 
 namespace kiln {
 
+struct SessionConfig;  // session/session_config.h
+
 // Session::create for the model file at `path`, with `providers` (preference order) instead of the ones
 // kiln.execution_providers names. session.disable_cpu_ep_fallback applies when any of them is not the CPU EP.
 Result<std::unique_ptr<Session>> createSessionWithProviders(const std::string& path, const SessionOptions& options,
@@ -39,8 +41,9 @@ Result<CompiledModel> compiledModelOf(const Session& session);
 
 // The session for a compiled model whose partitions are loaded, not compiled: no optimizer pass, no placement, no
 // prepack, no glslang. `timings` carries what the caller measured already (binary_read_ms, binary_validate_ms);
-// session_total_ms counts from `started` when given (the caller's first step).
+// session_total_ms counts from `started` when given (the caller's first step). `config` is `options` parsed.
 Result<std::unique_ptr<Session>> createSessionFromCompiledModel(CompiledModel compiled, const SessionOptions& options,
+                                                                const SessionConfig& config,
                                                                 const SessionTimings& timings = {},
                                                                 const Stopwatch* started = nullptr);
 

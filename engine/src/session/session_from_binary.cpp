@@ -26,7 +26,7 @@ Result<std::unique_ptr<Session>> createSessionFromBinary(ir::Model model, const 
                                                 config.epContext.sourceModelPath, &timings));
   compiled.origins.assign(compiled.partitions.size(), StoredPartitionOrigin{"", binaryPath});
   timings.binary_read_ms += readClock.elapsedMs();
-  return createSessionFromCompiledModel(std::move(compiled), options, timings, &started);
+  return createSessionFromCompiledModel(std::move(compiled), options, config, timings, &started);
 }
 
 }  // namespace kiln

@@ -1,8 +1,6 @@
 #include "session/session_pipeline.h"
 
 #include "ep/cpu/host_evaluator.h"
-#include "kiln/config_keys.h"
-#include "session/session_config.h"
 #include "util/log.h"
 #include "util/stopwatch.h"
 
@@ -13,24 +11,16 @@ Status cancelled() { return Status(StatusCode::CANCELLED, "session creation canc
 
 }  // namespace
 
-Result<int> threadCount(const SessionOptions& options) {
-  KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
-  return config.intraOpThreads;
-}
-
-Status checkSessionConfig(const SessionOptions& options) { return parseSessionConfig(options).status(); }
-
-onnx_io::LoadOptions loadOptionsFrom(const SessionOptions& options) {
+onnx_io::LoadOptions loadOptionsFrom(const SessionConfig& config) {
   onnx_io::LoadOptions load;
-  load.externalDataFolder = configValue(options, config::kModelExternalInitializersFolder);
+  load.externalDataFolder = config.externalInitializersFolder;
   return load;
 }
 
-Result<PreparedModel> prepareModel(ProviderSet providers, const ModelLoader& load, const SessionOptions& options) {
-  const ProgressSink& progress = options.progress;
+Result<PreparedModel> prepareModel(ProviderSet providers, const ModelLoader& load, const SessionConfig& config,
+                                   const ProgressSink& progress) {
   PreparedModel prepared;
   prepared.providers = std::move(providers);
-  KILN_ASSIGN_OR_RETURN(const SessionConfig config, parseSessionConfig(options));
   prepared.threads = config.intraOpThreads;
   const optimizer::OptimizationLevel level = config.optimizationLevel;
 

@@ -7,12 +7,12 @@
 #include <string>
 
 #include "ir/graph.h"
-#include "kiln/session_options.h"
 #include "kiln/timings.h"
 #include "onnx/model_loader.h"
 #include "optimizer/optimizer.h"
 #include "partition/graph_partitioner.h"
 #include "session/execution_providers.h"
+#include "session/session_config.h"
 
 namespace kiln {
 
@@ -30,15 +30,12 @@ struct PreparedModel {
 
 using ModelLoader = std::function<Result<onnx_io::LoadedModel>()>;
 
-// Parses the session's config entries (parseSessionConfig) so a bad value fails before any work: INVALID_ARGUMENT
-// naming the key.
-Status checkSessionConfig(const SessionOptions& options);
-// kiln.intra_op_num_threads (or session.intra_op_num_threads); 0 or unset = the default (1).
-Result<int> threadCount(const SessionOptions& options);
-onnx_io::LoadOptions loadOptionsFrom(const SessionOptions& options);
+// How the model loads under `config` (session.model_external_initializers_file_folder_path).
+onnx_io::LoadOptions loadOptionsFrom(const SessionConfig& config);
 
-// Loads the model with `load`, optimizes it at kiln.graph_optimization_level and plans its partitions over
-// `providers`, reporting progress and honouring cancellation (CANCELLED) between the steps.
-Result<PreparedModel> prepareModel(ProviderSet providers, const ModelLoader& load, const SessionOptions& options);
+// Loads the model with `load`, optimizes it at the configured level and plans its partitions over `providers`,
+// reporting to `progress` and honouring its cancellation (CANCELLED) between the steps.
+Result<PreparedModel> prepareModel(ProviderSet providers, const ModelLoader& load, const SessionConfig& config,
+                                   const ProgressSink& progress);
 
 }  // namespace kiln
