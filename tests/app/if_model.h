@@ -6,6 +6,9 @@
 #include <QProcess>
 #include <QString>
 
+#include "kiln/compiler.h"
+#include "requirements.h"
+
 namespace kiln::testing {
 
 // Writes the model to `dir`/if_model.onnx (`bodiesOnly`: if_bodies_only.onnx, whose main graph is the If alone) and
@@ -24,4 +27,38 @@ inline QString makeIfModel(const QString& dir, QString* error, bool bodiesOnly =
   return QFileInfo::exists(out) ? out : QString();
 }
 
+// The If model generated in `dir` and compiled with the default EPs (Vulkan) into `dir`/`ctxName`.
+struct CompiledIfModel {
+  QString source, ctx, binary;
+  QString error;  // why generating or compiling failed ("" when `compiled`)
+  bool compiled = false;
+};
+
+inline CompiledIfModel compileIfModel(const QString& dir, const QString& ctxName, bool bodiesOnly = false) {
+  CompiledIfModel out;
+  out.source = makeIfModel(dir, &out.error, bodiesOnly);
+  if (out.source.isEmpty()) return out;
+  out.ctx = dir + QStringLiteral("/") + ctxName;
+  ModelCompilationOptions options;
+  options.setInputModelPath(out.source.toStdString()).setOutputModelPath(out.ctx.toStdString());
+  const auto compiled = compileModel(options);
+  if (!compiled.isOk()) {
+    out.error = QStringLiteral("cannot compile: ") + QString::fromStdString(compiled.status().toString());
+    return out;
+  }
+  out.binary = QString::fromStdString(compiled->binaryPath);
+  out.compiled = true;
+  return out;
+}
+
 }  // namespace kiln::testing
+
+// In a QtTest function: compiles the If model into `var` (kiln::testing::CompiledIfModel), failing when it cannot be
+// generated, and when it cannot be compiled skipping (failing under KILN_REQUIRE_VULKAN=1).
+#define KILN_COMPILE_IF_MODEL(var, dir, ctxName, bodiesOnly)                                      \
+  const kiln::testing::CompiledIfModel var = kiln::testing::compileIfModel(dir, ctxName, bodiesOnly); \
+  QVERIFY2(!var.source.isEmpty(), qPrintable(var.error));                                          \
+  if (!var.compiled) {                                                                              \
+    if (kiln::testing::vulkanRequired()) QFAIL(qPrintable(var.error));                             \
+    QSKIP(qPrintable(var.error));                                                                   \
+  }

@@ -3,11 +3,16 @@
 #pragma once
 
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QSettings>
 #include <QSize>
+#include <QStandardPaths>
 #include <QString>
 #include <QWidget>
+
+#include "log_hub.h"
 
 namespace kiln::testing {
 
@@ -25,6 +30,16 @@ inline void saveScreenshot(QWidget* widget, const QString& name, const QSize& si
   QDir().mkpath(folder);
   if (size.isValid()) widget->resize(size);
   widget->grab().save(QDir(folder).filePath(name));
+}
+
+// For a test that opens MainWindows: recent files, window state and theme go to a throw-away place, under the
+// application name `test`, cleared; the log hub stops echoing to stderr (the engine's messages would drown QtTest's).
+inline void isolateStudioSettings(const QString& test) {
+  QStandardPaths::setTestModeEnabled(true);
+  QCoreApplication::setOrganizationName(QStringLiteral("KilnTest"));
+  QCoreApplication::setApplicationName(test);
+  QSettings().clear();
+  bridge::LogHub::instance()->setEchoToStderr(false);
 }
 
 }  // namespace kiln::testing

@@ -22,17 +22,8 @@ class TestCompiledSubgraphs : public QObject {
  private slots:
   void nestedEpContextNodesInBodies() {
     QTemporaryDir dir;
-    QString error;
-    const QString model = kiln::testing::makeIfModel(dir.path(), &error);
-    QVERIFY2(!model.isEmpty(), qPrintable(error));
-    const QString ctx = dir.filePath(QStringLiteral("if_ctx.onnx"));
-    kiln::ModelCompilationOptions options;
-    options.setInputModelPath(model.toStdString()).setOutputModelPath(ctx.toStdString());
-    const auto compiled = kiln::compileModel(options);
-    if (!compiled.isOk()) {
-      if (kiln::testing::vulkanRequired()) QFAIL(compiled.status().toString().c_str());
-      QSKIP(qPrintable(QStringLiteral("cannot compile: ") + QString::fromStdString(compiled.status().toString())));
-    }
+    KILN_COMPILE_IF_MODEL(compiled, dir.path(), QStringLiteral("if_ctx.onnx"), false);
+    const QString& ctx = compiled.ctx;
 
     GraphPanel panel;
     panel.resize(1000, 700);
@@ -71,17 +62,8 @@ class TestCompiledSubgraphs : public QObject {
   // details offer to inspect the binary (issue 33, item 7: they showed raw attributes only).
   void epContextNodesOnlyInBodiesAreDecoded() {
     QTemporaryDir dir;
-    QString error;
-    const QString model = kiln::testing::makeIfModel(dir.path(), &error, /*bodiesOnly=*/true);
-    QVERIFY2(!model.isEmpty(), qPrintable(error));
-    const QString ctx = dir.filePath(QStringLiteral("bodies_ctx.onnx"));
-    kiln::ModelCompilationOptions options;
-    options.setInputModelPath(model.toStdString()).setOutputModelPath(ctx.toStdString());
-    const auto compiled = kiln::compileModel(options);
-    if (!compiled.isOk()) {
-      if (kiln::testing::vulkanRequired()) QFAIL(compiled.status().toString().c_str());
-      QSKIP(qPrintable(QStringLiteral("cannot compile: ") + QString::fromStdString(compiled.status().toString())));
-    }
+    KILN_COMPILE_IF_MODEL(compiled, dir.path(), QStringLiteral("bodies_ctx.onnx"), true);
+    const QString& ctx = compiled.ctx;
     GraphPanel panel;
     panel.resize(1000, 700);
     QVERIFY(waitForLayout(panel, [&] { panel.openModel(ctx); }));

@@ -56,11 +56,7 @@ class TestOutputGuard : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    QStandardPaths::setTestModeEnabled(true);  // recent files and window state go to a throw-away place
-    QCoreApplication::setOrganizationName(QStringLiteral("KilnTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_output_guard"));
-    QSettings().clear();
-    kiln::bridge::LogHub::instance()->setEchoToStderr(false);
+    kiln::testing::isolateStudioSettings(QStringLiteral("tst_output_guard"));
     modelA_ = dir_.filePath(QStringLiteral("a.onnx"));
     modelB_ = dir_.filePath(QStringLiteral("b.onnx"));
     QVERIFY(QFile::copy(tinyCnnPath(), modelA_));

@@ -22,6 +22,7 @@
 #include "main_window.h"
 #include "node_overlay.h"
 #include "overlay_binding.h"
+#include "studio_test_files.h"
 #include "theme.h"
 
 using kiln::bridge::OverlayMatch;
@@ -67,11 +68,7 @@ class TestOverlayBinding : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("KilnTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_overlay_binding"));
-    QSettings().clear();
-    kiln::bridge::LogHub::instance()->setEchoToStderr(false);
+    kiln::testing::isolateStudioSettings(QStringLiteral("tst_overlay_binding"));
     other_ = dir_.filePath(QStringLiteral("other.onnx"));
     QVERIFY(writeTwinWithOtherBytes(other_));
   }
@@ -130,6 +127,7 @@ class TestOverlayBinding : public QObject {
     QVERIFY(window.comparePanel()->loadFile(writeNodeData(QStringLiteral("other_nodes.json"), *document, other_,
                                                           QString::fromStdString(kiln::identifyModel(other_.toStdString())->contentHash))));
     QCOMPARE(paintedNodes(window), 0);
+    kiln::testing::saveScreenshot(&window, QStringLiteral("overlay-of-another-model.png"));
     const QString note = legendNote(window);
     QVERIFY2(note.contains(QStringLiteral("other.onnx")) && note.contains(QStringLiteral("not shown")), qPrintable(note));
     window.comparePanel()->showFirstDivergence();
@@ -149,6 +147,7 @@ class TestOverlayBinding : public QObject {
     QVERIFY(window.comparePanel()->loadFile(writeNodeData(QStringLiteral("old_nodes.json"), *document, tinyCnnPath(), {})));
     QVERIFY(paintedNodes(window) >= 2);
     QVERIFY2(legendNote(window).contains(QStringLiteral("does not record")), qPrintable(legendNote(window)));
+    kiln::testing::saveScreenshot(&window, QStringLiteral("overlay-matched-by-name.png"));
   }
 
  private:

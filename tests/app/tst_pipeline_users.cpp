@@ -21,6 +21,7 @@
 #include "kiln/context_binary_parts.h"
 #include "log_hub.h"
 #include "main_window.h"
+#include "studio_test_files.h"
 
 using kiln::studio::BinaryInspector;
 using kiln::studio::MainWindow;
@@ -40,11 +41,7 @@ class TestPipelineUsers : public QObject {
 
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("KilnTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_pipeline_users"));
-    QSettings().clear();
-    kiln::bridge::LogHub::instance()->setEchoToStderr(false);
+    kiln::testing::isolateStudioSettings(QStringLiteral("tst_pipeline_users"));
     QVERIFY(dir_.isValid());
     ctxPath_ = dir_.filePath(QStringLiteral("tiny_ctx.onnx"));
     kiln::ModelCompilationOptions options;

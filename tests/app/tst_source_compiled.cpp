@@ -22,6 +22,7 @@
 #include "requirements.h"
 #include "source_compiled_link.h"
 #include "source_compiled_links.h"
+#include "studio_test_files.h"
 
 using kiln::bridge::BorderTransfer;
 using kiln::bridge::GraphDocument;
@@ -34,11 +35,7 @@ class TestSourceCompiled : public QObject {
 
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("KilnTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_source_compiled"));
-    QSettings().clear();
-    kiln::bridge::LogHub::instance()->setEchoToStderr(false);
+    kiln::testing::isolateStudioSettings(QStringLiteral("tst_source_compiled"));
   }
 
   void labelsSayDirectionAndSize() {
@@ -125,17 +122,9 @@ class TestSourceCompiled : public QObject {
   // the partition's nodes there; selecting one of them (in the body) finds the EPContext node in the compiled body.
   void counterpartInAnotherGraphOpensIt() {
     QTemporaryDir dir;
-    QString error;
-    const QString model = kiln::testing::makeIfModel(dir.path(), &error);
-    QVERIFY2(!model.isEmpty(), qPrintable(error));
-    const QString ctx = dir.filePath(QStringLiteral("if_ctx.onnx"));
-    kiln::ModelCompilationOptions options;
-    options.setInputModelPath(model.toStdString()).setOutputModelPath(ctx.toStdString());
-    const auto compiled = kiln::compileModel(options);
-    if (!compiled.isOk()) {
-      if (kiln::testing::vulkanRequired()) QFAIL(compiled.status().toString().c_str());
-      QSKIP(qPrintable(QStringLiteral("cannot compile: ") + QString::fromStdString(compiled.status().toString())));
-    }
+    KILN_COMPILE_IF_MODEL(compiled, dir.path(), QStringLiteral("if_ctx.onnx"), false);
+    const QString& model = compiled.source;
+    const QString& ctx = compiled.ctx;
     GraphPanel source, target;
     source.resize(900, 700);
     target.resize(900, 700);
@@ -185,17 +174,9 @@ class TestSourceCompiled : public QObject {
   // changed since the compile is called stale.
   void ctxModelOpenedAloneLeadsBackToItsSource() {
     QTemporaryDir dir;
-    QString error;
-    const QString model = kiln::testing::makeIfModel(dir.path(), &error);
-    QVERIFY2(!model.isEmpty(), qPrintable(error));
-    const QString ctx = dir.filePath(QStringLiteral("if_ctx.onnx"));
-    kiln::ModelCompilationOptions options;
-    options.setInputModelPath(model.toStdString()).setOutputModelPath(ctx.toStdString());
-    const auto compiled = kiln::compileModel(options);
-    if (!compiled.isOk()) {
-      if (kiln::testing::vulkanRequired()) QFAIL(compiled.status().toString().c_str());
-      QSKIP(qPrintable(QStringLiteral("cannot compile: ") + QString::fromStdString(compiled.status().toString())));
-    }
+    KILN_COMPILE_IF_MODEL(compiled, dir.path(), QStringLiteral("if_ctx.onnx"), false);
+    const QString& model = compiled.source;
+    const QString& ctx = compiled.ctx;
     kiln::studio::MainWindow window;
     window.resize(1400, 800);
     auto* summary = window.findChild<kiln::studio::ModelSummaryView*>();
@@ -204,6 +185,7 @@ class TestSourceCompiled : public QObject {
     QTRY_COMPARE(summary->valueOf(QStringLiteral("Model"), QStringLiteral("Compiled from")), QStringLiteral("if_model.onnx"));
     auto* button = summary->findChild<QPushButton*>(QStringLiteral("openSourceButton"));
     QVERIFY(button);
+    kiln::testing::saveScreenshot(&window, QStringLiteral("ctx-model-names-its-source.png"));
     {
       QSignalSpy compiledReady(window.compiledGraphPanel(), &GraphPanel::layoutReady);
       button->click();
@@ -212,6 +194,7 @@ class TestSourceCompiled : public QObject {
     QCOMPARE(QString::fromStdString(window.graphPanel()->rootDocument()->modelInfo().path), model);
     QVERIFY(!window.compiledGraphPanel()->isHidden());
     QCOMPARE(QString::fromStdString(window.compiledGraphPanel()->rootDocument()->modelInfo().path), ctx);
+    kiln::testing::saveScreenshot(&window, QStringLiteral("source-opened-beside-its-ctx-model.png"));
     QVERIFY2(!window.statusBar()->currentMessage().contains(QStringLiteral("stale")),
              qPrintable(window.statusBar()->currentMessage()));
 
@@ -219,8 +202,7 @@ class TestSourceCompiled : public QObject {
     QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("moved")));
     const QString moved = dir.filePath(QStringLiteral("moved/if_ctx.onnx"));
     QVERIFY(QFile::copy(ctx, moved));
-    QVERIFY(QFile::copy(QString::fromStdString(compiled->binaryPath),
-                        dir.filePath(QStringLiteral("moved/") + QFileInfo(QString::fromStdString(compiled->binaryPath)).fileName())));
+    QVERIFY(QFile::copy(compiled.binary, dir.filePath(QStringLiteral("moved/") + QFileInfo(compiled.binary).fileName())));
     QVERIFY(openInWindow(window, moved));
     QTRY_COMPARE(summary->valueOf(QStringLiteral("Model"), QStringLiteral("Compiled from")),
                  QStringLiteral("if_model.onnx (not found)"));

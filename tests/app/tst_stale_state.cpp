@@ -18,6 +18,7 @@
 #include "log_hub.h"
 #include "main_window.h"
 #include "node_table_model.h"
+#include "studio_test_files.h"
 
 using kiln::studio::BinaryInspector;
 using kiln::studio::CompilePanel;
@@ -37,11 +38,7 @@ class TestStaleState : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("KilnTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_stale_state"));
-    QSettings().clear();
-    kiln::bridge::LogHub::instance()->setEchoToStderr(false);
+    kiln::testing::isolateStudioSettings(QStringLiteral("tst_stale_state"));
     modelB_ = dir_.filePath(QStringLiteral("b.onnx"));
     QVERIFY(QFile::copy(tinyCnnPath(), modelB_));
   }
