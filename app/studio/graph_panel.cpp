@@ -109,15 +109,17 @@ GraphPanel::GraphPanel(QWidget* parent)
   toolbar->addSeparator();
   addButton(tr("PNG\u2026"), tr("Export the graph as a PNG image"), [this] { exportWithDialog(false); });
   addButton(tr("SVG\u2026"), tr("Export the graph as an SVG drawing"), [this] { exportWithDialog(true); });
+  cancelButton_->setObjectName(QStringLiteral("graphCancelButton"));
   cancelButton_->setText(tr("Cancel"));
   cancelButton_->setToolTip(tr("Stop loading or laying out"));
   connect(cancelButton_, &QToolButton::clicked, this, [this] {
     cancel();
     status_->setText(tr("Cancelled"));
   });
-  toolbar->addWidget(cancelButton_);
+  // A toolbar shows or hides its widgets through their actions (QWidget::setVisible on the button does nothing there).
+  cancelAction_ = toolbar->addWidget(cancelButton_);
   for (QWidget* w : graphActions_) w->setEnabled(false);
-  cancelButton_->setVisible(false);
+  cancelAction_->setVisible(false);
 
   connect(searchEdit_, &QLineEdit::textChanged, this, [this](const QString& text) { search(text); });
   connect(searchEdit_, &QLineEdit::returnPressed, this, [this] {
@@ -225,7 +227,7 @@ QString GraphPanel::statusText() const { return status_->text(); }
 bool GraphPanel::isBusy() const { return loader_->isBusy() || layout_->isRunning(); }
 
 void GraphPanel::setBusy(bool busy) {
-  cancelButton_->setVisible(busy);
+  cancelAction_->setVisible(busy);
   for (QWidget* w : graphActions_) w->setEnabled(!busy && document_ != nullptr);
 }
 

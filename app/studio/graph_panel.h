@@ -18,6 +18,7 @@
 #include "graph_layout.h"
 #include "input_shapes_text.h"
 
+class QAction;
 class QLabel;
 class QLineEdit;
 class QGraphicsScene;
@@ -141,6 +142,7 @@ class GraphPanel : public QWidget {
   QString plainCrumbs_;
   FlowLayout* legend_;  // wraps in narrow panels
   QToolButton* cancelButton_;
+  QAction* cancelAction_ = nullptr;  // the toolbar's handle on cancelButton_: shown while loading or laying out
   QList<QWidget*> graphActions_;  // enabled only while a graph is shown
 
   QString path_;
