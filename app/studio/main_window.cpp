@@ -37,6 +37,7 @@
 #include "theme.h"
 #include "kiln/epcontext.h"
 #include "merge_wizard.h"
+#include "model_diff_view.h"
 #include "model_loader.h"
 #include "model_summary_view.h"
 #include "node_details_view.h"
@@ -293,6 +294,8 @@ void MainWindow::createMenus() {
   tools->addAction(tr("&Merge Compiled Models..."), shortcutKeys(QStringLiteral("tools.merge")), this,
                    &MainWindow::openMergeWizard);
   tools->addAction(tr("&Benchmark"), shortcutKeys(QStringLiteral("tools.benchmark")), this, [this] { showPanel(benchPanel_); });
+  tools->addAction(tr("&Diff Models..."), shortcutKeys(QStringLiteral("tools.diff")), this, &MainWindow::chooseDiffModels)
+      ->setObjectName(QStringLiteral("diffModelsAction"));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* sample = help->addAction(tr("Open &Sample Model"), this, &MainWindow::openSampleModel);
@@ -340,6 +343,33 @@ void MainWindow::chooseBinary() {
       this, tr("Inspect context binary"), startDir,
       tr("Context binaries and compiled models (*.bin *_ctx.onnx *.onnx);;All files (*)"));
   if (!path.isEmpty()) inspectBinary(path);
+}
+
+// Model A is the model on display; with none open, both are asked for.
+void MainWindow::chooseDiffModels() {
+  const QString filter = tr("ONNX models (*.onnx);;All files (*)");
+  QString a = info_ ? QString::fromStdString(info_->path) : QString();
+  if (a.isEmpty()) {
+    a = QFileDialog::getOpenFileName(this, tr("Diff models: choose model A"),
+                                     settings_.value(QStringLiteral("lastDirectory")).toString(), filter);
+  }
+  if (a.isEmpty()) return;
+  const QString b = QFileDialog::getOpenFileName(this, tr("Diff %1 against model B").arg(QFileInfo(a).fileName()),
+                                                 QFileInfo(a).absolutePath(), filter);
+  if (!b.isEmpty()) openModelDiff(b, a);
+}
+
+ModelDiffView* MainWindow::openModelDiff(const QString& pathB, const QString& pathA) {
+  const QString a = pathA.isEmpty() && info_ ? QString::fromStdString(info_->path) : pathA;
+  if (!diffView_) {
+    diffView_ = new ModelDiffView(this);
+    diffView_->setWindowFlag(Qt::Window);
+    diffView_->setAttribute(Qt::WA_DeleteOnClose);
+  }
+  diffView_->compare(a, pathB);
+  diffView_->show();
+  diffView_->raise();
+  return diffView_;
 }
 
 void MainWindow::inspectBinary(const QString& path) {

@@ -38,6 +38,7 @@ class ComparePanel;
 class CompilePanel;
 class GraphPanel;
 class MergeWizard;
+class ModelDiffView;
 class ModelSummaryView;
 
 class MainWindow : public QMainWindow {
@@ -68,6 +69,9 @@ class MainWindow : public QMainWindow {
   ComparePanel* comparePanel() const { return comparePanel_; }
   // Opens the merge wizard (Tools > Merge), pre-filled with the ctx model on display, if any.
   MergeWizard* openMergeWizard();
+  // Opens the model diff window (Tools > Diff Models) on `pathA` against `pathB`; `pathA` "" is the model on display.
+  // One window: a second diff replaces the first one's models.
+  ModelDiffView* openModelDiff(const QString& pathB, const QString& pathA = {});
   // Shows `path` (a context binary or a ctx model) in the binary inspector tab.
   void inspectBinary(const QString& path);
   // Selects, on the Graph tab, a node the binary inspector lists as a pipeline's user: the source graph's node of
@@ -93,6 +97,7 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   void chooseModel();
   void chooseBinary();
+  void chooseDiffModels();
   void addPanel(QWidget* panel, const QString& title);
   void showPanel(QWidget* panel);
   void onCompiled(const QString& ctxModelPath);
@@ -130,6 +135,7 @@ class MainWindow : public QMainWindow {
   BenchPanel* benchPanel_;
   ComparePanel* comparePanel_ = nullptr;
   QPointer<MergeWizard> mergeWizard_;
+  QPointer<ModelDiffView> diffView_;
   QLineEdit* filterEdit_;
   ModelSummaryView* summary_;
   QDockWidget* summaryDock_;

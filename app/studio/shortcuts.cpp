@@ -37,6 +37,8 @@ QVector<ShortcutEntry> buildTable() {
        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B), true},
       {QStringLiteral("tools.merge"), tr("Tools"), tr("Merge compiled models"), QKeySequence(Qt::CTRL | Qt::Key_M), true},
       {QStringLiteral("tools.benchmark"), tr("Tools"), tr("Benchmark"), QKeySequence(Qt::CTRL | Qt::Key_R), true},
+      {QStringLiteral("tools.diff"), tr("Tools"), tr("Diff two models side by side"), QKeySequence(Qt::CTRL | Qt::Key_D),
+       true},
       {QStringLiteral("help.shortcuts"), tr("Help"), tr("Keyboard shortcuts (this list)"),
        QKeySequence(Qt::CTRL | Qt::Key_Slash), true},
       {QStringLiteral("graph.zoom-in"), tr("Graph"), tr("Zoom in (also =)"), QKeySequence(Qt::Key_Plus)},
@@ -56,6 +58,8 @@ QVector<ShortcutEntry> buildTable() {
       {QStringLiteral("graph.search-next"), tr("Graph search"), tr("Next match"), QKeySequence(Qt::Key_Return)},
       {QStringLiteral("graph.search-previous"), tr("Graph search"), tr("Previous match"),
        QKeySequence(Qt::SHIFT | Qt::Key_Return)},
+      {QStringLiteral("diff.next"), tr("Model diff"), tr("Next change"), QKeySequence(Qt::Key_F7)},
+      {QStringLiteral("diff.previous"), tr("Model diff"), tr("Previous change"), QKeySequence(Qt::SHIFT | Qt::Key_F7)},
   };
   return t;
 }

@@ -137,6 +137,14 @@ QColor graphCanvasColor() { return isDarkTheme() ? QColor(0x26, 0x26, 0x28) : QC
 
 QColor graphEdgeColor() { return isDarkTheme() ? QColor(0xb8, 0xb8, 0xb8) : QColor(0x50, 0x50, 0x50); }
 
+QColor diffAddedColor() { return QColor(0x7c, 0xc5, 0x7f); }
+
+QColor diffRemovedColor() { return QColor(0xf0, 0x8a, 0x80); }
+
+QColor diffChangedColor() { return QColor(0xf5, 0xbf, 0x4f); }
+
+QColor diffUnchangedColor() { return isDarkTheme() ? QColor(0x8c, 0x8c, 0x8c) : QColor(0xe4, 0xe4, 0xe4); }
+
 QMenu* createThemeMenu(QWidget* parent) {
   auto* menu = new QMenu(QObject::tr("&Theme"), parent);
   auto* group = new QActionGroup(menu);

@@ -36,6 +36,14 @@ bool isDarkTheme();
 QColor graphCanvasColor();
 QColor graphEdgeColor();
 
+// Model diff node fills (under the nodes' black labels): added green, removed red, changed amber, the same in both
+// themes (each reads on the white and the dark canvas); unchanged nodes a grey that recedes on the canvas of the
+// applied theme.
+QColor diffAddedColor();
+QColor diffRemovedColor();
+QColor diffChangedColor();
+QColor diffUnchangedColor();
+
 // View ▸ Theme: System, Light, Dark as exclusive entries; picking one applies and remembers it.
 QMenu* createThemeMenu(QWidget* parent);
 
