@@ -59,6 +59,9 @@ struct CommandLine {
   QCommandLineOption tourFunctionModel{QStringLiteral("tour-function-model"),
                                        QStringLiteral("A model calling a local function for the tour."),
                                        QStringLiteral("model")};
+  QCommandLineOption tourDiffModels{QStringLiteral("tour-diff-models"),
+                                    QStringLiteral("Two models to diff for the tour, separated by a comma."),
+                                    QStringLiteral("a,b")};
   QCommandLineOption tourSteps{QStringLiteral("tour-steps"),
                                QStringLiteral("Comma-separated prefixes of the tour steps to run."),
                                QStringLiteral("prefixes")};
@@ -73,7 +76,8 @@ struct CommandLine {
     parser.addOption(paths);
     tour.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(tour);
-    for (QCommandLineOption* option : {&tourShapes, &tourIfModel, &tourBigModel, &tourSteps, &tourFunctionModel}) {
+    for (QCommandLineOption* option : {&tourShapes, &tourIfModel, &tourBigModel, &tourSteps, &tourFunctionModel,
+                                       &tourDiffModels}) {
       option->setFlags(QCommandLineOption::HiddenFromHelp);
       parser.addOption(*option);
     }
@@ -168,6 +172,8 @@ int main(int argc, char** argv) {
                                            commandLine.parser.value(commandLine.tourBigModel));
     tour->addFitAndEdgeShapeSteps();
     tour->addFunctionAndOverlaySteps(commandLine.parser.value(commandLine.tourFunctionModel));
+    const QStringList diffModels = commandLine.parser.value(commandLine.tourDiffModels).split(u',');
+    tour->addModelDiffStep(diffModels.value(0), diffModels.value(1));
     if (commandLine.parser.isSet(commandLine.tourSteps)) {
       tour->setStepFilter(commandLine.parser.value(commandLine.tourSteps).split(u',', Qt::SkipEmptyParts));
     }

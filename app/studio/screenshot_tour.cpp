@@ -24,6 +24,7 @@
 #include "graph_view.h"
 #include "main_window.h"
 #include "merge_wizard.h"
+#include "model_diff_view.h"
 #include "node_overlay.h"
 
 namespace kiln::studio {
@@ -438,6 +439,7 @@ void ScreenshotTour::grab(const QString& name) {
   // Dialogs are their own top-level windows: grab the one the step opened, else the main window.
   QWidget* target = &window_;
   if (name.endsWith(QStringLiteral("merge-preview")) && mergeWizard_) target = mergeWizard_;
+  if (name.endsWith(QStringLiteral("model-diff")) && diffView_) target = diffView_;
   if (name.endsWith(QStringLiteral("about"))) {
     if (auto* box = window_.findChild<QMessageBox*>()) target = box;
   }
@@ -448,6 +450,32 @@ void ScreenshotTour::grab(const QString& name) {
     errors_ << QStringLiteral("could not write ") + file;
   }
   if (target == mergeWizard_) mergeWizard_->close();
+  if (target == diffView_) diffView_->close();
+}
+
+// ----- 23: the model diff (issue 33, item 4) -----
+
+void ScreenshotTour::addModelDiffStep(const QString& modelA, const QString& modelB) {
+  if (modelA.isEmpty() || modelB.isEmpty()) return;
+  const QString a = QFileInfo(modelA).absoluteFilePath(), b = QFileInfo(modelB).absoluteFilePath();
+  // Shot once the diff and both layouts are done (the view has no single signal for both), the first change focused.
+  steps_.push_back({QStringLiteral("23-model-diff"), [this, a, b](Done done) {
+                      diffView_ = window_.openModelDiff(b, a);
+                      diffView_->resize(1400, 900);
+                      auto* poll = new QTimer(stepContext_);
+                      connect(poll, &QTimer::timeout, stepContext_, [this, poll, done] {
+                        if (diffView_ && diffView_->isBusy()) return;
+                        poll->stop();
+                        if (!diffView_ || diffView_->diff().identical()) {
+                          errors_ << QStringLiteral("23-model-diff: no changes shown: ") +
+                                         (diffView_ ? diffView_->summaryText() : QStringLiteral("window closed"));
+                        } else {
+                          diffView_->next();
+                        }
+                        done();
+                      });
+                      poll->start(100);
+                    }, 60000});
 }
 
 // ----- 18, 19: readable Fit on PP-OCRv4 det, tensor shapes on edges (issue 22) -----

@@ -23,6 +23,7 @@ class CompilePanel;
 class GraphPanel;
 class MainWindow;
 class MergeWizard;
+class ModelDiffView;
 
 class ScreenshotTour : public QObject {
   Q_OBJECT
@@ -43,6 +44,9 @@ class ScreenshotTour : public QObject {
   // selected (its statistics and histogram of differences in the details), and a "Profile now" run colouring the
   // graph by CPU op time. `functionModel` "" leaves step 20 out.
   void addFunctionAndOverlaySteps(const QString& functionModel);
+  // Adds "23-model-diff": `modelA` and `modelB` (tests/tools/make_diff_models.py) side by side in the model diff
+  // window with the first change selected. Either "" leaves it out.
+  void addModelDiffStep(const QString& modelA, const QString& modelB);
   // Runs only the steps whose name starts with one of `prefixes` ("11", "12-if"); all when empty.
   void setStepFilter(const QStringList& prefixes) { filter_ = prefixes; }
   // Starts the tour; `finished(ok)` follows once every step ran (or one failed).
@@ -83,6 +87,7 @@ class ScreenshotTour : public QObject {
   QString outputDir_, modelPath_, benchShapes_, ctxPath_;
   QObject* stepContext_ = nullptr;
   QPointer<MergeWizard> mergeWizard_;
+  QPointer<ModelDiffView> diffView_;
   std::vector<Step> steps_;
   QStringList saved_, errors_, filter_;
 };

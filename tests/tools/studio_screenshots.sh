@@ -8,7 +8,7 @@
 # nested EPContext nodes in a body) and a generated 10,000-node graph (collapsed, expanded, zoomed onto a node with
 # the minimap). TOUR_STEPS=11,12 runs only the steps with those name prefixes; THEME=dark shoots them in the dark
 # theme. After those: a model calling a local ONNX function with its body open, a node's error histogram after a
-# compare run, and a profiled run's time overlay.
+# compare run, a profiled run's time overlay, and the model diff window on two small models (make_diff_models.py).
 #
 #   tests/tools/studio_screenshots.sh [BUILD_DIR] [OUT_DIR] [MODEL] [BENCH_SHAPES]
 # Defaults: build/ci, /tmp/kiln-studio-shots, PP-OCRv4 det from ~/.cache/kiln/models (tests/tools/fetch_models.sh),
@@ -33,8 +33,10 @@ if [[ -n "${THEME:-}" ]]; then
 fi
 /usr/bin/python3 tests/tools/make_if_model.py "$out/models/if_model.onnx"
 /usr/bin/python3 tests/tools/make_function_model.py "$out/models/function_model.onnx"
+/usr/bin/python3 tests/tools/make_diff_models.py "$out/models"
 /usr/bin/python3 tests/tools/make_big_graph.py "$out/models/big_10000.onnx" --nodes 10000 >/dev/null
 xvfb-run -a -s "-screen 0 1600x1000x24" \
   env KILN_CLI="$(cd "$build" && pwd)/app/cli/kiln" KILN_DATA_DIR="$PWD/resources" "$studio" -platform xcb \
   --screenshot-tour "$out" --tour-shapes "$shapes" --tour-if-model "$out/models/if_model.onnx" \
-  --tour-big-model "$out/models/big_10000.onnx" --tour-function-model "$out/models/function_model.onnx" ${TOUR_STEPS:+--tour-steps "$TOUR_STEPS"} "$model"
+  --tour-big-model "$out/models/big_10000.onnx" --tour-function-model "$out/models/function_model.onnx" \
+  --tour-diff-models "$out/models/diff_a.onnx,$out/models/diff_b.onnx" ${TOUR_STEPS:+--tour-steps "$TOUR_STEPS"} "$model"
