@@ -189,6 +189,8 @@ QWidget* ModelDiffView::createChangeList() {
   table_ = makeTable(QStringLiteral("diffTable"), {tr("Change"), tr("Kind"), tr("Name"), tr("Graph"), tr("What")});
   table_->setWordWrap(false);
   table_->setColumnHidden(GraphColumn, true);  // until a change sits in an If/Loop/Scan body
+  // The summary fills what is left, elided (its tooltip has all of it): no sideways scrolling.
+  table_->horizontalHeader()->setSectionResizeMode(WhatColumn, QHeaderView::Stretch);
   table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onCurrentRowChanged(current.isValid() ? current.row() : -1); });
@@ -294,7 +296,8 @@ void ModelDiffView::fillTable() {
     bodies = bodies || (!row.graph.isEmpty() && row.graph != QLatin1String(bridge::GraphDocument::kMainPath));
   }
   table_->setColumnHidden(GraphColumn, !bodies);  // shown only when a change sits in an If/Loop/Scan body
-  table_->resizeColumnsToContents();
+  // Column by column: resizeColumnsToContents would size the stretched summary to its text as well.
+  for (int column : {ChangeColumn, KindColumn, NameColumn, GraphColumn}) table_->resizeColumnToContents(column);
   const int cap = std::max(160, table_->viewport()->width() / 3);
   table_->setColumnWidth(NameColumn, std::min(table_->columnWidth(NameColumn), cap));
   table_->setCurrentIndex({});

@@ -141,6 +141,7 @@ class TestModelDiff : public QObject {
     QCOMPARE(view.detailsTable()->item(0, 0)->text(), QStringLiteral("strides"));
     QCOMPARE(view.detailsTable()->item(0, 1)->text(), QStringLiteral("[1, 1]"));
     QCOMPARE(view.detailsTable()->item(0, 2)->text(), QStringLiteral("[2, 2]"));
+    QTest::qWait(50);  // the tables' column widths settle
     kiln::testing::saveScreenshot(&view, QStringLiteral("model_diff.png"));
 
     QVERIFY(view.next());
@@ -150,6 +151,7 @@ class TestModelDiff : public QObject {
     QCOMPARE(selectedName(view, ModelDiffView::A), QString());
     const int inputX = nodeNamed(*view.panel(ModelDiffView::A)->document(), QStringLiteral("x"));
     QVERIFY(view.panel(ModelDiffView::A)->view()->nodeItem(inputX)->isHighlighted());
+    QTest::qWait(50);  // the tables' column widths settle
     kiln::testing::saveScreenshot(&view, QStringLiteral("model_diff_added.png"));
 
     QVERIFY(view.next());
@@ -209,6 +211,7 @@ class TestModelDiff : public QObject {
     QVERIFY(compareAndWait(view, models_.first, dir_.filePath(QStringLiteral("missing.onnx"))));
     QCOMPARE(failed.size(), 1);
     QVERIFY2(view.summaryText().contains(QStringLiteral("NO_SUCHFILE")), qPrintable(view.summaryText()));
+    QTest::qWait(50);  // the tables' column widths settle
     kiln::testing::saveScreenshot(&view, QStringLiteral("model_diff_missing.png"));
     // No diff to colour by: A's graph keeps its EP colours, under its own legend, not the diff's.
     QVERIFY(!view.findChild<QWidget*>(QStringLiteral("diffLegend"))->isVisible());
@@ -241,6 +244,7 @@ class TestModelDiff : public QObject {
     QTRY_COMPARE(fillOf(view, ModelDiffView::A, QStringLiteral("relu")), dark);  // the palette change is posted
     QCOMPARE(fillOf(view, ModelDiffView::B, QStringLiteral("gate")), kiln::studio::diffAddedColor());
     QVERIFY(view.next());
+    QTest::qWait(50);  // the tables' column widths settle
     kiln::testing::saveScreenshot(&view, QStringLiteral("model_diff_dark.png"));
     kiln::studio::applyTheme(kiln::studio::ThemeChoice::Light);
     QTRY_COMPARE(fillOf(view, ModelDiffView::A, QStringLiteral("relu")), light);
