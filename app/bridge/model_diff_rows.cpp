@@ -55,7 +55,8 @@ DiffRow valueRow(const ValueDiff& d, bool input) {
   row.graph = qs(d.graph);
   row.name = qs(d.name);
   row.details = {{tr("type"), qs(d.typeA), qs(d.typeB)}};
-  row.summary = d.change == DiffChange::CHANGED ? qs(d.typeA) + kArrow + qs(d.typeB) : qs(d.typeA.empty() ? d.typeB : d.typeA);
+  row.summary = d.change == DiffChange::CHANGED ? qs(d.typeA) + kArrow + qs(d.typeB)
+                                                : qs(d.typeA.empty() ? d.typeB : d.typeA);
   const DiffLocator::Kind kind = input ? DiffLocator::Kind::GraphInput : DiffLocator::Kind::GraphOutput;
   if (d.change != DiffChange::ADDED) row.inA = {kind, row.graph, row.name, {}};
   if (d.change != DiffChange::REMOVED) row.inB = {kind, row.graph, row.name, {}};
@@ -102,7 +103,9 @@ DiffRow nodeRow(const NodeDiff& d) {
     parts << aspect + QLatin1Char(' ') + orAbsent(a) + kArrow + orAbsent(b);
   };
   if (d.opTypeChanged) add(tr("op"), opText(d.a), opText(d.b));
-  for (const AttributeDiff& attribute : d.attributes) add(qs(attribute.name), qs(attribute.valueA), qs(attribute.valueB));
+  for (const AttributeDiff& attribute : d.attributes) {
+    add(qs(attribute.name), qs(attribute.valueA), qs(attribute.valueB));
+  }
   if (d.inputsChanged) add(tr("inputs"), joined(d.a.inputs), joined(d.b.inputs));
   if (d.outputsChanged) add(tr("outputs"), joined(d.a.outputs), joined(d.b.outputs));
   row.summary = parts.join(QStringLiteral("; "));
@@ -198,49 +201,69 @@ ModelDiffRows modelDiffRows(const ModelDiff& diff) {
   return result;
 }
 
-QVector<int> locateDiffNodes(const GraphDocument& document, const DiffLocator& locator) {
-  QVector<int> found;
-  if (locator.kind == DiffLocator::Kind::None || document.graphPath() != locator.graph) return found;
-  auto add = [&found](int node) {
-    if (node >= 0 && !found.contains(node)) found << node;
-  };
+DiffNodeIndex::DiffNodeIndex(const GraphDocument& document) : document_(document) {
   const QVector<GraphNode>& nodes = document.nodes();
   for (int i = 0; i < nodes.size(); ++i) {
     const GraphNode& node = nodes[i];
-    switch (locator.kind) {
-      case DiffLocator::Kind::OpNode:
-        if (node.kind != GraphNode::Kind::Op) break;
-        if (locator.name.isEmpty() ? node.name.isEmpty() && !locator.values.isEmpty() && hasOutput(document, i, locator.values.first())
-                                   : node.name == locator.name) {
-          add(i);
+    switch (node.kind) {
+      case GraphNode::Kind::GraphInput:
+        inputs_.insert(node.name, i);
+        producers_[node.name] << i;
+        break;
+      case GraphNode::Kind::GraphOutput: outputs_.insert(node.name, i); break;
+      case GraphNode::Kind::Op:
+        if (!node.name.isEmpty()) opsByName_[node.name] << i;
+        for (const std::string& output : document.nodeInfo(i).outputs) producers_[qs(output)] << i;
+        for (const QString& constant : node.constantInputs) {
+          QVector<int>& readers = readers_[constant];
+          if (!readers.contains(document.drawnNode(i))) readers << document.drawnNode(i);
         }
         break;
-      case DiffLocator::Kind::GraphInput:
-        if (node.kind == GraphNode::Kind::GraphInput && node.name == locator.name) add(i);
-        break;
-      case DiffLocator::Kind::GraphOutput:
-        if (node.kind == GraphNode::Kind::GraphOutput && node.name == locator.name) add(i);
-        break;
-      case DiffLocator::Kind::InitializerReaders:
-        if (node.kind == GraphNode::Kind::Op && node.constantInputs.contains(locator.name)) add(document.drawnNode(i));
-        break;
-      case DiffLocator::Kind::Producers:
-        for (const QString& value : locator.values) {
-          const bool produces = node.kind == GraphNode::Kind::Op ? hasOutput(document, i, value)
-                                                                 : node.kind == GraphNode::Kind::GraphInput && node.name == value;
-          if (produces) add(document.drawnNode(i));
-        }
-        break;
-      case DiffLocator::Kind::None: break;
     }
   }
+}
+
+QVector<int> DiffNodeIndex::locate(const DiffLocator& locator) const {
+  QVector<int> found;
+  if (locator.kind == DiffLocator::Kind::None || document_.graphPath() != locator.graph) return found;
+  switch (locator.kind) {
+    case DiffLocator::Kind::OpNode:
+      if (!locator.name.isEmpty()) return opsByName_.value(locator.name);
+      // Unnamed: the unnamed op node writing its first output (value names are unique in a graph).
+      for (int node : producers_.value(locator.values.value(0))) {
+        const GraphNode& candidate = document_.nodes()[node];
+        if (candidate.kind == GraphNode::Kind::Op && candidate.name.isEmpty()) found << node;
+      }
+      return found;
+    case DiffLocator::Kind::GraphInput:
+      if (inputs_.contains(locator.name)) found << inputs_.value(locator.name);
+      return found;
+    case DiffLocator::Kind::GraphOutput:
+      if (outputs_.contains(locator.name)) found << outputs_.value(locator.name);
+      return found;
+    case DiffLocator::Kind::InitializerReaders: return readers_.value(locator.name);
+    case DiffLocator::Kind::Producers:
+      for (const QString& value : locator.values) {
+        for (int node : producers_.value(value)) {
+          const int drawn = document_.drawnNode(node);
+          if (drawn >= 0 && !found.contains(drawn)) found << drawn;
+        }
+      }
+      return found;
+    case DiffLocator::Kind::None: break;
+  }
   return found;
+}
+
+QVector<int> locateDiffNodes(const GraphDocument& document, const DiffLocator& locator) {
+  return DiffNodeIndex(document).locate(locator);
 }
 
 int matchingDiffNode(const GraphDocument& document, int node, const GraphDocument& other) {
   if (node < 0 || node >= document.nodes().size()) return -1;
   const GraphNode& wanted = document.nodes()[node];
-  const auto& outputs = wanted.kind == GraphNode::Kind::Op ? document.nodeInfo(node).outputs : std::vector<std::string>{};
+  const std::vector<std::string> outputs =
+      wanted.kind == GraphNode::Kind::Op ? document.nodeInfo(node).outputs : std::vector<std::string>{};
   for (int i = 0; i < other.nodes().size(); ++i) {
     const GraphNode& candidate = other.nodes()[i];
     if (candidate.kind != wanted.kind) continue;
@@ -254,14 +277,15 @@ int matchingDiffNode(const GraphDocument& document, int node, const GraphDocumen
   return -1;
 }
 
-QHash<int, DiffChange> diffMarks(const ModelDiffRows& diff, bool sideA, const GraphDocument& document) {
+QHash<int, DiffChange> diffMarks(const ModelDiffRows& diff, bool sideA, const DiffNodeIndex& index) {
+  const GraphDocument& document = index.document();
   QHash<int, DiffChange> marks;
   for (const DiffRow& row : diff.rows) {
     const DiffLocator& locator = sideA ? row.inA : row.inB;
     if (!locator.isItself()) continue;
     // Reading a changed initializer changes what a node computes, not the node.
     const DiffChange change = locator.kind == DiffLocator::Kind::InitializerReaders ? DiffChange::CHANGED : row.change;
-    for (int node : locateDiffNodes(document, locator)) {
+    for (int node : index.locate(locator)) {
       const int drawn = document.drawnNode(node);
       if (drawn < 0) continue;
       // A folded Constant added or removed changes the node it is drawn in; an added or removed node stays so.
@@ -271,6 +295,23 @@ QHash<int, DiffChange> diffMarks(const ModelDiffRows& diff, bool sideA, const Gr
     }
   }
   return marks;
+}
+
+QHash<int, int> diffRowsByNode(const ModelDiffRows& diff, bool sideA, const DiffNodeIndex& index) {
+  QHash<int, int> rows;
+  for (bool readers : {false, true}) {
+    for (int r = 0; r < diff.rows.size(); ++r) {
+      const DiffLocator& locator = sideA ? diff.rows[r].inA : diff.rows[r].inB;
+      if (!locator.isItself() || (locator.kind == DiffLocator::Kind::InitializerReaders) != readers) continue;
+      for (int node : index.locate(locator)) {
+        // A folded Constant's change is found on the node it is drawn in, too.
+        for (int key : {node, index.document().drawnNode(node)}) {
+          if (key >= 0 && !rows.contains(key)) rows.insert(key, r);
+        }
+      }
+    }
+  }
+  return rows;
 }
 
 }  // namespace kiln::bridge

@@ -225,6 +225,7 @@ void ModelDiffView::compare(const QString& pathA, const QString& pathB) {
   diff_ = {};
   diffDone_ = false;
   pendingRow_ = {-1, -1};
+  indexes_ = {};
   table_->setRowCount(0);
   showDetails(-1);
   updateNavigation();
@@ -246,6 +247,7 @@ void ModelDiffView::compare(const QString& pathA, const QString& pathB) {
 void ModelDiffView::onDiffFinished(const bridge::ModelDiffRows& diff) {
   diff_ = diff;
   diffDone_ = true;
+  indexes_ = {};
   fillTable();
   QString text = diff_.identical()
                      ? tr("No differences: %1 and %2 have the same opsets, inputs, outputs, nodes, attributes and "
@@ -266,6 +268,17 @@ void ModelDiffView::onDiffFailed(const QString& code, const QString& message) {
   showDetails(-1);
   updateNavigation();
   emit diffFailed(text);
+}
+
+const ModelDiffView::SideIndex* ModelDiffView::sideIndex(Side side) {
+  SideIndex& at = indexes_[side];
+  const auto document = panels_[side]->document();
+  if (at.document != document || !at.index) {
+    at.document = document;
+    at.index = document ? std::make_unique<bridge::DiffNodeIndex>(*document) : nullptr;
+    at.rowOfNode = document ? bridge::diffRowsByNode(diff_, side == A, *at.index) : QHash<int, int>{};
+  }
+  return &at;
 }
 
 // The graphs in the diff's colours under its legend, or (no diff to show) in their EP colours under theirs.
@@ -345,15 +358,19 @@ void ModelDiffView::updateNavigation() {
   const int row = currentRow(), count = table_->rowCount();
   previousButton_->setEnabled(row > 0);
   nextButton_->setEnabled(row + 1 < count);
-  position_->setText(count == 0 ? QString() : row < 0 ? tr("%1 changes").arg(count) : tr("%1 of %2").arg(row + 1).arg(count));
+  if (count == 0) {
+    position_->clear();
+  } else {
+    position_->setText(row < 0 ? tr("%1 changes").arg(count) : tr("%1 of %2").arg(row + 1).arg(count));
+  }
 }
 
 void ModelDiffView::showDetails(int row) {
   details_->setRowCount(0);
   if (row < 0 || row >= diff_.rows.size()) {
+    const QString next = shortcutKeys(QStringLiteral("diff.next")).toString(QKeySequence::NativeText);
     detailsTitle_->setText(diff_.rows.isEmpty() ? tr("No change selected")
-                                                : tr("Select a change (or press %1) to see A against B")
-                                                      .arg(shortcutKeys(QStringLiteral("diff.next")).toString(QKeySequence::NativeText)));
+                                                : tr("Select a change (or press %1) to see A against B").arg(next));
     return;
   }
   const bridge::DiffRow& diffRow = diff_.rows[row];
@@ -399,7 +416,7 @@ void ModelDiffView::applyFocus(Side side, int row) {
   const auto document = panel->document();
   if (!document) return;
   const bridge::DiffLocator& locator = side == A ? diff_.rows[row].inA : diff_.rows[row].inB;
-  const QVector<int> nodes = bridge::locateDiffNodes(*document, locator);
+  const QVector<int> nodes = sideIndex(side)->index->locate(locator);
   const QScopedValueRollback<bool> quiet(syncing_, true);
   view->setHighlighted(locator.isItself() && nodes.size() < 2 ? QVector<int>{} : nodes);
   if (nodes.isEmpty()) {
@@ -426,16 +443,7 @@ void ModelDiffView::onNodeSelected(Side side, int node) {
   if (syncing_ || !diffDone_) return;
   const auto document = panels_[side]->document();
   if (!document) return;
-  // The change of the node itself first; a node reading a changed initializer second.
-  int found = -1;
-  for (bool readers : {false, true}) {
-    for (int r = 0; r < diff_.rows.size() && found < 0; ++r) {
-      const bridge::DiffLocator& locator = side == A ? diff_.rows[r].inA : diff_.rows[r].inB;
-      const bool isReaders = locator.kind == bridge::DiffLocator::Kind::InitializerReaders;
-      if (!locator.isItself() || isReaders != readers) continue;
-      if (bridge::locateDiffNodes(*document, locator).contains(node)) found = r;
-    }
-  }
+  const int found = sideIndex(side)->rowOfNode.value(node, -1);
   if (found < 0) {
     const QSignalBlocker quiet(table_->selectionModel());
     table_->clearSelection();
@@ -463,7 +471,9 @@ void ModelDiffView::focusCounterpart(Side side, int node) {
   other->view()->setHighlighted({});
   if (other->currentGraphPath() != document->graphPath()) {
     // Named nodes are found once the other model's graph of the same path is laid out.
-    if (!other->openGraph(document->graphPath(), document->nodes()[node].name)) other->view()->scene()->clearSelection();
+    if (!other->openGraph(document->graphPath(), document->nodes()[node].name)) {
+      other->view()->scene()->clearSelection();
+    }
     return;
   }
   const int match = bridge::matchingDiffNode(*document, node, *other->document());
@@ -478,7 +488,7 @@ void ModelDiffView::recolour(Side side) {
   GraphPanel* panel = panels_[side];
   const auto document = panel->document();
   if (!document || !diffColoured_) return;  // no diff on display: the EP colours stay
-  const QHash<int, DiffChange> marks = bridge::diffMarks(diff_, side == A, *document);
+  const QHash<int, DiffChange> marks = bridge::diffMarks(diff_, side == A, *sideIndex(side)->index);
   for (auto it = panel->view()->nodeItems().begin(); it != panel->view()->nodeItems().end(); ++it) {
     const int node = it.key();
     if (node < 0 || node >= document->nodes().size()) continue;

@@ -11,6 +11,7 @@
 #include <QWidget>
 
 #include <array>
+#include <memory>
 
 #include "model_diff_rows.h"
 
@@ -83,6 +84,13 @@ class ModelDiffView : public QWidget {
   // A node selected in one graph: its change, or else its counterpart in the other graph.
   void onNodeSelected(Side side, int node);
   void focusCounterpart(Side side, int node);
+  // The graph on display on `side` hashed for the diff's rows; rebuilt when another graph or diff is shown.
+  struct SideIndex {
+    std::shared_ptr<const bridge::GraphDocument> document;
+    std::unique_ptr<bridge::DiffNodeIndex> index;
+    QHash<int, int> rowOfNode;
+  };
+  const SideIndex* sideIndex(Side side);
   void showDiffColours(bool on);
   void recolour(Side side);
   void refreshLegend();
@@ -91,7 +99,8 @@ class ModelDiffView : public QWidget {
   std::array<GraphPanel*, 2> panels_{};
   std::array<QLabel*, 2> captions_{};
   std::array<QString, 2> paths_;
-  std::array<int, 2> pendingRow_{-1, -1};  // a change to focus once the graph opened for it is laid out
+  std::array<int, 2> pendingRow_{-1, -1};
+  std::array<SideIndex, 2> indexes_;  // a change to focus once the graph opened for it is laid out
   QLabel* status_ = nullptr;
   QWidget* legend_ = nullptr;
   QTableWidget* table_ = nullptr;

@@ -14,7 +14,8 @@ namespace kiln::testing {
 // cannot be generated.
 inline std::pair<QString, QString> makeDiffModels(const QString& dir, QString* error) {
   QProcess python;
-  python.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral(KILN_SOURCE_DIR "/tests/tools/make_diff_models.py"), dir});
+  python.start(QStringLiteral("/usr/bin/python3"),
+               {QStringLiteral(KILN_SOURCE_DIR "/tests/tools/make_diff_models.py"), dir});
   if (!python.waitForFinished(60000) || python.exitStatus() != QProcess::NormalExit || python.exitCode() != 0) {
     *error = QStringLiteral("make_diff_models.py failed: ") + QString::fromLocal8Bit(python.readAllStandardError()) +
              python.errorString();

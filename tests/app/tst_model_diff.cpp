@@ -36,7 +36,8 @@ constexpr int kTimeoutMs = 60000;
 
 // "changed node conv (Conv)": a row as the test names it, from the table's cells.
 QString rowText(const QTableWidget* table, int row) {
-  return QStringLiteral("%1 %2 %3").arg(table->item(row, 0)->text(), table->item(row, 1)->text(), table->item(row, 2)->text());
+  return QStringLiteral("%1 %2 %3")
+      .arg(table->item(row, 0)->text(), table->item(row, 1)->text(), table->item(row, 2)->text());
 }
 
 // Starts `view` on the two models and waits until the diff and both layouts are done.
@@ -171,7 +172,8 @@ class TestModelDiff : public QObject {
     QTest::keyClick(view.diffTable(), static_cast<Qt::Key>(previous[0].key()), previous[0].keyboardModifiers());
     QCOMPARE(view.currentRow(), 1);
     const QKeySequence next = kiln::studio::shortcutKeys(QStringLiteral("diff.next"));
-    QTest::keyClick(view.panel(ModelDiffView::A)->view(), static_cast<Qt::Key>(next[0].key()), next[0].keyboardModifiers());
+    QTest::keyClick(view.panel(ModelDiffView::A)->view(), static_cast<Qt::Key>(next[0].key()),
+                    next[0].keyboardModifiers());
     QCOMPARE(view.currentRow(), 2);
   }
 
@@ -191,6 +193,30 @@ class TestModelDiff : public QObject {
     a->view()->focusNode(nodeNamed(*a->document(), QStringLiteral("conv")));
     QCOMPARE(view.currentRow(), 0);
     QCOMPARE(selectedName(view, ModelDiffView::B), QStringLiteral("conv"));
+  }
+
+  // Unnamed nodes (kiln diff pairs them by position; the note says so) are found by the value they write: selecting
+  // A's unnamed Relu selects B's. The CLI's own diff test models (tests/cli/diff_commands.py's conv_net).
+  void unnamedNodesAreFoundByTheirOutputs() {
+    ModelDiffView view;
+    view.show();
+    QVERIFY(compareAndWait(view, QStringLiteral(KILN_SOURCE_DIR "/tests/cli/data/diff_conv_a.onnx"),
+                           QStringLiteral(KILN_SOURCE_DIR "/tests/cli/data/diff_conv_b.onnx")));
+    QCOMPARE(view.diffTable()->rowCount(), 2);
+    QVERIFY2(view.summaryText().contains(QStringLiteral("note: main: 1 unnamed node matched by position")),
+             qPrintable(view.summaryText()));
+    auto unnamedRelu = [&view](ModelDiffView::Side side) {
+      const auto& nodes = view.panel(side)->document()->nodes();
+      for (int i = 0; i < nodes.size(); ++i) {
+        if (nodes[i].opType == QLatin1String("Relu") && nodes[i].name.isEmpty()) return i;
+      }
+      return -1;
+    };
+    const int reluA = unnamedRelu(ModelDiffView::A), reluB = unnamedRelu(ModelDiffView::B);
+    QVERIFY(reluA >= 0 && reluB >= 0);
+    view.panel(ModelDiffView::A)->view()->focusNode(reluA);
+    QCOMPARE(view.panel(ModelDiffView::B)->view()->selectedNode(), reluB);
+    QCOMPARE(view.currentRow(), -1);  // unchanged
   }
 
   void identicalModelsShowNoDifferences() {
