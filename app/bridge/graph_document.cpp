@@ -360,6 +360,12 @@ GraphDocument GraphDocument::buildGraph(std::shared_ptr<const ModelInfo> shared,
       doc.epContextError_ = qs(epContext->status().toString());
     }
   }
+  auto tensorText = [&doc](int edge) { return doc.edgeTensorText(edge); };
+  doc.groups_ = findGroups(doc.nodes_, doc.edges_, doc.clusterOfNode_, tensorText);
+  doc.groupOfNode_.fill(-1, doc.nodes_.size());
+  for (int g = 0; g < doc.groups_.size(); ++g) {
+    for (int node : doc.groups_[g].nodes) doc.groupOfNode_[node] = g;
+  }
   return doc;
 }
 
@@ -432,10 +438,23 @@ QVector<int> GraphDocument::search(const QString& text) const {
   return found;
 }
 
-VisibleGraph GraphDocument::visibleGraph(const QSet<int>& collapsed) const {
+VisibleGraph::Vertex GraphDocument::groupVertex(int group, int cluster) const {
+  VisibleGraph::Vertex v;
+  v.id = QStringLiteral("g%1").arg(group);
+  v.group = group;
+  v.inCluster = cluster;
+  // Wide enough for the title at the group font (up to 11 points a character) and its smaller subtitle.
+  const qsizetype chars = std::max(groups_[group].title.size(), groups_[group].subtitle().size() * 3 / 4);
+  v.widthIn = std::max(2.0, 0.45 + 0.155 * static_cast<double>(chars));
+  v.heightIn = 0.7;
+  return v;
+}
+
+VisibleGraph GraphDocument::visibleGraph(const QSet<int>& collapsed, const QSet<int>& collapsedGroups) const {
   VisibleGraph graph;
   QVector<int> vertexOfNode(nodes_.size(), -1);
   QVector<int> vertexOfCluster(clusters_.size(), -1);
+  QVector<int> vertexOfGroup(groups_.size(), -1);
   for (int i = 0; i < nodes_.size(); ++i) {
     const GraphNode& n = nodes_[i];
     if (n.folded) continue;  // drawn inside its consumer
@@ -454,10 +473,20 @@ VisibleGraph GraphDocument::visibleGraph(const QSet<int>& collapsed) const {
       vertexOfNode[i] = vertexOfCluster[cluster];
       continue;
     }
+    const int group = groupOf(i);
+    if (group >= 0 && collapsedGroups.contains(group)) {
+      if (vertexOfGroup[group] < 0) {
+        vertexOfGroup[group] = static_cast<int>(graph.vertices.size());
+        graph.vertices.push_back(groupVertex(group, cluster));
+      }
+      vertexOfNode[i] = vertexOfGroup[group];
+      continue;
+    }
     VisibleGraph::Vertex v;
     v.id = QStringLiteral("n%1").arg(i);
     v.node = i;
     v.inCluster = cluster;
+    v.inGroup = group;
     if (n.kind == GraphNode::Kind::Op) {
       v.widthIn = boxWidth(std::max(n.displayName().size(), n.opType.size() + 2));
       v.heightIn = 0.5;
@@ -470,6 +499,15 @@ VisibleGraph GraphDocument::visibleGraph(const QSet<int>& collapsed) const {
   }
   for (int c = 0; c < clusters_.size(); ++c) {
     if (!collapsed.contains(c) && !clusters_[c].nodes.isEmpty()) graph.expandedClusters.push_back(c);
+  }
+  for (int g = 0; g < groups_.size(); ++g) {
+    if (!collapsedGroups.contains(g) && !collapsed.contains(groups_[g].cluster)) graph.expandedGroups.push_back(g);
+  }
+  if (graph.expandedGroups.size() > kMaxGroupFrames) {
+    // Many groups open at once (Expand all): their members are drawn without frames. Dozens of nested DOT
+    // clusters take dot minutes (a 580-node U-Net: over two), and the frames would only repeat the partitions.
+    graph.expandedGroups.clear();
+    for (VisibleGraph::Vertex& v : graph.vertices) v.inGroup = -1;
   }
   QHash<quint64, int> edgeIndex;
   for (int index = 0; index < edges_.size(); ++index) {

@@ -21,6 +21,7 @@
 #include "kiln/epcontext.h"
 #include "kiln/model_info.h"
 #include "kiln/partition_report.h"
+#include "graph_groups.h"
 #include "kiln/status.h"
 
 namespace kiln::bridge {
@@ -103,13 +104,15 @@ struct GraphCluster {
   QString caption() const { return QStringLiteral("%1 (%2)").arg(title(), nodeCountText()); }
 };
 
-// The part of a document the layout lays out: collapsed clusters become one vertex each.
+// The part of a document the layout lays out: collapsed clusters and groups become one vertex each.
 struct VisibleGraph {
   struct Vertex {
-    QString id;        // DOT id: "n12" for node 12, "c3" for collapsed cluster 3
+    QString id;        // DOT id: "n12" for node 12, "c3" for collapsed cluster 3, "g5" for collapsed group 5
     int node = -1;     // document node, or -1
     int cluster = -1;  // collapsed cluster, or -1
+    int group = -1;    // collapsed group, or -1
     int inCluster = -1;  // the expanded cluster it is drawn inside, or -1
+    int inGroup = -1;    // the expanded group it is drawn inside (itself inside inCluster), or -1
     double widthIn = 1, heightIn = 0.4;  // inches, as DOT wants them
   };
   struct Edge {
@@ -120,6 +123,7 @@ struct VisibleGraph {
   QVector<Vertex> vertices;
   QVector<Edge> edges;
   QVector<int> expandedClusters;  // drawn as DOT clusters around their vertices
+  QVector<int> expandedGroups;    // likewise, nested in their cluster's
 };
 
 // Whether `info` has EPContext nodes in its main graph or in any body (a compile can leave them in If bodies only):
@@ -183,14 +187,23 @@ class GraphDocument {
   int foldedCount() const { return foldedCount_; }
   // The cluster node `node` belongs to, or -1.
   int clusterOf(int node) const { return node >= 0 && node < clusterOfNode_.size() ? clusterOfNode_[node] : -1; }
+  // The groups big graphs are drawn as (graph_groups.h); empty for small graphs.
+  const QVector<GraphGroup>& groups() const { return groups_; }
+  // The group node `node` belongs to, or -1.
+  int groupOf(int node) const { return node >= 0 && node < groupOfNode_.size() ? groupOfNode_[node] : -1; }
   int findCluster(const QString& name) const;
   // Document node indices whose name or op type contains `text` (case-insensitive), in topological order.
   QVector<int> search(const QString& text) const;
 
-  // The graph to lay out with the clusters in `collapsed` (cluster indices) folded into one vertex each.
-  VisibleGraph visibleGraph(const QSet<int>& collapsed) const;
+  // Open groups get a frame while there are at most this many (VisibleGraph::expandedGroups); beyond, none.
+  static constexpr int kMaxGroupFrames = 6;
+  // The graph to lay out with the clusters in `collapsed` (cluster indices) and the groups in `collapsedGroups`
+  // folded into one vertex each (a group inside a collapsed cluster goes with it).
+  VisibleGraph visibleGraph(const QSet<int>& collapsed, const QSet<int>& collapsedGroups = {}) const;
 
  private:
+  // The vertex standing for collapsed group `group`, drawn inside expanded cluster `cluster` (or -1).
+  VisibleGraph::Vertex groupVertex(int group, int cluster) const;
   static GraphDocument buildGraph(std::shared_ptr<const ModelInfo> info, const QString& path,
                                   const Result<PartitionReport>& report,
                                   const std::optional<Result<EpContextModelInfo>>& epContext);
@@ -205,6 +218,8 @@ class GraphDocument {
   QVector<GraphEdge> edges_;
   QVector<GraphCluster> clusters_;
   QVector<int> clusterOfNode_;
+  QVector<GraphGroup> groups_;
+  QVector<int> groupOfNode_;
   QStringList executionProviders_;
   QString partitionError_, epContextError_;
   int opNodeCount_ = 0;

@@ -78,24 +78,43 @@ QByteArray GraphLayout::toDot(const VisibleGraph& graph, const GraphDocument& do
     dot += "  " + v.id.toLatin1() + " [width=" + QByteArray::number(v.widthIn, 'f', 2) +
            ", height=" + QByteArray::number(v.heightIn, 'f', 2) + "];\n";
   };
-  QVector<QVector<int>> members(document.clusters().size());
+  // Members of each expanded cluster and group; a group's members are written inside its cluster's subgraph.
+  QVector<QVector<int>> members(document.clusters().size()), groupMembers(document.groups().size());
+  QVector<QVector<int>> groupsIn(document.clusters().size() + 1);  // by cluster + 1: index 0 is "no cluster"
+  for (int g : graph.expandedGroups) groupsIn[document.groups()[g].cluster + 1].push_back(g);
   for (int i = 0; i < graph.vertices.size(); ++i) {
     const VisibleGraph::Vertex& v = graph.vertices[i];
-    if (v.inCluster >= 0) {
+    if (v.inGroup >= 0) {
+      groupMembers[v.inGroup].push_back(i);
+    } else if (v.inCluster >= 0) {
       members[v.inCluster].push_back(i);
     } else {
       vertexLine(v);
     }
   }
+  // The label only reserves room at the top of the box for the view's own caption (as wide as the whole caption,
+  // so it is never cut); names never reach DOT.
+  auto openCluster = [&](const QByteArray& name, const QString& caption) {
+    dot += "  subgraph cluster_" + name + " {\n    label=\"" + QByteArray(caption.size(), 'X') + "\"; fontsize=12;\n";
+  };
+  auto writeGroups = [&](int cluster) {
+    for (int g : groupsIn[cluster + 1]) {
+      openCluster("g" + QByteArray::number(g), document.groups()[g].caption());
+      for (int i : groupMembers[g]) {
+        dot += "  ";
+        vertexLine(graph.vertices[i]);
+      }
+      dot += "  }\n";
+    }
+  };
+  writeGroups(-1);
   for (int c : graph.expandedClusters) {
-    // The label only reserves room at the top of the box for the view's own caption (as wide as the whole caption,
-    // so it is never cut); names never reach DOT.
-    const QByteArray reserve(document.clusters()[c].caption().size(), 'X');
-    dot += "  subgraph cluster_" + QByteArray::number(c) + " {\n    label=\"" + reserve + "\"; fontsize=12;\n";
+    openCluster(QByteArray::number(c), document.clusters()[c].caption());
     for (int i : members[c]) {
       dot += "  ";
       vertexLine(graph.vertices[i]);
     }
+    writeGroups(c);
     dot += "  }\n";
   }
   for (const auto& e : graph.edges) {
@@ -131,6 +150,10 @@ bool GraphLayout::parseJson(const QByteArray& json, const VisibleGraph& graph, G
   for (const QJsonValue& value : objects) {
     const QJsonObject object = value.toObject();
     const QString name = object.value(QStringLiteral("name")).toString();
+    if (name.startsWith(QStringLiteral("cluster_g"))) {
+      result->groupBoxes.insert(name.mid(9).toInt(), parseBox(object.value(QStringLiteral("bb")).toString(), height));
+      continue;
+    }
     if (name.startsWith(QStringLiteral("cluster_"))) {
       result->clusterBoxes.insert(name.mid(8).toInt(), parseBox(object.value(QStringLiteral("bb")).toString(), height));
       continue;
@@ -191,11 +214,12 @@ void GraphLayout::start(const VisibleGraph& graph, const GraphDocument& document
   if (graph.vertices.size() > kMaxDotVertices) {
     running_ = true;
     emit progress(tr("Laying out %n node(s)", nullptr, static_cast<int>(graph.vertices.size())));
-    QStringList captions;
+    QStringList captions, groupCaptions;
     for (const GraphCluster& cluster : document.clusters()) captions << cluster.caption();
-    parsePool_.start([this, generation, graph, captions] {
+    for (const GraphGroup& group : document.groups()) groupCaptions << group.caption();
+    parsePool_.start([this, generation, graph, captions, groupCaptions] {
       if (generation != generation_) return;
-      auto result = std::make_shared<GraphLayoutResult>(layeredLayout(graph, captions));
+      auto result = std::make_shared<GraphLayoutResult>(layeredLayout(graph, captions, groupCaptions));
       result->layered = true;
       QMetaObject::invokeMethod(
           this,
@@ -256,7 +280,6 @@ void GraphLayout::onDotFinished(quint64 generation, QProcess* process, const Vis
     auto result = std::make_shared<GraphLayoutResult>();
     QString error;
     const bool ok = parseJson(json, graph, result.get(), &error);
-    if (ok) setInBands(result.get(), graph);  // a deep network is a page at fit, not a sliver
     result->dotMs = dotMs;
     QMetaObject::invokeMethod(
         this,

@@ -31,11 +31,12 @@ struct GraphLayoutResult {
   // Per VisibleGraph edge: the B-spline control points (first point, then 3 per segment) and the arrow tip.
   QVector<QVector<QPointF>> edgeSplines;
   QVector<QPointF> edgeArrowTips;    // null point when dot drew no arrowhead
-  // Expanded cluster index -> its box; a partition cut by the bands of a tall layout has one box per band.
+  // Expanded cluster index -> its box (one each).
   QMultiHash<int, QRectF> clusterBoxes;
+  // Expanded group index -> its box, inside its cluster's.
+  QHash<int, QRectF> groupBoxes;
   QRectF bounds;
   bool layered = false;  // laid out by layeredLayout (no dot)
-  int bands = 1;         // a tall layout set in this many bands side by side (setInBands)
   double dotMs = 0;    // the dot process, start to exit
   double totalMs = 0;  // DOT text written to result delivered
 };
@@ -51,7 +52,8 @@ class GraphLayout : public QObject {
   // Kills a running dot.
   ~GraphLayout() override;
 
-  // The DOT text for `graph`: fixed-size boxes (the view draws the labels), expanded clusters as DOT clusters.
+  // The DOT text for `graph`: fixed-size boxes (the view draws the labels), expanded clusters as DOT clusters and
+  // expanded groups as DOT clusters inside them.
   static QByteArray toDot(const VisibleGraph& graph, const GraphDocument& document);
   // Parses `dot -Tjson0` output for `graph`. Returns false with `error` set when the JSON does not fit the graph.
   static bool parseJson(const QByteArray& json, const VisibleGraph& graph, GraphLayoutResult* result, QString* error);

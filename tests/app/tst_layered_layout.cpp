@@ -1,6 +1,7 @@
 // The layered layout that replaces dot above GraphLayout::kMaxDotVertices (issue 22: a 10,000-node graph with every
 // partition expanded is laid out in well under 3 s, where dot took about 20 s): every vertex placed without overlap,
-// edges from producer to consumer, partition boxes holding their members and their whole caption, cycles survived.
+// edges from producer to consumer, partition and group boxes holding their members and their whole caption, cycles
+// survived; a long graph stays one column (issue 33 item 5: no newspaper columns; long graphs are grouped instead).
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QtTest>
@@ -61,22 +62,17 @@ class TestLayeredLayout : public QObject {
         QVERIFY2(!result.vertices[i].intersects(result.vertices[j]), qPrintable(QStringLiteral("%1 %2").arg(i).arg(j)));
       }
     }
-    // Edges run down from the producer's bottom to the consumer's top (or on into the next band), ending in an
-    // arrow tip.
-    int bandCrossings = 0;
+    // Edges run down from the producer's bottom to the consumer's top, ending in an arrow tip: never up into
+    // another column, however long the graph.
     for (int e = 0; e < graph.edges.size(); ++e) {
       const QRectF from = result.vertices[graph.edges[e].from], to = result.vertices[graph.edges[e].to];
       QCOMPARE(result.edgeSplines[e].size(), 4);
       QCOMPARE(result.edgeSplines[e].first(), QPointF(from.center().x(), from.bottom()));
       QCOMPARE(result.edgeArrowTips[e], QPointF(to.center().x(), to.top()));
-      if (to.top() < from.bottom()) {
-        QVERIFY(to.left() > from.right());
-        ++bandCrossings;
-      }
+      QVERIFY(to.top() >= from.bottom());
     }
-    // 120 ranks of about 88 points: a long graph is set in bands side by side, wider than tall.
-    QVERIFY(bandCrossings > 0);
-    QVERIFY2(result.bounds.width() > result.bounds.height() * 0.3,
+    // 120 ranks of about 88 points: one column, far taller than wide.
+    QVERIFY2(result.bounds.height() > result.bounds.width() * 10,
              qPrintable(QStringLiteral("%1 x %2").arg(result.bounds.width()).arg(result.bounds.height())));
   }
 
@@ -106,41 +102,24 @@ class TestLayeredLayout : public QObject {
     QVERIFY(kiln::bridge::layeredLayout(VisibleGraph{}, {}).vertices.isEmpty());
   }
 
-  void tallDotLayoutsAreSetInBands() {
-    // A dot-like drawing: one column of 200 boxes 40 points apart, one partition around all of them.
-    VisibleGraph graph;
-    GraphLayoutResult layout;
-    for (int i = 0; i < 200; ++i) {
-      graph.vertices.push_back({QStringLiteral("n%1").arg(i), i, -1, 0, 1, 0.4});
-      layout.vertices.push_back(QRectF(20, 20 + i * 60, 72, 29));
-      if (i > 0) {
-        graph.edges.push_back({i - 1, i, 1});
-        layout.edgeSplines.push_back({QPointF(56, i * 60 - 11), QPointF(56, i * 60), QPointF(56, i * 60 + 5), QPointF(56, i * 60 + 12)});
-        layout.edgeArrowTips.push_back(QPointF(56, i * 60 + 20));
-      }
+  void groupBoxesNestInClusterBoxes() {
+    // Groups of 3 vertices (one residual block each) inside partitions of 6.
+    VisibleGraph graph = residualChain(10, 6);
+    QStringList groupCaptions;
+    for (int i = 0; i < graph.vertices.size(); ++i) graph.vertices[i].inGroup = i / 3;
+    for (int g = 0; g < 10; ++g) {
+      graph.expandedGroups.push_back(g);
+      groupCaptions << QStringLiteral("Conv \u00d72 \u00b7 Add \u2192 [1,16,32,32] (3 nodes)");
     }
-    layout.clusterBoxes.insert(0, QRectF(10, 5, 92, 200 * 60 + 10));
-    layout.bounds = QRectF(0, 0, 112, 200 * 60 + 30);
-    kiln::bridge::setInBands(&layout, graph);
-    QVERIFY2(layout.bands >= 4, qPrintable(QString::number(layout.bands)));
-    QVERIFY(layout.bounds.width() > layout.bounds.height() * 0.3);
-    QCOMPARE(layout.clusterBoxes.count(0), layout.bands);  // one box per band
-    for (int i = 0; i < 200; ++i) {
-      QVERIFY(layout.bounds.contains(layout.vertices[i]));
-      bool inBox = false;
-      for (const QRectF& box : layout.clusterBoxes.values(0)) inBox |= box.contains(layout.vertices[i]);
-      QVERIFY(inBox);
+    const GraphLayoutResult result = kiln::bridge::layeredLayout(graph, captions(5), groupCaptions);
+    QCOMPARE(result.groupBoxes.size(), 10);
+    for (int i = 0; i < graph.vertices.size(); ++i) {
+      const QRectF group = result.groupBoxes.value(graph.vertices[i].inGroup);
+      QVERIFY(group.contains(result.vertices[i]));
+      QVERIFY(group.width() >= groupCaptions[0].size() * 7.5);
+      QVERIFY(result.bounds.contains(group));
+      QVERIFY(result.clusterBoxes.value(graph.vertices[i].inCluster).contains(group));  // nested in its partition
     }
-    // Edges end at their consumer's top, inside a band or across to the next one.
-    for (int e = 0; e < graph.edges.size(); ++e) {
-      const QRectF to = layout.vertices[graph.edges[e].to];
-      QCOMPARE(layout.edgeArrowTips[e], QPointF(to.center().x(), to.top()));
-    }
-    // A wide layout is left alone.
-    GraphLayoutResult wide = layout;
-    const QRectF before = wide.bounds;
-    kiln::bridge::setInBands(&wide, graph);
-    QCOMPARE(wide.bounds, before);
   }
 
   void tenThousandVerticesInUnderASecond() {
