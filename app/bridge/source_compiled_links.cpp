@@ -79,7 +79,7 @@ GraphNodes findReplacingEpContextNode(const GraphDocument& source, int sourceNod
 
 QString BorderTransfer::label() const {
   const QString direction = toDevice ? QStringLiteral("H→D") : QStringLiteral("D→H");
-  return QStringLiteral("%1 %2").arg(direction, bytes >= 0 ? formatByteSize(bytes) : QStringLiteral("?"));
+  return QStringLiteral("%1 %2").arg(direction, bytes >= 0 ? formatByteSize(bytes) : QStringLiteral("(size unknown)"));
 }
 
 int64_t valueBytes(const ModelInfo& info, const QString& name) {

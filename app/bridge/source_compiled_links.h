@@ -41,7 +41,7 @@ struct BorderTransfer {
   bool toDevice = true;    // host→device (into the compiled partition) or device→host
   int64_t bytes = -1;      // from the value's inferred type and shape; -1 when unknown
 
-  // "H→D 1.2 MiB", "D→H ?" when the size is unknown.
+  // "H→D 1.2 MiB"; "D→H (size unknown)" when the value's type or a dimension is not known before it runs.
   QString label() const;
 };
 

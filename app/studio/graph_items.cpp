@@ -15,8 +15,6 @@ namespace {
 
 // kTextLod, kInvisibleEdgeLod and kLabelPx, shared with the view, are in graph_items.h.
 constexpr double kDetailLod = 0.3;  // below it, nodes and partitions are plain boxes
-// The smallest on-screen pixel size of a label that is legible.
-constexpr double kLegiblePx = 6.5;
 // Tensor text on edges: its size in scene units.
 constexpr double kEdgeTextPx = 10;
 
@@ -75,6 +73,10 @@ void paintNodeLook(QPainter* painter, const QRectF& rect, NodeLook look, const Q
 }
 
 QColor epQColor(const QString& executionProvider) { return fromRgb(bridge::epColor(executionProvider)); }
+
+QRectF ItemLabel::textRect() const {
+  return QFontMetricsF(font).boundingRect(rect, Qt::AlignCenter | Qt::TextDontClip, text);
+}
 
 // ----- nodes -----
 
@@ -216,12 +218,47 @@ GraphClusterItem::GraphClusterItem(const bridge::GraphCluster& cluster, int inde
   setZValue(collapsed ? 2 : 0);
 }
 
+GraphClusterItem::GraphClusterItem(const bridge::GraphGroup& group, int index, const QRectF& rect, bool collapsed,
+                                   const QColor& fill, const QString& tooltip)
+    : rect_(rect), index_(index), collapsed_(collapsed), group_(true), fill_(fill) {
+  setFlag(ItemIsSelectable, collapsed);
+  title_ = group.title;
+  subtitle_ = group.subtitle();
+  setToolTip(tooltip + (collapsed ? QObject::tr("\nDouble-click to expand")
+                                  : QObject::tr("\nDouble-click the frame to collapse")));
+  setZValue(collapsed ? 2 : 0.5);  // an expanded group's frame lies inside its partition's
+}
+
 QRectF GraphClusterItem::boundingRect() const { return rect_.adjusted(-4, -4, 4, 4); }
+
+QVector<ItemLabel> GraphClusterItem::labelsAt(double lod) const {
+  QVector<ItemLabel> labels;
+  if (!collapsed_) return labels;
+  // Partitions: their title at the nodes' size once text is drawn at all; groups: a title larger than a node's,
+  // so a grouped graph at Fit reads as its groups.
+  const double titlePx = group_ ? kGroupTitlePx : 12;
+  if (titlePx * lod < kLegiblePx || (!group_ && lod < kTextLod)) return labels;
+  QFont bold;
+  bold.setPixelSize(static_cast<int>(titlePx));
+  bold.setBold(true);
+  QFont regular = bold;
+  regular.setBold(false);
+  regular.setPixelSize(group_ ? 11 : 12);
+  const QRectF inner = rect_.adjusted(6, 6, -10, -2);  // the stack's front box, less its border
+  const QRectF top(inner.left(), inner.top(), inner.width(), inner.height() * 0.55);
+  const QRectF bottom(inner.left(), top.bottom(), inner.width(), inner.height() - top.height());
+  const QFontMetricsF titleMetrics(bold), subtitleMetrics(regular);
+  labels.push_back({titleMetrics.elidedText(title_, Qt::ElideMiddle, top.width()), bold, top});
+  if (subtitleMetrics.horizontalAdvance(subtitle_) <= bottom.width() && regular.pixelSize() * lod >= kLegiblePx) {
+    labels.push_back({subtitle_, regular, bottom});
+  }
+  return labels;
+}
 
 void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const double lod = lodOf(option, painter);
   if (collapsed_) {
-    if (lod < kDetailLod) {
+    if (lod < kDetailLod && !group_) {
       painter->fillRect(rect_, isSelected() ? QColor(Qt::yellow) : fill_);
       return;
     }
@@ -232,30 +269,22 @@ void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
     painter->setPen(isSelected() ? QPen(QColor(0x10, 0x60, 0xff), 3) : QPen(QColor(0x30, 0x30, 0x30), 2));
     painter->setBrush(fill_);
     painter->drawRoundedRect(rect_.adjusted(0, 4, -4, 0), 6, 6);
-    if (lod < kTextLod) return;
-    QFont font = painter->font();
-    font.setPointSizeF(9);
-    font.setBold(true);
-    painter->setFont(font);
     painter->setPen(Qt::black);
-    const QRectF inner = rect_.adjusted(4, 6, -8, -2);
-    painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2),
-                      Qt::AlignCenter | Qt::TextDontClip, title_);
-    font.setBold(false);
-    painter->setFont(font);
-    painter->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter,
-                      subtitle_);
+    for (const ItemLabel& label : labelsAt(lod)) {
+      painter->setFont(label.font);
+      painter->drawText(label.rect, Qt::AlignCenter, label.text);
+    }
     return;
   }
   QColor back = fill_;
-  back.setAlpha(40);
+  back.setAlpha(group_ ? 25 : 40);
   if (lod < kDetailLod) {
     // Far out a dashed, antialiased outline costs more than all the nodes inside: a tinted area says enough.
     painter->fillRect(rect_, back);
     return;
   }
   painter->setBrush(back);
-  painter->setPen(QPen(fill_.darker(130), 1.5, Qt::DashLine));
+  painter->setPen(QPen(fill_.darker(group_ ? 160 : 130), group_ ? 1 : 1.5, group_ ? Qt::DotLine : Qt::DashLine));
   painter->drawRoundedRect(rect_, 8, 8);
   // The caption is its own item (PartitionCaptionItem), above the edges, so no edge crosses its text.
 }
@@ -300,28 +329,19 @@ GraphEdgeItem::GraphEdgeItem(const QVector<QPointF>& spline, const QPointF& arro
   setZValue(1);
 }
 
-void GraphEdgeItem::placeTensorText(const std::function<double(const QRectF&)>& cost) {
+void GraphEdgeItem::placeTensorText(const TextPlacer& place) {
   if (tensorText_.isEmpty()) return;
-  // Beside the edge (edges run top to bottom): to its right at its middle, unless something is there already.
+  // Beside the edge (edges run top to bottom): at its middle, unless something is there already.
   const QFontMetricsF metrics(tensorTextFont());
   const QSizeF size(metrics.horizontalAdvance(tensorText_) + 4, metrics.height());
+  QVector<QPointF> anchors;
+  for (double percent : {0.5, 0.7, 0.3, 0.85, 0.15}) anchors << path_.pointAtPercent(percent);
   prepareGeometryChange();
-  double best = -1;
-  for (double percent : {0.5, 0.7, 0.3, 0.85, 0.15}) {
-    const QPointF point = path_.pointAtPercent(percent);
-    for (double left : {point.x() + 4, point.x() - 4 - size.width()}) {
-      const QRectF rect(QPointF(left, point.y() - size.height() / 2), size);
-      const double c = cost(rect);
-      if (best < 0 || c < best) {
-        best = c;
-        textRect_ = rect;
-      }
-      if (c <= 0) break;
-    }
-    if (best <= 0) break;
-  }
-  textCovers_ = best > 0;
-  setZValue(tensorShown_ && textCovers_ ? 2.5 : 1);
+  bool covers = false;
+  textRect_ = place(anchors, size, &covers);
+  // Where every spot near the edge is taken, the text is left out (the node details and the edge's consumer
+  // still say it) rather than drawn over another.
+  if (covers) textRect_ = QRectF();
 }
 
 QFont GraphEdgeItem::tensorTextFont() {
@@ -337,7 +357,6 @@ void GraphEdgeItem::setTensorTextShown(bool on) {
   if (on == tensorShown_) return;
   prepareGeometryChange();
   tensorShown_ = on;
-  setZValue(tensorShown_ && textCovers_ ? 2.5 : 1);  // above the nodes where it lies over one
   update();
 }
 

@@ -1,6 +1,7 @@
-// The scene items GraphView draws: one per node (filled with its EP's color), per collapsed or expanded partition,
-// per expanded partition's caption and per edge. Each paints itself by level of detail (the view's scale): text only
-// where it is legible, a plain box where a node is a few pixels tall.
+// The scene items GraphView draws: one per node (filled with its EP's color), per collapsed or expanded partition or
+// group, per expanded partition's or group's caption and per edge. Each paints itself by level of detail (the view's
+// scale): text only where it is legible, a plain box where a node is a few pixels tall. Every text is in scene units,
+// so texts placed apart stay apart at any zoom.
 #pragma once
 
 #include <QColor>
@@ -23,6 +24,23 @@ inline constexpr double kTextLod = 0.55;
 inline constexpr double kInvisibleEdgeLod = 0.1;
 // Node labels' size in scene units at normal zoom (GraphView::readableZoom scales it to the fit threshold).
 inline constexpr double kLabelPx = 11;
+// A collapsed group's title, in scene units: larger than a node's, so a grouped graph at Fit reads as its groups.
+inline constexpr double kGroupTitlePx = 16;
+// The smallest on-screen pixel size of a text that is legible: smaller texts are not drawn.
+inline constexpr double kLegiblePx = 6.5;
+
+// Item types (QGraphicsItem::type()) of the items that write text, for the view and tests.
+inline constexpr int kCaptionItemType = QGraphicsItem::UserType + 4;
+inline constexpr int kTransferBadgeItemType = QGraphicsItem::UserType + 5;
+
+// One text an item draws: always whole (a text that would not fit is left out, never cut).
+struct ItemLabel {
+  QString text;
+  QFont font;
+  QRectF rect;  // scene coordinates: the box the text is centered in
+  // The text's own extent inside `rect`, in scene coordinates.
+  QRectF textRect() const;
+};
 
 // The EP colors of kiln::bridge::ep_colors as QColor.
 QColor epQColor(const QString& executionProvider);
@@ -51,12 +69,7 @@ class GraphNodeItem : public QGraphicsItem {
   void setHighlighted(bool on);
   bool isHighlighted() const { return highlighted_; }
 
-  // One text the node draws: always whole (a text that would not fit is left out, never cut).
-  struct Label {
-    QString text;
-    QFont font;
-    QRectF rect;  // scene coordinates
-  };
+  using Label = ItemLabel;
   // What the node shows at scale `lod` (screen pixels per scene unit).
   QVector<Label> labelsAt(double lod) const;
   const QString& title() const { return title_; }
@@ -73,24 +86,33 @@ class GraphNodeItem : public QGraphicsItem {
   bool highlighted_ = false;
 };
 
-// A partition: collapsed, it stands for its nodes; expanded, it is the box drawn behind them.
+// A partition or a group (graph_groups.h): collapsed, it stands for its nodes; expanded, it is the box drawn behind
+// them. clusterIndex() is the partition's or the group's index, as isGroup() says.
 class GraphClusterItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 2 };
   GraphClusterItem(const bridge::GraphCluster& cluster, int index, const QRectF& rect, bool collapsed);
+  // A group, tinted `fill`; `tooltip` says what it holds.
+  GraphClusterItem(const bridge::GraphGroup& group, int index, const QRectF& rect, bool collapsed, const QColor& fill,
+                   const QString& tooltip);
 
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
   int clusterIndex() const { return index_; }
+  bool isGroup() const { return group_; }
   bool isCollapsed() const { return collapsed_; }
   QColor fillColor() const { return fill_; }
+  const QString& title() const { return title_; }
+  // What a collapsed item writes at scale `lod` (nothing for an expanded one: its caption is its own item).
+  QVector<ItemLabel> labelsAt(double lod) const;
 
  private:
   QRectF rect_;
   int index_;
   bool collapsed_;
+  bool group_ = false;
   QColor fill_;
   QString title_, subtitle_;
 };
@@ -110,10 +132,13 @@ class GraphEdgeItem : public QGraphicsItem {
   const QString& tensorText() const { return tensorText_; }
   void setTensorTextShown(bool on);
   bool isTensorTextShown() const { return tensorShown_; }
-  // Places the text beside the edge (right, then left of it; its middle first, then further along) at the first
-  // spot where `cost` is 0, else where it is least. Until placed (GraphView places every edge's text when they are
-  // first shown), nothing is drawn. A text placed over something is drawn above the nodes, so it is never hidden.
-  void placeTensorText(const std::function<double(const QRectF&)>& cost);
+  // Where `place` puts a box of a size beside one of a list of anchor points (the first free spot, else the one
+  // covering least; GraphView::placeText), and whether that spot covers something.
+  using TextPlacer = std::function<QRectF(const QVector<QPointF>& anchors, const QSizeF& size, bool* covers)>;
+  // Places the text beside the edge (its middle first, then further along) with `place`. Until placed (GraphView
+  // places every edge's text when they are first shown), nothing is drawn; where no spot is free, nothing either:
+  // a tensor text never covers a node, a caption or another text.
+  void placeTensorText(const TextPlacer& place);
   // The text's box in scene coordinates, and its font (a fixed size in scene units).
   QRectF tensorTextRect() const { return textRect_; }
   static QFont tensorTextFont();
@@ -127,16 +152,18 @@ class GraphEdgeItem : public QGraphicsItem {
   int count_;
   QString tensorText_;
   bool tensorShown_ = false;
-  bool textCovers_ = false;  // no free spot: the text lies over a node, a caption or another text
 };
 
-// An expanded partition's caption on an opaque tab of the partition's tint: drawn above the edges (and below the
+// An expanded partition's or group's caption on an opaque tab of its tint: drawn above the edges (and below the
 // nodes), whole (the layout reserved its width), so an edge never runs through it.
 class PartitionCaptionItem : public QGraphicsItem {
  public:
   PartitionCaptionItem(const QString& text, const QRectF& box, const QColor& color);
+  int type() const override { return kCaptionItemType; }
   QRectF boundingRect() const override { return rect_; }
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  // True when the caption is drawn at scale `lod`.
+  static bool drawnAt(double lod) { return lod >= kTextLod; }
 
  private:
   QString text_;

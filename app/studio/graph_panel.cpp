@@ -24,6 +24,7 @@
 #include "graph_loader.h"
 #include "graph_view.h"
 #include "source_compiled_link.h"
+#include "source_compiled_links.h"
 #include "node_details_view.h"
 
 namespace kiln::studio {
@@ -99,13 +100,13 @@ GraphPanel::GraphPanel(QWidget* parent)
   addButton(tr("\u25bc"), tr("Next match (Enter)"), [this] { findNext(); });
   toolbar->addWidget(matchLabel_);
   toolbar->addSeparator();
-  addButton(tr("Fit"), tr("Fit the graph in the view, never so far out that labels are illegible (Ctrl+0); "
-                          "\u2212 zooms out further"), [this] { view_->fitReadable(); });
+  addButton(tr("Fit"), tr("Show the whole graph (Ctrl+0); big graphs show their groups, double-click one to open it"),
+            [this] { view_->fitAll(); });
   addButton(tr("+"), tr("Zoom in"), [this] { view_->zoomBy(1.25); });
   addButton(tr("\u2212"), tr("Zoom out"), [this] { view_->zoomBy(0.8); });
   toolbar->addSeparator();
-  addButton(tr("Expand all"), tr("Show every node of every partition (re-layout)"), [this] { expandAll(); });
-  addButton(tr("Collapse all"), tr("Show each partition as one box (re-layout)"), [this] { collapseAll(); });
+  addButton(tr("Expand all"), tr("Show every node of every partition and group (re-layout)"), [this] { expandAll(); });
+  addButton(tr("Collapse all"), tr("Show each partition and group as one box (re-layout)"), [this] { collapseAll(); });
   toolbar->addSeparator();
   addButton(tr("PNG\u2026"), tr("Export the graph as a PNG image"), [this] { exportWithDialog(false); });
   addButton(tr("SVG\u2026"), tr("Export the graph as an SVG drawing"), [this] { exportWithDialog(true); });
@@ -203,6 +204,8 @@ GraphPanel::GraphPanel(QWidget* parent)
     if (document_ && !document_->nodes()[node].bodies.isEmpty()) openGraph(document_->nodes()[node].bodies.first());
   });
   connect(details_, &NodeDetailsView::openBodyRequested, this, [this](const QString& path) { openGraph(path); });
+  connect(view_, &GraphView::groupToggleRequested, this,
+          [this](int group) { setGroupCollapsed(group, !collapsedGroups_.contains(group)); });
   connect(view_, &GraphView::clusterToggleRequested, this,
           [this](int cluster) { setClusterCollapsed(cluster, !collapsed_.contains(cluster)); });
   connect(details_, &NodeDetailsView::inspectBinaryRequested, this, &GraphPanel::inspectBinaryRequested);
@@ -271,6 +274,9 @@ void GraphPanel::onLoaded(std::shared_ptr<const bridge::GraphDocument> document,
 void GraphPanel::showDocument(std::shared_ptr<const bridge::GraphDocument> document) {
   document_ = std::move(document);
   collapsed_.clear();
+  collapsedGroups_.clear();
+  // Groups exist only in graphs too big to read whole at Fit: they open collapsed.
+  for (int g = 0; g < document_->groups().size(); ++g) collapsedGroups_.insert(g);
   fitOnLayout_ = true;
   details_->clear();
   updateBreadcrumb();
@@ -287,7 +293,7 @@ void GraphPanel::showDocument(std::shared_ptr<const bridge::GraphDocument> docum
 
 void GraphPanel::relayout() {
   if (!document_) return;
-  visible_ = document_->visibleGraph(collapsed_);
+  visible_ = document_->visibleGraph(collapsed_, collapsedGroups_);
   setBusy(true);
   layout_->start(visible_, *document_);
 }
@@ -297,7 +303,7 @@ void GraphPanel::onLayoutFinished(const bridge::GraphLayoutResult& result) {
   view_->showGraph(document_, visible_, result, collapsed_);
   addTransferBadges(view_, *document_);  // compiled models: host↔device transfers at partition borders
   setBusy(false);
-  if (fitOnLayout_) view_->fitReadable();
+  if (fitOnLayout_) view_->fitAll();
   fitOnLayout_ = false;
   const int clustersShown = static_cast<int>(document_->clusters().size()) - static_cast<int>(collapsed_.size());
   QString text = tr("%1: %n node(s)", nullptr, root_->opNodeCountAll()).arg(QFileInfo(path_).fileName());
@@ -309,6 +315,10 @@ void GraphPanel::onLayoutFinished(const bridge::GraphLayoutResult& result) {
   if (document_->foldedCount() > 1) text += tr(", %1 constants folded into their consumers").arg(document_->foldedCount());
   text += tr(", %n partition(s)", nullptr, static_cast<int>(document_->clusters().size()));
   if (!collapsed_.isEmpty()) text += tr(" (%1 collapsed, %2 expanded)").arg(collapsed_.size()).arg(clustersShown);
+  if (!document_->groups().isEmpty()) {
+    text += tr(", %n group(s)", nullptr, static_cast<int>(document_->groups().size()));
+    text += tr(" (%1 collapsed: double-click to open)").arg(collapsedGroups_.size());
+  }
   if (result.layered) {
     text += tr("; loaded in %1 ms, laid out in %2 ms (built-in layered layout: too big for dot)")
                 .arg(loadMs_, 0, 'f', 0)
@@ -356,6 +366,13 @@ void GraphPanel::updateLegend() {
   if (document_->graphPath() != QLatin1String(bridge::GraphDocument::kMainPath)) {
     legend_->addWidget(legendChip(NodeLook::OUTER_SCOPE, Qt::white, tr("outer-scope value (dashed)")));
   }
+  if (!bridge::borderTransfers(*document_).isEmpty()) {
+    auto* badges = new QLabel(tr("H\u2192D / D\u2192H: host\u2194device copies at compiled partitions' borders"));
+    badges->setObjectName(QStringLiteral("legendTransfers"));
+    badges->setToolTip(tr("Each badge sums the values copied there; \"size unknown\": a value whose type or shape "
+                          "is only known when the model runs"));
+    legend_->addWidget(badges);
+  }
 }
 
 void GraphPanel::setClusterCollapsed(int cluster, bool collapsed) {
@@ -369,9 +386,21 @@ void GraphPanel::setClusterCollapsed(int cluster, bool collapsed) {
   relayout();
 }
 
+void GraphPanel::setGroupCollapsed(int group, bool collapsed) {
+  if (!document_ || group < 0 || group >= document_->groups().size()) return;
+  if (collapsed == collapsedGroups_.contains(group)) return;
+  if (collapsed) {
+    collapsedGroups_.insert(group);
+  } else {
+    collapsedGroups_.remove(group);
+  }
+  relayout();
+}
+
 void GraphPanel::expandAll() {
-  if (!document_ || collapsed_.isEmpty()) return;
+  if (!document_ || (collapsed_.isEmpty() && collapsedGroups_.isEmpty())) return;
   collapsed_.clear();
+  collapsedGroups_.clear();
   fitOnLayout_ = true;
   relayout();
 }
@@ -380,8 +409,11 @@ void GraphPanel::collapseAll() {
   if (!document_) return;
   QSet<int> all;
   for (int c = 0; c < document_->clusters().size(); ++c) all.insert(c);
-  if (all == collapsed_) return;
+  QSet<int> groups;
+  for (int g = 0; g < document_->groups().size(); ++g) groups.insert(g);
+  if (all == collapsed_ && groups == collapsedGroups_) return;
   collapsed_ = all;
+  collapsedGroups_ = groups;
   fitOnLayout_ = true;
   relayout();
 }
@@ -427,10 +459,13 @@ void GraphPanel::goToMatch(int index) {
   }
   const int node = document_->drawnNode(hit.node);
   const int cluster = document_->clusterOf(node);
-  if (cluster >= 0 && collapsed_.contains(cluster)) {
-    // The match hides in a collapsed partition: open it and go there once laid out.
+  const int group = document_->groupOf(node);
+  if ((cluster >= 0 && collapsed_.contains(cluster)) || (group >= 0 && collapsedGroups_.contains(group))) {
+    // The match hides in a collapsed partition or group: open it and go there once laid out.
     focusAfterLayout_ = node;
-    setClusterCollapsed(cluster, false);
+    collapsed_.remove(cluster);
+    collapsedGroups_.remove(group);
+    relayout();
   } else {
     view_->focusNode(node);
   }

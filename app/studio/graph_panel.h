@@ -1,7 +1,9 @@
 // GraphPanel: the graph view of a model: a toolbar (search by name or op type, fit, zoom, expand/collapse all
 // partitions, export PNG/SVG, cancel), a legend of EP colors, the view and a status line with the load and layout
 // times. Loading (inspect + partition analysis) runs on a worker, the layout in a `dot` process: the UI never
-// waits. Big graphs open with their partitions collapsed, so the first layout is small and fast. If/Loop/Scan
+// waits. Big graphs open with their partitions collapsed and their groups (graph_groups.h: name scopes, or
+// stretches between narrow points) collapsed, so the first layout is small and fast and Fit shows the whole model
+// with legible titles; a double-click opens a partition or a group. If/Loop/Scan
 // bodies open as their own graph (double-click the node, or its "Open" link) under a breadcrumb
 // (main > branch > else_branch) whose steps go back; search covers every graph.
 #pragma once
@@ -70,6 +72,9 @@ class GraphPanel : public QWidget {
   void expandAll();
   void collapseAll();
   bool isClusterCollapsed(int cluster) const { return collapsed_.contains(cluster); }
+  // Groups (GraphDocument::groups): likewise.
+  void setGroupCollapsed(int group, bool collapsed);
+  bool isGroupCollapsed(int group) const { return collapsedGroups_.contains(group); }
 
   // Search by node name or op type: highlights the matches, selects the first; returns the number of matches.
   int search(const QString& text);
@@ -150,6 +155,7 @@ class GraphPanel : public QWidget {
   std::shared_ptr<const bridge::GraphDocument> document_;  // the graph on display
   QString selectAfterLayout_;  // a node name to select once the graph opened by openGraph() is laid out
   QSet<int> collapsed_;
+  QSet<int> collapsedGroups_;
   bridge::VisibleGraph visible_;
   bool fitOnLayout_ = true;
   int focusAfterLayout_ = -1;  // a search match inside a partition that was collapsed

@@ -21,6 +21,27 @@ constexpr int kOverviewNodes = 2000;
 constexpr double kOverviewZoom = 0.12;
 constexpr int kMinimapSide = 180;  // the minimap's longer side, in pixels
 
+// What placed texts pay for covering: a node or a collapsed box, an expanded box's caption, another text.
+constexpr double kBoxWeight = 2, kCaptionWeight = 4, kTextWeight = 1;
+// How far beside the laid-out graph a placed text may go, in scene units.
+constexpr double kTextRoom = 160;
+
+// The tint of group `group`: its members' EP color, lighter than a partition's so its title reads.
+QColor groupColor(const bridge::GraphDocument& document, const bridge::GraphGroup& group) {
+  return epQColor(document.nodes()[group.nodes.first()].executionProvider).lighter(135);
+}
+
+// "Group 'encoder/layer.3': 24 nodes, from 'Conv_1' to 'Add_24'", and whether the group repeats a block.
+QString groupTooltip(const bridge::GraphDocument& document, const bridge::GraphGroup& group) {
+  QString tip = QObject::tr("Group '%1' (%2): from '%3' to '%4'")
+                    .arg(group.title, group.subtitle(), document.nodes()[group.nodes.first()].displayName(),
+                         document.nodes()[group.nodes.last()].displayName());
+  tip += group.byScope ? QObject::tr("\nThe nodes of one name scope")
+                       : QObject::tr("\nA stretch of the graph between narrow points, titled by its most common ops");
+  if (group.alike > 1) tip += QObject::tr("\n%1 groups have the same ops: a repeated block").arg(group.alike);
+  return tip;
+}
+
 }  // namespace
 
 // ----- minimap -----
@@ -109,10 +130,11 @@ void GraphView::clearGraph() {
   overviewPicture_ = QImage();
   edgesShown_ = true;
   edgeItems_.clear();
-  captionRects_.clear();
+  labelSpace_.clear();
   tensorTextsPlaced_ = false;
   nodeItems_.clear();
   clusterItems_.clear();
+  groupItems_.clear();
   highlighted_.clear();
   scene_->clear();
   document_.reset();
@@ -133,18 +155,18 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
       auto* item = new GraphClusterItem(document_->clusters()[v.cluster], v.cluster, layout.vertices[i], true);
       scene_->addItem(item);
       clusterItems_.insert(v.cluster, item);
+    } else if (v.group >= 0) {
+      const bridge::GraphGroup& group = document_->groups()[v.group];
+      auto* item = new GraphClusterItem(group, v.group, layout.vertices[i], true, groupColor(*document_, group),
+                                        groupTooltip(*document_, group));
+      scene_->addItem(item);
+      groupItems_.insert(v.group, item);
     }
+    labelSpace_.occupy(layout.vertices[i], kBoxWeight);
   }
-  for (auto it = layout.clusterBoxes.constBegin(); it != layout.clusterBoxes.constEnd(); ++it) {
-    if (collapsed.contains(it.key()) || it.key() < 0 || it.key() >= document_->clusters().size()) continue;
-    const bridge::GraphCluster& cluster = document_->clusters()[it.key()];
-    auto* item = new GraphClusterItem(cluster, it.key(), it.value(), false);
-    scene_->addItem(item);
-    clusterItems_.insert(it.key(), item);
-    auto* caption = new PartitionCaptionItem(cluster.caption(), it.value(), item->fillColor());
-    scene_->addItem(caption);
-    captionRects_.push_back(caption->boundingRect());
-  }
+  addFrames(layout, collapsed);
+  // Texts placed later stay near the graph; the scene grows to hold them (placeText), so Fit still shows them.
+  labelSpace_.setBounds(layout.bounds.adjusted(-kTextRoom, -kTextRoom / 4, kTextRoom, kTextRoom / 4));
   edgeItems_.reserve(graph.edges.size());
   for (int i = 0; i < graph.edges.size(); ++i) {
     const bridge::VisibleGraph::Edge& e = graph.edges[i];
@@ -161,87 +183,76 @@ void GraphView::showGraph(std::shared_ptr<const bridge::GraphDocument> document,
   placeMinimap();
 }
 
+void GraphView::addFrames(const bridge::GraphLayoutResult& layout, const QSet<int>& collapsed) {
+  // Expanded partitions and groups: a frame behind their members and a caption tab at its top.
+  auto addCaption = [&](const QString& text, const QRectF& box, const QColor& color) {
+    auto* caption = new PartitionCaptionItem(text, box, color);
+    scene_->addItem(caption);
+    labelSpace_.occupy(caption->boundingRect(), kCaptionWeight);
+  };
+  for (auto it = layout.clusterBoxes.constBegin(); it != layout.clusterBoxes.constEnd(); ++it) {
+    if (collapsed.contains(it.key()) || it.key() < 0 || it.key() >= document_->clusters().size()) continue;
+    const bridge::GraphCluster& cluster = document_->clusters()[it.key()];
+    auto* item = new GraphClusterItem(cluster, it.key(), it.value(), false);
+    scene_->addItem(item);
+    clusterItems_.insert(it.key(), item);
+    addCaption(cluster.caption(), it.value(), item->fillColor());
+  }
+  for (auto it = layout.groupBoxes.constBegin(); it != layout.groupBoxes.constEnd(); ++it) {
+    if (it.key() < 0 || it.key() >= document_->groups().size()) continue;
+    const bridge::GraphGroup& group = document_->groups()[it.key()];
+    auto* item = new GraphClusterItem(group, it.key(), it.value(), false, groupColor(*document_, group),
+                                      groupTooltip(*document_, group));
+    scene_->addItem(item);
+    groupItems_.insert(it.key(), item);
+    addCaption(group.caption(), it.value(), item->fillColor().darker(130));
+  }
+}
+
 void GraphView::fitAll() {
   if (!scene_->sceneRect().isEmpty()) fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
-  fitted_ = Fit::Whole;
+  fitted_ = true;
   placeMinimap();
 }
 
 double GraphView::readableZoom() { return kFitLabelPx / kLabelPx; }
 
-void GraphView::fitReadable() {
-  const QRectF scene = scene_->sceneRect();
-  if (!scene.isEmpty()) fitInView(scene, Qt::KeepAspectRatio);
-  if (!scene.isEmpty() && zoom() < readableZoom()) {
-    // Netron's way: legible labels first; the top of the graph (its inputs) in view, centered across when the
-    // graph is narrow enough, else on the first node.
-    setTransform(QTransform::fromScale(readableZoom(), readableZoom()));
-    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
-    double x = scene.center().x();
-    if (visible.width() < scene.width()) {
-      const GraphNodeItem* first = nullptr;
-      for (const GraphNodeItem* item : nodeItems_) {
-        if (!first || item->sceneBoundingRect().top() < first->sceneBoundingRect().top() ||
-            (item->sceneBoundingRect().top() == first->sceneBoundingRect().top() &&
-             item->nodeIndex() < first->nodeIndex())) {
-          first = item;
-        }
-      }
-      if (first) x = first->sceneBoundingRect().center().x();
-    }
-    centerOn(QPointF(x, scene.top() + visible.height() / 2));
+QRectF GraphView::placeText(const QVector<QPointF>& anchors, const QSizeF& size, bool* covers, bool takeCovering) {
+  bool covering = false;
+  const QRectF placed = labelSpace_.place(anchors, size, kTextWeight, &covering, takeCovering);
+  if (covers) *covers = covering;
+  if (!placed.isNull() && (!covering || takeCovering)) {
+    scene_->setSceneRect(scene_->sceneRect().united(placed.adjusted(-20, -20, 20, 20)));
   }
-  fitted_ = Fit::Readable;
-  placeMinimap();
+  return placed;
+}
+
+QGraphicsItem* GraphView::drawnItem(int node) const {
+  if (!document_) return nullptr;
+  const int drawn = document_->drawnNode(node);
+  if (QGraphicsItem* item = nodeItems_.value(drawn)) return item;
+  if (QGraphicsItem* item = groupItems_.value(document_->groupOf(drawn))) return item;
+  return clusterItems_.value(document_->clusterOf(drawn));
 }
 
 void GraphView::placeTensorTexts() {
-  // Greedy, on a grid of 256-unit cells: each text keeps off the nodes, the partition captions and the texts
-  // placed before it where its edge leaves room.
-  constexpr double kCell = 256;
-  auto forCells = [](const QRectF& r, const auto& visit) {
-    for (auto x = static_cast<qint64>(std::floor(r.left() / kCell)); x <= std::floor(r.right() / kCell); ++x) {
-      for (auto y = static_cast<qint64>(std::floor(r.top() / kCell)); y <= std::floor(r.bottom() / kCell); ++y) {
-        visit((static_cast<quint64>(x) << 32) ^ static_cast<quint32>(y));
-      }
-    }
-  };
-  // Overlaps cost their area, more where the other box is drawn above the text and would hide it.
-  struct Box {
-    QRectF rect;
-    double weight;
-  };
-  QHash<quint64, QVector<Box>> grid;
-  auto occupy = [&](const QRectF& r, double weight) {
-    forCells(r, [&](quint64 key) { grid[key].push_back({r, weight}); });
-  };
-  auto cost = [&](const QRectF& r) {
-    double total = 0;
-    forCells(r, [&](quint64 key) {
-      for (const Box& other : grid.value(key)) {
-        const QRectF overlap = other.rect.intersected(r);
-        if (!overlap.isEmpty()) total += overlap.width() * overlap.height() * other.weight;
-      }
-    });
-    return total;
-  };
-  for (const GraphNodeItem* node : nodeItems_) occupy(node->sceneBoundingRect(), 2);
-  for (const GraphClusterItem* cluster : clusterItems_) {
-    if (cluster->isCollapsed()) occupy(cluster->sceneBoundingRect(), 2);
-  }
-  for (const QRectF& caption : captionRects_) occupy(caption, 4);
+  // Greedy: each text keeps off the nodes, the captions and the texts placed before it where its edge leaves room.
   for (QGraphicsItem* item : edgeItems_) {
     auto* edge = static_cast<GraphEdgeItem*>(item);
     if (edge->tensorText().isEmpty()) continue;
-    edge->placeTensorText(cost);
-    occupy(edge->tensorTextRect(), 1);
+    edge->placeTensorText([this](const QVector<QPointF>& anchors, const QSizeF& size, bool* covers) {
+      return placeText(anchors, size, covers);
+    });
   }
   tensorTextsPlaced_ = true;
 }
 
 void GraphView::setTensorShapesShown(bool on) {
   tensorShapesShown_ = on;
-  if (on && !tensorTextsPlaced_) placeTensorTexts();
+  if (on && !tensorTextsPlaced_) {
+    placeTensorTexts();
+    if (fitted_) fitAll();  // the scene may have grown to hold them
+  }
   for (QGraphicsItem* edge : edgeItems_) static_cast<GraphEdgeItem*>(edge)->setTensorTextShown(on);
 }
 
@@ -249,7 +260,7 @@ void GraphView::zoomBy(double factor) {
   const double next = zoom() * factor;
   if (next < 0.002 || next > 8) return;  // beyond these the graph is a dot or one letter fills the view
   scale(factor, factor);
-  fitted_ = Fit::None;
+  fitted_ = false;
   placeMinimap();
 }
 
@@ -360,10 +371,8 @@ void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   // A view showing the whole graph keeps showing it when its panel grows or shrinks (a wrapped status line, the
   // compiled graph opening beside the source).
-  if (fitted_ == Fit::Whole) {
+  if (fitted_) {
     fitAll();
-  } else if (fitted_ == Fit::Readable) {
-    fitReadable();
   } else {
     placeMinimap();
   }
@@ -433,7 +442,7 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_Underscore: zoomBy(0.8); break;
     case Qt::Key_0:
       if (ctrl) {
-        fitReadable();
+        fitAll();
       } else {
         handled = false;
       }
@@ -473,7 +482,12 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
       return;
     }
     if (item->type() == GraphClusterItem::Type) {
-      emit clusterToggleRequested(static_cast<GraphClusterItem*>(item)->clusterIndex());
+      const auto* box = static_cast<GraphClusterItem*>(item);
+      if (box->isGroup()) {
+        emit groupToggleRequested(box->clusterIndex());
+      } else {
+        emit clusterToggleRequested(box->clusterIndex());
+      }
       event->accept();
       return;
     }
@@ -487,8 +501,7 @@ void GraphView::focusNode(int node) {
   if (overview_ && zoom() < kTextLod) {
     zoomBy(0.9 / zoom());
   }
-  QGraphicsItem* item = nodeItems_.value(node);
-  if (!item && document_) item = clusterItems_.value(document_->clusterOf(node));
+  QGraphicsItem* item = document_ ? drawnItem(node) : nodeItems_.value(node);
   if (!item) return;
   scene_->clearSelection();
   item->setSelected(true);
@@ -515,7 +528,14 @@ void GraphView::onSelectionChanged() {
   }
   QGraphicsItem* item = selected.first();
   if (item->type() == GraphNodeItem::Type) emit nodeSelected(static_cast<GraphNodeItem*>(item)->nodeIndex());
-  if (item->type() == GraphClusterItem::Type) emit clusterSelected(static_cast<GraphClusterItem*>(item)->clusterIndex());
+  if (item->type() == GraphClusterItem::Type) {
+    const auto* box = static_cast<GraphClusterItem*>(item);
+    if (box->isGroup()) {
+      emit selectionCleared();  // a group has no details of its own: its tooltip says what it holds
+    } else {
+      emit clusterSelected(box->clusterIndex());
+    }
+  }
 }
 
 }  // namespace kiln::studio

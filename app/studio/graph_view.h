@@ -1,11 +1,12 @@
 // GraphView: draws a laid-out GraphDocument: one item per node (filled with its EP's color), per collapsed or
-// expanded partition and per edge. Wheel zooms around the cursor, dragging the background pans, double-clicking
-// a partition asks for it to be collapsed or expanded (the panel re-lays out). Keys: + and - (with or without
-// Ctrl) zoom, Ctrl+0 fits (never so far out that labels are illegible: fitReadable); arrow keys and Tab walk from
-// the selected node along its edges. A minimap in the corner shows where the view is while zoomed in; clicking it
-// moves there. Labels follow the zoom (level of detail): name and op type when both fit, the op type alone when
-// the name does not, nothing when no text would be legible; a label is never cut. Edges can carry their tensor's
-// dtype and shape (setTensorShapesShown). Painting a 10,000-node graph at fit-to-view stays cheap.
+// expanded partition or group and per edge. Wheel zooms around the cursor, dragging the background pans,
+// double-clicking a partition or a group asks for it to be collapsed or expanded (the panel re-lays out). Keys: + and
+// - (with or without Ctrl) zoom, Ctrl+0 fits the whole graph; arrow keys and Tab walk from the selected node along
+// its edges. A minimap in the corner shows where the view is while zoomed in; clicking it moves there. Labels follow
+// the zoom (level of detail): name and op type when both fit, the op type alone when the name does not, nothing when
+// no text would be legible; a label is never cut. Texts added on top of the graph (tensor shapes on edges, transfer
+// badges) are placed where they cover no other text or box (placeText). Painting a 10,000-node graph at
+// fit-to-view stays cheap.
 #pragma once
 
 #include <QGraphicsView>
@@ -20,6 +21,7 @@
 #include "graph_document.h"
 #include "graph_items.h"  // the node, partition and edge items the view draws
 #include "graph_layout.h"
+#include "label_space.h"
 
 namespace kiln::studio {
 
@@ -63,21 +65,26 @@ class GraphView : public QGraphicsView {
 
   GraphNodeItem* nodeItem(int node) const { return nodeItems_.value(node); }
   GraphClusterItem* clusterItem(int cluster) const { return clusterItems_.value(cluster); }
+  GraphClusterItem* groupItem(int group) const { return groupItems_.value(group); }
+  // The item standing for document node `node`: its own, its collapsed group's or its collapsed partition's.
+  QGraphicsItem* drawnItem(int node) const;
   const QHash<int, GraphNodeItem*>& nodeItems() const { return nodeItems_; }
   // Selects node `node` (or the collapsed partition holding it) and centers the view on it.
   void focusNode(int node);
   void setHighlighted(const QVector<int>& nodes);
 
-  // The smallest on-screen size, in pixels, of a node's op-type label at Fit: the one legibility threshold of Fit.
+  // The smallest on-screen size, in pixels, of a label that reads comfortably (node labels, group titles).
   static constexpr double kFitLabelPx = 8;
-  // The scale at which node labels are kFitLabelPx on screen: Fit never zooms out below it.
+  // The scale at which node labels are kFitLabelPx on screen.
   static double readableZoom();
-  // Fit (the Fit button, Ctrl+0, a graph just laid out): the whole graph when its labels stay legible at that
-  // scale; otherwise readableZoom(), showing the graph's top (its first nodes), the rest a scroll, a zoom-out or
-  // the minimap away. Kept on resize.
-  void fitReadable();
-  // The whole graph in the view at whatever scale that takes (tests, benchmarks, exports). Kept on resize.
+  // Fit (the Fit button, Ctrl+0, a graph just laid out): the whole graph in the view. Big graphs are grouped
+  // (graph_groups.h), so at that scale their group titles are legible. Kept on resize.
   void fitAll();
+  // Places a text box of `size` beside one of `anchors` (scene points, tried in order) where it covers no node,
+  // caption or text placed before it, and takes it; else returns where it covers least (taken only with
+  // `takeCovering`) and sets *covers.
+  QRectF placeText(const QVector<QPointF>& anchors, const QSizeF& size, bool* covers = nullptr,
+                   bool takeCovering = false);
   void zoomBy(double factor);
   double zoom() const { return transform().m11(); }
   GraphMinimap* minimap() const { return minimap_; }
@@ -104,6 +111,7 @@ class GraphView : public QGraphicsView {
   void clusterSelected(int cluster);
   void selectionCleared();
   void clusterToggleRequested(int cluster);
+  void groupToggleRequested(int group);
   // A node was double-clicked (If/Loop/Scan nodes open their body).
   void nodeActivated(int node);
 
@@ -129,18 +137,19 @@ class GraphView : public QGraphicsView {
   std::shared_ptr<const bridge::GraphDocument> document_;
   QHash<int, GraphNodeItem*> nodeItems_;
   QHash<int, GraphClusterItem*> clusterItems_;
+  QHash<int, GraphClusterItem*> groupItems_;
   QVector<int> highlighted_;
   GraphMinimap* minimap_;
   QVector<QGraphicsItem*> edgeItems_;
   bool edgesShown_ = true;
   bool overview_ = false;   // a huge graph far out: items hidden, overviewPicture_ drawn instead
   QImage overviewPicture_;  // the whole scene, rendered once per layout
-  enum class Fit { None, Whole, Readable };
-  Fit fitted_ = Fit::None;  // the view shows the graph as fitAll() or fitReadable() left it: kept so on resize
+  bool fitted_ = false;  // the view shows the whole graph as fitAll() left it: kept so on resize
   bool tensorShapesShown_ = false;
   bool tensorTextsPlaced_ = false;  // since the last layout
-  QVector<QRectF> captionRects_;    // expanded partitions' captions: edge texts keep off them
+  LabelSpace labelSpace_;           // nodes, captions and the texts placed so far (placeText)
   void placeTensorTexts();
+  void addFrames(const bridge::GraphLayoutResult& layout, const QSet<int>& collapsed);
 };
 
 }  // namespace kiln::studio

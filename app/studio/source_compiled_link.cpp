@@ -1,11 +1,11 @@
 #include "source_compiled_link.h"
 
-#include <QApplication>
+#include <QFontMetricsF>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QHash>
 #include <QPainter>
-#include <QPalette>
+#include <QStyleOptionGraphicsItem>
 
 #include "graph_panel.h"
 #include "graph_view.h"
@@ -15,21 +15,22 @@ namespace kiln::studio {
 
 namespace {
 
-// A small label on an edge: the values crossing host↔device there and their sizes.
+// A small label on an edge: the values crossing host↔device there and their sizes. Sized in scene units like the
+// tensor shapes on edges, and placed like them (GraphView::placeText), so it covers no node, caption or other text
+// at any zoom; drawn only where it is legible.
 class TransferBadgeItem : public QGraphicsItem {
  public:
   TransferBadgeItem(const QString& text, const QString& tooltip) : text_(text) {
     setToolTip(tooltip);
     setZValue(20);  // above edges and nodes
-    // The same size on screen at any zoom: it fits the gap below its producer and never hides whole nodes.
-    setFlag(ItemIgnoresTransformations);
     const QFontMetricsF metrics(font());
-    bounds_ = metrics.boundingRect(QRectF(0, 0, 400, 200), Qt::AlignCenter, text_).adjusted(-4, -2, 4, 2);
-    bounds_.moveCenter(QPointF(0, 0));
-    bounds_.moveTop(1);  // hangs just below the point it is placed at
+    bounds_ = QRectF(0, 0, metrics.horizontalAdvance(text_) + 8, metrics.height() + 2);
   }
+  int type() const override { return kTransferBadgeItemType; }
+  QSizeF size() const { return bounds_.size(); }
   QRectF boundingRect() const override { return bounds_; }
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override {
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
+    if (kBadgePx * option->levelOfDetailFromTransform(painter->worldTransform()) < kLegiblePx) return;
     // Fixed colors on their own background: readable on the light and the dark theme alike.
     painter->setPen(QPen(QColor(0x8a, 0x6d, 0x1e), 1));
     painter->setBrush(QColor(0xff, 0xf4, 0xc8));
@@ -40,7 +41,12 @@ class TransferBadgeItem : public QGraphicsItem {
   }
 
  private:
-  static QFont font() { return QApplication::font(); }
+  static constexpr double kBadgePx = 10;
+  static QFont font() {
+    QFont font;
+    font.setPixelSize(static_cast<int>(kBadgePx));
+    return font;
+  }
   QString text_;
   QRectF bounds_;
 };
@@ -96,9 +102,7 @@ void SourceCompiledLink::highlight(GraphPanel* panel, const QVector<int>& nodes,
   // Center on the highlighted nodes (those drawn; a collapsed partition stands for its nodes).
   QRectF area;
   for (int node : nodes) {
-    QGraphicsItem* item = panel->view()->nodeItem(node);
-    if (!item) item = panel->view()->clusterItem(panel->document()->clusterOf(node));
-    if (item) area = area.united(item->sceneBoundingRect());
+    if (QGraphicsItem* item = panel->view()->drawnItem(node)) area = area.united(item->sceneBoundingRect());
   }
   if (area.isNull()) return;
   // Nodes that fit at the current zoom are centered; more are brought into view whole (the zoom goes out).
@@ -113,10 +117,7 @@ void SourceCompiledLink::highlight(GraphPanel* panel, const QVector<int>& nodes,
 }
 
 int addTransferBadges(GraphView* view, const bridge::GraphDocument& document) {
-  auto drawn = [&](int node) -> QGraphicsItem* {
-    if (QGraphicsItem* item = view->nodeItem(document.drawnNode(node))) return item;
-    return view->clusterItem(document.clusterOf(node));
-  };
+  auto drawn = [&](int node) { return view->drawnItem(node); };
   // Transfers between the same two drawn items share one badge.
   struct Badge {
     QGraphicsItem *from = nullptr, *to = nullptr;
@@ -147,18 +148,30 @@ int addTransferBadges(GraphView* view, const bridge::GraphDocument& document) {
     badge.values << QStringLiteral("%1: %2").arg(t.value, t.label());
   }
   for (const Badge& badge : badges) {
-    // Hanging just below the producer, a quarter of the way toward the consumer: partition captions sit above
-    // nodes, so the midpoint of an edge into a partition would cover its caption.
-    const QRectF a = badge.from->sceneBoundingRect(), b = badge.to->sceneBoundingRect();
     // One line per badge ("D→H 1.00 KiB · 3 values"); the tooltip lists each value and its size.
     bridge::BorderTransfer total{-1, -1, {}, badge.toDevice, badge.unknown == badge.count ? -1 : badge.knownBytes};
     QString text = total.label();
-    if (badge.unknown > 0 && badge.unknown < badge.count) text += QStringLiteral(" + ?");
+    if (badge.unknown > 0 && badge.unknown < badge.count) {
+      text += QObject::tr(" + %1 of unknown size").arg(badge.unknown);
+    }
     if (badge.count > 1) text += QObject::tr(" · %1 values").arg(badge.count);
-    auto* item = new TransferBadgeItem(text,
-                                       QObject::tr("Host↔device transfer\n%1").arg(badge.values.join(QLatin1Char('\n'))));
-    const double x = a.center().x() + (b.center().x() - a.center().x()) / 4;
-    item->setPos(x, a.bottom());
+    QString tip = QObject::tr("Host↔device transfer: copied between host memory and the device at a compiled "
+                              "partition's border\n%1").arg(badge.values.join(QLatin1Char('\n')));
+    if (badge.unknown > 0) {
+      tip += QObject::tr("\n(size unknown: the value's type or a dimension is only known when the model runs)");
+    }
+    auto* item = new TransferBadgeItem(text, tip);
+    // Beside the edge from the producer to the consumer, where it covers nothing: just below the producer first
+    // (partition captions sit above nodes), then further along.
+    const QRectF a = badge.from->sceneBoundingRect(), b = badge.to->sceneBoundingRect();
+    const QPointF from(a.center().x(), a.bottom()), to(b.center().x(), b.top());
+    QVector<QPointF> anchors;
+    const QPointF below(0, item->size().height() / 2);
+    for (double t : {0.25, 0.5, 0.75, 0.1, 0.9}) anchors << from + (to - from) * t + below;
+    for (double t : {0.25, 0.5, 0.75}) anchors << from + (to - from) * t + QPointF(item->size().width(), 0);
+    // A badge is kept even where every spot covers something: the transfer is the point of the compiled view.
+    const QRectF spot = view->placeText(anchors, item->size(), nullptr, true);
+    item->setPos(spot.isNull() ? anchors.first() : spot.topLeft());
     view->scene()->addItem(item);
   }
   return static_cast<int>(badges.size());

@@ -40,7 +40,7 @@ class TestSourceCompiled : public QObject {
 
   void labelsSayDirectionAndSize() {
     QCOMPARE((BorderTransfer{0, 1, QStringLiteral("x"), true, 1024}.label()), QStringLiteral("H→D 1.00 KiB"));
-    QCOMPARE((BorderTransfer{0, 1, QStringLiteral("x"), false, -1}.label()), QStringLiteral("D→H ?"));
+    QCOMPARE((BorderTransfer{0, 1, QStringLiteral("x"), false, -1}.label()), QStringLiteral("D→H (size unknown)"));
   }
 
   void selectionHighlightsTheCounterpart() {
@@ -107,7 +107,7 @@ class TestSourceCompiled : public QObject {
       in = in || t.toDevice;
       out = out || !t.toDevice;
       QCOMPARE(t.bytes, kiln::bridge::valueBytes(dst.modelInfo(), t.value));
-      QVERIFY(t.label().endsWith(t.bytes >= 0 ? QStringLiteral("B") : QStringLiteral("?")));
+      QVERIFY(t.label().endsWith(t.bytes >= 0 ? QStringLiteral("B") : QStringLiteral("(size unknown)")));
     }
     QVERIFY(in && out);
     int badges = 0;
