@@ -21,6 +21,7 @@
 
 #include "status_label.h"
 #include "value_format.h"
+#include "table_widgets.h"
 
 namespace kiln::studio {
 
@@ -35,18 +36,10 @@ QString joined(const std::vector<std::string>& items, const QString& separator =
 }
 
 QTableWidget* makeTable(const QString& objectName, const QStringList& headers) {
-  auto* table = new QTableWidget(0, static_cast<int>(headers.size()));
-  table->setObjectName(objectName);
-  table->setHorizontalHeaderLabels(headers);
-  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table->setSelectionMode(QAbstractItemView::SingleSelection);
+  QTableWidget* table = makeListTable(objectName, headers);
   table->setAlternatingRowColors(true);
   table->setWordWrap(false);
-  table->verticalHeader()->hide();
   table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-  table->horizontalHeader()->setStretchLastSection(true);
-  table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   return table;
 }
 

@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "status_label.h"
+#include "table_widgets.h"
 
 namespace kiln::studio {
 
@@ -24,19 +25,6 @@ namespace {
 
 constexpr int kTopNodes = 20;
 const QColor kFail(0xc6, 0x28, 0x28), kPass(0x2e, 0x7d, 0x32);
-
-QTableWidget* makeTable(const QString& objectName, const QStringList& headers) {
-  auto* table = new QTableWidget(0, static_cast<int>(headers.size()));
-  table->setObjectName(objectName);
-  table->setHorizontalHeaderLabels(headers);
-  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table->setSelectionMode(QAbstractItemView::SingleSelection);
-  table->verticalHeader()->setVisible(false);
-  table->horizontalHeader()->setStretchLastSection(true);
-  table->setSortingEnabled(false);
-  return table;
-}
 
 QTableWidgetItem* cell(const QString& text) { return new QTableWidgetItem(text); }
 
@@ -83,13 +71,13 @@ ComparePanel::ComparePanel(QWidget* parent)
       cancelButton_(new QPushButton(tr("Cancel"))),
       progress_(new QProgressBar),
       status_(makeStatusLabel(QStringLiteral("compareStatus"))),
-      outputTable_(makeTable(QStringLiteral("outputTable"),
+      outputTable_(makeListTable(QStringLiteral("outputTable"),
                              {tr("Output"), tr("Result"), tr("Max abs error"), tr("Max rel error"), tr("Mean abs error"),
                               tr("Cosine"), tr("Beyond tolerance"), tr("Shape")})),
       divergenceButton_(new QPushButton),
       metricCombo_(new QComboBox),
       legend_(new OverlayLegend),
-      topTable_(makeTable(QStringLiteral("topTable"), {tr("Node"), tr("Op"), tr("Value")})) {
+      topTable_(makeListTable(QStringLiteral("topTable"), {tr("Node"), tr("Op"), tr("Value")})) {
   setObjectName(QStringLiteral("comparePanel"));
   modelEdit_->setObjectName(QStringLiteral("modelEdit"));
   modelEdit_->setPlaceholderText(tr("The model to compare (the open model)"));

@@ -24,6 +24,7 @@
 #include "kiln/compiler.h"
 #include "status_label.h"
 #include "value_format.h"
+#include "table_widgets.h"
 
 namespace kiln::studio {
 
@@ -53,16 +54,11 @@ class PlanPage : public QWizardPage {
 };
 
 QTableWidget* makeTable(const QString& objectName, const QStringList& headers) {
-  auto* table = new QTableWidget(0, static_cast<int>(headers.size()));
-  table->setObjectName(objectName);
-  table->setHorizontalHeaderLabels(headers);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table->setSelectionMode(QAbstractItemView::SingleSelection);
+  QTableWidget* table = makeListTable(objectName, headers);
+  table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                         QAbstractItemView::AnyKeyPressed);  // the prefix column is typed into
   table->setWordWrap(false);
-  table->verticalHeader()->hide();
   table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
-  table->horizontalHeader()->setStretchLastSection(true);
-  table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   return table;
 }
 

@@ -25,6 +25,7 @@
 #include "shortcuts.h"
 #include "status_label.h"
 #include "theme.h"
+#include "table_widgets.h"
 
 namespace kiln::studio {
 
@@ -48,19 +49,6 @@ QPixmap swatch(const QColor& fill, int height) {
   QPainter painter(&pixmap);
   paintNodeLook(&painter, QRectF(2, 2, 22, height - 4), NodeLook::FILLED, fill);
   return pixmap;
-}
-
-QTableWidget* makeTable(const QString& objectName, const QStringList& headers) {
-  auto* table = new QTableWidget(0, static_cast<int>(headers.size()));
-  table->setObjectName(objectName);
-  table->setHorizontalHeaderLabels(headers);
-  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table->setSelectionMode(QAbstractItemView::SingleSelection);
-  table->verticalHeader()->setVisible(false);
-  table->horizontalHeader()->setStretchLastSection(true);
-  table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-  return table;
 }
 
 QTableWidgetItem* cell(const QString& text) {
@@ -186,7 +174,7 @@ QWidget* ModelDiffView::createGraphColumn(Side side) {
 }
 
 QWidget* ModelDiffView::createChangeList() {
-  table_ = makeTable(QStringLiteral("diffTable"), {tr("Change"), tr("Kind"), tr("Name"), tr("Graph"), tr("What")});
+  table_ = makeListTable(QStringLiteral("diffTable"), {tr("Change"), tr("Kind"), tr("Name"), tr("Graph"), tr("What")});
   table_->setWordWrap(false);
   table_->setColumnHidden(GraphColumn, true);  // until a change sits in an If/Loop/Scan body
   // The summary fills what is left, elided (its tooltip has all of it): no sideways scrolling.
@@ -199,7 +187,7 @@ QWidget* ModelDiffView::createChangeList() {
   detailsTitle_->setObjectName(QStringLiteral("diffDetailsTitle"));
   detailsTitle_->setWordWrap(true);
   detailsTitle_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  details_ = makeTable(QStringLiteral("diffDetails"), {tr("Aspect"), tr("A"), tr("B")});
+  details_ = makeListTable(QStringLiteral("diffDetails"), {tr("Aspect"), tr("A"), tr("B")});
   details_->setSelectionMode(QAbstractItemView::NoSelection);
   details_->setWordWrap(true);
   details_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
