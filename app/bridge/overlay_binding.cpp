@@ -27,7 +27,12 @@ OverlayBinding bindOverlay(const NodeMetrics& data, int dataNodes, const ModelId
   const QString matched = tr("%1 of %2 nodes matched by name").arg(namesFound).arg(dataNodes);
   if (!data.modelHash.isEmpty() && !hash.isEmpty()) {
     if (data.modelHash == hash) return {OverlayMatch::SameModel, {}};
-    if (data.modelHash == compiledFrom && namesFound > 0) {
+    if (data.modelHash == compiledFrom) {
+      if (namesFound == 0) {
+        return {OverlayMatch::OtherModel,
+                tr("%1 of the source model %2 is not shown: every node of it runs inside this compiled model's "
+                   "EPContext nodes (open the source to see it)").arg(kindText(data), modelName(data))};
+      }
       return {OverlayMatch::CompiledTwin,
               tr("%1 of the source model %2, on its compiled model: %3 (the rest run inside EPContext nodes)")
                   .arg(kindText(data), modelName(data), matched)};

@@ -104,7 +104,9 @@ class TestOverlayBinding : public QObject {
     QVERIFY(!b.shown());
     QVERIFY2(b.note.contains(QStringLiteral("v2.onnx")) && b.note.contains(QStringLiteral("not shown")), qPrintable(b.note));
     // A twin with no name in common is another model too.
-    QCOMPARE(kiln::bridge::bindOverlay(dataOf({}, QStringLiteral("aaaa")), 5, ctx, 0).match, OverlayMatch::OtherModel);
+    b = kiln::bridge::bindOverlay(dataOf(QStringLiteral("/m/net.onnx"), QStringLiteral("aaaa")), 5, ctx, 0);
+    QCOMPARE(b.match, OverlayMatch::OtherModel);
+    QVERIFY2(b.note.contains(QStringLiteral("inside this compiled model")), qPrintable(b.note));  // not "another model"
     // No hash in the data (an older file), or none for the model on display: by name, saying so.
     b = kiln::bridge::bindOverlay(dataOf(QStringLiteral("old.onnx"), {}), 8, source, 8);
     QCOMPARE(b.match, OverlayMatch::NamesOnly);
