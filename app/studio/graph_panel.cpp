@@ -196,6 +196,9 @@ GraphPanel::GraphPanel(QWidget* parent)
     details_->showNode(*document_, node);
     emit nodeSelected(document_->nodes()[node].name);
   });
+  connect(view_, &GraphView::groupSelected, this, [this](int group) {
+    if (document_) details_->showGroup(*document_, group);
+  });
   connect(view_, &GraphView::clusterSelected, this, [this](int cluster) {
     if (document_) details_->showCluster(*document_, cluster);
   });

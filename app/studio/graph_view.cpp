@@ -531,7 +531,7 @@ void GraphView::onSelectionChanged() {
   if (item->type() == GraphClusterItem::Type) {
     const auto* box = static_cast<GraphClusterItem*>(item);
     if (box->isGroup()) {
-      emit selectionCleared();  // a group has no details of its own: its tooltip says what it holds
+      emit groupSelected(box->clusterIndex());
     } else {
       emit clusterSelected(box->clusterIndex());
     }

@@ -109,6 +109,7 @@ class GraphView : public QGraphicsView {
  signals:
   void nodeSelected(int node);
   void clusterSelected(int cluster);
+  void groupSelected(int group);
   void selectionCleared();
   void clusterToggleRequested(int cluster);
   void groupToggleRequested(int group);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <QMap>
+#include <QSet>
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QUrl>
@@ -83,6 +85,62 @@ void NodeDetailsView::showCluster(const bridge::GraphDocument& document, int clu
   html += QStringLiteral("</table>") + section(tr("Nodes")) + QStringLiteral("<ul>");
   for (int n : c.nodes) html += QStringLiteral("<li>%1</li>").arg(esc(document.nodes()[n].label));
   html += QStringLiteral("</ul>");
+  browser_->setHtml(html);
+}
+
+void NodeDetailsView::showGroup(const bridge::GraphDocument& document, int group) {
+  binaryPath_.clear();
+  nodeHtml_.clear();
+  histogram_ = false;
+  if (group < 0 || group >= document.groups().size()) return clear();
+  const bridge::GraphGroup& g = document.groups()[group];
+  QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(tr("Group %1").arg(g.title)));
+  html += row(tr("Nodes"), QString::number(g.nodes.size()));
+  html += row(tr("Formed by"), esc(g.byScope ? tr("one name scope") : tr("a stretch between narrow points of the graph")));
+  if (g.alike > 1) html += row(tr("Repeated block"), esc(tr("%1 of %2 groups with the same ops").arg(g.alikeIndex).arg(g.alike)));
+  if (g.cluster >= 0 && g.cluster < document.clusters().size()) {
+    const bridge::GraphCluster& c = document.clusters()[g.cluster];
+    html += row(tr("Partition"), esc(c.name));
+    html += row(tr("Execution provider"), esc(c.executionProvider));
+  }
+  QMap<QString, int> ops;
+  QSet<int> members;
+  int fallbacks = 0;
+  for (int n : g.nodes) {
+    const bridge::GraphNode& node = document.nodes()[n];
+    ++ops[node.opType];
+    members.insert(n);
+    if (node.cpuFallback()) ++fallbacks;
+  }
+  if (fallbacks > 0) {
+    html += row(tr("CPU fallback"), QStringLiteral("<span style='color:#b00000'>%1</span>").arg(esc(tr("%n node(s)", nullptr, fallbacks))));
+  }
+  // What crosses the group's border: the values it reads from outside and the ones read outside it.
+  QSet<QString> reads, feeds;
+  for (const bridge::GraphEdge& e : document.edges()) {
+    if (members.contains(e.to) && !members.contains(e.from)) reads.insert(e.value);
+    if (members.contains(e.from) && !members.contains(e.to)) feeds.insert(e.value);
+  }
+  html += row(tr("Values in / out"), esc(tr("%1 / %2").arg(reads.size()).arg(feeds.size())));
+  html += row(tr("First node"), esc(document.nodes()[g.nodes.first()].displayName()));
+  html += row(tr("Last node"), esc(document.nodes()[g.nodes.last()].displayName()));
+  html += QStringLiteral("</table>") + section(tr("Ops")) + QStringLiteral("<table>");
+  QList<std::pair<int, QString>> byCount;
+  for (auto it = ops.begin(); it != ops.end(); ++it) byCount.push_back({-it.value(), it.key()});
+  std::sort(byCount.begin(), byCount.end());  // most frequent first, then by name
+  for (const auto& [count, op] : byCount) html += row(op, QString::number(-count));
+  html += QStringLiteral("</table><p style='color:#777'>%1</p>")
+              .arg(esc(tr("Double-click the group to open or close it.")));
+  // The members, capped: a 2,000-node group would make the pane a scroll of names.
+  constexpr int kListed = 100;
+  html += section(tr("Nodes")) + QStringLiteral("<ul>");
+  for (int i = 0; i < g.nodes.size() && i < kListed; ++i) {
+    html += QStringLiteral("<li>%1</li>").arg(esc(document.nodes()[g.nodes[i]].displayName()));
+  }
+  html += QStringLiteral("</ul>");
+  if (g.nodes.size() > kListed) {
+    html += QStringLiteral("<p style='color:#777'>%1</p>").arg(esc(tr("and %1 more").arg(g.nodes.size() - kListed)));
+  }
   browser_->setHtml(html);
 }
 
@@ -221,9 +279,13 @@ void NodeDetailsView::appendNodeMetrics(const bridge::NodeMetricRow& metrics, co
     const QUrl url(QStringLiteral("kiln-histogram:differences"));
     const int width = std::clamp(browser_->viewport()->width() - 16, 160, 420);  // no horizontal scrolling
     histogramImage_ = errorHistogramImage(metrics.errorHistogram, width, palette().color(QPalette::Text));
-    html += QStringLiteral("<p style='margin-bottom:0'>%1</p><p style='margin-top:2px'><img src='%2'></p>")
+    // The image's size is given in the tag: the layout reserves its room even before the resource is attached, so
+    // the chart never covers the rows below it.
+    html += QStringLiteral("<p style='margin-bottom:0'>%1</p><p style='margin-top:2px'><img src='%2' width='%3' height='%4'></p>")
                 .arg(esc(tr("Histogram of |difference| over %1 values, in decades (the first bar: below 1e-10)").arg(total)),
-                     url.toString());
+                     url.toString())
+                .arg(histogramImage_.width())
+                .arg(histogramImage_.height());
   } else if (compare) {
     html += QStringLiteral("<p style='color:#777'>%1</p>").arg(esc(tr("No histogram in this data (written before kiln compare recorded one).")));
   }

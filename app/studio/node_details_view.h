@@ -23,6 +23,9 @@ class NodeDetailsView : public QWidget {
 
   void showNode(const bridge::GraphDocument& document, int node);
   void showCluster(const bridge::GraphDocument& document, int cluster);
+  // A group of nodes (graph_groups.h): how it was formed, where it runs, its ops by count, its first and last node,
+  // what flows in and out, and its nodes.
+  void showGroup(const bridge::GraphDocument& document, int group);
   // Adds the per-node data of the shown node below its details: every metric of `row` (a compare run's error
   // statistics or a profile's time) and, for compare data, the histogram of its differences as an image.
   void appendNodeMetrics(const bridge::NodeMetricRow& row, const QString& kind);

@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QFontMetricsF>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -16,6 +17,8 @@
 #include "graph_panel_waits.h"
 #include "requirements.h"
 #include "graph_view.h"
+#include "node_details_view.h"
+#include "studio_test_files.h"
 
 using kiln::bridge::GraphNode;
 using kiln::studio::GraphClusterItem;
@@ -105,6 +108,38 @@ class TestGraphFitLegible : public QObject {
     // The nodes between groups (input, output, a partition of one node) draw their op type, legible if smaller.
     QVERIFY(verifyVisibleLabelsLegible(*view, kiln::studio::kLegiblePx) >= 0);
     QVERIFY(!view->minimap()->isVisible());  // nothing is out of sight
+  }
+
+  void selectedGroupShowsWhatItHolds() {
+    // A click on a collapsed group shows it in the details (it showed nothing: only the tooltip said what it held).
+    GraphClusterItem* box = nullptr;
+    for (QGraphicsItem* item : panel_.view()->scene()->items()) {
+      auto* cluster = item->type() == GraphClusterItem::Type ? static_cast<GraphClusterItem*>(item) : nullptr;
+      if (cluster && cluster->isGroup() && cluster->isCollapsed()) box = cluster;
+    }
+    QVERIFY(box);
+    const kiln::bridge::GraphGroup& group = panel_.document()->groups()[box->clusterIndex()];
+    panel_.view()->scene()->clearSelection();
+    box->setSelected(true);
+    const QString text = panel_.detailsView()->text();
+    QVERIFY2(text.contains(QStringLiteral("Group ") + group.title), qPrintable(text));
+    QVERIFY(text.contains(QRegularExpression(QStringLiteral("Nodes\\s+%1\\s").arg(group.nodes.size()))));
+    if (group.alike > 1) QVERIFY(text.contains(QStringLiteral("%1 of %2 groups with the same ops").arg(group.alikeIndex).arg(group.alike)));
+    QVERIFY(text.contains(panel_.document()->nodes()[group.nodes.first()].displayName()));
+    QVERIFY(text.contains(panel_.document()->nodes()[group.nodes.last()].displayName()));
+    QVERIFY(text.contains(QStringLiteral("Ops")));
+    // Its ops by count: the counts add up to its node count.
+    int counted = 0;
+    QHash<QString, int> ops;
+    for (int n : group.nodes) ++ops[panel_.document()->nodes()[n].opType];
+    for (auto it = ops.begin(); it != ops.end(); ++it) {
+      QVERIFY2(text.contains(QRegularExpression(QStringLiteral("\\b%1\\s+%2\\s").arg(it.key()).arg(it.value()))),
+               qPrintable(it.key() + QStringLiteral(": ") + text));
+      counted += it.value();
+    }
+    QCOMPARE(counted, group.nodes.size());
+    kiln::testing::saveScreenshot(panel_.detailsView(), QStringLiteral("group-details.png"), QSize(320, 600));
+    panel_.view()->scene()->clearSelection();
   }
 
   void ctrlZeroAndFitButtonShowTheWholeGraph() {

@@ -1,14 +1,19 @@
 // NodeOverlay: the colour of every node equals the colour its per-node value maps to (the scale's ends at the
 // minimum and maximum, a log scale over wide ranges, the first divergence in its own colour), the top-N order, and
 // the colours a real graph view's nodes get from it (nodes without data keep their EP colour).
+#include <QAbstractTextDocumentLayout>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QTextDocument>
 
 #include "graph_panel.h"
 #include "graph_view.h"
 #include "kiln/compare.h"
 #include "node_details_view.h"
 #include "node_overlay.h"
+#include "studio_test_files.h"
 
 using kiln::bridge::NodeMetricRow;
 using kiln::bridge::NodeMetrics;
@@ -196,6 +201,26 @@ class TestNodeOverlay : public QObject {
     QVERIFY(text.contains(QStringLiteral("max_abs_error")) && text.contains(QStringLiteral("0.00025")));
     QVERIFY(text.contains(QStringLiteral("Histogram of |difference| over 42 values")));
     QVERIFY(text.indexOf(QStringLiteral("Error against")) < text.indexOf(QStringLiteral("Inputs")));  // near the top
+    // The chart takes its own room: the line that holds it is as tall as the image, and the text after it starts
+    // below it (laid out before the image was known, the line was one text line high and the chart covered the
+    // rows below it).
+    panel.detailsView()->resize(320, 600);
+    QApplication::processEvents();
+    auto* browser = details->findChild<QTextBrowser*>();
+    QVERIFY(browser);
+    const QTextDocument* document = browser->document();
+    QTextBlock chart;
+    for (QTextBlock b = document->begin(); b.isValid() && !chart.isValid(); b = b.next()) {
+      for (auto f = b.begin(); !f.atEnd(); ++f) {
+        if (f.fragment().charFormat().isImageFormat()) chart = b;
+      }
+    }
+    QVERIFY(chart.isValid());
+    const QRectF chartBox = document->documentLayout()->blockBoundingRect(chart);
+    QVERIFY2(chartBox.height() >= 150, qPrintable(QString::number(chartBox.height())));
+    QVERIFY(chart.next().isValid());
+    QVERIFY(document->documentLayout()->blockBoundingRect(chart.next()).top() >= chartBox.bottom() - 0.5);
+    kiln::testing::saveScreenshot(details, QStringLiteral("node-error-histogram.png"));
     // Data without a histogram (an older file) still shows the statistics, and says why there is no chart.
     NodeMetricRow old = *row;
     old.errorHistogram.clear();
