@@ -100,6 +100,10 @@ TEST_F(ReferenceEp, CompiledPartitionsRoundTripThroughAContextBinaryInBothEmbedM
     auto compiled = compileWithReference(model, ctx, embed);
     ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
     EXPECT_EQ(compiled->binaryPath.empty(), embed);
+    // The binary is named after the EP whose partitions it holds, not after the Vulkan EP.
+    if (!embed) {
+      EXPECT_EQ(compiled->binaryPath, dir.file("net_reference.bin"));
+    }
 
     auto inspected = inspectEpContextModel(ctx);
     ASSERT_TRUE(inspected.isOk()) << inspected.status().toString();
@@ -240,7 +244,7 @@ TEST_F(ReferenceEp, DamagedProviderDataAndBadRegistrationsAreClearErrors) {
   EXPECT_GT(testing::mutateContextBinary(original, [&](const std::string& what) { wrong.push_back(what); }), 0u);
   EXPECT_TRUE(wrong.empty()) << wrong.front();
 
-  auto opened = ctxbin::ContextBinary::fromBytes(original, "net_vulkan.bin");
+  auto opened = ctxbin::ContextBinary::fromBytes(original, "net_reference.bin");
   ASSERT_TRUE(opened.isOk());
   uint64_t offset = 0;
   for (const auto& section : (*opened)->sections()) {

@@ -77,9 +77,12 @@ using ContextDataWriteFunc = std::function<Status(const std::string& name, std::
 using ContextDataStreamFunc = std::function<Status(const std::string& name, std::span<const std::byte> chunk, bool last)>;
 
 // The default names: "dir/model.onnx" -> "dir/model_ctx.onnx" and "dir/model_vulkan.bin"; for a ctx model
-// "dir/model_ctx.onnx" -> "dir/model_vulkan.bin".
+// "dir/model_ctx.onnx" -> "dir/model_vulkan.bin". The binary is named after the execution provider whose
+// partitions it holds: its name without "ExecutionProvider", lower-cased ("vulkan"; "reference" for a
+// ReferenceExecutionProvider).
 KILN_EXPORT std::string defaultCtxModelPath(const std::string& modelPath);
-KILN_EXPORT std::string defaultContextBinaryPath(const std::string& modelPath);
+KILN_EXPORT std::string defaultContextBinaryPath(const std::string& modelPath,
+                                                 const std::string& executionProvider = "VulkanExecutionProvider");
 
 // ONNX Runtime's folder rule for output paths: a trailing separator, an existing directory or a name without an
 // extension is a folder.

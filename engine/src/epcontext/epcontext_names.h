@@ -42,8 +42,7 @@ inline constexpr const char* kIoDigestKey = "kiln.epcontext_io_digest";
 // What a partition report names as the binary of an EPContext node that embeds it.
 inline constexpr const char* kEmbeddedReference = "embedded";
 
-// File names: <stem>_ctx.onnx beside <stem>_vulkan.bin.
+// File names: <stem>_ctx.onnx beside <stem>_vulkan.bin (kiln/compile_outputs.h names the binary).
 inline constexpr const char* kCtxModelSuffix = "_ctx.onnx";
-inline constexpr const char* kBinarySuffix = "_vulkan.bin";
 
 }  // namespace kiln::epctx

@@ -153,8 +153,7 @@ Result<MergeResult> mergeModels(const std::vector<MergeInput>& inputs, const std
   }
   MergeResult result;
   result.outputModelPath = outputPath;
-  result.binaryPath = defaultContextBinaryPath(outputPath);
-  const std::set<std::string> outputs = {canonical(result.outputModelPath), canonical(result.binaryPath)};
+  std::set<std::string> inputFiles;  // every input's ctx model and binaries: the merge never overwrites one
   CompiledModel combined;
   std::vector<MergePlanInput> planned;
   std::vector<CompiledModel> parts;
@@ -165,12 +164,11 @@ Result<MergeResult> mergeModels(const std::vector<MergeInput>& inputs, const std
     const std::string folder = parent.empty() ? "." : parent.string();
     std::set<std::string> own = referencedBinaries(loaded.model, folder);
     own.insert(canonical(path));
-    for (const auto& file : own) {
-      if (outputs.count(canonical(file))) {
-        return Status(StatusCode::INVALID_ARGUMENT, "the merge would overwrite " + file + ", a file of input " + path +
-                                                        ": choose another output name");
-      }
+    if (own.count(canonical(outputPath))) {
+      return Status(StatusCode::INVALID_ARGUMENT, "the merge would overwrite " + outputPath + ", a file of input " + path +
+                                                      ": choose another output name");
     }
+    for (const auto& file : own) inputFiles.insert(canonical(file));
     if (!epctx::hasEpContextNodes(loaded.model)) {
       return Status(StatusCode::INVALID_ARGUMENT, path + " has no EPContext node: compile it first (kiln compile)");
     }
@@ -202,6 +200,13 @@ Result<MergeResult> mergeModels(const std::vector<MergeInput>& inputs, const std
   for (const auto& [from, to] : connections) KILN_RETURN_IF_ERROR(connect(graph, from, to));
   if (auto sorted = ir::sortTopologically(graph); !sorted.isOk()) {
     return Status(StatusCode::INVALID_ARGUMENT, "the connections make the merged graph invalid: " + sorted.message());
+  }
+  // The binary is named after the EP whose partitions it holds (kiln/compile_outputs.h).
+  result.binaryPath = defaultContextBinaryPath(outputPath, combined.partitions.empty() ? std::string("VulkanExecutionProvider")
+                                                                                       : combined.partitions.front().executionProvider);
+  if (inputFiles.count(canonical(result.binaryPath))) {
+    return Status(StatusCode::INVALID_ARGUMENT, "the merge would overwrite " + result.binaryPath +
+                                                    ", a file of an input: choose another output name");
   }
   KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary, epctx::prepareBinary(combined.partitions, providers));
   epctx::OutputLayout layout;

@@ -102,7 +102,7 @@ struct CompileRequest {
   ModelSource source;
   std::string outputPath;      // empty: buffer or callback
   std::string modelFolder;     // anchors the binary and external files
-  std::string binaryPath;
+  std::string binaryBase;       // the path the binary's default name derives from (binaryPathFor)
   SessionOptions session;
 
   explicit CompileRequest(const ModelCompilationOptions& o) : options(o), outputPath(o.outputPath_), session(o.session_) {}
@@ -156,7 +156,7 @@ struct CompileRequest {
                                             "re-generate it.");
       }
       r.modelFolder = fs::path(r.outputPath).parent_path().string();
-      r.binaryPath = defaultContextBinaryPath(r.outputPath);
+      r.binaryBase = r.outputPath;
     } else if (!o.binaryDirectory_.empty() || !o.binaryModelName_.empty()) {
       if (o.binaryDirectory_.empty() || o.binaryModelName_.empty()) {
         return Status(StatusCode::INVALID_ARGUMENT, "output_dir or model_name is empty");
@@ -166,10 +166,10 @@ struct CompileRequest {
         return Status(StatusCode::INVALID_ARGUMENT, "output_dir is not a valid directory.");
       }
       r.modelFolder = o.binaryDirectory_;
-      r.binaryPath = defaultContextBinaryPath((fs::path(o.binaryDirectory_) / o.binaryModelName_).string());
+      r.binaryBase = (fs::path(o.binaryDirectory_) / o.binaryModelName_).string();
     } else if (!r.source.path.empty()) {
       r.modelFolder = fs::path(r.source.path).parent_path().string();
-      r.binaryPath = defaultContextBinaryPath(r.source.path);
+      r.binaryBase = r.source.path;
     } else if (!o.embed_) {
       return Status(StatusCode::INVALID_ARGUMENT, "the input and output models are in memory and embed mode is 0: "
                                                   "call setEpContextBinaryInformation(directory, modelName) so the "
@@ -201,13 +201,17 @@ struct CompileRequest {
     epctx::OutputLayout layout;
     layout.embedMode = options.embed_ ? 1 : 0;
     layout.modelFolder = modelFolder;
-    layout.binaryPath = binaryPath;
     layout.sourceModelFilename = source.path.empty() ? "" : fs::path(source.path).filename().string();
     layout.externalInitializersFile = options.externalInitializersFile_;
     layout.externalThreshold = options.externalThreshold_;
     layout.locationFunc = options.initializerLocation_;
     layout.originals = originals;
     return layout;
+  }
+
+  // Where the binary of `executionProvider`'s partitions goes: named after the EP (kiln/compile_outputs.h).
+  std::string binaryPathFor(const std::string& executionProvider) const {
+    return binaryBase.empty() ? std::string() : defaultContextBinaryPath(binaryBase, executionProvider);
   }
 
   // The source model as a file: its path, else ep.context_source_model_path for a model from memory ("" if none).
@@ -345,8 +349,9 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
     KILN_ASSIGN_OR_RETURN(const epctx::EncodedBinary binary,
                           options.embedMode() ? epctx::encodeBinary(compiled.partitions, allContextHooks(), extras)
                                               : epctx::prepareBinary(compiled.partitions, allContextHooks(), extras));
+    layout.binaryPath = request.binaryPathFor(compiled.partitions.front().executionProvider);
     KILN_ASSIGN_OR_RETURN(const epctx::ModelFiles model, epctx::serializeCtxModel(compiled, layout, binary));
-    if (!options.embedMode()) KILN_RETURN_IF_ERROR(request.emitBinary(files, request.binaryPath, binary, result));
+    if (!options.embedMode()) KILN_RETURN_IF_ERROR(request.emitBinary(files, layout.binaryPath, binary, result));
     result.epContextNodes = model.epContextNodes;
     if (request.session.progress.cancelled()) return Status(StatusCode::CANCELLED, "compile cancelled");
     KILN_RETURN_IF_ERROR(request.emitModel(files, model, result));
@@ -390,7 +395,6 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
                                                   "(the group's graphs share one binary file)");
     }
     KILN_ASSIGN_OR_RETURN(CompileRequest request, CompileRequest::from(options));
-    if (binaryPath.empty()) binaryPath = request.binaryPath;
     request.session.progress.report("model " + std::to_string(i + 1) + "/" + std::to_string(modelPaths.size()), 0, 1);
     auto compiling = createCompilingSession(request.source, request.session);
     if (!compiling.isOk()) return compiling.status().withContext("compiling " + modelPaths[i]);
@@ -399,6 +403,7 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
       return Status(StatusCode::FAIL, "Unable to compile any nodes of " + modelPaths[i] + ": a sharing group needs "
                                       "every model to have a Vulkan partition");
     }
+    if (binaryPath.empty()) binaryPath = request.binaryPathFor(compiled.partitions.front().executionProvider);
     epctx::applyNodeNamePrefix(compiled, request.prefix());
     for (const auto& partition : compiled.partitions) {
       if (!graphNames.insert(partition.name).second) {

@@ -168,7 +168,6 @@ Result<std::optional<GenerationRequest>> generationRequestFor(const std::string&
     return Status(StatusCode::INVALID_ARGUMENT, "ep.context_embed_mode must be 0 if ep.share_ep_contexts is 1 "
                                                 "(the group's graphs share one binary file)");
   }
-  request.binaryPath = defaultContextBinaryPath(request.ctxModelPath);
   request.weightless = settings.weightless;
   request.fp16 = config.vulkan.fp16;
   request.weightSource = sourceModelPath.empty() ? settings.sourceModelPath : sourceModelPath;
@@ -189,14 +188,17 @@ Status generateEpContext(const Session& session, const GenerationRequest& reques
     return Status::ok();
   }
   applyNodeNamePrefix(compiled, request.prefix);
-  if (request.share) return joinShareGroup(std::move(compiled), request, originals);
+  // The binary is named after the EP whose partitions it holds (compile_outputs.h), known once they are compiled.
+  GenerationRequest named = request;
+  named.binaryPath = defaultContextBinaryPath(request.ctxModelPath, compiled.partitions.front().executionProvider);
+  if (request.share) return joinShareGroup(std::move(compiled), named, originals);
   KILN_ASSIGN_OR_RETURN(const BinaryExtras extras, binaryExtrasFor({&request}));
   KILN_ASSIGN_OR_RETURN(const EncodedBinary binary,
                         request.embedMode == 0 ? prepareBinary(compiled.partitions, allContextHooks(), extras)
                                                : encodeBinary(compiled.partitions, allContextHooks(), extras));
-  KILN_ASSIGN_OR_RETURN(const ModelFiles model, serializeCtxModel(compiled, layoutFor(request, request.binaryPath, originals), binary));
+  KILN_ASSIGN_OR_RETURN(const ModelFiles model, serializeCtxModel(compiled, layoutFor(named, named.binaryPath, originals), binary));
   FileTransaction files;
-  if (request.embedMode == 0) KILN_RETURN_IF_ERROR(stageBinary(files, request.binaryPath, binary));
+  if (request.embedMode == 0) KILN_RETURN_IF_ERROR(stageBinary(files, named.binaryPath, binary));
   KILN_RETURN_IF_ERROR(stageModel(files, request.ctxModelPath, model));
   return files.commit();
 }

@@ -19,7 +19,7 @@ namespace kiln::epctx {
 
 struct GenerationRequest {
   std::string ctxModelPath;
-  std::string binaryPath;
+  std::string binaryPath;  // set by generateEpContext once the exporting EP is known (its name names the file)
   std::string sourceModelPath;  // empty for a model from memory
   std::string compileRecord;    // what the compile depended on (epcontext/compile_record.h), set by the session
   int embedMode = 0;

@@ -68,7 +68,7 @@ class InferenceSession final : public Session {
   CompiledModel compiledModel() const;
 
  private:
-  Status finishInitialization(const SessionOptions& options, const SessionConfig& config, int threads,
+  Status finishInitialization(const SessionConfig& config, int threads,
                               const Stopwatch& clock);
   Status compilePartitions(PartitionPlan& plan, int threads, bool compileOnly);
   Result<std::unique_ptr<cpu::Kernel>> fusedKernel(const cpu::KernelInfo& info);
@@ -113,15 +113,11 @@ void summarize(const PartitionReport& report, std::vector<PartitionSummary>& sum
 }
 
 // A fixed input shape no tensor could ever fill (over kiln.max_tensor_bytes) is refused at creation: INVALID_GRAPH.
-Status checkDeclaredSize(const SessionOptions& options, const ValueMetadata& input) {
+Status checkDeclaredSize(uint64_t limit, const ValueMetadata& input) {
   Shape shape;
   for (const auto& dim : input.shape) {
     if (!dim.isFixed()) return Status::ok();
     shape.push_back(dim.value);
-  }
-  uint64_t limit = kDefaultMaxTensorBytes;
-  if (auto value = options.configEntry(kMaxTensorBytesKey)) {
-    KILN_ASSIGN_OR_RETURN(limit, parseMaxTensorBytes(*value));
   }
   auto bytes = checkedTensorBytes(input.dtype, shape, limit, "input '" + input.name + "'");
   if (!bytes.isOk()) return Status(StatusCode::INVALID_GRAPH, bytes.status().message());
@@ -185,7 +181,7 @@ Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions
     progress_ = ProgressSink();
     return Status::ok();
   }
-  return finishInitialization(options, config, prepared.threads, clock);
+  return finishInitialization(config, prepared.threads, clock);
 }
 
 Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel compiled, const SessionOptions& options,
@@ -228,7 +224,7 @@ Status InferenceSession::initializeCompiled(ProviderSet providers, CompiledModel
     partitions_.push_back({std::move(partition), std::move(executable).value()});
   }
   progress_.report(ProgressStep::LOAD, total, total);
-  return finishInitialization(options, config, threads, clock);
+  return finishInitialization(config, threads, clock);
 }
 
 CompiledModel InferenceSession::compiledModel() const {
@@ -238,23 +234,21 @@ CompiledModel InferenceSession::compiledModel() const {
   return compiled;
 }
 
-Status InferenceSession::finishInitialization(const SessionOptions& options, const SessionConfig& parsed, int threads,
+Status InferenceSession::finishInitialization(const SessionConfig& parsed, int threads,
                                               const Stopwatch& clock) {
   cpu::ExecutorConfig config;
   config.opsets = model_.opsetImports;
   config.intraOpThreads = threads;
   config.floatOnOneDnn = parsed.cpuFloatOnOneDnn;
   config.prepareFirstRun = true;
-  if (auto value = options.configEntry(kMaxTensorBytesKey)) {
-    KILN_ASSIGN_OR_RETURN(config.maxTensorBytes, parseMaxTensorBytes(*value));
-  }
+  config.maxTensorBytes = parsed.maxTensorBytes;
   config.progress = &progress_;
   config.profiler = &profiler_;
   config.externalKernel = [this](const cpu::KernelInfo& info) { return fusedKernel(info); };
   // Inputs no tensor could fill are refused before the executor plans memory for them.
   const ir::Graph& graph = *model_.graph;
   KILN_ASSIGN_OR_RETURN(inputs_, resolveInputShapes(graph, parsed.inputShapes));
-  for (const auto& input : inputs_) KILN_RETURN_IF_ERROR(checkDeclaredSize(options, input));
+  for (const auto& input : inputs_) KILN_RETURN_IF_ERROR(checkDeclaredSize(parsed.maxTensorBytes, input));
   Stopwatch kernelClock;
   KILN_ASSIGN_OR_RETURN(executor_, cpu::GraphExecutor::create(model_.graph, config));
   timings_.kernel_select_ms += kernelClock.elapsedMs();

@@ -90,6 +90,9 @@ Result<SessionConfig> parseSessionConfig(const SessionOptions& options) {
                                                     " must be gemm or onednn, got '" + floatKernels + "'");
   }
   c.cpuFloatOnOneDnn = floatKernels == "onednn";
+  if (auto value = options.configEntry(kMaxTensorBytesKey)) {
+    KILN_ASSIGN_OR_RETURN(c.maxTensorBytes, parseMaxTensorBytes(*value));
+  }
 
   c.vulkan.device = entry(options, config::kVulkanDevice);
   c.vulkan.deviceSet = options.configEntry(config::kVulkanDevice).has_value();

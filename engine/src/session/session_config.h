@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/session_options.h"
+#include "kiln/tensor_size.h"
 #include "onnx/input_shapes.h"
 #include "optimizer/optimizer.h"
 #include "epcontext/ctx_model_loader.h"
@@ -25,6 +26,7 @@ struct SessionConfig {
   bool failOnSuboptimalCompiledModel = false;
   bool disableModelCompile = false;
   bool cpuFloatOnOneDnn = false;  // kiln.cpu.float_kernels: "onednn" (true) or "gemm" (the default)
+  uint64_t maxTensorBytes = kDefaultMaxTensorBytes;  // kiln.max_tensor_bytes
   InputShapeRequest inputShapes;  // SessionOptions::setInputShape and kiln.free_dim_override.<dim_param>
 
   struct Vulkan {
