@@ -41,7 +41,7 @@ BenchStat statFrom(const QJsonValue& value) {
   BenchStat stat;
   stat.min = object.value(QLatin1String("min")).toDouble();
   stat.median = object.value(QLatin1String("median")).toDouble();
-  stat.p90 = object.value(QLatin1String("p90")).toDouble();
+  stat.p90 = optionalNumber(object.value(QLatin1String("p90")));  // null with fewer than 10 runs
   // Older reports have no quartiles or maximum: left unset, so charts draw what the report has.
   stat.p25 = optionalNumber(object.value(QLatin1String("p25")));
   stat.p75 = optionalNumber(object.value(QLatin1String("p75")));

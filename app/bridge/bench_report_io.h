@@ -13,12 +13,13 @@
 
 namespace kiln::bridge {
 
-// {min, median, p90} over a row's runs, in milliseconds, and the quartiles and maximum a box plot needs: reports
-// written before kiln bench gave p25, p75 and max (or edited by hand) lack them.
+// {min, median} over a row's runs, in milliseconds, p90 when the row had enough runs for it (10: kiln bench writes
+// null below that, app/common/bench_statistics.h), and the quartiles and maximum a box plot needs: reports written
+// before kiln bench gave p25, p75 and max (or edited by hand) lack them.
 struct BenchStat {
   double min = 0;
   double median = 0;
-  double p90 = 0;
+  std::optional<double> p90;
   std::optional<double> p25, p75, max;
 
   // True when the report gave p25, p75 and max: the row can be drawn as a standard box plot.

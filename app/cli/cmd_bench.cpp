@@ -11,6 +11,8 @@
 #include <map>
 #include <sstream>
 
+#include "bench_compare_command.h"
+#include "bench_environment.h"
 #include "bench_report.h"
 #include "child_process.h"
 #include "cli_output.h"
@@ -34,12 +36,23 @@ using app::selfExecutable;
 namespace fs = std::filesystem;
 namespace {
 
+// The modes and driver-cache states a bench runs when not told: every one on Vulkan; on other EPs (no pipelines, no
+// ctx binary) the cold and in-process rows, and no driver cache to vary.
+constexpr const char* kAllModes = "cold,pipeline-cache,epctx-embed,epctx-file,in-process";
+constexpr const char* kModesWithoutVulkan = "cold,in-process";
+
 struct BenchArgs {
   std::string model;
-  std::string modes = "cold,pipeline-cache,epctx-embed,epctx-file,in-process";
-  std::string driverCaches = "cold,warm";
+  std::string modes;         // empty: the EP's default (above)
+  std::string driverCaches;  // empty: cold,warm on Vulkan, cold otherwise
+  std::string ep = app::kVulkanProvider;
   int runs = 10;
   int inferences = 5;
+  double durationSeconds = 0;  // steady inferences for this long per run instead of `inferences`
+  double warmupSeconds = 0;    // discarded steady inferences for this long before them
+  std::vector<std::string> compare;  // BASE.json NEW.json: compare two saved results instead of measuring
+  BenchCompareArgs compareOptions;
+  bool inferencesGiven = false;
   std::vector<std::string> shapes, inputs, configs;
   std::string device;
   bool autotune = false;
@@ -77,12 +90,22 @@ class BenchRunner {
   BenchRunner(const BenchArgs& args, fs::path work) : args_(args), work_(std::move(work)) {}
 
   int run() {
-    const std::vector<std::string> modes = splitList(args_.modes);
-    const std::vector<std::string> caches = splitList(args_.driverCaches);
+    const std::vector<std::string> providers = splitList(args_.ep);
+    const bool vulkan = contains(providers, app::kVulkanProvider);
+    const std::vector<std::string> modes =
+        splitList(!args_.modes.empty() ? args_.modes : vulkan ? kAllModes : kModesWithoutVulkan);
+    const std::vector<std::string> caches =
+        splitList(!args_.driverCaches.empty() ? args_.driverCaches : vulkan ? "cold,warm" : "cold");
     for (const auto& mode : modes) {
       if (std::find(std::begin(kBenchModes), std::end(kBenchModes), mode) == std::end(kBenchModes)) {
         return usage("unknown mode '" + mode + "' (modes: cold, pipeline-cache, epctx-embed, epctx-file, in-process)");
       }
+      if (!vulkan && mode != "cold" && mode != "in-process") {
+        return usage("mode '" + mode + "' needs the Vulkan EP (--ep " + args_.ep + " runs cold and in-process only)");
+      }
+    }
+    if (args_.durationSeconds > 0 && args_.inferencesGiven) {
+      return usage("--duration and --inferences are alternatives: give one");
     }
     for (const auto& cache : caches) {
       if (cache != "cold" && cache != "warm") return usage("--driver-cache takes cold and/or warm, got '" + cache + "'");
@@ -94,8 +117,16 @@ class BenchRunner {
     report_.model = args_.model;
     report_.runs = args_.runs;
     report_.inferences = args_.inferences;
+    report_.durationSeconds = args_.durationSeconds;
+    report_.warmupSeconds = args_.warmupSeconds;
+    report_.executionProviders = args_.ep;
     report_.autotune = args_.autotune;
-    report_.device = describeDevice();
+    report_.provenance = {{"kiln", app::kilnBuildFacts()},
+                          {"command_line", app::processCommandLine()},
+                          {"machine", app::machineFacts()},
+                          {"environment", app::resultEnvironment()},
+                          {"vulkan", nullptr}};
+    report_.device = vulkan ? describeDevice() : "CPU: " + report_.provenance["machine"].value("cpu_model", std::string("?"));
 
     ProgressDisplay progress(!args_.flags.quiet);
     std::vector<Plan> plans;
@@ -176,11 +207,25 @@ class BenchRunner {
       if (!chosen && d.type != VulkanDeviceType::CPU) chosen = &d;
     }
     if (!chosen) chosen = &devices->front();
+    report_.provenance["vulkan"] = {{"device", chosen->name},
+                                    {"type", vulkanDeviceTypeName(chosen->type)},
+                                    {"api_version", chosen->apiVersion},
+                                    {"driver_name", chosen->driverName},
+                                    {"driver_info", chosen->driverInfo},
+                                    {"driver_version", chosen->driverVersion}};
     return chosen->name + " (" + chosen->driverName + " " + chosen->driverInfo + ")";
   }
 
+  // The worker's steady-inference options: a count, or a duration, and the time-based warm-up.
+  std::vector<std::string> steadyOptions() const {
+    std::vector<std::string> out = {"--inferences", std::to_string(args_.inferences)};
+    if (args_.durationSeconds > 0) out = {"--duration", std::to_string(args_.durationSeconds)};
+    if (args_.warmupSeconds > 0) out.insert(out.end(), {"--warmup-time", std::to_string(args_.warmupSeconds)});
+    return out;
+  }
+
   std::vector<std::string> passThrough(bool withAutotune) const {
-    std::vector<std::string> out;
+    std::vector<std::string> out = steadyOptions();
     for (const auto& s : args_.shapes) out.insert(out.end(), {"--shape", s});
     for (const auto& c : args_.configs) out.insert(out.end(), {"--config", c});
     if (!args_.device.empty()) out.insert(out.end(), {"--config", "kiln.vulkan.device=" + args_.device});
@@ -236,8 +281,7 @@ class BenchRunner {
     } else if (mode == "epctx-file") {
       target = ctxModel("file").string();
     }
-    p.argv = {selfExecutable(), "bench-worker", target, "--ep", app::kVulkanProvider, "--inferences",
-              std::to_string(args_.inferences)};
+    p.argv = {selfExecutable(), "bench-worker", target, "--ep", args_.ep};
     for (const auto& i : args_.inputs) p.argv.insert(p.argv.end(), {"--input", i});
     p.argv.insert(p.argv.end(), extra.begin(), extra.end());
     if (cache == "warm") p.warmDriverCache = work_ / "driver" / (mode + "-warm");
@@ -267,6 +311,8 @@ class BenchRunner {
     }
     p.argv.insert(p.argv.end(), {"--runs", std::to_string(std::max(1, args_.inferences)), "--warmup", "0",
                                  "--threads", "2"});
+    if (args_.durationSeconds > 0) p.argv.insert(p.argv.end(), {"--duration", std::to_string(args_.durationSeconds)});
+    if (args_.warmupSeconds > 0) p.argv.insert(p.argv.end(), {"--warmup-time", std::to_string(args_.warmupSeconds)});
     return p;
   }
 
@@ -305,10 +351,29 @@ class BenchRunner {
       sample.sessionCreateMs = out.value("session_create_ms", 0.0);
       sample.firstInferenceMs = out.value("first_run_ms", 0.0);
       sample.inferenceMs = out.value("inference_ms", std::vector<double>{});
+      sample.memory = memoryFrom(out);
       return sample;
     }
     if (out.contains("inputs") && inputNames_.empty()) inputNames_ = out["inputs"].get<std::vector<std::string>>();
     return sampleFrom(out["sessions"].front());
+  }
+
+  // {"memory_kib": {"after_session_create", "after_first_inference", "end", "peak"}} of a worker's (or ort_bench's)
+  // output; a reading that is missing or not a number stays absent.
+  static app::BenchMemory memoryFrom(const nlohmann::json& owner) {
+    app::BenchMemory memory;
+    const auto object = owner.find("memory_kib");
+    if (object == owner.end() || !object->is_object()) return memory;
+    auto reading = [&](const char* key) -> std::optional<int64_t> {
+      const auto value = object->find(key);
+      if (value == object->end() || !value->is_number()) return std::nullopt;
+      return static_cast<int64_t>(value->get<double>());
+    };
+    memory.afterSessionCreateKib = reading("after_session_create");
+    memory.afterFirstInferenceKib = reading("after_first_inference");
+    memory.endKib = reading("end");
+    memory.peakKib = reading("peak");
+    return memory;
   }
 
   static BenchSample sampleFrom(const nlohmann::json& session) {
@@ -318,6 +383,7 @@ class BenchRunner {
     sample.inferenceMs = session.value("inference_ms", std::vector<double>{});
     sample.timings = session.value("timings", nlohmann::json::object());
     sample.counters = session.value("counters", nlohmann::json::object());
+    sample.memory = memoryFrom(session);
     return sample;
   }
 
@@ -326,8 +392,7 @@ class BenchRunner {
   // driver's cache, so the row is `warm`.
   Status inProcess() {
     report_.modes.push_back({"in-process", "warm", {}});
-    std::vector<std::string> argv = {selfExecutable(), "bench-worker", args_.model, "--ep", app::kVulkanProvider,
-                                     "--inferences", std::to_string(args_.inferences), "--sessions",
+    std::vector<std::string> argv = {selfExecutable(), "bench-worker", args_.model, "--ep", args_.ep, "--sessions",
                                      std::to_string(args_.runs + 1)};
     for (const auto& i : args_.inputs) argv.insert(argv.end(), {"--input", i});
     const std::vector<std::string> extra = passThrough(true);
@@ -371,6 +436,17 @@ class BenchRunner {
 
 int runBench(const BenchArgs& args) {
   configureLogging(args.flags);
+  if (!args.compare.empty()) {
+    if (!args.model.empty()) {
+      return reportError(Status(StatusCode::INVALID_ARGUMENT, "--compare takes BASE.json NEW.json and no model"),
+                         args.flags);
+    }
+    return runBenchCompare(args.compare[0], args.compare[1], args.compareOptions, args.flags);
+  }
+  if (args.model.empty()) {
+    return reportError(Status(StatusCode::INVALID_ARGUMENT, "kiln bench needs a MODEL (or --compare BASE.json NEW.json)"),
+                       args.flags);
+  }
   SessionOptions shapesOnly;  // the workers take the shapes; a malformed one is a usage error before any work
   if (Status s = applyShapeArguments(args.shapes, shapesOnly); !s.isOk()) return reportError(s, args.flags);
   fs::path work;
@@ -403,18 +479,42 @@ void registerBench(CLI::App& app, Commands& commands) {
       "Modes (Kiln's caches): cold (none), pipeline-cache (kiln.vulkan.pipeline_cache_path), epctx-embed and\n"
       "epctx-file (a ctx model from kiln compile, binary embedded or beside it), in-process (a second session in\n"
       "one process). Driver cache, a separate axis: cold (empty per process) and warm (primed by the warm-up).\n"
-      "Never run it in CI: it creates hundreds of sessions.\n\n"
+      "Never run it in CI: it creates hundreds of sessions. Every timing row has n, min, mean, median with its 95%\n"
+      "confidence interval (order statistics), p90/p95/p99 when there are enough runs (10/20/100), max, stddev\n"
+      "and CV; memory is the workers' resident set (VmRSS after each phase, peak from getrusage).\n"
+      "--compare BASE.json NEW.json: ratio of medians per mode and phase with a bootstrap 95% interval and a\n"
+      "verdict; exit 1 on a significant slowdown beyond --fail-above, 2 on unreadable or mismatched files.\n\n"
       "Examples:\n"
       "  kiln bench model.onnx\n"
+      "  kiln bench model.onnx --ep cpu --runs 20 --duration 0.5 --warmup-time 0.2 --json > new.json\n"
+      "  kiln bench --compare base.json new.json --threshold 5 --fail-above 10\n"
       "  kiln bench det.onnx --shape x=1x3x640x640 --runs 5 --json > det_bench.json\n"
       "  kiln bench vad.onnx --input input=chunk.npy --input sr=sr.npy --input state=state.npy --compare-onnxruntime\n"
       "  kiln bench det.onnx --modes cold,epctx-file --driver-cache warm --csv det.csv");
-  bench->add_option("model", args->model, "ONNX model file")->required();
-  bench->add_option("--modes", args->modes, "Comma-separated modes to run (default: all)");
-  bench->add_option("--driver-cache", args->driverCaches, "Driver cache states: cold,warm (default both)");
+  bench->add_option("model", args->model, "ONNX model file (not with --compare)");
+  bench->add_option("--modes", args->modes,
+                    "Comma-separated modes to run (default: all on Vulkan, cold,in-process on other EPs)");
+  bench->add_option("--driver-cache", args->driverCaches,
+                    "Driver cache states: cold,warm (default both on Vulkan, cold otherwise)");
+  bench->add_option("--ep", args->ep, "Execution providers of every run, e.g. cpu (default vulkan)");
   bench->add_option("--runs", args->runs, "Measured runs per row after one discarded warm-up (default 10)")
       ->check(CLI::PositiveNumber);
-  bench->add_option("--inferences", args->inferences, "Steady inferences per run after the first (default 5)")
+  CLI::Option* inferences =
+      bench->add_option("--inferences", args->inferences, "Steady inferences per run after the first (default 5)")
+          ->check(CLI::NonNegativeNumber);
+  bench->add_option("--duration", args->durationSeconds,
+                    "Steady inferences for S seconds per run instead of --inferences (at least one)")
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--warmup-time", args->warmupSeconds,
+                    "Discarded steady inferences for S seconds per run before the timed ones")
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--compare", args->compare, "BASE.json NEW.json: compare two saved --json results")
+      ->expected(2);
+  bench->add_option("--threshold", args->compareOptions.thresholdPct,
+                    "--compare: changes below PCT percent are never significant (default 5)")
+      ->check(CLI::NonNegativeNumber);
+  bench->add_option("--fail-above", args->compareOptions.failAbovePct,
+                    "--compare: exit 1 when a phase is significantly slower by more than PCT percent")
       ->check(CLI::NonNegativeNumber);
   bench->add_option("--shape", args->shapes, "NAME=1x3x640x640 shape for a random input with free dimensions");
   bench->add_option("--input", args->inputs, "NAME=FILE input (.npy or .pb); others are random");
@@ -431,7 +531,10 @@ void registerBench(CLI::App& app, Commands& commands) {
   bench->add_option("--timeout", args->timeoutSeconds, "Seconds one run may take (default 600)")
       ->check(CLI::PositiveNumber);
   addCommonFlags(*bench, args->flags);
-  bench->callback([&commands, args] { commands.run = [args] { return runBench(*args); }; });
+  bench->callback([&commands, args, inferences] {
+    args->inferencesGiven = inferences->count() > 0;
+    commands.run = [args] { return runBench(*args); };
+  });
   registerBenchWorker(app, commands);
 }
 

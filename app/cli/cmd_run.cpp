@@ -7,6 +7,8 @@
 #include <functional>
 #include <map>
 
+#include "bench_report.h"
+#include "bench_statistics.h"
 #include "cli_output.h"
 #include "commands.h"
 #include "kiln/pipeline_cache.h"
@@ -27,6 +29,9 @@ struct RunArgs {
   std::string profilePath;  // --profile FILE: node-data JSON of the last run's per-node times
   std::string ep = "auto";
   int runs = 1;
+  double durationSeconds = 0;  // > 0: time runs for this long instead of `runs`
+  double warmupSeconds = 0;    // > 0: discarded runs for this long first
+  bool runsGiven = false;
   unsigned seed = 0;
   bool noPipelineCache = false;
   CommonFlags flags;
@@ -74,6 +79,10 @@ std::string safeFileName(const std::string& name) {
 
 int runModel(RunArgs& args) {
   configureLogging(args.flags);
+  if (args.durationSeconds > 0 && args.runsGiven) {
+    return reportError(Status(StatusCode::INVALID_ARGUMENT, "--duration and --runs are alternatives: give one"),
+                       args.flags);
+  }
   SessionOptions options;
   if (args.ep != "auto") {
     Status s = applyExecutionProviders(args.ep, options);
@@ -106,19 +115,42 @@ int runModel(RunArgs& args) {
   for (const auto& in : inputs) valueInputs.push_back({in.name, Value(in.tensor)});
   std::vector<double> runMs;
   Result<std::vector<NamedValue>> outputs = std::vector<NamedValue>{};
+  auto secondsSince = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  // --warmup-time: discarded runs first (the first run's one-time costs among them).
+  for (const auto warmup = std::chrono::steady_clock::now(); secondsSince(warmup) < args.warmupSeconds;) {
+    outputs = (*session)->runValues(valueInputs, RunOptions{});
+    if (!outputs.isOk()) return reportError(outputs.status(), args.flags);
+  }
+  // --runs N timed runs, or as many as --duration S holds (at least one). Only the last run is profiled: the others
+  // stay free of its clock reads, and with --runs 2 or more the profile leaves out first-run costs; with
+  // --duration the profiled run is one more after the timed ones.
+  const bool timed = args.durationSeconds > 0;
   const int runs = std::max(1, args.runs);
-  for (int r = 0; r < runs; ++r) {
-    // Only the last run is profiled: the others stay free of its clock reads, and with --runs 2 or more the
-    // profile leaves out first-run costs.
+  const auto timedStart = std::chrono::steady_clock::now();
+  for (int r = 0; timed ? r == 0 || secondsSince(timedStart) < args.durationSeconds : r < runs; ++r) {
     RunOptions runOptions;
-    runOptions.setProfiling(!args.profilePath.empty() && r == runs - 1);
+    runOptions.setProfiling(!args.profilePath.empty() && !timed && r == runs - 1);
     const auto start = std::chrono::steady_clock::now();
     outputs = (*session)->runValues(valueInputs, runOptions);
     runMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (!outputs.isOk()) return reportError(outputs.status(), args.flags);
   }
-  std::vector<double> sorted = runMs;
-  std::sort(sorted.begin(), sorted.end());
+  if (timed && !args.profilePath.empty()) {
+    RunOptions runOptions;
+    runOptions.setProfiling(true);
+    outputs = (*session)->runValues(valueInputs, runOptions);
+    if (!outputs.isOk()) return reportError(outputs.status(), args.flags);
+  }
+  const app::SampleStatistics runStats = app::describeSamples(runMs);
+  // Warnings on stderr: a noisy series, or one too short for p90 (a single run is what plain `kiln run` is for).
+  std::vector<std::string> warnings;
+  if (std::string noisy = app::variationWarning("run", runStats); !noisy.empty()) warnings.push_back(noisy);
+  if (runMs.size() >= 2 && runMs.size() < app::kFewRunsWarning) {
+    warnings.push_back(std::to_string(runMs.size()) + " runs: too few for " + app::missingPercentilesText(runMs.size()) +
+                       (app::medianConfidenceRanks(runMs.size()) ? "" : ", the median's 95% CI (needs 6)"));
+  }
 
   nlohmann::json report;
   report["model"] = args.model;
@@ -176,8 +208,17 @@ int runModel(RunArgs& args) {
   }
   report["timings"] = timingsToJson((*session)->timings());
   report["counters"] = countersToJson((*session)->counters());
-  report["run_ms"] = {{"runs", runMs.size()}, {"min", sorted.front()}, {"median", sorted[sorted.size() / 2]},
-                      {"max", sorted.back()}};
+  // The statistics of bench_report.h (samples included), plus "runs", the name older readers know the count by.
+  report["run_ms"] = app::statisticsJson(runStats, &runMs);
+  report["run_ms"]["runs"] = runMs.size();
+  report["run_settings"] = {{"runs", timed ? nlohmann::json() : nlohmann::json(runs)},
+                            {"duration_s", timed ? nlohmann::json(args.durationSeconds) : nlohmann::json()},
+                            {"warmup_time_s", args.warmupSeconds > 0 ? nlohmann::json(args.warmupSeconds)
+                                                                     : nlohmann::json()}};
+  report["warnings"] = warnings;
+  if (!args.flags.quiet) {
+    for (const auto& warning : warnings) std::fprintf(stderr, "kiln: warning: %s\n", warning.c_str());
+  }
   std::vector<NodeTiming> slowest;
   if (!args.profilePath.empty()) {
     const RunProfile profile = (*session)->lastRunProfile();
@@ -218,8 +259,7 @@ int runModel(RunArgs& args) {
   forEachTiming((*session)->timings(), [](std::string_view key, double value) {
     if (value > 0) std::printf(" %.*s=%.3f", static_cast<int>(key.size()), key.data(), value);
   });
-  std::printf("\nrun (ms): %zu runs, min %.3f, median %.3f, max %.3f\n", runMs.size(), sorted.front(),
-              sorted[sorted.size() / 2], sorted.back());
+  std::printf("\nrun (ms): %s\n", app::statisticsLine(runStats).c_str());
   if (!args.profilePath.empty()) {
     std::printf("slowest nodes of the profiled run (all %zu in %s):\n", report["profile"]["nodes"].get<size_t>(),
                 args.profilePath.c_str());
@@ -242,7 +282,8 @@ void registerRun(CLI::App& app, Commands& commands) {
       "  kiln run model.onnx\n"
       "  kiln run det.onnx --shape x=1x3x640x640 --runs 10 --json\n"
       "  kiln run vad.onnx --input input=audio.npy --input state=state.pb --output-dir out/\n"
-      "  kiln run det.onnx --shape x=1x3x640x640 --runs 3 --profile det_times.json");
+      "  kiln run det.onnx --shape x=1x3x640x640 --runs 3 --profile det_times.json\n"
+      "  kiln run det.onnx --shape x=1x3x640x640 --warmup-time 1 --duration 5   # statistics of 5 s of runs");
   run->add_option("model", args->model, "ONNX model file")->required();
   run->add_option("--input", args->inputs, "NAME=FILE input (.npy or .pb TensorProto); others are random");
   run->add_option("--shape", args->shapes, "NAME=1x3x640x640 shape for a random input with free dimensions");
@@ -251,12 +292,19 @@ void registerRun(CLI::App& app, Commands& commands) {
   run->add_option("--profile", args->profilePath,
                   "Time every node of the last run and write them to FILE as node-data JSON (app/README.md)");
   run->add_option("--ep", args->ep, "Execution providers in preference order, e.g. vulkan or vulkan,cpu (default: the session's choice)");
-  run->add_option("--runs", args->runs, "Number of inferences to time")->check(CLI::PositiveNumber);
+  CLI::Option* runs = run->add_option("--runs", args->runs, "Number of inferences to time")->check(CLI::PositiveNumber);
+  run->add_option("--duration", args->durationSeconds, "Time inferences for S seconds instead of --runs (at least one)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--warmup-time", args->warmupSeconds, "Discarded inferences for S seconds before the timed ones")
+      ->check(CLI::PositiveNumber);
   run->add_option("--seed", args->seed, "Seed for random inputs");
   run->add_flag("--no-pipeline-cache", args->noPipelineCache,
                 "Do not use the Vulkan pipeline cache file ($XDG_CACHE_HOME/kiln/<model hash>.vkcache)");
   addCommonFlags(*run, args->flags);
-  run->callback([&commands, args] { commands.run = [args] { return runModel(*args); }; });
+  run->callback([&commands, args, runs] {
+    args->runsGiven = runs->count() > 0;
+    commands.run = [args] { return runModel(*args); };
+  });
 }
 
 }  // namespace kiln::cli

@@ -5,19 +5,36 @@
 // Two axes, never mixed: Kiln's caches (the mode) and the driver's own shader cache (`cold`: a new empty cache
 // folder for every process; `warm`: one folder per mode, primed by the discarded warm-up, as a deployed app has it).
 // speedup_vs_cold compares a mode with `cold` at the same driver-cache state.
+//
+// The JSON (toJson) follows resources/bench/bench_schema.json, versioned by kBenchSchemaVersion: every timing is a
+// statistics object (bench_statistics.h: counts, percentiles under the enough-samples rule, spread, the median's 95%
+// interval) that also stores its raw samples, so `kiln bench --compare` can bootstrap two saved results.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "bench_statistics.h"
 
 namespace kiln::app {
 
 // Modes, in report order. Every mode but in-process runs in fresh processes.
 inline constexpr const char* kBenchModes[] = {"cold", "pipeline-cache", "epctx-embed", "epctx-file", "in-process"};
 inline constexpr const char* kOnnxRuntimeMode = "onnxruntime-node";
+
+// The version of the JSON document toJson writes (bench_schema.json's "schema_version"); raised on any change a
+// reader could trip on.
+inline constexpr int kBenchSchemaVersion = 1;
+
+// A worker process's resident memory (process_memory.h) at the end of each phase of one session, in KiB; absent
+// where the OS did not say. Peak is the process's high-water mark so far (in-process rows share one process).
+struct BenchMemory {
+  std::optional<int64_t> afterSessionCreateKib, afterFirstInferenceKib, endKib, peakKib;
+};
 
 // One measured session.
 struct BenchSample {
@@ -26,6 +43,7 @@ struct BenchSample {
   std::vector<double> inferenceMs;  // steady inferences after the first
   nlohmann::json timings = nlohmann::json::object();
   nlohmann::json counters = nlohmann::json::object();
+  BenchMemory memory;
 
   double timeToFirstResultMs() const { return sessionCreateMs + firstInferenceMs; }
 };
@@ -40,22 +58,27 @@ struct BenchReport {
   std::string model;
   std::string device;
   int runs = 0;
-  int inferences = 0;
+  int inferences = 0;         // steady inferences per run, when counted (durationSeconds 0)
+  double durationSeconds = 0;  // steady inferences for this long per run instead (--duration), else 0
+  double warmupSeconds = 0;    // discarded steady inferences for this long before them (--warmup-time), else 0
+  std::string executionProviders;
   bool autotune = false;
+  // Where the numbers were measured (bench_environment.h): kiln, command_line, machine, environment, vulkan.
+  nlohmann::json provenance = nlohmann::json::object();
   nlohmann::json compile = nullptr;  // what `kiln compile` reported for the epctx modes, when they ran
   std::vector<BenchMode> modes;
 };
 
-// {min, p25, median, p75, p90, max} of a set of milliseconds (a box plot's five numbers, plus p90); all 0 for no
-// values.
-struct Stat {
-  double min = 0, median = 0, p90 = 0;
-  double p25 = 0, p75 = 0, max = 0;
-};
-// The median averages the two middle values of an even count; p25 and p75 interpolate linearly between the two
-// nearest ranks (numpy's default percentile, as box plots usually draw it; the median is their p50); p90 is the
-// nearest rank (the smallest value with at least 90% of the values at or below it).
-Stat summarize(std::vector<double> values);
+// A statistics object of the JSON (bench_schema.json's "statistics"): count, min, mean, median, p25, p75, p90, p95,
+// p99 (null without enough samples), max, stddev, cv, median_ci95 ({low, high, lower_rank, upper_rank, coverage} or
+// null) and, when `samples` is given, the raw samples in measurement order.
+nlohmann::json statisticsJson(const SampleStatistics& stats, const std::vector<double>* samples = nullptr);
+// "n 10, min 1.20, mean 1.31, median 1.25 (95% CI 1.21 to 1.30), p90 1.40, max 1.52, stddev 0.10, CV 7.6%":
+// the statistics on one line (kiln run's text output); percentiles without enough samples are left out.
+std::string statisticsLine(const SampleStatistics& stats);
+// The warnings a row of statistics earns: a CV above kHighVariationCv. `what` names the row ("cold/warm session
+// create"); empty when none.
+std::string variationWarning(const std::string& what, const SampleStatistics& stats);
 
 nlohmann::json toJson(const BenchReport& report);
 // The table `kiln bench` prints without --json.

@@ -90,7 +90,7 @@ QString statText(const bridge::BenchStat& s, int runs) {
   if (s.p25) parts << QObject::tr("p25 %1").arg(bridge::formatMs(*s.p25));
   parts << QObject::tr("median %1").arg(bridge::formatMs(s.median));
   if (s.p75) parts << QObject::tr("p75 %1").arg(bridge::formatMs(*s.p75));
-  parts << QObject::tr("p90 %1").arg(bridge::formatMs(s.p90));
+  if (s.p90) parts << QObject::tr("p90 %1").arg(bridge::formatMs(*s.p90));
   if (s.max) parts << QObject::tr("max %1").arg(bridge::formatMs(*s.max));
   return parts.join(QStringLiteral(", ")) + QObject::tr(" over %n run(s)", nullptr, runs);
 }
@@ -186,11 +186,13 @@ void BenchPanel::refreshCreationChart() {
           set->setValue(QBoxSet::UpperExtreme, *s.max);
           maximum = std::max(maximum, *s.max);
         } else {
-          // A report written before kiln bench gave quartiles: the median line with whiskers to min and p90.
+          // A report written before kiln bench gave quartiles: the median line with whiskers to min and p90 (to the
+          // median when it has no p90 either).
+          const double upper = s.p90.value_or(s.median);
           set->setValue(QBoxSet::LowerQuartile, s.median);
           set->setValue(QBoxSet::UpperQuartile, s.median);
-          set->setValue(QBoxSet::UpperExtreme, s.p90);
-          maximum = std::max(maximum, s.p90);
+          set->setValue(QBoxSet::UpperExtreme, upper);
+          maximum = std::max(maximum, upper);
           withoutQuartiles = true;
         }
         set->setProperty("toolTip", QStringLiteral("<b>%1</b>, driver cache %2%3<br>%4")

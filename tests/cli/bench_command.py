@@ -27,10 +27,15 @@ def kiln(*args, env=None):
     return result.returncode, result.stdout, result.stderr
 
 
-def check_stat(stat, what):
-    expect(set(stat) == {"min", "p25", "median", "p75", "p90", "max"}, f"{what} has min/p25/median/p75/p90/max")
-    expect(0 <= stat["min"] <= stat["p25"] <= stat["median"] <= stat["p75"] <= stat["p90"] <= stat["max"],
-           f"{what}: min <= p25 <= median <= p75 <= p90 <= max ({stat})")
+def check_stat(stat, what, count):
+    expect(set(stat) == {"count", "min", "mean", "median", "p25", "p75", "p90", "p95", "p99", "max", "stddev", "cv",
+                         "median_ci95", "samples"}, f"{what} has every statistic ({sorted(stat)})")
+    expect(0 <= stat["min"] <= stat["p25"] <= stat["median"] <= stat["p75"] <= stat["max"],
+           f"{what}: min <= p25 <= median <= p75 <= max ({stat})")
+    expect(stat["count"] == count == len(stat["samples"]), f"{what}: {count} samples stored")
+    # 2 runs: too few for any tail percentile or the median's interval (bench_statistics.h)
+    expect(stat["p90"] is None and stat["p95"] is None and stat["p99"] is None and stat["median_ci95"] is None,
+           f"{what}: no p90/p95/p99 or CI from {count} samples")
 
 
 def main():
@@ -48,6 +53,8 @@ def main():
             return
         report = json.loads(out)
         expect(report["model"] == model and report["device"], "model and device named")
+        expect(report["vulkan"]["api_version"] and report["vulkan"]["driver_name"], "the Vulkan device's facts")
+        expect(report["warnings"] and "2 runs per row" in report["warnings"][0], "too few runs warn")
         rows = {(m["name"], m["driver_cache"]): m for m in report["modes"]}
         expected = {(mode, cache) for mode in ("cold", "pipeline-cache", "epctx-embed", "epctx-file")
                     for cache in ("cold", "warm")} | {("in-process", "warm")}
@@ -55,8 +62,11 @@ def main():
         for (name, cache), row in rows.items():
             what = f"{name}/{cache}"
             expect(row["runs"] == 2, f"{what}: 2 runs")
-            for key in ("session_create_ms", "first_inference_ms", "time_to_first_result_ms", "inference_ms"):
-                check_stat(row[key], f"{what} {key}")
+            for key in ("session_create_ms", "first_inference_ms", "time_to_first_result_ms"):
+                check_stat(row[key], f"{what} {key}", 2)
+            check_stat(row["inference_ms"], f"{what} inference_ms", 4)
+            peak = row["memory_mib"]["peak_resident"]
+            expect(peak and peak["median"] > 1, f"{what}: peak resident memory from the worker processes ({peak})")
             expect(row["stages_ms"] and row["counters"], f"{what}: stage breakdown and counters")
             expect(row["speedup_vs_cold"] > 0, f"{what}: speedup_vs_cold")
             if name == "cold":

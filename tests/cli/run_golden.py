@@ -4,7 +4,7 @@
 Each case in cases.txt is `name: [NAME=VALUE ...] arguments` (shell-quoted; leading NAME=VALUE words are
 environment variables for that case). The runner executes `kiln <arguments>` from the source folder and compares
 exit code, stdout and stderr with golden/<name>.txt after masking what legitimately varies: timing fields (JSON
-keys ending in `_ms`, `ms`, and `min/median/max` of run_ms; `key=1.234` pairs, `min 1.2, median ...` and
+keys ending in `_ms`, `ms`, and the statistics of run_ms; `key=1.234` pairs, `min 1.2, median ...` and
 `123 ms` in text), float noise (numbers rounded to 4 significant digits), and what depends on the device, the
 driver or the exact SPIR-V: device names, IDs and driver versions, pipeline-cache UUIDs, content hashes, binary
 file sizes and section offsets (see DEVICE_KEYS, MASKED_KEYS and TEXT_MASKS).
@@ -30,6 +30,8 @@ DEVICE_KEYS = {"name", "vendor_id", "device_id", "driver_id", "driver_version", 
 MASKED_KEYS = {"hash", "pipeline_cache_uuid", "file_size", "offset", "size", "hardware_architecture", "binary_bytes",
                "stages_ms",  # kiln bench lists only the stages that took time
                "source_model", "source_checked", "kiln.compile_record"}  # paths relative to where {tmp} is
+# Anywhere, the whole value: what names the machine (kiln bench's provenance) and memory readings.
+MASKED_SUBTREES = {"machine", "environment", "vulkan", "memory_mib"}
 TEXT_MASKS = [
     (r"\b\d+(\.\d+)? ms\b", "<ms> ms"),
     (r"xxh3 [0-9a-f]{16}", "xxh3 <hash>"),
@@ -49,6 +51,10 @@ TEXT_MASKS = [
     (r"(?m)^((cold|pipeline-cache|epctx-embed|epctx-file|in-process|onnxruntime-node) +(cold|warm|n/a) ).*$",
      r"\1<timings>"),
     (r"(?m)^(  [a-z-]+/(cold|warm|n/a):).*$", r"\1 <stages>"),
+    (r"(?m)^((cold|pipeline-cache|epctx-embed|epctx-file|in-process|onnxruntime-node) (cold|warm|n/a): ).*$",
+     r"\1<ratios>"),
+    (r"(?m)^(  (session create|first inference|first result|steady) +\d+ ).*$", r"\1<statistics>"),
+    (r"(?m)^(  memory \(MiB, median\):).*$", r"\1 <memory>"),
     (r"(?m)^(epctx session creation vs cold:).*$", r"\1 <ratios>"),
 ]
 
@@ -58,6 +64,10 @@ def round_float(value):
 
 
 def mask_json(node, key="", in_device=False):
+    if key in MASKED_SUBTREES:
+        return "<masked>"
+    if key == "warnings" and isinstance(node, list):  # a CV warning comes and goes with the machine's noise
+        return [w for w in node if not (isinstance(w, str) and " CV " in w)]
     if isinstance(node, dict) and key.endswith("_ms"):  # {"min", "median", "p90"} of a timing
         return {k: (v if k == "runs" else "<ms>") for k, v in node.items()}
     if isinstance(node, dict):
@@ -78,11 +88,12 @@ def mask_json(node, key="", in_device=False):
 
 
 def mask_text(text):
+    text = re.sub(r"(?m)^(kiln: )?warning: .*\bCV (above )?[0-9.]+%.*\n", "", text)  # noise-dependent, as above
     for pattern, replacement in TEXT_MASKS:
         text = re.sub(pattern, replacement, text)
     text = re.sub(r"(_ms=)[0-9.]+", r"\1<ms>", text)
-    text = "\n".join(re.sub(r"\b(min|median|max) [0-9.]+", r"\1 <ms>", line) if line.startswith("run (ms)") else line
-                     for line in text.split("\n"))
+    text = "\n".join(re.sub(r"\b(min|mean|median|p90|p95|p99|max|stddev|CV|CI) [0-9.]+%?( to [0-9.]+)?", r"\1 <ms>", line)
+                     if line.startswith("run (ms)") else line for line in text.split("\n"))
     return re.sub(r"-?\d+\.\d+(e[-+]\d+)?", lambda m: f"{float(m.group(0)):.4g}", text)
 
 
