@@ -17,6 +17,7 @@
 #include "kiln/tensor_io.h"
 #include "model_inputs.h"
 #include "node_data.h"
+#include "chrome_trace.h"
 #include "progress_display.h"
 
 namespace kiln::cli {
@@ -27,6 +28,7 @@ struct RunArgs {
   std::vector<std::string> inputs, shapes, configs;
   std::string outputDir;
   std::string profilePath;  // --profile FILE: node-data JSON of the last run's per-node times
+  std::string profileFormat = "node-data";  // --profile-format: node-data or chrome (a Chrome trace)
   std::string ep = "auto";
   int runs = 1;
   double durationSeconds = 0;  // > 0: time runs for this long instead of `runs`
@@ -89,6 +91,10 @@ int runModel(RunArgs& args) {
     if (!s.isOk()) return reportError(s, args.flags);
   }
   if (Status s = applyConfigEntries(args.configs, options); !s.isOk()) return reportError(s, args.flags);
+  // A profile has the Vulkan partitions' per-dispatch device times (timestamp queries), unless --config says otherwise.
+  if (!args.profilePath.empty() && !options.configEntry("kiln.vulkan.profile")) {
+    if (Status s = options.addConfigEntry("kiln.vulkan.profile", "1"); !s.isOk()) return reportError(s, args.flags);
+  }
   // The Vulkan pipeline cache is on by default for the CLI (engine/ARCHITECTURE.md, Names); an explicit --config entry
   // wins, and the CPU EP alone has no use for it.
   if (!args.noPipelineCache && args.ep != app::kCpuProvider && !options.configEntry("kiln.vulkan.pipeline_cache_path")) {
@@ -222,10 +228,12 @@ int runModel(RunArgs& args) {
   std::vector<NodeTiming> slowest;
   if (!args.profilePath.empty()) {
     const RunProfile profile = (*session)->lastRunProfile();
-    if (Status s = app::writeNodeData(args.profilePath, app::nodeDataFromProfile(profile, args.model)); !s.isOk()) {
-      return reportError(s, args.flags);
-    }
-    report["profile"] = {{"file", args.profilePath}, {"nodes", profile.nodes.size()}, {"run_ms", profile.runMs}};
+    const Status written = args.profileFormat == "chrome"
+                               ? app::writeChromeTrace(args.profilePath, app::chromeTraceFromProfile(profile, args.model))
+                               : app::writeNodeData(args.profilePath, app::nodeDataFromProfile(profile, args.model));
+    if (!written.isOk()) return reportError(written, args.flags);
+    report["profile"] = {{"file", args.profilePath}, {"format", args.profileFormat}, {"nodes", profile.nodes.size()},
+                         {"run_ms", profile.runMs}};
     slowest = profile.nodes;
     std::sort(slowest.begin(), slowest.end(), [](const NodeTiming& a, const NodeTiming& b) { return a.totalMs > b.totalMs; });
     slowest.resize(std::min<size_t>(slowest.size(), 10));
@@ -291,6 +299,10 @@ void registerRun(CLI::App& app, Commands& commands) {
   run->add_option("--output-dir", args->outputDir, "Write each output as DIR/<output name>.npy");
   run->add_option("--profile", args->profilePath,
                   "Time every node of the last run and write them to FILE as node-data JSON (app/README.md)");
+  run->add_option("--profile-format", args->profileFormat,
+                  "node-data (kiln-studio overlays it) or chrome (a trace for ui.perfetto.dev / chrome://tracing: "
+                  "nodes on a CPU track, each Vulkan dispatch on its partition's device track)")
+      ->check(CLI::IsMember({"node-data", "chrome"}));
   run->add_option("--ep", args->ep, "Execution providers in preference order, e.g. vulkan or vulkan,cpu (default: the session's choice)");
   CLI::Option* runs = run->add_option("--runs", args->runs, "Number of inferences to time")->check(CLI::PositiveNumber);
   run->add_option("--duration", args->durationSeconds, "Time inferences for S seconds instead of --runs (at least one)")

@@ -1,11 +1,6 @@
 #include "node_data.h"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-
-#include <unistd.h>
-
+#include "json_file.h"
 #include "kiln/model_info.h"
 
 namespace kiln::app {
@@ -18,7 +13,9 @@ NodeData nodeDataFromProfile(const RunProfile& profile, const std::string& model
     datum.details["execution_provider"] = timing.executionProvider;
     if (!timing.fusedInto.empty()) datum.details["fused_into"] = timing.fusedInto;
     if (!timing.covers.empty()) datum.details["covers"] = timing.covers;
+    datum.details["start_ms"] = timing.startMs;
     if (!timing.coveredMs.empty()) datum.details["covered_ms"] = timing.coveredMs;
+    if (!timing.coveredStartMs.empty()) datum.details["covered_start_ms"] = timing.coveredStartMs;
     data.nodes.push_back(std::move(datum));
   }
   bindToModel(data);
@@ -102,27 +99,7 @@ Result<NodeData> nodeDataFromJson(const nlohmann::json& document) {
 }
 
 Status writeNodeData(const std::string& path, const NodeData& data) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temporary =
-      target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << toJson(data).dump(2) << '\n';
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      return Status(StatusCode::FAIL, "cannot write node data to '" + path + "'");
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, target, error);
-  if (error) {
-    fs::remove(temporary, error);
-    return Status(StatusCode::FAIL, "cannot write node data to '" + path + "': " + error.message());
-  }
-  return Status::ok();
+  return writeJsonFileAtomically(path, toJson(data), "node data");
 }
 
 }  // namespace kiln::app

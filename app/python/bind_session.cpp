@@ -122,10 +122,12 @@ py::dict profileToPython(const RunProfile& profile) {
     entry["graph"] = node.graph;
     entry["execution_provider"] = node.executionProvider;
     entry["total_ms"] = node.totalMs;
+    entry["start_ms"] = node.startMs;
     entry["calls"] = node.calls;
     entry["fused_into"] = node.fusedInto;
     entry["covers"] = node.covers;
     entry["covered_ms"] = node.coveredMs;
+    entry["covered_start_ms"] = node.coveredStartMs;
     nodes.append(entry);
   }
   py::dict result;

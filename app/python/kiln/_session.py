@@ -160,12 +160,13 @@ class InferenceSession:
 def _chrome_trace(timings, profiles):
     events = [{"cat": "Session", "name": key, "ph": "X", "ts": 0, "dur": int(value * 1000), "pid": 0, "tid": 0}
               for key, value in timings["timings"].items()]
-    start = 0
+    origin = 0  # each run's nodes follow the previous run's, at their measured starts
     for profile in profiles:
         for node in profile["nodes"]:
             duration = int(node["total_ms"] * 1000)
-            events.append({"cat": "Node", "name": node["node"], "ph": "X", "ts": start, "dur": duration, "pid": 0,
-                           "tid": 0, "args": {"op_name": node["op_type"], "provider": node["execution_provider"],
-                                              "calls": node["calls"], "graph": node["graph"]}})
-            start += duration
+            events.append({"cat": "Node", "name": node["node"], "ph": "X", "ts": origin + int(node["start_ms"] * 1000),
+                           "dur": duration, "pid": 0, "tid": 0,
+                           "args": {"op_name": node["op_type"], "provider": node["execution_provider"],
+                                    "calls": node["calls"], "graph": node["graph"]}})
+        origin += int(profile["run_ms"] * 1000)
     return events

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/provider_names.h"
 #include "kiln/status.h"
 #include "kiln/tensor.h"
 
@@ -82,7 +83,7 @@ using ContextDataStreamFunc = std::function<Status(const std::string& name, std:
 // ReferenceExecutionProvider).
 KILN_EXPORT std::string defaultCtxModelPath(const std::string& modelPath);
 KILN_EXPORT std::string defaultContextBinaryPath(const std::string& modelPath,
-                                                 const std::string& executionProvider = "VulkanExecutionProvider");
+                                                 const std::string& executionProvider = kVulkanExecutionProvider);
 
 // ONNX Runtime's folder rule for output paths: a trailing separator, an existing directory or a name without an
 // extension is a folder.

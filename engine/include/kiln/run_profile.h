@@ -10,6 +10,15 @@
 
 namespace kiln {
 
+// One dispatch (or other device step) of a compiled partition's last call, timed by device timestamps.
+struct KILN_EXPORT DeviceSpan {
+  std::string node;    // the label of the partition's node that recorded it (after device fusions: a Conv with its
+                       // folded BatchNormalization and activation keeps the Conv's label; a fused elementwise chain
+                       // is named after its last node)
+  double startMs = 0;  // ms after the partition's first step started on the device
+  double ms = 0;
+};
+
 struct KILN_EXPORT NodeTiming {
   std::string node;               // node name as the session's graph has it (the partition name for a compiled one)
   std::string opType;             // "Conv", or "KilnPartition" for a compiled partition
@@ -23,6 +32,14 @@ struct KILN_EXPORT NodeTiming {
   // and a device with timestamp queries), else empty: each covered node's device ms in the partition's last call.
   // 0 for a node that dispatched nothing of its own: fused into another node's dispatch, or evaluated on the host.
   std::vector<double> coveredMs = {};
+  // Parallel to `coveredMs`: when each covered node's dispatch started on the device, ms after the partition's first
+  // dispatch started (device timestamps, not the host clock); 0 where coveredMs is 0.
+  std::vector<double> coveredStartMs = {};
+  // A compiled partition that measured its device time: every step of its last call in run order, whether or not
+  // its label names a model node (what coveredMs cannot attribute, such as a fused chain, is here).
+  std::vector<DeviceSpan> deviceSpans = {};
+  double startMs = 0;  // when its first call started, ms after the run's first node started (last: aggregate
+                       // initializers written before it was added still compile)
 };
 
 struct KILN_EXPORT RunProfile {

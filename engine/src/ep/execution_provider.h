@@ -82,15 +82,23 @@ struct CompiledPartition {
   std::vector<std::byte> providerData;
 };
 
+// One node's device work in a partition's last run: when it started on the device, in ms after the partition's
+// first dispatch started (device timestamps), and how long it took.
+struct DeviceNodeTime {
+  std::string node;  // the node's label
+  double startMs = 0;
+  double ms = 0;
+};
+
 // A loaded compiled partition, ready to run.
 class PartitionExecutable {
  public:
   virtual ~PartitionExecutable() = default;
   // Inputs in CompiledPartition::inputs order; returns outputs in CompiledPartition::outputs order.
   virtual Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) = 0;
-  // Device ms of each node that dispatched work in the last run, in run order, as (node label, ms); empty when the
-  // partition does not measure device time.
-  virtual std::vector<std::pair<std::string, double>> lastNodeDeviceMs() const { return {}; }
+  // The device time of each node that dispatched work in the last run, in run order; empty when the partition
+  // does not measure device time.
+  virtual std::vector<DeviceNodeTime> lastNodeDeviceTimes() const { return {}; }
 };
 
 struct CompileContext {

@@ -202,7 +202,7 @@ Result<MergeResult> mergeModels(const std::vector<MergeInput>& inputs, const std
     return Status(StatusCode::INVALID_ARGUMENT, "the connections make the merged graph invalid: " + sorted.message());
   }
   // The binary is named after the EP whose partitions it holds (kiln/compile_outputs.h).
-  result.binaryPath = defaultContextBinaryPath(outputPath, combined.partitions.empty() ? std::string("VulkanExecutionProvider")
+  result.binaryPath = defaultContextBinaryPath(outputPath, combined.partitions.empty() ? std::string(kVulkanExecutionProvider)
                                                                                        : combined.partitions.front().executionProvider);
   if (inputFiles.count(canonical(result.binaryPath))) {
     return Status(StatusCode::INVALID_ARGUMENT, "the merge would overwrite " + result.binaryPath +

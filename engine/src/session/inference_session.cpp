@@ -395,21 +395,22 @@ std::vector<std::string> coveredNodes(const PartitionReport& report, const std::
   return {};
 }
 
-// Device ms per covered node (parallel to `covers`) from the partition's per-node times, matched by label in run
-// order (unnamed nodes share labels); a covered node with no time of its own (fused away, run on the host) gets 0.
-std::vector<double> coveredDeviceMs(const std::vector<std::string>& covers,
-                                    const std::vector<std::pair<std::string, double>>& times) {
-  std::vector<double> ms(covers.size(), 0.0);
+// Device ms and start per covered node (parallel to `covers`) from the partition's per-node times, matched by label
+// in run order (unnamed nodes share labels); a covered node with no time of its own (fused away, run on the host)
+// gets 0 for both.
+void attachDeviceTimes(NodeTiming& timing, const std::vector<DeviceNodeTime>& times) {
+  timing.coveredMs.assign(timing.covers.size(), 0.0);
+  timing.coveredStartMs.assign(timing.covers.size(), 0.0);
   size_t next = 0;
-  for (size_t c = 0; c < covers.size() && next < times.size(); ++c) {
+  for (size_t c = 0; c < timing.covers.size() && next < times.size(); ++c) {
     for (size_t t = next; t < times.size(); ++t) {
-      if (times[t].first != covers[c]) continue;
-      ms[c] = times[t].second;
+      if (times[t].node != timing.covers[c]) continue;
+      timing.coveredMs[c] = times[t].ms;
+      timing.coveredStartMs[c] = times[t].startMs;
       next = t + 1;
       break;
     }
   }
-  return ms;
 }
 
 // Names each profiled node's EP; a fused partition node also lists the model nodes its compiled partition runs.
@@ -418,8 +419,14 @@ RunProfile InferenceSession::makeRunProfile(std::vector<cpu::NodeProfiler::Entry
   profile.runMs = runMs;
   for (const auto& entry : entries) {
     const ir::Node& node = *entry.node;
-    NodeTiming timing{node.name.empty() ? node.label() : node.name, node.opType, entry.graphPath,
-                      kCpuExecutionProvider, entry.totalMs, entry.calls, {}, {}, {}};
+    NodeTiming timing;
+    timing.node = node.name.empty() ? node.label() : node.name;
+    timing.opType = node.opType;
+    timing.graph = entry.graphPath;
+    timing.executionProvider = kCpuExecutionProvider;
+    timing.totalMs = entry.totalMs;
+    timing.startMs = entry.startMs;
+    timing.calls = entry.calls;
     if (entry.fusedInto) timing.fusedInto = entry.fusedInto->name.empty() ? entry.fusedInto->label() : entry.fusedInto->name;
     const int64_t index = node.opType == kFusedPartitionOpType && node.domain == kFusedPartitionDomain
                               ? node.attrInt(kFusedPartitionAttribute, -1) : -1;
@@ -428,8 +435,9 @@ RunProfile InferenceSession::makeRunProfile(std::vector<cpu::NodeProfiler::Entry
       timing.executionProvider = compiled.executionProvider;
       timing.covers = coveredNodes(report_, compiled.name);
       const PartitionExecutable* executable = partitions_[static_cast<size_t>(index)].executable.get();
-      const auto deviceMs = executable ? executable->lastNodeDeviceMs() : std::vector<std::pair<std::string, double>>{};
-      if (!deviceMs.empty()) timing.coveredMs = coveredDeviceMs(timing.covers, deviceMs);
+      const auto deviceTimes = executable ? executable->lastNodeDeviceTimes() : std::vector<DeviceNodeTime>{};
+      if (!deviceTimes.empty()) attachDeviceTimes(timing, deviceTimes);
+      for (const DeviceNodeTime& t : deviceTimes) timing.deviceSpans.push_back({t.node, t.startMs, t.ms});
     }
     profile.nodes.push_back(std::move(timing));
   }

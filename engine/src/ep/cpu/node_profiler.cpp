@@ -1,11 +1,14 @@
 #include "ep/cpu/node_profiler.h"
 
+#include <algorithm>
+
 namespace kiln::cpu {
 
 void NodeProfiler::start() {
   entries_.clear();
   index_.clear();
   active_ = true;
+  clock_.restart();
 }
 
 NodeProfiler::Entry& NodeProfiler::entryFor(const std::string& graphPath, const ir::Node& node) {
@@ -16,6 +19,7 @@ NodeProfiler::Entry& NodeProfiler::entryFor(const std::string& graphPath, const 
 
 void NodeProfiler::record(const std::string& graphPath, const ir::Node& node, double ms) {
   Entry& entry = entryFor(graphPath, node);
+  if (entry.calls == 0) entry.startMs = std::max(0.0, clock_.elapsedMs() - ms);
   entry.totalMs += ms;
   ++entry.calls;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "util/stopwatch.h"
 
 namespace kiln::cpu {
 
@@ -17,6 +18,7 @@ class NodeProfiler {
     const ir::Node* node = nullptr;
     std::string graphPath;   // "main", "main/If_3.then_branch"
     double totalMs = 0;
+    double startMs = 0;      // when its first call started, ms after start()
     int64_t calls = 0;
     const ir::Node* fusedInto = nullptr;  // ran inside this node's kernel
   };
@@ -36,6 +38,7 @@ class NodeProfiler {
   Entry& entryFor(const std::string& graphPath, const ir::Node& node);
 
   bool active_ = false;
+  Stopwatch clock_;  // since start()
   std::vector<Entry> entries_;
   std::map<std::pair<std::string, const ir::Node*>, size_t> index_;
 };

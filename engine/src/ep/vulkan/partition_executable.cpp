@@ -318,17 +318,19 @@ Status VulkanPartitionExecutable::autotuneStep(size_t s, const std::vector<VkTen
 }
 
 void VulkanPartitionExecutable::reportProfile(const std::vector<std::pair<size_t, int>>& marks) {
-  lastNodeDeviceMs_.clear();
+  lastNodeDeviceTimes_.clear();
   if (marks.size() < 2 || marks.back().second < 0) return;
   const std::vector<uint64_t> ns = stream_->readTimestamps(static_cast<uint32_t>(marks.back().second + 1));
   std::map<std::string, std::pair<double, int>> byOp;  // op type -> (ms, nodes)
   double total = 0;
+  const uint64_t origin = ns[static_cast<size_t>(std::max(0, marks.front().second))];
   for (size_t m = 0; m + 1 < marks.size(); ++m) {
     if (marks[m].second < 0 || marks[m + 1].second < 0) continue;
     const double ms = static_cast<double>(ns[static_cast<size_t>(marks[m + 1].second)] -
                                           ns[static_cast<size_t>(marks[m].second)]) / 1e6;
     const ir::Node& node = *steps_[marks[m].first].node;
-    lastNodeDeviceMs_.emplace_back(node.label(), ms);
+    const double startMs = static_cast<double>(ns[static_cast<size_t>(marks[m].second)] - origin) / 1e6;
+    lastNodeDeviceTimes_.push_back({node.label(), startMs, ms});
     auto& entry = byOp[node.opType];
     entry.first += ms;
     entry.second += 1;
@@ -345,9 +347,9 @@ void VulkanPartitionExecutable::reportProfile(const std::vector<std::pair<size_t
             total, table);
 }
 
-std::vector<std::pair<std::string, double>> VulkanPartitionExecutable::lastNodeDeviceMs() const {
+std::vector<DeviceNodeTime> VulkanPartitionExecutable::lastNodeDeviceTimes() const {
   std::lock_guard lock(runMutex_);
-  return lastNodeDeviceMs_;
+  return lastNodeDeviceTimes_;
 }
 
 std::vector<TunedKernel> VulkanPartitionExecutable::tunedKernels() const {

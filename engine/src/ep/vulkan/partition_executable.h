@@ -50,7 +50,7 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   void setTuningObserver(TuningObserver observer) { tuningObserver_ = std::move(observer); }
 
   // kiln.vulkan.profile=1: each dispatching node's device ms in the last run (timestamps around its dispatches).
-  std::vector<std::pair<std::string, double>> lastNodeDeviceMs() const override;
+  std::vector<DeviceNodeTime> lastNodeDeviceTimes() const override;
 
  private:
   struct Slotted {
@@ -63,7 +63,7 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   // selects the fastest. The frame is copied: outputs of the trials are dropped.
   Status autotuneStep(size_t s, const std::vector<VkTensor>& frame);
   // Per-dispatch device times of the last run from timestamp queries (kiln.vulkan.profile=1), logged by op type and
-  // kept per node for lastNodeDeviceMs().
+  // kept per node for lastNodeDeviceTimes().
   void reportProfile(const std::vector<std::pair<size_t, int>>& marks);
 
   std::shared_ptr<Device> device_;
@@ -84,7 +84,7 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   std::vector<TunedKernel> tuned_;  // what autotuneStep chose and measured
   TuningObserver tuningObserver_;
   size_t kernelsToTune_ = 0;  // steps whose kernel has candidates
-  std::vector<std::pair<std::string, double>> lastNodeDeviceMs_;  // reportProfile's per-node times
+  std::vector<DeviceNodeTime> lastNodeDeviceTimes_;  // reportProfile's per-node times
   mutable std::mutex runMutex_;
 };
 
