@@ -21,6 +21,8 @@ struct ConformanceArgs {
   bool showPassed = false;
   bool listSkipped = false;
   int minPassed = 0;
+  double rtol = conformance::Options{}.rtol;
+  double atol = conformance::Options{}.atol;
   std::vector<std::string> configs;      // --config KEY=VALUE, for every case's session
   std::vector<std::string> workerCases;  // hidden --worker: run these case folders and report them (worker.h)
   CommonFlags flags;
@@ -33,6 +35,8 @@ int runConformanceCommand(ConformanceArgs& args) {
   options.executionProvider = args.ep;
   options.filter = args.filter;
   options.isolate = !args.noIsolate;
+  options.rtol = args.rtol;
+  options.atol = args.atol;
   options.workerProgram = app::selfExecutable();
   for (const std::string& spec : args.configs) {
     const size_t eq = spec.find('=');
@@ -103,6 +107,10 @@ void registerConformance(CLI::App& app, Commands& commands) {
       ->allow_extra_args(false);
   cmd->add_option("--expected-failures", args->expectedFailuresFile,
                   "Expected-failure list (default: the built-in list for the EP)");
+  cmd->add_option("--rtol", args->rtol, "Relative tolerance: |actual - expected| <= atol + rtol * |expected|")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--atol", args->atol, "Absolute tolerance (default 1e-7, the node tests' own)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-isolate", args->noIsolate, "Run cases in this process (faster; a crash ends the run)");
   cmd->add_flag("--show-passed", args->showPassed, "Print passing cases too");
   cmd->add_flag("--list-skipped", args->listSkipped,

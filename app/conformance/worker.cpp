@@ -129,6 +129,12 @@ int runWorker(const std::vector<std::string>& caseDirectories, const Options& op
 std::vector<std::string> workerCommand(const std::vector<std::string>& caseDirectories, const Options& options) {
   std::vector<std::string> argv = {options.workerProgram, "conformance", "--ep", options.executionProvider};
   for (const auto& [key, value] : options.configEntries) argv.insert(argv.end(), {"--config", key + "=" + value});
+  // The tolerances travel as exact decimal text (%.17g round-trips a double).
+  char tolerance[32];
+  std::snprintf(tolerance, sizeof tolerance, "%.17g", options.rtol);
+  argv.insert(argv.end(), {"--rtol", tolerance});
+  std::snprintf(tolerance, sizeof tolerance, "%.17g", options.atol);
+  argv.insert(argv.end(), {"--atol", tolerance});
   argv.push_back("--worker");
   argv.insert(argv.end(), caseDirectories.begin(), caseDirectories.end());
   return argv;

@@ -89,6 +89,38 @@ Result<ir::Attribute> attributeFromProto(const onnx::AttributeProto& proto, cons
   return attr;
 }
 
+bool isFourBit(int32_t elemType) { return elemType == kOnnxInt4 || elemType == kOnnxUint4; }
+
+// int4/uint4 initializers are held widened to 8 bits (tensor_proto.h), which is exact only where the value is read
+// as a number: DequantizeLinear's x and x_zero_point. Anywhere else (a QuantizeLinear zero point, which sets the
+// output type and range; a graph input or output) the widening would change the answer, so it is refused.
+Status checkFourBitUses(const onnx::GraphProto& proto, const ir::Graph& graph) {
+  for (const auto* values : {&proto.input(), &proto.output()}) {
+    for (const auto& value : *values) {
+      if (value.type().has_tensor_type() && isFourBit(value.type().tensor_type().elem_type())) {
+        return Status(StatusCode::NOT_IMPLEMENTED, "graph input or output '" + value.name() +
+                                                       "' is int4/uint4: Kiln runs 4-bit tensors only as "
+                                                       "DequantizeLinear initializers");
+      }
+    }
+  }
+  std::set<std::string> fourBit;
+  for (const auto& init : proto.initializer()) {
+    if (isFourBit(init.data_type())) fourBit.insert(init.name());
+  }
+  if (fourBit.empty()) return Status::ok();
+  for (const auto& node : graph.nodes) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (!fourBit.count(node.inputs[i])) continue;
+      if (node.domain.empty() && node.opType == "DequantizeLinear" && (i == 0 || i == 2)) continue;
+      return Status(StatusCode::NOT_IMPLEMENTED, "int4/uint4 initializer '" + node.inputs[i] + "' feeds " +
+                                                     node.label() + ": Kiln runs 4-bit tensors only as "
+                                                     "DequantizeLinear inputs");
+    }
+  }
+  return Status::ok();
+}
+
 Result<std::shared_ptr<ir::Graph>> graphFromProto(const onnx::GraphProto& proto, const std::vector<std::string>& outer,
                                                   const std::set<std::string>& deferred) {
   auto graph = std::make_shared<ir::Graph>();
@@ -130,6 +162,7 @@ Result<std::shared_ptr<ir::Graph>> graphFromProto(const onnx::GraphProto& proto,
     }
     graph->nodes.push_back(std::move(node));
   }
+  KILN_RETURN_IF_ERROR(checkFourBitUses(proto, *graph));
   KILN_RETURN_IF_ERROR(ir::sortTopologically(*graph, outer));
   return graph;
 }

@@ -46,10 +46,39 @@ int64_t typedFieldSize(const onnx::TensorProto& p, DataType type) {
   }
 }
 
+// int4/uint4 (IR 10): two values a byte, the first in the low nibble, in raw_data or one byte per int32_data entry.
+// Kiln has no 4-bit element type, so the values are held widened to int8/uint8 (sign-extended for int4): every op
+// that reads them (DequantizeLinear above all, the MatMulNBits-style weight format) computes the same result.
+Result<Tensor> int4TensorFromProto(const onnx::TensorProto& proto, const Shape& shape, int64_t count,
+                                   const std::string& label) {
+  const bool isSigned = proto.data_type() == kOnnxInt4;
+  const size_t bytes = static_cast<size_t>((count + 1) / 2);
+  std::string packed;
+  if (proto.has_raw_data()) {
+    packed = proto.raw_data();
+  } else {
+    for (int32_t v : proto.int32_data()) packed.push_back(static_cast<char>(v & 0xFF));
+  }
+  if (packed.size() != bytes) {
+    return Status(StatusCode::INVALID_GRAPH, label + ": " + std::to_string(packed.size()) + " bytes of " +
+                                                 (isSigned ? "int4" : "uint4") + " data, shape " + shapeToString(shape) +
+                                                 " needs " + std::to_string(bytes));
+  }
+  Tensor tensor(isSigned ? DataType::INT8 : DataType::UINT8, shape);
+  auto* out = static_cast<uint8_t*>(tensor.rawData());
+  for (int64_t i = 0; i < count; ++i) {
+    const auto byte = static_cast<uint8_t>(packed[static_cast<size_t>(i / 2)]);
+    const uint8_t nibble = i % 2 ? byte >> 4 : byte & 0x0F;
+    out[i] = isSigned && nibble >= 8 ? static_cast<uint8_t>(nibble | 0xF0) : nibble;  // sign-extend int4
+  }
+  return tensor;
+}
+
 }  // namespace
 
 Result<Tensor> tensorFromProto(const onnx::TensorProto& proto) {
-  const DataType type = dataTypeFromOnnx(proto.data_type());
+  const bool fourBit = proto.data_type() == kOnnxInt4 || proto.data_type() == kOnnxUint4;
+  const DataType type = fourBit ? DataType::INT8 : dataTypeFromOnnx(proto.data_type());
   const std::string label = "tensor '" + proto.name() + "'";
   if (type == DataType::UNDEFINED) {
     return Status(StatusCode::INVALID_GRAPH, label + " has unsupported data type " + std::to_string(proto.data_type()));
@@ -68,6 +97,7 @@ Result<Tensor> tensorFromProto(const onnx::TensorProto& proto) {
     }
     count *= d;
   }
+  if (fourBit) return int4TensorFromProto(proto, shape, count, label);
   if (type == DataType::STRING) {
     if (proto.string_data_size() != count) {
       return Status(StatusCode::INVALID_GRAPH, label + ": " + std::to_string(proto.string_data_size()) +

@@ -51,6 +51,10 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerSequenceKernels(r);
     registerSequenceMapKernels(r);
     registerOptionalKernels(r);
+    registerAttentionKernels(r);
+    registerRotaryEmbeddingKernels(r);
+    registerCenterCropPadKernels(r);
+    registerCol2ImKernels(r);
     return r;
   }();
   return registry;

@@ -63,5 +63,9 @@ void registerStringKernels(KernelRegistry& registry);      // StringNormalizer, 
 void registerSequenceKernels(KernelRegistry& registry);     // SequenceConstruct/Empty/At/Insert/Erase/Length, ...
 void registerSequenceMapKernels(KernelRegistry& registry);  // SequenceMap
 void registerOptionalKernels(KernelRegistry& registry);     // Optional, OptionalHasElement, OptionalGetElement
+void registerAttentionKernels(KernelRegistry& registry);        // Attention (opset 23)
+void registerRotaryEmbeddingKernels(KernelRegistry& registry);  // RotaryEmbedding (opset 23)
+void registerCenterCropPadKernels(KernelRegistry& registry);    // CenterCropPad (opset 18)
+void registerCol2ImKernels(KernelRegistry& registry);           // Col2Im (opset 18)
 
 }  // namespace kiln::cpu

@@ -1,5 +1,5 @@
 // Activation kernels: Relu, LeakyRelu, PRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, Elu, Selu, Celu, Softplus,
-// Softsign, ThresholdedRelu, Clip, Shrink, Mish. The ops common in vision models run float32 four lanes at a
+// Softsign, ThresholdedRelu, Clip, Shrink, Mish, Gelu (opset 20). The ops common in vision models run float32 four lanes at a
 // time (kSimd); Sigmoid and Tanh use the fast exp/tanh approximations (about 1 ulp).
 #include <cmath>
 #include <limits>
@@ -114,6 +114,20 @@ struct MishOp {
   template <class C>
   C operator()(C x) const { return x * tanhOf(SoftplusOp{}(x)); }
 };
+// Gelu-20: x * Phi(x) with the exact normal CDF (approximate="none"), or the tanh approximation
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (approximate="tanh"). Halves compute in float.
+struct GeluOp {
+  bool tanhApproximation;
+  explicit GeluOp(const ir::Node& node) : tanhApproximation(node.attrString("approximate", "none") == "tanh") {}
+  template <class C>
+  C operator()(C x) const {
+    if (tanhApproximation) {
+      const C inner = static_cast<C>(0.7978845608028654) * (x + static_cast<C>(0.044715) * x * x * x);
+      return C(0.5) * x * (C(1) + tanhOf(inner));
+    }
+    return C(0.5) * x * (C(1) + erfOf(x * static_cast<C>(0.7071067811865476)));
+  }
+};
 // min(max(x, lo), hi): when lo > hi everything becomes hi, as the spec requires.
 template <class T>
 struct ClipOp {
@@ -210,6 +224,15 @@ KernelFactory floatActivation() {
   return makeFactory<UnaryKernel<Op, FloatTypes>>();
 }
 
+// Gelu refuses an unknown `approximate` at creation rather than silently computing the exact form.
+Result<std::unique_ptr<Kernel>> createGelu(const KernelInfo& info) {
+  const std::string mode = info.node.attrString("approximate", "none");
+  if (mode != "none" && mode != "tanh") {
+    return invalidArgument(info.node.label() + ": approximate must be 'none' or 'tanh', got '" + mode + "'");
+  }
+  return floatActivation<GeluOp>()(info);
+}
+
 }  // namespace
 
 void registerActivationKernels(KernelRegistry& registry) {
@@ -229,6 +252,7 @@ void registerActivationKernels(KernelRegistry& registry) {
   registry.add("Clip", 1, kAnyOpset, makeFactory<ClipKernel>());
   registry.add("Shrink", 9, kAnyOpset, makeFactory<UnaryKernel<ShrinkOp, NumericTypes>>());
   registry.add("Mish", 18, kAnyOpset, floatActivation<MishOp>());
+  registry.add("Gelu", 20, kAnyOpset, createGelu);
 }
 
 }  // namespace kiln::cpu

@@ -1,4 +1,4 @@
-// DFT and STFT (opset 17), sharing one complex transform computed in double.
+// DFT (opsets 17 and 20) and STFT (opset 17), sharing one complex transform computed in double.
 //
 // Tensors hold complex values as a trailing dimension: [..., 1] is real, [..., 2] is (real, imaginary);
 // outputs are always [..., 2]. The transform is X[k] = sum_j x[j] e^(-2 pi i jk / n) (e^(+...) / n for the
@@ -8,7 +8,8 @@
 // Semantics follow the ONNX reference: DFT's `axis` counts the input's dims (negative values count from the
 // last signal dim, like numpy on the signal without its complex dim); dft_length zero-pads or truncates the
 // signal along that axis; onesided keeps bins [0, n / 2] of the full transform, for real or complex input and
-// for the inverse too. STFT frames are frame_length long, frame_step apart, the window (if any) multiplies
+// for the inverse too. DFT-20 takes the axis as input 2 (default -2) and counts a negative one from the back of
+// the whole input, complex dim included (so -2 is the last signal dim). STFT frames are frame_length long, frame_step apart, the window (if any) multiplies
 // each frame, frames = (signal_length - frame_length) / frame_step + 1, and onesided defaults to 1.
 #include <algorithm>
 #include <complex>
@@ -151,6 +152,7 @@ class DftKernel final : public Kernel {
  public:
   explicit DftKernel(const KernelInfo& info)
       : label_(info.node.opType),
+        axisFromInput_(info.opset >= 20),
         axis_(info.node.attrInt("axis", 1)),
         inverse_(info.node.attrInt("inverse", 0) != 0),
         onesided_(info.node.attrInt("onesided", 0) != 0) {}
@@ -160,9 +162,16 @@ class DftKernel final : public Kernel {
     if (!x) return nodeError(label_, "missing input 'input'");
     KILN_RETURN_IF_ERROR(checkComplexDim(label_, *x, "input"));
     const int64_t signalRank = static_cast<int64_t>(x->rank()) - 1;
-    const int64_t axis = axis_ < 0 ? axis_ + signalRank : axis_;
+    int64_t given = axis_, axis = axis_ < 0 ? axis_ + signalRank : axis_;
+    if (axisFromInput_) {
+      given = -2;
+      if (ctx.hasInput(2)) {
+        KILN_ASSIGN_OR_RETURN(given, readIntScalar(label_, *ctx.input(2), "input 'axis'"));
+      }
+      axis = given < 0 ? given + signalRank + 1 : given;
+    }
     if (axis < 0 || axis >= signalRank) {
-      return nodeError(label_, "axis " + std::to_string(axis_) + " is out of range for input shape " +
+      return nodeError(label_, "axis " + std::to_string(given) + " is out of range for input shape " +
                                    shapeToString(x->shape()) +
                                    " (the last dimension holds the complex parts)");
     }
@@ -211,6 +220,7 @@ class DftKernel final : public Kernel {
 
  private:
   std::string label_;
+  bool axisFromInput_;
   int64_t axis_;
   bool inverse_;
   bool onesided_;
@@ -294,9 +304,8 @@ class StftKernel final : public Kernel {
 
 }  // namespace
 
-// DFT-20 moves axis to an input (index 2); it is not implemented yet, so only opsets 17-19 register.
 void registerDftKernels(KernelRegistry& registry) {
-  registry.add("DFT", 17, 19, makeFactory<DftKernel>());
+  registry.add("DFT", 17, kAnyOpset, makeFactory<DftKernel>());
   registry.add("STFT", 17, kAnyOpset, makeFactory<StftKernel>());
 }
 

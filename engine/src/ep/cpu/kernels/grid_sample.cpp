@@ -1,4 +1,4 @@
-// GridSample (opset 16): samples a 4-D input X [N, C, H, W] at the normalized (x, y) locations of grid
+// GridSample (opset 16; 20 renames the modes linear/cubic): samples a 4-D input X [N, C, H, W] at the normalized (x, y) locations of grid
 // [N, H_out, W_out, 2] with bilinear, nearest or bicubic interpolation; Y is [N, C, H_out, W_out].
 //
 // Follows the ONNX reference (itself matching PyTorch), computed in double:
@@ -74,15 +74,18 @@ class GridSampleKernel final : public Kernel {
       : label_(info.node.opType), alignCorners_(info.node.attrInt("align_corners", 0) != 0) {}
 
   Status init(const KernelInfo& info) {
-    const std::string mode = info.node.attrString("mode", "bilinear");
-    if (mode == "bilinear") {
+    // GridSample-20 renamed bilinear/bicubic to linear/cubic (its N-D form is not supported: rank 4 only).
+    const bool renamed = info.opset >= 20;
+    const std::string linear = renamed ? "linear" : "bilinear", cubic = renamed ? "cubic" : "bicubic";
+    const std::string mode = info.node.attrString("mode", linear);
+    if (mode == linear) {
       mode_ = SampleMode::Bilinear;
     } else if (mode == "nearest") {
       mode_ = SampleMode::Nearest;
-    } else if (mode == "bicubic") {
+    } else if (mode == cubic) {
       mode_ = SampleMode::Bicubic;
     } else {
-      return nodeError(label_, "unknown mode '" + mode + "' (use bilinear, nearest or bicubic)");
+      return nodeError(label_, "unknown mode '" + mode + "' (use " + linear + ", nearest or " + cubic + ")");
     }
     const std::string padding = info.node.attrString("padding_mode", "zeros");
     if (padding == "zeros") {
@@ -101,8 +104,11 @@ class GridSampleKernel final : public Kernel {
     const Tensor* x = ctx.input(0);
     const Tensor* grid = ctx.input(1);
     if (!x || !grid) return nodeError(label_, "needs inputs 'X' and 'grid'");
-    if (x->rank() != 4)
-      return nodeError(label_, "X must be 4-D [N, C, H, W], got " + shapeToString(x->shape()));
+    if (x->rank() != 4 && x->rank() >= 3) {
+      return notImplemented(label_ + ": only 4-D X is supported (GridSample-20's other ranks are not), got " +
+                            shapeToString(x->shape()));
+    }
+    if (x->rank() != 4) return nodeError(label_, "X must be 4-D [N, C, H, W], got " + shapeToString(x->shape()));
     if (grid->rank() != 4 || grid->dim(0) != x->dim(0) || grid->dim(3) != 2) {
       return nodeError(label_, "grid must be [N, H_out, W_out, 2] with X's N, got " +
                                    shapeToString(grid->shape()) + " for X " + shapeToString(x->shape()));
@@ -207,9 +213,8 @@ Result<std::unique_ptr<Kernel>> createGridSample(const KernelInfo& info) {
 
 }  // namespace
 
-// GridSample-20 renames the modes (linear, cubic) and allows N-D input; only opsets 16-19 register here.
 void registerGridSampleKernels(KernelRegistry& registry) {
-  registry.add("GridSample", 16, 19, createGridSample);
+  registry.add("GridSample", 16, kAnyOpset, createGridSample);
 }
 
 }  // namespace kiln::cpu

@@ -7,6 +7,9 @@
 //  - DequantizeLinear: y = (x - x_zero_point) * x_scale; int32 inputs take no zero point (it must be 0).
 //  - Opset 10 takes per-tensor parameters only; opset 13 adds per-axis ones: a 1-D scale (and zero point) of
 //    x.shape[axis] values. A one-element 1-D scale counts as per-tensor at every opset.
+//  - Opset 21 adds blocked ones (block_size > 0): scale has x's rank and shape except ceil(x.shape[axis] /
+//    block_size) along axis; element (.., j, ..) uses the parameter at (.., j / block_size, ..). int4/uint4 x and
+//    zero points arrive widened to int8/uint8 (onnx/tensor_proto.h), so they dequantize here unchanged.
 //  - DynamicQuantizeLinear (uint8): the range [min(0, min(x)), max(0, max(x))] always holds 0, scale =
 //    (max - min) / 255 and zero point = saturate(round(0 - min / scale)); all-zero input gives scale 1
 //    (onnxruntime's choice; ONNX's formula divides by 0 there), zero point 0 and y = 0.
@@ -25,20 +28,46 @@ void registerQLinearKernels(KernelRegistry& registry);  // qlinear_ops.cpp
 
 namespace {
 
-// Where each element's scale and zero point come from: element i uses parameter (i / inner) % channels.
+// Where each element's scale and zero point come from: element i uses parameter (i / inner) % channels, or for
+// blocked quantization ((i / (channels * inner)) * blocks + ((i / inner) % channels) / block) * inner + i % inner.
 struct QuantLayout {
   int64_t outer = 1, channels = 1, inner = 1;
+  int64_t block = 0, blocks = 0;  // block > 0: blocked quantization
 };
 
 // Checks the scale and zero point against x and returns the layout; per-axis needs `perAxis` (opset >= 13).
+Result<QuantLayout> blockedLayout(const std::string& label, const Tensor& x, const Tensor& scale,
+                                  const Tensor* zeroPoint, int64_t axisAttr, int64_t blockSize) {
+  auto axis = normalizeAxis(axisAttr, static_cast<int64_t>(x.rank()));
+  if (!axis.isOk()) return nodeError(label, "axis: " + axis.status().message());
+  const size_t a = static_cast<size_t>(axis.value());
+  Shape expected = x.shape();
+  expected[a] = (x.dim(a) + blockSize - 1) / blockSize;
+  if (scale.shape() != expected || (zeroPoint && zeroPoint->shape() != expected)) {
+    return nodeError(label, "blocked quantization of x " + shapeToString(x.shape()) + " along axis " +
+                                std::to_string(a) + " in blocks of " + std::to_string(blockSize) +
+                                " needs scale (and zero point) of shape " + shapeToString(expected) + ", got " +
+                                shapeToString(scale.shape()));
+  }
+  QuantLayout layout;
+  layout.outer = shapeSize(Shape(x.shape().begin(), x.shape().begin() + axis.value()));
+  layout.channels = x.dim(a);
+  layout.inner = shapeSize(Shape(x.shape().begin() + axis.value() + 1, x.shape().end()));
+  layout.block = blockSize;
+  layout.blocks = expected[a];
+  return layout;
+}
+
 Result<QuantLayout> resolveLayout(const std::string& label, const Tensor& x, const Tensor& scale,
-                                  const Tensor* zeroPoint, int64_t axisAttr, bool perAxis) {
+                                  const Tensor* zeroPoint, int64_t axisAttr, bool perAxis, int64_t blockSize) {
   if (zeroPoint && zeroPoint->numel() != scale.numel()) {
     return nodeError(label, "zero point " + shapeToString(zeroPoint->shape()) + " must match scale " +
                                 shapeToString(scale.shape()));
   }
   QuantLayout layout;
   layout.inner = x.numel();
+  if (blockSize < 0) return nodeError(label, "block_size must not be negative");
+  if (blockSize > 0) return blockedLayout(label, x, scale, zeroPoint, axisAttr, blockSize);
   if (isPerTensor(scale)) return layout;
   if (!perAxis) {
     return nodeError(label, "scale " + shapeToString(scale.shape()) +
@@ -61,13 +90,18 @@ Result<QuantLayout> resolveLayout(const std::string& label, const Tensor& x, con
   return layout;
 }
 
-// Calls fn(index, channel) for every element in layout order.
+// Calls fn(index, parameter index) for every element in layout order.
 template <class F>
 void forEachElement(const QuantLayout& layout, F&& fn) {
   int64_t i = 0;
   for (int64_t o = 0; o < layout.outer; ++o) {
     for (int64_t c = 0; c < layout.channels; ++c) {
-      for (int64_t k = 0; k < layout.inner; ++k, ++i) fn(i, c);
+      if (layout.block > 0) {
+        const int64_t row = (o * layout.blocks + c / layout.block) * layout.inner;
+        for (int64_t k = 0; k < layout.inner; ++k, ++i) fn(i, row + k);
+      } else {
+        for (int64_t k = 0; k < layout.inner; ++k, ++i) fn(i, c);
+      }
     }
   }
 }
@@ -96,12 +130,11 @@ class LinearQuantizationKernel : public Kernel {
     const Tensor* scale = ctx.input(1);
     const Tensor* zeroPoint = ctx.input(2);
     if (!x || !scale) return nodeError(label_, "inputs 'x' and '" + scaleName + "' are required");
-    if (blockSize_ != 0) return notImplemented(label_ + ": blocked quantization (block_size) is not supported");
     if (zeroPointTypedLikeX && zeroPoint && zeroPoint->dtype() != x->dtype()) {
       return nodeError(label_, zeroPointName + " must have x's element type " + dataTypeName(x->dtype()));
     }
     LinearQuantizationParams params;
-    KILN_ASSIGN_OR_RETURN(params.layout, resolveLayout(label_, *x, *scale, zeroPoint, axis_, perAxis_));
+    KILN_ASSIGN_OR_RETURN(params.layout, resolveLayout(label_, *x, *scale, zeroPoint, axis_, perAxis_, blockSize_));
     KILN_ASSIGN_OR_RETURN(params.scales, readScales(*scale, label_ + ": " + scaleName));
     KILN_ASSIGN_OR_RETURN(params.zeroPoints, readZeroPoints(zeroPoint, label_ + ": " + zeroPointName));
     if (params.zeroPoints.empty()) params.zeroPoints.assign(params.scales.size(), 0);

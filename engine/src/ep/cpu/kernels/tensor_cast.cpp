@@ -208,6 +208,13 @@ Result<DataType> castTarget(const ir::Node& node) {
     }
     return invalidArgument(node.label() + ": unknown 'to' type '" + to->s + "'");
   }
+  // The types opsets 19-23 added: valid ONNX that Kiln has no element type for.
+  static const char* const kNewerTypes[] = {"float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
+                                            "uint4", "int4", "float4e2m1", "float8e8m0"};
+  if (to->i >= 17 && to->i <= 24) {
+    return notImplemented(node.label() + ": casting to " + kNewerTypes[to->i - 17] + " (type " +
+                          std::to_string(to->i) + ") is not supported");
+  }
   if (to->i <= 0 || to->i > 16 || to->i == 14 || to->i == 15) {
     return invalidArgument(node.label() + ": unsupported 'to' type " + std::to_string(to->i));
   }

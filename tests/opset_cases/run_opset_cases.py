@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Generated conformance cases for ai.onnx opsets 18-23: onnxruntime-node is the reference, Kiln the subject.
+
+Usage: run_opset_cases.py --kiln KILN --ort-dir DIR --out FOLDER [--subset ci|full] [--filter REGEX] [--ep cpu]
+
+1. builds every case (cases_new_ops.py, cases_changed_ops.py) as a node-test folder under FOLDER/cases;
+2. runs them all through onnxruntime-node in one process (tests/difftest/ort_batch.mjs) and stores its outputs as the
+   expected output_K.pb; a case onnxruntime refuses is reported as reference-rejected and dropped, never counted
+   against Kiln;
+3. runs `kiln conformance` over the folder (expected failures: expected_failures_<ep>.txt beside this script) and
+   prints pass / fail / expected-failure / reference-rejected counts per opset, like the node tests' summary.
+
+Exit 0 when no case fails unexpectedly, 1 otherwise, 2 for usage, 77 when onnxruntime-node is missing (1 with
+KILN_REQUIRE_MODELS=1).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from onnx import numpy_helper
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import cases_changed_ops  # noqa: E402
+import cases_new_ops  # noqa: E402
+
+ORT_BATCH = HERE.parent / "difftest" / "ort_batch.mjs"
+# Generated outputs go through float32 math in both runtimes, in different orders: 1e-5 absolute on top of
+# conformance's relative 1e-3 keeps near-zero outputs (normalizations, attention) from failing on rounding alone.
+ATOL = "1e-5"
+
+
+def build_cases(subset: str, pattern: str | None):
+    cases = cases_new_ops.all_cases() + cases_changed_ops.all_cases()
+    names = [c.name for c in cases]
+    duplicates = {n for n in names if names.count(n) > 1}
+    if duplicates:
+        raise SystemExit(f"run_opset_cases: duplicate case names {sorted(duplicates)}")
+    if subset == "ci":
+        # Every op and opset stays; only the repeated dtype/shape variants beyond the third of an op thin out.
+        per_op = defaultdict(int)
+        kept = []
+        for c in cases:
+            per_op[(c.op, c.opset)] += 1
+            if per_op[(c.op, c.opset)] <= 3 or c.op in ("Attention", "RotaryEmbedding", "RMSNormalization"):
+                kept.append(c)
+        cases = kept
+    if pattern:
+        cases = [c for c in cases if re.search(pattern, c.name)]
+    return cases
+
+
+def write_cases(cases, root: Path):
+    manifest = []
+    for c in cases:
+        folder = root / "cases" / c.name
+        data = folder / "test_data_set_0"
+        work = root / "work" / c.name
+        data.mkdir(parents=True)
+        work.mkdir(parents=True)
+        (folder / "model.onnx").write_bytes(c.model.SerializeToString())
+        feeds = {}
+        for k, (name, array) in enumerate(c.inputs):
+            (data / f"input_{k}.pb").write_bytes(numpy_helper.from_array(array, name).SerializeToString())
+            npy = work / f"input_{k}.npy"
+            np.save(npy, array)
+            feeds[name] = str(npy)
+        manifest.append({"model": str(folder / "model.onnx"), "inputs": feeds, "out": str(work)})
+    return manifest
+
+
+def run_reference(manifest, root: Path, ort_dir: str):
+    manifest_file, results_file = root / "manifest.json", root / "ort_results.json"
+    manifest_file.write_text(json.dumps({"cases": manifest}))
+    proc = subprocess.run(["node", str(ORT_BATCH), ort_dir, str(manifest_file), str(results_file)],
+                          capture_output=True, text=True)
+    if proc.returncode == 3:
+        return None
+    if proc.returncode != 0:
+        raise SystemExit(f"run_opset_cases: onnxruntime-node failed ({proc.returncode}): {proc.stderr.strip()}")
+    return json.loads(results_file.read_text())
+
+
+def store_expected(c, root: Path) -> None:
+    work = root / "work" / c.name
+    data = root / "cases" / c.name / "test_data_set_0"
+    outputs = [o.name for o in c.model.graph.output]
+    for k, name in enumerate(outputs):
+        array = np.load(work / f"ort_{k}.npy")
+        (data / f"output_{k}.pb").write_bytes(numpy_helper.from_array(array, name).SerializeToString())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kiln", required=True)
+    parser.add_argument("--ort-dir", required=True, help="folder holding node_modules/onnxruntime-node")
+    parser.add_argument("--out", required=True, help="working folder (emptied first)")
+    parser.add_argument("--subset", choices=["ci", "full"], default="full")
+    parser.add_argument("--filter", help="only cases whose name matches this regex")
+    parser.add_argument("--ep", default="cpu", choices=["cpu", "vulkan"])
+    parser.add_argument("--show-passed", action="store_true")
+    args = parser.parse_args()
+
+    root = Path(args.out)
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    cases = build_cases(args.subset, args.filter)
+    manifest = write_cases(cases, root)
+    results = run_reference(manifest, root, args.ort_dir)
+    if results is None:
+        print(f"run_opset_cases: onnxruntime-node is not installed under {args.ort_dir}", file=sys.stderr)
+        return 1 if os.environ.get("KILN_REQUIRE_MODELS") == "1" else 77
+
+    rejected = {}
+    for c, outcome in zip(cases, results["cases"]):
+        if outcome["ok"]:
+            store_expected(c, root)
+        else:
+            rejected[c.name] = outcome["error"].splitlines()[0][:200]
+            shutil.rmtree(root / "cases" / c.name)
+    for name, why in sorted(rejected.items()):
+        print(f"reference-rejected {name}  {why}")
+
+    expected_list = HERE / f"expected_failures_{args.ep}.txt"
+    command = [args.kiln, "conformance", "--json", "--ep", args.ep, "--atol", ATOL,
+               "--expected-failures", str(expected_list), str(root / "cases")]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        print(proc.stdout + proc.stderr, file=sys.stderr)
+        print(f"run_opset_cases: kiln conformance printed no report (exit {proc.returncode})", file=sys.stderr)
+        return 1
+
+    opset_of = {c.name: c.opset for c in cases}
+    table = defaultdict(lambda: defaultdict(int))
+    for c in report["cases"]:
+        table[opset_of[c["name"]]][c["outcome"]] += 1
+        if c["outcome"] != "passed" or args.show_passed:
+            print(f"{c['outcome']:<16} {c['name']}  {c['detail']}")
+    for name in rejected:
+        table[opset_of[name]]["reference-rejected"] += 1
+
+    print(f"{results['runtime']} reference, Kiln {args.ep.upper()} EP, {len(cases)} generated cases ({args.subset})")
+    print("opset  passed  failed  expected-failures  skipped  reference-rejected")
+    totals = defaultdict(int)
+    for opset in sorted(table):
+        row = table[opset]
+        failed = row["FAILED"] + row["UNEXPECTED PASS"]
+        cells = [row["passed"], failed, row["expected failure"], row["skipped"], row["reference-rejected"]]
+        for key, value in zip(("passed", "failed", "expected", "skipped", "rejected"), cells):
+            totals[key] += value
+        print(f"{opset:>5}  {cells[0]:>6}  {cells[1]:>6}  {cells[2]:>17}  {cells[3]:>7}  {cells[4]:>18}")
+    print(f"total  {totals['passed']:>6}  {totals['failed']:>6}  {totals['expected']:>17}  {totals['skipped']:>7}  "
+          f"{totals['rejected']:>18}")
+    return 0 if totals["failed"] == 0 and report["failed"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
