@@ -37,6 +37,7 @@ def reduce_cases():
         for opset in (20, 23):
             xb = rng(f"{op}b").random((3, 4)) > 0.5
             out.append(single(op, opset, "bool", [("x", xb), Const("axes", np.array([1], np.int64))], {"keepdims": 0}))
+            # (An empty bool reduction has no reference: onnxruntime refuses it.)
             x = floats(rng(op + str(opset)), 2, 5)
             out.append(single(op, opset, "float", [("x", x), Const("axes", np.array([-1], np.int64))]))
     return out
@@ -207,7 +208,7 @@ def quantize_cases():
     r = rng("quant")
     # int4 weights with block quantization (the MatMulNBits layout): x [K, N] blocked along axis 0.
     for signed in (True, False):
-        for block, shape in ((2, (6, 3)), (4, (8, 2)), (3, (7, 2))):
+        for block, shape in ((2, (6, 3)), (4, (8, 2)), (3, (7, 2)), (2, (5, 3))):
             q = r.integers(-8, 7, size=shape, endpoint=True) if signed else r.integers(0, 15, size=shape,
                                                                                         endpoint=True)
             blocks = -(-shape[0] // block)

@@ -57,7 +57,8 @@ def group_norm_cases():
     out = []
     for opset in (18, 21):
         for variant, shape, groups, eps in (("4d_g2", (2, 4, 3, 3), 2, 1e-5), ("3d_g1", (1, 6, 5), 1, 1e-3),
-                                             ("g_eq_c", (2, 3, 4), 3, 1e-5), ("no_spatial", (3, 4), 2, 1e-5)):
+                                             ("g_eq_c", (2, 3, 4), 3, 1e-5), ("no_spatial", (3, 4), 2, 1e-5),
+                                             ("empty_batch", (0, 4, 2), 2, 1e-5)):
             r = rng(f"gn{opset}{variant}")
             x = floats(r, *shape, scale=2.0) + 1.0
             n = groups if opset == 18 else shape[1]
@@ -129,7 +130,8 @@ def rotary_cases():
     specs = (("4d_pos", (2, 3, 4, 8), 0, 0, 0, True), ("4d_interleaved", (1, 2, 5, 6), 1, 0, 0, True),
              ("3d_heads", (2, 4, 12), 0, 0, 3, True), ("3d_interleaved", (1, 3, 8), 1, 0, 2, True),
              ("partial", (1, 2, 3, 8), 0, 4, 0, True), ("partial_interleaved", (2, 6, 12), 1, 4, 2, True),
-             ("no_pos", (2, 2, 3, 4), 0, 0, 0, False), ("no_pos_3d", (2, 3, 8), 1, 0, 2, False))
+             ("no_pos", (2, 2, 3, 4), 0, 0, 0, False), ("no_pos_3d", (2, 3, 8), 1, 0, 2, False),
+             ("empty_seq", (1, 2, 0, 4), 0, 0, 0, True))
     for variant, shape, interleaved, rot, heads, with_pos in specs:
         r = rng(f"rope{variant}")
         x = floats(r, *shape)

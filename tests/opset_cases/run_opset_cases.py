@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generated conformance cases for ai.onnx opsets 18-23: onnxruntime-node is the reference, Kiln the subject.
 
-Usage: run_opset_cases.py --kiln KILN --ort-dir DIR --out FOLDER [--subset ci|full] [--filter REGEX] [--ep cpu]
+Usage: run_opset_cases.py --kiln KILN --ort-dir DIR --out FOLDER [--filter REGEX] [--ep cpu|vulkan] [--show-passed]
 
 1. builds every case (cases_new_ops.py, cases_changed_ops.py) as a node-test folder under FOLDER/cases;
 2. runs them all through onnxruntime-node in one process (tests/difftest/ort_batch.mjs) and stores its outputs as the
@@ -30,6 +30,7 @@ from onnx import numpy_helper
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 import cases_changed_ops  # noqa: E402
 import cases_new_ops  # noqa: E402
@@ -40,21 +41,12 @@ ORT_BATCH = HERE.parent / "difftest" / "ort_batch.mjs"
 ATOL = "1e-5"
 
 
-def build_cases(subset: str, pattern: str | None):
+def build_cases(pattern: str | None):
     cases = cases_new_ops.all_cases() + cases_changed_ops.all_cases()
     names = [c.name for c in cases]
     duplicates = {n for n in names if names.count(n) > 1}
     if duplicates:
         raise SystemExit(f"run_opset_cases: duplicate case names {sorted(duplicates)}")
-    if subset == "ci":
-        # Every op and opset stays; only the repeated dtype/shape variants beyond the third of an op thin out.
-        per_op = defaultdict(int)
-        kept = []
-        for c in cases:
-            per_op[(c.op, c.opset)] += 1
-            if per_op[(c.op, c.opset)] <= 3 or c.op in ("Attention", "RotaryEmbedding", "RMSNormalization"):
-                kept.append(c)
-        cases = kept
     if pattern:
         cases = [c for c in cases if re.search(pattern, c.name)]
     return cases
@@ -105,7 +97,6 @@ def main() -> int:
     parser.add_argument("--kiln", required=True)
     parser.add_argument("--ort-dir", required=True, help="folder holding node_modules/onnxruntime-node")
     parser.add_argument("--out", required=True, help="working folder (emptied first)")
-    parser.add_argument("--subset", choices=["ci", "full"], default="full")
     parser.add_argument("--filter", help="only cases whose name matches this regex")
     parser.add_argument("--ep", default="cpu", choices=["cpu", "vulkan"])
     parser.add_argument("--show-passed", action="store_true")
@@ -114,7 +105,7 @@ def main() -> int:
     root = Path(args.out)
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    cases = build_cases(args.subset, args.filter)
+    cases = build_cases(args.filter)
     manifest = write_cases(cases, root)
     results = run_reference(manifest, root, args.ort_dir)
     if results is None:
@@ -151,7 +142,7 @@ def main() -> int:
     for name in rejected:
         table[opset_of[name]]["reference-rejected"] += 1
 
-    print(f"{results['runtime']} reference, Kiln {args.ep.upper()} EP, {len(cases)} generated cases ({args.subset})")
+    print(f"{results['runtime']} reference, Kiln {args.ep.upper()} EP, {len(cases)} generated cases")
     print("opset  passed  failed  expected-failures  skipped  reference-rejected")
     totals = defaultdict(int)
     for opset in sorted(table):

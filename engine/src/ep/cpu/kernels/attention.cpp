@@ -6,8 +6,8 @@
 //    concatenations (total = past + kv_seq).
 //  - scores = scale * Q K^T (scale defaults to 1/sqrt(head_size)), then softcap * tanh(scores / softcap) when
 //    softcap > 0, then the mask (bool: false masks; float: added; broadcast to [batch, q_heads, q_seq, total]) and
-//    is_causal (query s sees keys t <= past + s) mask with the lowest finite float, as onnxruntime does, so a row
-//    with nothing visible averages every value instead of turning into NaN.
+//    is_causal (query s sees keys t <= past + s) mask with the lowest finite float; a row with nothing visible
+//    gets zero weights, so its output is 0 (onnxruntime 1.30's answer), not NaN.
 //  - optional output 3 (qk_matmul_output_mode 0: the scaled scores; 3: the softmax) in [batch, q_heads, q_seq, total].
 // Halves compute in float. Inconsistent shapes or attributes are INVALID_ARGUMENT.
 #include <algorithm>
@@ -227,6 +227,10 @@ class AttentionKernel : public Kernel {
   static void softmax(std::vector<C>& row) {
     if (row.empty()) return;
     const C top = *std::max_element(row.begin(), row.end());
+    if (top <= std::numeric_limits<C>::lowest()) {  // every key masked
+      std::fill(row.begin(), row.end(), C(0));
+      return;
+    }
     C sum = 0;
     for (C& x : row) {
       x = std::exp(x - top);

@@ -211,6 +211,14 @@ class ReduceKernel final : public Kernel {
     }
     const ReduceLayout layout = makeLayout(data->shape(), reduced);
     Tensor& out = ctx.allocateOutput(0, data->dtype(), outShape);
+    if (data->dtype() == DataType::BOOL && (Op == ReduceOp::Max || Op == ReduceOp::Min)) {
+      // ReduceMax/Min-20 on bool: any/all. Bools are bytes of 0 or 1, so the uint8 reduction computes it; an empty
+      // ReduceMin leaves uint8's 255, normalized to true.
+      reduceTyped<Op, uint8_t>(*data, layout, count, out);
+      auto* y = out.data<uint8_t>();
+      for (int64_t i = 0; i < out.numel(); ++i) y[i] = y[i] != 0;
+      return Status::ok();
+    }
     Status status = dispatchType<KILN_NUMERIC_TYPES>(data->dtype(), [&]<class T>() {
       reduceTyped<Op, T>(*data, layout, count, out);
       return Status::ok();

@@ -46,12 +46,7 @@ class RotaryEmbeddingKernel : public Kernel {
       l.headStride = s[2] * s[3];
       l.seqStride = s[3];
     } else {
-      // Without num_heads a 3-D X takes its head size from the caches (full rotation), as onnxruntime does.
-      const int64_t heads = numHeads_ > 0 ? numHeads_
-                            : (rotaryDim_ == 0 && cosCache->rank() >= 2 && cosCache->shape().back() > 0 &&
-                               s[2] % (2 * cosCache->shape().back()) == 0)
-                                ? s[2] / (2 * cosCache->shape().back())
-                                : 0;
+      const int64_t heads = numHeads_;
       if (heads <= 0) return fail("num_heads is required for a 3-D X");
       if (s[2] % heads != 0) return fail("X's hidden size " + std::to_string(s[2]) + " is not a multiple of num_heads");
       l.heads = heads;
