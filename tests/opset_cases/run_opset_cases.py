@@ -8,7 +8,9 @@ Usage: run_opset_cases.py --kiln KILN --ort-dir DIR --out FOLDER [--filter REGEX
    expected output_K.pb; a case onnxruntime refuses is reported as reference-rejected and dropped, never counted
    against Kiln;
 3. runs `kiln conformance` over the folder (expected failures: expected_failures_<ep>.txt beside this script) and
-   prints pass / fail / expected-failure / reference-rejected counts per opset, like the node tests' summary.
+   prints pass / fail / expected-failure / reference-rejected counts per opset, like the node tests' summary;
+4. runs the bad-input cases of error_cases.py through `kiln run`: each must fail (exit 1-3, no signal) with its status
+   code and message.
 
 Exit 0 when no case fails unexpectedly, 1 otherwise, 2 for usage, 77 when onnxruntime-node is missing (1 with
 KILN_REQUIRE_MODELS=1).
@@ -34,6 +36,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 import cases_changed_ops  # noqa: E402
 import cases_new_ops  # noqa: E402
+import error_cases  # noqa: E402
 
 ORT_BATCH = HERE.parent / "difftest" / "ort_batch.mjs"
 # Generated outputs go through float32 math in both runtimes, in different orders: 1e-5 absolute on top of
@@ -90,6 +93,28 @@ def store_expected(c, root: Path) -> None:
     for k, name in enumerate(outputs):
         array = np.load(work / f"ort_{k}.npy")
         (data / f"output_{k}.pb").write_bytes(numpy_helper.from_array(array, name).SerializeToString())
+
+
+def run_error_cases(kiln: str, root: Path, pattern: str | None) -> int:
+    """Runs the bad-input cases; returns how many did not fail as they should."""
+    wrong = 0
+    for c, code, fragment in error_cases.error_cases():
+        if pattern and not re.search(pattern, c.name):
+            continue
+        folder = root / "errors" / c.name
+        folder.mkdir(parents=True)
+        (folder / "model.onnx").write_bytes(c.model.SerializeToString())
+        command = [kiln, "run", str(folder / "model.onnx"), "--ep", "cpu", "--quiet"]
+        for k, (name, array) in enumerate(c.inputs):
+            (folder / f"input_{k}.pb").write_bytes(numpy_helper.from_array(array, name).SerializeToString())
+            command += ["--input", f"{name}={folder / f'input_{k}.pb'}"]
+        proc = subprocess.run(command, capture_output=True, text=True)
+        if 1 <= proc.returncode <= 3 and code in proc.stderr and fragment in proc.stderr:
+            continue
+        wrong += 1
+        print(f"FAILED           {c.name}  wanted exit 1-3 with {code} and '{fragment}', got exit {proc.returncode}: "
+              f"{proc.stderr.strip()[:300]}")
+    return wrong
 
 
 def main() -> int:
@@ -154,7 +179,10 @@ def main() -> int:
         print(f"{opset:>5}  {cells[0]:>6}  {cells[1]:>6}  {cells[2]:>17}  {cells[3]:>7}  {cells[4]:>18}")
     print(f"total  {totals['passed']:>6}  {totals['failed']:>6}  {totals['expected']:>17}  {totals['skipped']:>7}  "
           f"{totals['rejected']:>18}")
-    return 0 if totals["failed"] == 0 and report["failed"] == 0 else 1
+    wrong_errors = run_error_cases(args.kiln, root, args.filter)
+    errors = len([c for c, _, _ in error_cases.error_cases() if not args.filter or re.search(args.filter, c.name)])
+    print(f"bad-input cases: {errors - wrong_errors} of {errors} refused with the expected status")
+    return 0 if totals["failed"] == 0 and report["failed"] == 0 and wrong_errors == 0 else 1
 
 
 if __name__ == "__main__":

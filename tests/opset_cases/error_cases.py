@@ -1,0 +1,60 @@
+"""Bad inputs to the opset 18-23 kernels: each must fail with the named status code and a message naming the
+problem, never crash. No reference runtime is involved; run_opset_cases.py runs each through `kiln run`."""
+from __future__ import annotations
+
+import numpy as np
+from onnx import helper
+
+from case_builder import FLOAT8E4M3FN, Const, Int4Const, floats, graph_case, rng, single
+
+F = 1
+
+
+def error_cases():
+    """[(case, status code, message fragment)]"""
+    r = rng("errors")
+    x = floats(r, 2, 4, 3)
+    out = [
+        (single("Gelu", 20, "bad_approximate", [("x", x)], {"approximate": "fast"}),
+         "INVALID_ARGUMENT", "approximate must be 'none' or 'tanh'"),
+        (single("GroupNormalization", 21, "groups_not_dividing", [("x", x), ("s", floats(r, 4)), ("b", floats(r, 4))],
+                {"num_groups": 3}), "INVALID_ARGUMENT", "num_groups 3"),
+        (single("GroupNormalization", 18, "scale_per_channel_at_18", [("x", x), ("s", floats(r, 4)),
+                                                                       ("b", floats(r, 4))], {"num_groups": 2}),
+         "INVALID_ARGUMENT", "(groups)"),
+        (single("RMSNormalization", 23, "scale_mismatch", [("x", x), ("s", floats(r, 4))]),
+         "INVALID_ARGUMENT", "does not broadcast"),
+        (single("Attention", 23, "heads_not_multiple", [("q", floats(r, 1, 3, 2, 4)), ("k", floats(r, 1, 2, 2, 4)),
+                                                        ("v", floats(r, 1, 2, 2, 4))]),
+         "INVALID_ARGUMENT", "not a multiple of kv_num_heads"),
+        (single("Attention", 23, "3d_without_heads", [("q", floats(r, 1, 2, 8)), ("k", floats(r, 1, 2, 8)),
+                                                      ("v", floats(r, 1, 2, 8))]),
+         "INVALID_ARGUMENT", "q_num_heads and kv_num_heads"),
+        (single("Attention", 23, "mask_shape", [("q", floats(r, 1, 2, 3, 4)), ("k", floats(r, 1, 2, 5, 4)),
+                                                ("v", floats(r, 1, 2, 5, 4)), ("m", np.ones((3, 4), bool))]),
+         "INVALID_ARGUMENT", "does not broadcast"),
+        (single("RotaryEmbedding", 23, "position_out_of_range",
+                [("x", floats(r, 1, 1, 2, 4)), Const("c", floats(r, 3, 2)), Const("s", floats(r, 3, 2)),
+                 ("p", np.array([[0, 3]], np.int64))]), "INVALID_ARGUMENT", "outside the cache"),
+        (single("RotaryEmbedding", 23, "odd_rotary_dim",
+                [("x", floats(r, 1, 1, 2, 4)), Const("c", floats(r, 3, 1)), Const("s", floats(r, 3, 1)),
+                 ("p", np.array([[0, 1]], np.int64))], {"rotary_embedding_dim": 3}),
+         "INVALID_ARGUMENT", "must be even"),
+        (single("CenterCropPad", 18, "shape_length", [("x", x), Const("shape", np.array([2, 2], np.int64))]),
+         "INVALID_ARGUMENT", "2 values for 3 axes"),
+        (single("Col2Im", 18, "wrong_block_count", [("x", floats(r, 1, 4, 5)), Const("i", np.array([3, 3], np.int64)),
+                                                    Const("b", np.array([2, 2], np.int64))]),
+         "INVALID_ARGUMENT", "does not fit blocks"),
+        (single("DFT", 20, "axis_on_complex_dim", [("x", floats(r, 2, 4, 1)), None,
+                                                   Const("axis", np.array(-1, np.int64))]),
+         "INVALID_ARGUMENT", "out of range"),
+        (single("DequantizeLinear", 21, "block_scale_shape",
+                [("x", np.zeros((4, 6), np.int8)), ("s", np.ones((4, 3), np.float32))], {"axis": 1, "block_size": 4},
+                out_types=[F]), "INVALID_ARGUMENT", "needs scale (and zero point) of shape"),
+        (single("Cast", 19, "to_float8", [("x", x)], {"to": FLOAT8E4M3FN}, out_types=[FLOAT8E4M3FN]),
+         "NOT_IMPLEMENTED", "float8e4m3fn"),
+        (graph_case("Identity", 21, "int4_initializer", [helper.make_node("Identity", ["w"], ["y"])],
+                    [Int4Const("w", np.array([1, -2, 3], np.int64))], [("y", 22)]),
+         "NOT_IMPLEMENTED", "int4"),
+    ]
+    return out
