@@ -212,6 +212,12 @@ def attention_cases():
         while inputs[-1] is None:
             inputs.pop()
         out.append(single("Attention", 23, variant, inputs, attrs, outputs=outputs, out_types=types))
+    for mode in (0, 3):
+        r = rng(f"attn_qk{mode}")
+        q, k, v = floats(r, 1, 2, 3, 4), floats(r, 1, 2, 4, 4), floats(r, 1, 2, 4, 4)
+        out.append(single("Attention", 23, f"qk_output_mode{mode}", [("q", q), ("k", k), ("v", v)],
+                          {"qk_matmul_output_mode": mode, "is_causal": 1}, outputs=["y", "", "", "qk"],
+                          out_types=[F, F]))
     return out
 
 

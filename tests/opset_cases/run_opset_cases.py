@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generated conformance cases for ai.onnx opsets 18-23: onnxruntime-node is the reference, Kiln the subject.
 
-Usage: run_opset_cases.py --kiln KILN --ort-dir DIR --out FOLDER [--filter REGEX] [--ep cpu|vulkan] [--show-passed]
+Usage: run_opset_cases.py --kiln KILN --ort-dir DIR --out FOLDER [--filter REGEX] [--show-passed]
 
 1. builds every case (cases_new_ops.py, cases_changed_ops.py) as a node-test folder under FOLDER/cases;
 2. runs them all through onnxruntime-node in one process (tests/difftest/ort_batch.mjs) and stores its outputs as the
@@ -123,7 +123,7 @@ def main() -> int:
     parser.add_argument("--ort-dir", required=True, help="folder holding node_modules/onnxruntime-node")
     parser.add_argument("--out", required=True, help="working folder (emptied first)")
     parser.add_argument("--filter", help="only cases whose name matches this regex")
-    parser.add_argument("--ep", default="cpu", choices=["cpu", "vulkan"])
+    parser.add_argument("--ep", default="cpu", choices=["cpu"], help="the EP under test (the CPU EP for now)")
     parser.add_argument("--show-passed", action="store_true")
     args = parser.parse_args()
 
