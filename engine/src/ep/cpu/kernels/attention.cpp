@@ -49,6 +49,7 @@ class AttentionKernel : public Kernel {
     const Tensor* pastK = ctx.input(4);
     const Tensor* pastV = ctx.input(5);
     if (!q || !k || !v) return fail("inputs Q, K and V are required");
+    if (ctx.hasInput(6)) return notImplemented(label_ + ": nonpad_kv_seqlen (Attention-24) is not supported");
     if (hasScale_ && !(scale_ > 0.0f)) return fail("scale must be positive");
     if (softcap_ < 0.0f) return fail("softcap must not be negative");
     if (k->dtype() != q->dtype() || v->dtype() != q->dtype()) return fail("Q, K and V must share an element type");
