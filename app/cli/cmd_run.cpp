@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "bench_report.h"
 #include "bench_statistics.h"
@@ -19,6 +20,7 @@
 #include "node_data.h"
 #include "chrome_trace.h"
 #include "progress_display.h"
+#include "run_concurrency.h"
 
 namespace kiln::cli {
 namespace {
@@ -33,6 +35,7 @@ struct RunArgs {
   int runs = 1;
   double durationSeconds = 0;  // > 0: time runs for this long instead of `runs`
   double warmupSeconds = 0;    // > 0: discarded runs for this long first
+  int concurrency = 1;         // > 1: that many sessions run in parallel (run_concurrency.h)
   bool runsGiven = false;
   unsigned seed = 0;
   bool noPipelineCache = false;
@@ -85,6 +88,10 @@ int runModel(RunArgs& args) {
     return reportError(Status(StatusCode::INVALID_ARGUMENT, "--duration and --runs are alternatives: give one"),
                        args.flags);
   }
+  if (args.concurrency > 1 && !args.profilePath.empty()) {
+    return reportError(Status(StatusCode::INVALID_ARGUMENT, "--profile times one run of one session: leave out --concurrency"),
+                       args.flags);
+  }
   SessionOptions options;
   if (args.ep != "auto") {
     Status s = applyExecutionProviders(args.ep, options);
@@ -134,8 +141,19 @@ int runModel(RunArgs& args) {
   // --duration the profiled run is one more after the timed ones.
   const bool timed = args.durationSeconds > 0;
   const int runs = std::max(1, args.runs);
+  std::optional<ConcurrentRuns> concurrent;
+  if (args.concurrency > 1) {
+    SessionOptions quiet = options;  // the other sessions report no progress
+    quiet.progress.onProgress = nullptr;
+    auto result = runConcurrently(**session, args.model, quiet, valueInputs, args.concurrency, runs, args.durationSeconds);
+    if (!result.isOk()) return reportError(result.status(), args.flags);
+    concurrent = std::move(result).value();
+    runMs = concurrent->latencyMs;
+    outputs = (*session)->runValues(valueInputs, RunOptions{});  // the outputs shown, after the timed runs
+    if (!outputs.isOk()) return reportError(outputs.status(), args.flags);
+  }
   const auto timedStart = std::chrono::steady_clock::now();
-  for (int r = 0; timed ? r == 0 || secondsSince(timedStart) < args.durationSeconds : r < runs; ++r) {
+  for (int r = 0; !concurrent && (timed ? r == 0 || secondsSince(timedStart) < args.durationSeconds : r < runs); ++r) {
     RunOptions runOptions;
     runOptions.setProfiling(!args.profilePath.empty() && !timed && r == runs - 1);
     const auto start = std::chrono::steady_clock::now();
@@ -221,6 +239,10 @@ int runModel(RunArgs& args) {
                             {"duration_s", timed ? nlohmann::json(args.durationSeconds) : nlohmann::json()},
                             {"warmup_time_s", args.warmupSeconds > 0 ? nlohmann::json(args.warmupSeconds)
                                                                      : nlohmann::json()}};
+  if (concurrent) {
+    report["concurrency"] = {{"sessions", concurrent->sessions}, {"runs", concurrent->latencyMs.size()},
+                             {"wall_s", concurrent->wallSeconds}, {"inferences_per_s", concurrent->inferencesPerSecond()}};
+  }
   report["warnings"] = warnings;
   if (!args.flags.quiet) {
     for (const auto& warning : warnings) std::fprintf(stderr, "kiln: warning: %s\n", warning.c_str());
@@ -268,6 +290,11 @@ int runModel(RunArgs& args) {
     if (value > 0) std::printf(" %.*s=%.3f", static_cast<int>(key.size()), key.data(), value);
   });
   std::printf("\nrun (ms): %s\n", app::statisticsLine(runStats).c_str());
+  if (concurrent) {
+    std::printf("throughput: %.2f inferences/s with %d sessions in parallel (%zu runs in %.2f s; run (ms) above is "
+                "each run's latency under that load)\n",
+                concurrent->inferencesPerSecond(), concurrent->sessions, concurrent->latencyMs.size(), concurrent->wallSeconds);
+  }
   if (!args.profilePath.empty()) {
     std::printf("slowest nodes of the profiled run (all %zu in %s):\n", report["profile"]["nodes"].get<size_t>(),
                 args.profilePath.c_str());
@@ -309,6 +336,10 @@ void registerRun(CLI::App& app, Commands& commands) {
       ->check(CLI::PositiveNumber);
   run->add_option("--warmup-time", args->warmupSeconds, "Discarded inferences for S seconds before the timed ones")
       ->check(CLI::PositiveNumber);
+  run->add_option("--concurrency", args->concurrency,
+                  "N sessions running in parallel, each --runs times (or for --duration): inferences/s and each "
+                  "run's latency under that load")
+      ->check(CLI::Range(1, 256));
   run->add_option("--seed", args->seed, "Seed for random inputs");
   run->add_flag("--no-pipeline-cache", args->noPipelineCache,
                 "Do not use the Vulkan pipeline cache file ($XDG_CACHE_HOME/kiln/<model hash>.vkcache)");

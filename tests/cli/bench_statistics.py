@@ -148,6 +148,22 @@ def main():
         code, _, err = kiln("run", model, "--runs", "3", "--duration", "1", env=env)
         expect(code == 2, f"kiln run --runs with --duration is a usage error ({code})")
 
+        # kiln run --concurrency N: N sessions in parallel, every run's latency, inferences/s over the wall time.
+        code, out, err = kiln("run", model, "--ep", "cpu", "--concurrency", "2", "--runs", "5", "--json", env=env)
+        report = json.loads(out) if code == 0 else {}
+        conc = report.get("concurrency", {})
+        expect(code == 0 and conc.get("sessions") == 2 and conc.get("runs") == 10 and report["run_ms"]["count"] == 10,
+               f"--concurrency 2 --runs 5: 2 sessions, 10 runs ({code}: {conc} {err})")
+        expect(conc.get("wall_s", 0) > 0 and abs(conc["inferences_per_s"] - 10 / conc["wall_s"]) < 1e-6 * conc["inferences_per_s"] + 1e-9,
+               f"inferences/s is runs over the wall time: {conc}")
+        expect(conc.get("wall_s", 0) * 1000 >= max(report.get("run_ms", {}).get("samples", [0]) or [0]),
+               f"no run is longer than the wall time: {conc}")
+        code, out, err = kiln("run", model, "--ep", "cpu", "--concurrency", "2", "--duration", "0.3", env=env)
+        expect(code == 0 and "throughput: " in out and "2 sessions in parallel" in out, f"--concurrency text ({code}: {out} {err})")
+        code, _, err = kiln("run", model, "--ep", "cpu", "--concurrency", "2", "--profile", str(tmp / "p.json"), env=env)
+        expect(code == 2 and "--concurrency" in err and not (tmp / "p.json").exists(),
+               f"--profile with --concurrency is a usage error ({code}: {err})")
+
         # --compare: itself, scaled by 1.3, honest repeats, bad input.
         (tmp / "slow.json").write_text(json.dumps(scaled(base, 1.3)))
         code, out, err = kiln("bench", "--compare", str(tmp / "base.json"), str(tmp / "base.json"),

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -32,11 +31,13 @@ from onnx import numpy_helper
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "support"))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 import cases_changed_ops  # noqa: E402
 import cases_new_ops  # noqa: E402
 import error_cases  # noqa: E402
+from kiln_requirements import skip_or_fail  # noqa: E402
 
 ORT_BATCH = HERE.parent / "difftest" / "ort_batch.mjs"
 # Generated outputs go through float32 math in both runtimes, in different orders: 1e-5 absolute on top of
@@ -134,8 +135,7 @@ def main() -> int:
     manifest = write_cases(cases, root)
     results = run_reference(manifest, root, args.ort_dir)
     if results is None:
-        print(f"run_opset_cases: onnxruntime-node is not installed under {args.ort_dir}", file=sys.stderr)
-        return 1 if os.environ.get("KILN_REQUIRE_MODELS") == "1" else 77
+        skip_or_fail("MODELS", f"run_opset_cases: onnxruntime-node is not installed under {args.ort_dir}")
 
     rejected = {}
     for c, outcome in zip(cases, results["cases"]):
