@@ -21,19 +21,14 @@ from pathlib import Path
 
 import jsonschema
 
-failures = 0
+from cli_checks import Checks, run_kiln
 
-
-def expect(condition, what):
-    global failures
-    if not condition:
-        failures += 1
-        print(f"FAIL: {what}")
+CHECKS = Checks("bench_statistics")
+expect = CHECKS.expect
 
 
 def kiln(*args, env=None):
-    result = subprocess.run([KILN, *args], capture_output=True, text=True, timeout=300, env=env)
-    return result.returncode, result.stdout, result.stderr
+    return run_kiln(KILN, *args, env=env)
 
 
 def scaled(report, factor):
@@ -221,9 +216,8 @@ def main():
             expect(code == 2 and words in err, f"--compare {args[0].name} {args[1].name}: exit 2, '{words}' ({code}: {err})")
         code, out, err = kiln("bench", model, "--compare", str(tmp / "base.json"), str(tmp / "base.json"))
         expect(code == 2, f"--compare with a model is a usage error ({code})")
-    print(f"bench_statistics: {failures} failure(s)")
-    sys.exit(1 if failures else 0)
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
