@@ -75,6 +75,12 @@ class Case:
     op: str
     model: object          # onnx.ModelProto
     inputs: list = field(default_factory=list)  # [(graph input name, array)] in graph-input order
+    domain: str = ""       # "" = ai.onnx; "com.microsoft" for onnxruntime's contrib operators (opset 1 of it)
+
+    @property
+    def group(self):
+        """The summary row the case counts in: its ai.onnx opset, or its domain."""
+        return self.domain or self.opset
 
 
 def _value_info(name: str, elem_type: int, shape=None):
@@ -82,10 +88,12 @@ def _value_info(name: str, elem_type: int, shape=None):
 
 
 def graph_case(op: str, opset: int, variant: str, nodes: list, inputs: list, outputs: list,
-               ir_version: int = 10) -> Case:
+               ir_version: int = 10, domain: str = "") -> Case:
     """A case from several nodes. `inputs`: (name, array) graph inputs, Const or Int4Const initializers;
-    `outputs`: (name, elem_type) graph outputs."""
-    name = f"test_{op.lower()}_{variant}_opset{opset}"
+    `outputs`: (name, elem_type) graph outputs; `domain` imports that domain at version 1 beside ai.onnx `opset`
+    (the case is then named test_<domain's short name>_<op>_<variant>)."""
+    name = f"test_{op.lower()}_{variant}_opset{opset}" if not domain else \
+        f"test_{domain.split('.')[-1]}_{op.lower()}_{variant}"
     graph_inputs, feeds, inits = [], [], []
     for entry in inputs:
         if isinstance(entry, Const):
@@ -97,13 +105,14 @@ def graph_case(op: str, opset: int, variant: str, nodes: list, inputs: list, out
             graph_inputs.append(_value_info(input_name, onnx_type(array), list(array.shape)))
             feeds.append((input_name, array))
     graph = helper.make_graph(nodes, name, graph_inputs, [_value_info(n, t) for n, t in outputs], initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="kiln-opset-cases")
+    imports = [helper.make_opsetid("", opset)] + ([helper.make_opsetid(domain, 1)] if domain else [])
+    model = helper.make_model(graph, opset_imports=imports, producer_name="kiln-opset-cases")
     model.ir_version = ir_version
-    return Case(name, opset, op, model, feeds)
+    return Case(name, opset, op, model, feeds, domain)
 
 
 def single(op: str, opset: int, variant: str, inputs: list, attrs: dict | None = None, outputs=1,
-           out_types: list | None = None) -> Case:
+           out_types: list | None = None, domain: str = "") -> Case:
     """A one-node case. `inputs` as graph_case's, with None for an omitted optional input; `outputs` is a count
     (names y0, y1, ...) or a list of names where "" omits an optional output; out_types default to input 0's type."""
     names = []
@@ -120,8 +129,9 @@ def single(op: str, opset: int, variant: str, inputs: list, attrs: dict | None =
         else TensorProto.FLOAT
     present = [n for n in out_names if n]
     types = out_types or [first_type] * len(present)
-    node = helper.make_node(op, names, out_names, **(attrs or {}))
-    return graph_case(op, opset, variant, [node], [e for e in inputs if e is not None], list(zip(present, types)))
+    node = helper.make_node(op, names, out_names, domain=domain or None, **(attrs or {}))
+    return graph_case(op, opset, variant, [node], [e for e in inputs if e is not None], list(zip(present, types)),
+                      domain=domain)
 
 
 def floats(r: np.random.Generator, *shape, dtype=np.float32, scale: float = 1.0) -> np.ndarray:

@@ -35,10 +35,14 @@ sys.path.insert(0, str(HERE.parent / "support"))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 import cases_changed_ops  # noqa: E402
+import cases_contrib_ops  # noqa: E402
 import cases_new_ops  # noqa: E402
 import error_cases  # noqa: E402
 from kiln_requirements import skip_or_fail  # noqa: E402
 
+# Where the cases come from: ai.onnx ops new in opsets 18-23, ai.onnx ops whose signature changed, and onnxruntime's
+# com.microsoft contrib operators that exported transformers use.
+CASE_MODULES = (cases_new_ops, cases_changed_ops, cases_contrib_ops)
 ORT_BATCH = HERE.parent / "difftest" / "ort_batch.mjs"
 # Generated outputs go through float32 math in both runtimes, in different orders: 1e-5 absolute on top of
 # conformance's relative 1e-3 keeps near-zero outputs (normalizations, attention) from failing on rounding alone.
@@ -46,7 +50,7 @@ ATOL = "1e-5"
 
 
 def build_cases(pattern: str | None):
-    cases = cases_new_ops.all_cases() + cases_changed_ops.all_cases()
+    cases = [c for module in CASE_MODULES for c in module.all_cases()]
     names = [c.name for c in cases]
     duplicates = {n for n in names if names.count(n) > 1}
     if duplicates:
@@ -158,26 +162,26 @@ def main() -> int:
         print(f"run_opset_cases: kiln conformance printed no report (exit {proc.returncode})", file=sys.stderr)
         return 1
 
-    opset_of = {c.name: c.opset for c in cases}
+    group_of = {c.name: c.group for c in cases}
     table = defaultdict(lambda: defaultdict(int))
     for c in report["cases"]:
-        table[opset_of[c["name"]]][c["outcome"]] += 1
+        table[group_of[c["name"]]][c["outcome"]] += 1
         if c["outcome"] != "passed" or args.show_passed:
             print(f"{c['outcome']:<16} {c['name']}  {c['detail']}")
     for name in rejected:
-        table[opset_of[name]]["reference-rejected"] += 1
+        table[group_of[name]]["reference-rejected"] += 1
 
     print(f"{results['runtime']} reference, Kiln {args.ep.upper()} EP, {len(cases)} generated cases")
-    print("opset  passed  failed  expected-failures  skipped  reference-rejected")
+    print("opset          passed  failed  expected-failures  skipped  reference-rejected")
     totals = defaultdict(int)
-    for opset in sorted(table):
-        row = table[opset]
+    for group in sorted(table, key=lambda g: (isinstance(g, str), str(g).zfill(4))):
+        row = table[group]
         failed = row["FAILED"] + row["UNEXPECTED PASS"]
         cells = [row["passed"], failed, row["expected failure"], row["skipped"], row["reference-rejected"]]
         for key, value in zip(("passed", "failed", "expected", "skipped", "rejected"), cells):
             totals[key] += value
-        print(f"{opset:>5}  {cells[0]:>6}  {cells[1]:>6}  {cells[2]:>17}  {cells[3]:>7}  {cells[4]:>18}")
-    print(f"total  {totals['passed']:>6}  {totals['failed']:>6}  {totals['expected']:>17}  {totals['skipped']:>7}  "
+        print(f"{group:>13}  {cells[0]:>6}  {cells[1]:>6}  {cells[2]:>17}  {cells[3]:>7}  {cells[4]:>18}")
+    print(f"{'total':>13}  {totals['passed']:>6}  {totals['failed']:>6}  {totals['expected']:>17}  {totals['skipped']:>7}  "
           f"{totals['rejected']:>18}")
     wrong_errors = run_error_cases(args.kiln, root, args.filter)
     errors = len([c for c, _, _ in error_cases.error_cases() if not args.filter or re.search(args.filter, c.name)])
