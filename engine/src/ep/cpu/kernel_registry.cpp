@@ -55,6 +55,8 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerRotaryEmbeddingKernels(r);
     registerCenterCropPadKernels(r);
     registerCol2ImKernels(r);
+    registerContribNormalizationKernels(r);
+    registerContribActivationKernels(r);
     return r;
   }();
   return registry;

@@ -9,6 +9,9 @@
 
 namespace kiln::cpu {
 
+// onnxruntime's contrib operator domain.
+inline constexpr const char* kMicrosoftDomain = "com.microsoft";
+
 struct KernelDef {
   std::string domain;  // "" = ai.onnx
   std::string opType;
@@ -67,5 +70,8 @@ void registerAttentionKernels(KernelRegistry& registry);        // Attention (op
 void registerRotaryEmbeddingKernels(KernelRegistry& registry);  // RotaryEmbedding (opset 23)
 void registerCenterCropPadKernels(KernelRegistry& registry);    // CenterCropPad (opset 18)
 void registerCol2ImKernels(KernelRegistry& registry);           // Col2Im (opset 18)
+// onnxruntime's contrib operators (com.microsoft, and the few it registers in ai.onnx) that exported transformers use.
+void registerContribNormalizationKernels(KernelRegistry& registry);  // Skip(Simplified)LayerNormalization, ...
+void registerContribActivationKernels(KernelRegistry& registry);     // FastGelu, BiasGelu, QuickGelu, Gelu
 
 }  // namespace kiln::cpu

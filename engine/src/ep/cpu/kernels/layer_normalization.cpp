@@ -8,6 +8,7 @@
 
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/kernels/row_statistics.h"
 
 namespace kiln::cpu {
 namespace {
@@ -89,14 +90,7 @@ class LayerNormalizationKernel : public Kernel {
       for (int64_t o = 0; o < outer && inner > 0; ++o) {
         const T* xp = x->data<T>() + o * inner;
         T* yp = y.data<T>() + o * inner;
-        double sum = 0, sq = 0;
-        for (int64_t i = 0; i < inner; ++i) sum += static_cast<double>(static_cast<Cmp>(xp[i]));
-        const double mean = sum / static_cast<double>(inner);
-        for (int64_t i = 0; i < inner; ++i) {
-          const double d = static_cast<double>(static_cast<Cmp>(xp[i])) - mean;
-          sq += d * d;
-        }
-        const double invStd = 1.0 / std::sqrt(sq / static_cast<double>(inner) + epsilon_);
+        const auto [mean, invStd] = rowMoments(xp, inner, epsilon_);
         means[o] = mean;
         invStds[o] = invStd;
         const double* s = scaleValues.data() + scaleOuter[o];
@@ -217,12 +211,7 @@ class RmsNormalizationKernel : public Kernel {
       for (int64_t o = 0; o < outer && inner > 0; ++o) {
         const T* xp = x->data<T>() + o * inner;
         T* yp = y.data<T>() + o * inner;
-        double sq = 0;
-        for (int64_t i = 0; i < inner; ++i) {
-          const double v = static_cast<double>(static_cast<Cmp>(xp[i]));
-          sq += v * v;
-        }
-        const double inv = 1.0 / std::sqrt(sq / static_cast<double>(inner) + epsilon_);
+        const double inv = rowInvRms(xp, inner, epsilon_);
         const double* s = scaleValues.data() + scaleOuter[static_cast<size_t>(o)];
         for (int64_t i = 0; i < inner; ++i) {
           yp[i] = T(static_cast<Cmp>(static_cast<double>(static_cast<Cmp>(xp[i])) * inv * s[scaleInner[i]]));
@@ -279,14 +268,7 @@ class GroupNormalizationKernel : public Kernel {
           const int64_t base = (b * c + g * perGroup) * spatial;
           const T* xp = x->data<T>() + base;
           T* yp = y.data<T>() + base;
-          double sum = 0, sq = 0;
-          for (int64_t i = 0; i < groupSize; ++i) sum += static_cast<double>(static_cast<Cmp>(xp[i]));
-          const double mean = sum / static_cast<double>(groupSize);
-          for (int64_t i = 0; i < groupSize; ++i) {
-            const double d = static_cast<double>(static_cast<Cmp>(xp[i])) - mean;
-            sq += d * d;
-          }
-          const double inv = 1.0 / std::sqrt(sq / static_cast<double>(groupSize) + epsilon_);
+          const auto [mean, inv] = rowMoments(xp, groupSize, epsilon_);
           for (int64_t i = 0; i < groupSize; ++i) {
             const size_t p = static_cast<size_t>(perChannel_ ? g * perGroup + i / spatial : g);
             const double v = (static_cast<double>(static_cast<Cmp>(xp[i])) - mean) * inv;

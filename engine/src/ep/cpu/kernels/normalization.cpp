@@ -8,6 +8,7 @@
 #include "ep/cpu/kernel_utils.h"
 #include "ep/cpu/kernels/cpu_isa.h"
 #include "ep/cpu/kernels/gemm_helpers.h"
+#include "ep/cpu/kernels/row_statistics.h"
 
 namespace kiln::cpu {
 
@@ -206,14 +207,8 @@ class InstanceNormalizationKernel : public Kernel {
         for (int64_t c = 0; c < C && S > 0; ++c) {
           const T* xp = x->data<T>() + (n * C + c) * S;
           T* yp = y.data<T>() + (n * C + c) * S;
-          double sum = 0, sq = 0;
-          for (int64_t i = 0; i < S; ++i) sum += static_cast<double>(static_cast<Cmp>(xp[i]));
-          const double mean = sum / static_cast<double>(S);
-          for (int64_t i = 0; i < S; ++i) {
-            const double d = static_cast<double>(static_cast<Cmp>(xp[i])) - mean;
-            sq += d * d;
-          }
-          const double a = scale[c] / std::sqrt(sq / static_cast<double>(S) + epsilon_);
+          const auto [mean, invStd] = rowMoments(xp, S, epsilon_);
+          const double a = scale[c] * invStd;
           affinePlane<T, Cmp>(xp, yp, S, Cmp(a), Cmp(bias[c] - mean * a));
         }
       }
