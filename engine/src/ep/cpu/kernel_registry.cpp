@@ -57,6 +57,7 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerCol2ImKernels(r);
     registerContribNormalizationKernels(r);
     registerContribActivationKernels(r);
+    registerGroupQueryAttentionKernels(r);
     return r;
   }();
   return registry;

@@ -73,5 +73,6 @@ void registerCol2ImKernels(KernelRegistry& registry);           // Col2Im (opset
 // onnxruntime's contrib operators (com.microsoft, and the few it registers in ai.onnx) that exported transformers use.
 void registerContribNormalizationKernels(KernelRegistry& registry);  // Skip(Simplified)LayerNormalization, ...
 void registerContribActivationKernels(KernelRegistry& registry);     // FastGelu, BiasGelu, QuickGelu, Gelu
+void registerGroupQueryAttentionKernels(KernelRegistry& registry);   // GroupQueryAttention
 
 }  // namespace kiln::cpu
