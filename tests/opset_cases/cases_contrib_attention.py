@@ -1,5 +1,6 @@
-"""Cases for onnxruntime's com.microsoft decoder operators: RotaryEmbedding (its own input order and position_ids
-forms) and GroupQueryAttention (first prompt, decode steps after a cache, a later prompt, packed QKV, rotary inside,
+"""Cases for onnxruntime's com.microsoft attention operators: RotaryEmbedding (its own input order and position_ids
+forms), MultiHeadAttention (self and cross attention, bias, past/present, masks in three forms, attention bias,
+a 4-D cross-attention cache) and GroupQueryAttention (first prompt, decode steps after a cache, a later prompt, packed QKV, rotary inside,
 local window, softcap, smooth softmax, float16). Key/value caches are exactly as long as the tokens they hold, as a
 decoder without a shared buffer feeds them, so every present element is defined in onnxruntime's output too."""
 from __future__ import annotations
@@ -90,5 +91,62 @@ def gqa_cases():
     ]
 
 
+def _mha(variant, batch, seq, heads, head, kv_seq, past=0, v_head=None, attrs=None, bias=False, mask=None,
+         attn_bias=None, bnsh_kv=False, presents=True, dtype=np.float32):
+    """One MultiHeadAttention case; `mask`: "lengths" ([batch]), "2d" or "3d" key_padding_mask; `attn_bias`: the
+    broadcast shape's leading two dims ((1, 1), (batch, heads), ...)."""
+    r = rng(f"ms_mha{variant}")
+    v_head = v_head or head
+    total = past + kv_seq
+    if bnsh_kv:
+        k, v = floats(r, batch, heads, kv_seq, head, dtype=dtype), floats(r, batch, heads, kv_seq, v_head, dtype=dtype)
+    else:
+        k, v = floats(r, batch, kv_seq, heads * head, dtype=dtype), floats(r, batch, kv_seq, heads * v_head, dtype=dtype)
+    inputs = [("q", floats(r, batch, seq, heads * head, dtype=dtype)), ("k", k), ("v", v)]
+    inputs.append(("bias", floats(r, heads * (2 * head + v_head), dtype=dtype)) if bias else None)
+    if mask == "lengths":
+        inputs.append(("mask", r.integers(1, total + 1, size=batch).astype(np.int32)))
+    elif mask == "2d":
+        m = (r.uniform(size=(batch, total)) > 0.3).astype(np.int32)
+        m[:, 0] = 1
+        inputs.append(("mask", m))
+    elif mask == "3d":
+        m = (r.uniform(size=(batch, seq, total)) > 0.3).astype(np.int32)
+        m[:, :, 0] = 1
+        inputs.append(("mask", m))
+    else:
+        inputs.append(None)
+    inputs.append(("attn_bias", floats(r, *attn_bias, seq, total, dtype=dtype)) if attn_bias else None)
+    if past:
+        inputs += [("past_k", floats(r, batch, heads, past, head, dtype=dtype)),
+                   ("past_v", floats(r, batch, heads, past, v_head, dtype=dtype))]
+    while inputs and inputs[-1] is None:
+        inputs.pop()
+    et = F16 if dtype == np.float16 else F
+    outputs = ["y", "present_k", "present_v"] if presents else ["y"]
+    return single("MultiHeadAttention", OPSET, variant, inputs, {"num_heads": heads, **(attrs or {})},
+                  outputs=outputs, out_types=[et] * len(outputs), domain=MS)
+
+
+def mha_cases():
+    return [
+        _mha("self", 2, 4, 2, 8, 4, presents=False),
+        _mha("cross", 1, 3, 4, 8, 6, presents=False),
+        _mha("v_head", 1, 3, 2, 8, 5, v_head=16, presents=False),
+        _mha("bias", 2, 3, 2, 8, 3, bias=True),
+        _mha("past", 2, 1, 2, 8, 1, past=5),
+        _mha("past_causal", 1, 3, 2, 8, 3, past=2, attrs={"unidirectional": 1}),
+        _mha("causal", 1, 5, 2, 8, 5, attrs={"unidirectional": 1}, presents=False),
+        _mha("mask_lengths", 2, 3, 2, 8, 4, mask="lengths", presents=False),
+        _mha("mask_2d", 2, 3, 2, 8, 4, past=2, mask="2d"),
+        _mha("mask_3d", 2, 3, 2, 8, 4, mask="3d", presents=False),
+        _mha("attn_bias", 2, 3, 2, 8, 4, attn_bias=(1, 2), presents=False),
+        _mha("attn_bias_full", 2, 3, 2, 8, 4, attn_bias=(2, 2), mask="2d", attrs={"mask_filter_value": -1e4},
+             presents=False),
+        _mha("bnsh_kv", 2, 3, 2, 8, 5, bnsh_kv=True, presents=False),
+        _mha("scale", 1, 2, 2, 8, 3, attrs={"scale": 0.25}, presents=False),
+    ]
+
+
 def all_cases():
-    return rotary_cases() + gqa_cases()
+    return rotary_cases() + gqa_cases() + mha_cases()

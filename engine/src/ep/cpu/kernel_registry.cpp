@@ -58,6 +58,7 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerContribNormalizationKernels(r);
     registerContribActivationKernels(r);
     registerGroupQueryAttentionKernels(r);
+    registerMultiHeadAttentionKernels(r);
     return r;
   }();
   return registry;

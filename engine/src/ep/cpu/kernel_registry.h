@@ -74,5 +74,6 @@ void registerCol2ImKernels(KernelRegistry& registry);           // Col2Im (opset
 void registerContribNormalizationKernels(KernelRegistry& registry);  // Skip(Simplified)LayerNormalization, ...
 void registerContribActivationKernels(KernelRegistry& registry);     // FastGelu, BiasGelu, QuickGelu, Gelu
 void registerGroupQueryAttentionKernels(KernelRegistry& registry);   // GroupQueryAttention
+void registerMultiHeadAttentionKernels(KernelRegistry& registry);    // MultiHeadAttention
 
 }  // namespace kiln::cpu

@@ -16,12 +16,12 @@
 // inconsistent shapes or lengths are INVALID_ARGUMENT.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernel_utils.h"
+#include "ep/cpu/kernels/attention_row.h"
 #include "ep/cpu/kernels/rotary.h"
 
 namespace kiln::cpu {
@@ -212,6 +212,7 @@ class GroupQueryAttentionKernel : public Kernel {
 
     const C scale = scale_ > 0.0f ? static_cast<C>(scale_) : static_cast<C>(1.0 / std::sqrt(double(d.head)));
     const int64_t groups = d.heads / d.kvHeads;
+    const AttentionRowOptions rowOptions{softcap_, smoothSoftmax_};
     Tensor& y = ctx.allocateUninitializedOutput(0, q.dtype(), {d.batch, d.seq, d.heads * d.head});
     parallelFor(pool_, d.batch * d.heads, 1, [&](int64_t begin, int64_t end) {
       std::vector<C> query(static_cast<size_t>(d.head)), acc(static_cast<size_t>(d.head));
@@ -232,29 +233,8 @@ class GroupQueryAttentionKernel : public Kernel {
           }
           const int64_t last = std::min(pos, d.total[b] - 1);
           const int64_t first = localWindow_ >= 0 ? std::max<int64_t>(0, pos - localWindow_ + 1) : 0;
-          std::fill(acc.begin(), acc.end(), C(0));
-          if (first <= last) {
-            C top = std::numeric_limits<C>::lowest();
-            for (int64_t t = first; t <= last; ++t) {
-              C dot = 0;
-              for (int64_t i = 0; i < d.head; ++i) dot += query[i] * static_cast<C>(keys[t * d.head + i]);
-              C score = dot * scale;
-              if (softcap_ > 0.0f) score = static_cast<C>(softcap_) * std::tanh(score / static_cast<C>(softcap_));
-              scores[t] = score;
-              top = std::max(top, score);
-            }
-            if (smoothSoftmax_) top = std::max(top, C(0));
-            C sum = smoothSoftmax_ ? std::exp(-top) : C(0);
-            for (int64_t t = first; t <= last; ++t) {
-              scores[t] = std::exp(scores[t] - top);
-              sum += scores[t];
-            }
-            for (int64_t t = first; t <= last; ++t) {
-              const C p = scores[t] / sum;
-              const T* vRow = values + t * d.head;
-              for (int64_t i = 0; i < d.head; ++i) acc[i] += p * static_cast<C>(vRow[i]);
-            }
-          }
+          attendRow(query.data(), keys, values, d.head, d.head, first, last, scale, rowOptions,
+                    [](int64_t, C score) { return score; }, scores.data(), acc.data());
           T* out = y.data<T>() + ((b * d.seq + s) * d.heads + h) * d.head;
           for (int64_t i = 0; i < d.head; ++i) out[i] = T(acc[i]);
         }
