@@ -17,6 +17,7 @@
 #include "child_process.h"
 #include "cli_output.h"
 #include "commands.h"
+#include "decode_bench.h"
 #include "kiln/device.h"
 #include "onnxruntime_node.h"
 #include "progress_display.h"
@@ -62,6 +63,9 @@ struct BenchArgs {
   std::string workDir;
   double timeoutSeconds = 600;
   CommonFlags flags;
+  // --decode N: greedy generation in this process instead of session-creation rows (decode_bench.h).
+  DecodeBenchArgs decode;
+  bool decodeGiven = false;
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -434,8 +438,33 @@ class BenchRunner {
   std::string nodePath_, ortScript_, ortDir_;
 };
 
+// kiln bench --decode: the options that shape session-creation rows mean nothing to it and are refused.
+int runDecode(const BenchArgs& args) {
+  if (!args.compare.empty() || !args.modes.empty() || !args.driverCaches.empty() || !args.inputs.empty() ||
+      !args.shapes.empty()) {
+    return reportError(Status(StatusCode::INVALID_ARGUMENT,
+                              "--decode takes no --compare, --modes, --driver-cache, --input or --shape: it feeds "
+                              "the decoder's own prompt and caches"),
+                       args.flags);
+  }
+  if (args.model.empty()) {
+    return reportError(Status(StatusCode::INVALID_ARGUMENT, "kiln bench --decode needs a MODEL"), args.flags);
+  }
+  DecodeBenchArgs decode = args.decode;
+  decode.model = args.model;
+  decode.ep = args.ep;
+  decode.configs = args.configs;
+  decode.device = args.device;
+  decode.compareOnnxRuntime = args.compareOnnxRuntime;
+  decode.onnxRuntimeDir = args.onnxRuntimeDir;
+  decode.timeoutSeconds = args.timeoutSeconds;
+  decode.flags = args.flags;
+  return runDecodeBench(decode);
+}
+
 int runBench(const BenchArgs& args) {
   configureLogging(args.flags);
+  if (args.decodeGiven) return runDecode(args);
   if (!args.compare.empty()) {
     if (!args.model.empty()) {
       return reportError(Status(StatusCode::INVALID_ARGUMENT, "--compare takes BASE.json NEW.json and no model"),
@@ -490,7 +519,11 @@ void registerBench(CLI::App& app, Commands& commands) {
       "  kiln bench --compare base.json new.json --threshold 5 --fail-above 10\n"
       "  kiln bench det.onnx --shape x=1x3x640x640 --runs 5 --json > det_bench.json\n"
       "  kiln bench vad.onnx --input input=chunk.npy --input sr=sr.npy --input state=state.npy --compare-onnxruntime\n"
-      "  kiln bench det.onnx --modes cold,epctx-file --driver-cache warm --csv det.csv");
+      "  kiln bench det.onnx --modes cold,epctx-file --driver-cache warm --csv det.csv\n"
+      "  kiln bench --decode 32 --prompt 16 decoder.onnx --ep cpu --compare-onnxruntime\n\n"
+      "--decode N: greedy generation in this process with an onnxruntime-genai style decoder (input_ids,\n"
+      "attention_mask, past_key_values.* -> logits, present.*): a prefill of --prompt ids (7*i+3) % vocab, then N\n"
+      "steps feeding present back as past; time to first token, per-step latency, tokens/s and generated ids.");
   bench->add_option("model", args->model, "ONNX model file (not with --compare)");
   bench->add_option("--modes", args->modes,
                     "Comma-separated modes to run (default: all on Vulkan, cold,in-process on other EPs)");
@@ -526,13 +559,19 @@ void registerBench(CLI::App& app, Commands& commands) {
   bench->add_option("--onnxruntime-node", args->onnxRuntimeDir,
                     "Folder holding node_modules/onnxruntime-node (default $KILN_ONNXRUNTIME_NODE or "
                     "~/.cache/kiln/models/ort)");
+  CLI::Option* decode = bench->add_option("--decode", args->decode.steps,
+                                          "N greedy decode steps after a prefill, timed per step (a KV-cache decoder)");
+  bench->add_option("--prompt", args->decode.prompt, "--decode: prompt tokens of the prefill (default 16)");
+  bench->add_option("--save-logits", args->decode.saveLogits,
+                    "--decode: write each step's last logits as DIR/logits_<k>.npy (onnxruntime's in DIR/onnxruntime)");
   bench->add_option("--csv", args->csv, "Also write one CSV row per mode to FILE");
   bench->add_option("--work-dir", args->workDir, "Keep compiled models and caches in DIR (default: a temporary folder)");
   bench->add_option("--timeout", args->timeoutSeconds, "Seconds one run may take (default 600)")
       ->check(CLI::PositiveNumber);
   addCommonFlags(*bench, args->flags);
-  bench->callback([&commands, args, inferences] {
+  bench->callback([&commands, args, inferences, decode] {
     args->inferencesGiven = inferences->count() > 0;
+    args->decodeGiven = decode->count() > 0;
     commands.run = [args] { return runBench(*args); };
   });
   registerBenchWorker(app, commands);
