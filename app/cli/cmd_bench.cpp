@@ -512,7 +512,10 @@ void registerBench(CLI::App& app, Commands& commands) {
       "confidence interval (order statistics), p90/p95/p99 when there are enough runs (10/20/100), max, stddev\n"
       "and CV; memory is the workers' resident set (VmRSS after each phase, peak from getrusage).\n"
       "--compare BASE.json NEW.json: ratio of medians per mode and phase with a bootstrap 95% interval and a\n"
-      "verdict; exit 1 on a significant slowdown beyond --fail-above, 2 on unreadable or mismatched files.\n\n"
+      "verdict; exit 1 on a significant slowdown beyond --fail-above, 2 on unreadable or mismatched files.\n"
+      "--decode N: greedy generation in this process with an onnxruntime-genai style decoder (input_ids,\n"
+      "attention_mask, past_key_values.* -> logits, present.*): a prefill of --prompt ids (7*i+3) % vocab, then N\n"
+      "steps feeding present back as past; time to first token, per-step latency, tokens/s and generated ids.\n\n"
       "Examples:\n"
       "  kiln bench model.onnx\n"
       "  kiln bench model.onnx --ep cpu --runs 20 --duration 0.5 --warmup-time 0.2 --json > new.json\n"
@@ -520,10 +523,7 @@ void registerBench(CLI::App& app, Commands& commands) {
       "  kiln bench det.onnx --shape x=1x3x640x640 --runs 5 --json > det_bench.json\n"
       "  kiln bench vad.onnx --input input=chunk.npy --input sr=sr.npy --input state=state.npy --compare-onnxruntime\n"
       "  kiln bench det.onnx --modes cold,epctx-file --driver-cache warm --csv det.csv\n"
-      "  kiln bench --decode 32 --prompt 16 decoder.onnx --ep cpu --compare-onnxruntime\n\n"
-      "--decode N: greedy generation in this process with an onnxruntime-genai style decoder (input_ids,\n"
-      "attention_mask, past_key_values.* -> logits, present.*): a prefill of --prompt ids (7*i+3) % vocab, then N\n"
-      "steps feeding present back as past; time to first token, per-step latency, tokens/s and generated ids.");
+      "  kiln bench --decode 32 --prompt 16 decoder.onnx --ep cpu --compare-onnxruntime");
   bench->add_option("model", args->model, "ONNX model file (not with --compare)");
   bench->add_option("--modes", args->modes,
                     "Comma-separated modes to run (default: all on Vulkan, cold,in-process on other EPs)");
