@@ -22,6 +22,7 @@
 #include "kiln/tensor_io.h"
 #include "kiln/version.h"
 #include "onnxruntime_node.h"
+#include "process_memory.h"
 
 namespace kiln::cli {
 namespace {
@@ -61,6 +62,9 @@ struct Generation {
   std::vector<double> stepMs;
   int64_t inputBytes = 0, outputBytes = 0;
   std::string bytesWhere = kBytesWhere;
+  // Resident set (KiB) after the prefill and after the last step: a cache that grows each step must not make the
+  // process grow by more than the caches themselves.
+  std::optional<int64_t> residentAfterPrefillKib, residentEndKib;
   nlohmann::json partitions = nullptr;
 };
 
@@ -154,6 +158,7 @@ Result<Generation> generate(Session& session, const DecoderInterface& decoder, i
     const double ms = msSince(start);
     if (step == 0) {
       g.prefillMs = ms;
+      g.residentAfterPrefillKib = app::residentKib();
     } else {
       g.stepMs.push_back(ms);
     }
@@ -167,6 +172,7 @@ Result<Generation> generate(Session& session, const DecoderInterface& decoder, i
     }
     cached = total;
   }
+  g.residentEndKib = app::residentKib();
   return g;
 }
 
@@ -228,8 +234,13 @@ Result<Generation> runOnnxRuntime(const DecodeBenchArgs& args) {
   g.inputBytes = bytes.value("input", int64_t(0));
   g.outputBytes = bytes.value("output", int64_t(0));
   g.bytesWhere = bytes.value("where", std::string());
+  const auto memory = out.value("memory_kib", nlohmann::json::object());
+  if (memory.value("after_prefill", nlohmann::json()).is_number()) g.residentAfterPrefillKib = memory["after_prefill"];
+  if (memory.value("end", nlohmann::json()).is_number()) g.residentEndKib = memory["end"];
   return g;
 }
+
+nlohmann::json orNull(const std::optional<int64_t>& kib) { return kib ? nlohmann::json(*kib) : nlohmann::json(); }
 
 double tokensPerSecond(double tokens, double ms) { return ms > 0 ? tokens * 1000.0 / ms : 0; }
 
@@ -245,6 +256,7 @@ nlohmann::json generationJson(const Generation& g) {
       {"decode_tokens_per_s",
        {{"median", tokensPerSecond(1, steps.median)}, {"overall", tokensPerSecond(double(g.stepMs.size()), decodeMs)}}},
       {"bytes_per_step", {{"input", g.inputBytes}, {"output", g.outputBytes}, {"where", g.bytesWhere}}},
+      {"memory_kib", {{"after_prefill", orNull(g.residentAfterPrefillKib)}, {"end", orNull(g.residentEndKib)}}},
       {"prompt_ids", g.promptIds},
       {"generated_ids", g.generatedIds}};
   if (!g.partitions.is_null()) out["partitions"] = g.partitions;
@@ -294,6 +306,11 @@ std::string toTable(const DecodeBenchArgs& args, const std::vector<nlohmann::jso
   row("bytes in / out per step", [](const nlohmann::json& c) {
     return std::to_string(c["bytes_per_step"].value("input", 0)) + " / " +
            std::to_string(c["bytes_per_step"].value("output", 0));
+  });
+  row("resident KiB prefill -> end", [](const nlohmann::json& c) {
+    const auto& m = c["memory_kib"];
+    auto text = [](const nlohmann::json& v) { return v.is_number() ? std::to_string(v.get<int64_t>()) : std::string("?"); };
+    return text(m["after_prefill"]) + " -> " + text(m["end"]);
   });
   out << "bytes: " << kBytesWhere << "\n";
   for (const auto& c : columns) {

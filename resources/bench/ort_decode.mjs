@@ -9,7 +9,8 @@
 // the previous step's argmax token, the presents as pasts and an attention mask one longer, after one discarded
 // generation (prefill + 1 step). Prints one JSON object with the fields of kiln's column: runtime,
 // session_create_ms, time_to_first_token_ms, step_ms {count, min, median, max, mean, samples}, decode_ms,
-// decode_tokens_per_s {median, overall}, bytes_per_step {input, output, where}, prompt_ids and generated_ids
+// decode_tokens_per_s {median, overall}, bytes_per_step {input, output, where}, memory_kib {after_prefill, end}
+// (the process's resident set), prompt_ids and generated_ids
 // (N+1: the prefill's token, then one a step). kiln recomputes its own statistics from step_ms.samples.
 // --save-logits writes the logits of the prefill and of every step as logits_<k>.npy (k = 0 for the prefill, all
 // its positions) so a test can compare them element by element. Timings wrap feed building and the awaited session.run.
@@ -97,8 +98,12 @@ async function generate(ort, session, caches, vocab, promptIds, steps, saveLogit
     results = await session.run(feeds);
     g.generated.push(argmaxLast(results.logits));
     const ms = performance.now() - start;
-    if (step === 0) g.prefillMs = ms;
-    else g.stepMs.push(ms);
+    if (step === 0) {
+      g.prefillMs = ms;
+      g.residentAfterPrefill = Math.round(process.memoryUsage().rss / 1024);
+    } else {
+      g.stepMs.push(ms);
+    }
     if (step === 1) {
       g.inputBytes = bytesOf(feeds);
       g.outputBytes = bytesOf(results);
@@ -108,6 +113,7 @@ async function generate(ort, session, caches, vocab, promptIds, steps, saveLogit
       writeNpy(path.join(saveLogits, `logits_${step}.npy`), { type: 'float32', dims, data });
     }
   }
+  g.residentEnd = Math.round(process.memoryUsage().rss / 1024);
   return g;
 }
 
@@ -149,6 +155,7 @@ async function main() {
     decode_tokens_per_s: { median: 1000 / median, overall: (1000 * g.stepMs.length) / decodeMs },
     bytes_per_step: { input: g.inputBytes, output: g.outputBytes,
                       where: 'session boundary (inputs fed + outputs returned, first decode step)' },
+    memory_kib: { after_prefill: g.residentAfterPrefill, end: g.residentEnd },
     prompt_ids: promptIds, generated_ids: g.generated,
   }));
   await session.release();
