@@ -59,6 +59,7 @@ const KernelRegistry& KernelRegistry::cpu() {
     registerContribActivationKernels(r);
     registerGroupQueryAttentionKernels(r);
     registerMultiHeadAttentionKernels(r);
+    registerMatMulNBitsKernels(r);
     return r;
   }();
   return registry;

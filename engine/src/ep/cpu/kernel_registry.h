@@ -75,5 +75,6 @@ void registerContribNormalizationKernels(KernelRegistry& registry);  // Skip(Sim
 void registerContribActivationKernels(KernelRegistry& registry);     // FastGelu, BiasGelu, QuickGelu, Gelu
 void registerGroupQueryAttentionKernels(KernelRegistry& registry);   // GroupQueryAttention
 void registerMultiHeadAttentionKernels(KernelRegistry& registry);    // MultiHeadAttention
+void registerMatMulNBitsKernels(KernelRegistry& registry);           // MatMulNBits
 
 }  // namespace kiln::cpu
