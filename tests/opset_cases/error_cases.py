@@ -10,6 +10,17 @@ from case_builder import FLOAT8E4M3FN, Const, Int4Const, floats, graph_case, rng
 F = 1
 
 
+def nbits_error(variant, attrs, a_cols=64, g_idx=False):
+    """A MatMulNBits node (K = 64, N = 8, 4 bits, blocks of 32) with `attrs` overriding those, A [2, a_cols]."""
+    r = rng(f"nbits_error_{variant}")
+    inputs = [("a", floats(r, 2, a_cols)), Const("b", np.zeros((8, 2, 16), np.uint8)),
+              Const("scales", np.ones(16, np.float32))]
+    if g_idx:
+        inputs += [None, Const("g_idx", (np.arange(64) // 32).astype(np.int32))]
+    return single("MatMulNBits", 17, variant, inputs, {"K": 64, "N": 8, "bits": 4, "block_size": 32, **attrs},
+                  domain="com.microsoft")
+
+
 def error_cases():
     """[(case, status code, message fragment)]"""
     r = rng("errors")
@@ -81,6 +92,11 @@ def error_cases():
                 out_types=[F]), "INVALID_ARGUMENT", "needs scale (and zero point) of shape"),
         (single("Cast", 19, "to_float8", [("x", x)], {"to": FLOAT8E4M3FN}, out_types=[FLOAT8E4M3FN]),
          "NOT_IMPLEMENTED", "float8e4m3fn"),
+        (nbits_error("bits_3", {"bits": 3}), "INVALID_ARGUMENT", "bits must be 2, 4 or 8"),
+        (nbits_error("k_mismatch", {"K": 96}, a_cols=96), "INVALID_ARGUMENT", "B must be uint8 8x3x16"),
+        (nbits_error("a_last_dim", {}, a_cols=48), "INVALID_ARGUMENT", "A's last dimension must be K = 64"),
+        (nbits_error("block_size_24", {"block_size": 24}), "INVALID_ARGUMENT", "block_size must be a power of 2"),
+        (nbits_error("g_idx", {}, g_idx=True), "NOT_IMPLEMENTED", "g_idx"),
         (graph_case("Identity", 21, "int4_initializer", [helper.make_node("Identity", ["w"], ["y"])],
                     [Int4Const("w", np.array([1, -2, 3], np.int64))], [("y", 22)]),
          "NOT_IMPLEMENTED", "int4"),
