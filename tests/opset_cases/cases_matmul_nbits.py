@@ -125,6 +125,8 @@ def accuracy_level_cases():
         nbits_case("b4_int8a_float_zp", (1, 64), 16, 4, 32, "float", accuracy=4),  # float zero points: float A
         nbits_case("b4_int8a_b_input", (1, 64), 16, 4, 32, accuracy=4, b_input=True),  # B not constant: float A
         nbits_case("b4_int8a_wide", (1, 1024), 64, 4, 32, accuracy=4),
+        nbits_case("b4_int8a_odd_blocks", (3, 160), 30, 4, 32, accuracy=4),  # 5 blocks of 32: the last one alone
+        nbits_case("b4_int8a_bs256", (2, 600), 7, 4, 256, accuracy=4, bias=True),
         nbits_case("b4_accuracy1", (1, 64), 16, 4, 32, accuracy=1),
     ]
 

@@ -105,19 +105,21 @@ class MatMulNBitsKernel : public Kernel {
     const BlockParams& params = constantParams_ ? *constantParams_ : runParams;
     const uint8_t* codes = b->data<uint8_t>();
 
-    // A in float: float16 is widened; accuracy_level 4 rounds a copy to onnxruntime's int8 steps.
+    // A in float: float16 is widened; accuracy_level 4 rounds A to onnxruntime's int8 steps, as int8 codes for the
+    // integer dot or else as a float copy for the float paths.
     const bool int8Activations =
         accuracyLevel_ == 4 && bConstant_ && (!zeroPoints || zeroPoints->dtype() == DataType::UINT8);
     std::vector<float> aCopy;
     const float* aData = a->dtype() == DataType::FLOAT ? a->data<float>() : nullptr;
-    if (!aData || int8Activations) {
+    const bool int8Dot = int8Activations && M <= kMaxDotRows && nbits::int8DotSupported(l_);
+    if (!aData || (int8Activations && !int8Dot)) {
       aCopy.resize(static_cast<size_t>(a->numel()));
       if (aData) {
         std::copy(aData, aData + a->numel(), aCopy.begin());
       } else {
         halvesToFloats(a->data<Float16>(), aCopy.data(), a->numel());
       }
-      if (int8Activations) {
+      if (int8Activations && !int8Dot) {
         for (int64_t m = 0; m < M; ++m) nbits::quantizeActivationRowInt8(aCopy.data() + m * l_.K, l_.K, l_.blockSize);
       }
       aData = aCopy.data();
@@ -129,7 +131,9 @@ class MatMulNBitsKernel : public Kernel {
       yData = yCopy.data();
     }
 
-    if (M <= kMaxDotRows) {
+    if (int8Dot) {
+      multiplyFewRowsInt8(codes, params, aData, M, yData);
+    } else if (M <= kMaxDotRows) {
       multiplyFewRows(codes, params, aData, M, yData);
     } else {
       multiplyManyRows(codes, params, aData, M, yData);
@@ -226,6 +230,25 @@ class MatMulNBitsKernel : public Kernel {
       for (int64_t m = 0; m < M; ++m) {
         nbits::dotRows(l_, codes, params, permuted.data() + m * padded, sums.data() + m * l_.kBlocks, n0, n1,
                        y + m * l_.N + n0);
+      }
+    });
+  }
+
+  // Decode at accuracy_level 4: each row of A rounded to int8 once, then integer dots with B's codes.
+  void multiplyFewRowsInt8(const uint8_t* codes, const BlockParams& params, const float* a, int64_t M,
+                           float* y) const {
+    const int64_t padded = l_.paddedK();
+    std::vector<int8_t> aCodes(static_cast<size_t>(M * padded));
+    std::vector<float> aScales(static_cast<size_t>(M * l_.kBlocks)), sums(aScales.size());
+    for (int64_t m = 0; m < M; ++m) {
+      nbits::quantizeActivationRowForDot(l_, a + m * l_.K, aCodes.data() + m * padded,
+                                         aScales.data() + m * l_.kBlocks, sums.data() + m * l_.kBlocks);
+    }
+    const int64_t grain = std::max<int64_t>(8, (int64_t{1} << 17) / std::max<int64_t>(l_.K * M, 1));
+    parallelFor(pool_, l_.N, grain, [&](int64_t n0, int64_t n1) {
+      for (int64_t m = 0; m < M; ++m) {
+        nbits::dotRowsInt8(l_, codes, params, aCodes.data() + m * padded, aScales.data() + m * l_.kBlocks,
+                           sums.data() + m * l_.kBlocks, n0, n1, y + m * l_.N + n0);
       }
     });
   }

@@ -40,6 +40,16 @@ void dotRows(const Layout& l, const uint8_t* b, const BlockParams& p, const floa
 // padding codes, which callers leave out of their products).
 void dequantizeRows(const Layout& l, const uint8_t* b, const BlockParams& p, int64_t n0, int64_t n1, float* out);
 
+// accuracy_level 4 on few rows: A as int8 codes with one scale per block, multiplied by B's codes in integers (exact
+// sums, as MLAS does), where the CPU and layout allow it (AVX2, 4-bit codes, blocks of at least 32).
+bool int8DotSupported(const Layout& l);
+// One row of A as int8 steps of each block's largest magnitude / 127: `codes` (paddedK, permuted per 16 bytes of B as
+// prepareActivationRow does per 8), `scales` and `blockSums` (sum of the dequantized steps) per block.
+void quantizeActivationRowForDot(const Layout& l, const float* a, int8_t* codes, float* scales, float* blockSums);
+// dotRows for a row from quantizeActivationRowForDot.
+void dotRowsInt8(const Layout& l, const uint8_t* b, const BlockParams& p, const int8_t* codes, const float* aScales,
+                 const float* blockSums, int64_t n0, int64_t n1, float* y);
+
 // Rounds each block of `blockSize` values of a row (the last one shorter) to int8 steps of its largest magnitude
 // / 127, in place: what onnxruntime's CPU kernel does to A at accuracy_level 4 (MLAS's int8 compute type).
 void quantizeActivationRowInt8(float* a, int64_t K, int64_t blockSize);
