@@ -237,7 +237,7 @@ class MatMulNBitsKernel : public Kernel {
   // Decode at accuracy_level 4: each row of A rounded to int8 once, then integer dots with B's codes.
   void multiplyFewRowsInt8(const uint8_t* codes, const BlockParams& params, const float* a, int64_t M,
                            float* y) const {
-    const int64_t padded = l_.paddedK();
+    const int64_t padded = nbits::int8RowLength(l_);
     std::vector<int8_t> aCodes(static_cast<size_t>(M * padded));
     std::vector<float> aScales(static_cast<size_t>(M * l_.kBlocks)), sums(aScales.size());
     for (int64_t m = 0; m < M; ++m) {

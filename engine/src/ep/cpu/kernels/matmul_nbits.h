@@ -40,11 +40,15 @@ void dotRows(const Layout& l, const uint8_t* b, const BlockParams& p, const floa
 // padding codes, which callers leave out of their products).
 void dequantizeRows(const Layout& l, const uint8_t* b, const BlockParams& p, int64_t n0, int64_t n1, float* out);
 
-// accuracy_level 4 on few rows: A as int8 codes with one scale per block, multiplied by B's codes in integers (exact
-// sums, as MLAS does), where the CPU and layout allow it (AVX2, 4-bit codes, blocks of at least 32).
+// accuracy_level 4 on few rows (matmul_nbits_int8.cpp): A as int8 codes with one scale per block, multiplied by B's
+// codes in integers (exact sums, as MLAS does), where the CPU and layout allow it: AVX2, 4-bit codes, blocks of at
+// least 32. An AVX-512 VNNI twin gives the AVX2 loop's results bit for bit.
 bool int8DotSupported(const Layout& l);
-// One row of A as int8 steps of each block's largest magnitude / 127: `codes` (paddedK, permuted per 16 bytes of B as
-// prepareActivationRow does per 8), `scales` and `blockSums` (sum of the dequantized steps) per block.
+// Length of a row of int8 codes: paddedK rounded up to 128, the codes of 64 bytes of B.
+int64_t int8RowLength(const Layout& l);
+// One row of A as int8 steps of each block's largest magnitude / 127 (MLAS's rounding): `codes` (int8RowLength;
+// each 128 values permuted as the low nibbles of 64 bytes of B, then the high ones; zeros past K), `scales` and
+// `blockSums` (sum of the dequantized steps) per block (kBlocks).
 void quantizeActivationRowForDot(const Layout& l, const float* a, int8_t* codes, float* scales, float* blockSums);
 // dotRows for a row from quantizeActivationRowForDot.
 void dotRowsInt8(const Layout& l, const uint8_t* b, const BlockParams& p, const int8_t* codes, const float* aScales,

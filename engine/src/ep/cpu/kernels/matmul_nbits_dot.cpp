@@ -148,71 +148,6 @@ KILN_AVX2_TARGET void dequantizeRows4Avx2(const Layout& l, const uint8_t* b, con
   }
 }
 
-// Multiplies 32 bytes of 4-bit B (64 codes: low nibbles, then high nibbles, as the row's codes are permuted) by the
-// matching int8 codes of A into eight int32 sums, exact: pair products stay within int16 (2 * 15 * 127, twice).
-KILN_AVX2_TARGET KILN_ALWAYS_INLINE inline __m256i dot32Bytes(const uint8_t* q, __m256i aLow, __m256i aHigh) {
-  const __m256i lowNibbles = _mm256_set1_epi8(0x0F), ones = _mm256_set1_epi16(1);
-  const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-  const __m256i low = _mm256_and_si256(x, lowNibbles), high = _mm256_and_si256(_mm256_srli_epi16(x, 4), lowNibbles);
-  const __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(low, aLow), _mm256_maddubs_epi16(high, aHigh));
-  return _mm256_madd_epi16(pairs, ones);
-}
-
-// The same for 16 bytes (one block of 32 codes): the sums of the low and high halves of the result.
-KILN_AVX2_TARGET KILN_ALWAYS_INLINE inline __m256i dot16Bytes(const uint8_t* q, __m256i a) {
-  const __m256i lowNibbles = _mm256_set1_epi8(0x0F), ones = _mm256_set1_epi16(1);
-  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-  const __m256i codes = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(x, 4), x), lowNibbles);
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(codes, a), ones);
-}
-
-// R rows of 4-bit B against one int8 row of A, 32 bytes of B at a time; each block's integer sum is scaled in
-// float (A's block scale times B's) into a running vector sum. Blocks of 32 codes go two at a time, the first
-// block's sums in the low four lanes and the second's in the high four (an odd last block alone).
-template <int R>
-KILN_AVX2_TARGET void dotRowsInt8Avx2(const Layout& l, const uint8_t* const* rows, const float* const* scales,
-                                      const int8_t* codes, const float* aScales, float* out) {
-  __m256 total[R];
-  for (int r = 0; r < R; ++r) total[r] = _mm256_setzero_ps();
-  if (l.blockSize == 32) {
-    int64_t blk = 0;
-    for (; blk + 2 <= l.kBlocks; blk += 2) {
-      const int8_t* a = codes + blk * 32;
-      const __m256i aLow = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
-      const __m256i aHigh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32));
-      const __m256 aScale = _mm256_set_m128(_mm_set1_ps(aScales[blk + 1]), _mm_set1_ps(aScales[blk]));
-      for (int r = 0; r < R; ++r) {
-        const __m256i sums = dot32Bytes(rows[r] + blk * 16, aLow, aHigh);
-        const __m256 bScale = _mm256_set_m128(_mm_set1_ps(scales[r][blk + 1]), _mm_set1_ps(scales[r][blk]));
-        total[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_mul_ps(aScale, bScale), total[r]);
-      }
-    }
-    if (blk < l.kBlocks) {
-      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + blk * 32));
-      for (int r = 0; r < R; ++r) {
-        const __m256 scale = _mm256_set1_ps(aScales[blk] * scales[r][blk]);
-        total[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot16Bytes(rows[r] + blk * 16, a)), scale, total[r]);
-      }
-    }
-  } else {
-    for (int64_t blk = 0; blk < l.kBlocks; ++blk) {
-      __m256i acc[R];
-      for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_si256();
-      const int8_t* a = codes + blk * l.blockSize;
-      const int64_t offset = blk * l.blobSize;
-      for (int64_t c = 0; c < l.blobSize; c += 32) {
-        const __m256i aLow = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 2 * c));
-        const __m256i aHigh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 2 * c + 32));
-        for (int r = 0; r < R; ++r) acc[r] = _mm256_add_epi32(acc[r], dot32Bytes(rows[r] + offset + c, aLow, aHigh));
-      }
-      for (int r = 0; r < R; ++r) {
-        const __m256 scale = _mm256_set1_ps(aScales[blk] * scales[r][blk]);
-        total[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[r]), scale, total[r]);
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r) out[r] = horizontalSum(total[r]);
-}
 #endif
 
 void dequantizeRowsScalar(const Layout& l, const uint8_t* b, const BlockParams& p, int64_t n0, int64_t n1,
@@ -290,61 +225,6 @@ void dequantizeRows(const Layout& l, const uint8_t* b, const BlockParams& p, int
   }
 #endif
   dequantizeRowsScalar(l, b, p, n0, n1, out);
-}
-
-bool int8DotSupported(const Layout& l) {
-#if KILN_NBITS_AVX2
-  return cpuHasAvx2Fma() && l.bits == 4 && l.blobSize % 16 == 0;
-#else
-  (void)l;
-  return false;
-#endif
-}
-
-void quantizeActivationRowForDot(const Layout& l, const float* a, int8_t* codes, float* scales, float* blockSums) {
-  // 32 bytes of B (64 codes) per step, as dotRowsInt8Avx2 reads them; a lone last block of 32 codes is 16 bytes.
-  const int64_t padded = l.paddedK();
-  for (int64_t blk = 0; blk < l.kBlocks; ++blk) {
-    const int64_t begin = blk * l.blockSize, end = std::min(l.K, begin + l.blockSize);
-    float amax = 0.f;
-    for (int64_t k = begin; k < end; ++k) amax = std::max(amax, std::fabs(a[k]));
-    const float scale = amax / 127.f, inverse = amax != 0.f ? 127.f / amax : 0.f;
-    float sum = 0.f;
-    for (int64_t k = begin; k < begin + l.blockSize; ++k) {
-      const float q = k < end ? std::nearbyint(a[k] * inverse) : 0.f;
-      const int64_t e0 = k - k % 64, width = e0 + 64 <= padded ? 32 : 16;
-      codes[e0 + (k - e0) % 2 * width + (k - e0) / 2] = static_cast<int8_t>(q);
-      sum += q * scale;
-    }
-    scales[blk] = scale;
-    blockSums[blk] = sum;
-  }
-}
-
-void dotRowsInt8(const Layout& l, const uint8_t* b, const BlockParams& p, const int8_t* codes, const float* aScales,
-                 const float* blockSums, int64_t n0, int64_t n1, float* y) {
-#if KILN_NBITS_AVX2
-  constexpr int R = 4;
-  const int64_t rowBytes = l.kBlocks * l.blobSize;
-  int64_t n = n0;
-  for (; n + R <= n1; n += R) {
-    const uint8_t* rows[R];
-    const float* scales[R];
-    for (int r = 0; r < R; ++r) {
-      rows[r] = b + (n + r) * rowBytes;
-      scales[r] = p.scales.data() + (n + r) * l.kBlocks;
-    }
-    dotRowsInt8Avx2<R>(l, rows, scales, codes, aScales, y + (n - n0));
-  }
-  for (; n < n1; ++n) {
-    const uint8_t* row = b + n * rowBytes;
-    const float* scales = p.scales.data() + n * l.kBlocks;
-    dotRowsInt8Avx2<1>(l, &row, &scales, codes, aScales, y + (n - n0));
-  }
-  for (n = n0; n < n1; ++n) y[n - n0] -= dotAvx2(p.scaledZeroPoints.data() + n * l.kBlocks, blockSums, l.kBlocks);
-#else
-  (void)l, (void)b, (void)p, (void)codes, (void)aScales, (void)blockSums, (void)n0, (void)n1, (void)y;
-#endif
 }
 
 void quantizeActivationRowInt8(float* a, int64_t K, int64_t blockSize) {
