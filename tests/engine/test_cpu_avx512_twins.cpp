@@ -1,5 +1,5 @@
 // The AVX-512 twins of the CPU EP's elementwise and epilogue loops (fused Conv chains, bias add,
-// BatchNormalization's affine pass, float Add/Sub/Mul/Div runs) give the results of the path they replace bit for
+// BatchNormalization's affine pass, float Add/Sub/Mul/Div runs) and of MatMulNBits' int8 dot give the results of the path they replace bit for
 // bit: each test runs the same work with the twins on and off (setAvx512TwinsEnabled) on random data with odd sizes
 // and vector tails. Skipped where the CPU has no AVX-512F (there only the baseline path exists).
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include "ep/cpu/elementwise_epilogue.h"
 #include "ep/cpu/graph_executor.h"
 #include "ep/cpu/kernels/cpu_isa.h"
+#include "ep/cpu/kernels/matmul_nbits.h"
 #include "model_builder.h"
 #include "onnx/model_loader.h"
 
@@ -295,6 +296,42 @@ TEST(CpuAvx512Twins, BroadcastArithmeticMatchesBaselineBitForBit) {
                                Tensor::fromVector<float>({W}, away(randomValues(W, 4))),
                                Tensor::fromVector<float>({3}, away(randomValues(3, 5))),
                                Tensor::fromVector<float>({7, 5, 3}, away(randomValues(105, 6)))});
+}
+
+// MatMulNBits at accuracy_level 4: the int8 dot's VNNI twin against its AVX2 loop, for blocks of 32 (four per 64-byte
+// step, a partial last step), 64 (two, a partial last step), 128 and 256 (several steps per block), rows of B in
+// groups of four and alone.
+TEST(CpuAvx512Twins, MatMulNBitsInt8DotMatchesBaselineBitForBit) {
+  SKIP_WITHOUT_AVX512();
+  for (auto [K, blockSize] : {std::pair<int64_t, int64_t>{32 * 7 - 5, 32}, {64 * 5, 64}, {128 * 3, 128},
+                              {256 * 2 + 40, 256}}) {
+    cpu::nbits::Layout l;
+    l.K = K;
+    l.N = 11;
+    l.bits = 4;
+    l.blockSize = blockSize;
+    l.kBlocks = (K + blockSize - 1) / blockSize;
+    l.blobSize = blockSize / 2;
+    ASSERT_TRUE(cpu::nbits::int8DotSupported(l));
+    std::mt19937 rng(static_cast<uint32_t>(K));
+    std::vector<uint8_t> b(static_cast<size_t>(l.N * l.kBlocks * l.blobSize));
+    for (uint8_t& x : b) x = static_cast<uint8_t>(rng());
+    cpu::nbits::BlockParams p;
+    p.scales = randomValues(static_cast<size_t>(l.N * l.kBlocks), 7, 0.01f, 0.1f);
+    p.zeroPoints = randomValues(p.scales.size(), 8, 0.f, 15.f);
+    for (size_t i = 0; i < p.scales.size(); ++i) p.scaledZeroPoints.push_back(p.scales[i] * p.zeroPoints[i]);
+    const std::vector<float> a = randomValues(static_cast<size_t>(K), 9);
+    std::vector<int8_t> codes(static_cast<size_t>(cpu::nbits::int8RowLength(l)));
+    std::vector<float> aScales(static_cast<size_t>(l.kBlocks)), sums(aScales.size());
+    cpu::nbits::quantizeActivationRowForDot(l, a.data(), codes.data(), aScales.data(), sums.data());
+    std::vector<float> twin(static_cast<size_t>(l.N)), baseline(twin.size());
+    cpu::nbits::dotRowsInt8(l, b.data(), p, codes.data(), aScales.data(), sums.data(), 0, l.N, twin.data());
+    {
+      BaselineOnly off;
+      cpu::nbits::dotRowsInt8(l, b.data(), p, codes.data(), aScales.data(), sums.data(), 0, l.N, baseline.data());
+    }
+    EXPECT_TRUE(sameBits(twin, baseline)) << "K " << K << ", blocks of " << blockSize;
+  }
 }
 
 }  // namespace
