@@ -28,8 +28,9 @@ using nbits::Layout;
 
 // Rows of A up to which the fused dequantize-and-dot beats dequantizing B for a GEMM (B is read once per row).
 constexpr int64_t kMaxDotRows = 4;
-// Rows of B per dequantized panel of the GEMM path: 64 rows of K = 4096 floats is 1 MiB, an L2's worth.
-constexpr int64_t kPanelRows = 64;
+// Floats per dequantized panel of B in the GEMM path (4 MiB per thread): the GEMM packs all of A again for every
+// panel, so panels must be wide (M = 128, K = N = 4096 on one thread: 47 ms with 64-row panels, 28-34 with 256).
+constexpr int64_t kPanelFloats = int64_t{1} << 20;
 
 enum Input : size_t { kA = 0, kB = 1, kScales = 2, kZeroPoints = 3, kGroupIndex = 4, kBias = 5 };
 
@@ -255,12 +256,13 @@ class MatMulNBitsKernel : public Kernel {
 
   // Prefill: panels of B's rows dequantized into a per-thread buffer, each multiplied by all of A.
   void multiplyManyRows(const uint8_t* codes, const BlockParams& params, const float* a, int64_t M, float* y) const {
-    const int64_t panels = (l_.N + kPanelRows - 1) / kPanelRows, padded = l_.paddedK();
+    const int64_t padded = l_.paddedK(), panelRows = std::max<int64_t>(64, kPanelFloats / padded);
+    const int64_t panels = (l_.N + panelRows - 1) / panelRows;
     parallelFor(pool_, panels, 1, [&](int64_t p0, int64_t p1) {
       // Slot 2: the GEMM's own helpers take the low slots.
-      float* panel = scratchBuffer<float>(static_cast<size_t>(kPanelRows * padded), 2);
+      float* panel = scratchBuffer<float>(static_cast<size_t>(panelRows * padded), 2);
       for (int64_t panelIndex = p0; panelIndex < p1; ++panelIndex) {
-        const int64_t n0 = panelIndex * kPanelRows, n1 = std::min(l_.N, n0 + kPanelRows);
+        const int64_t n0 = panelIndex * panelRows, n1 = std::min(l_.N, n0 + panelRows);
         nbits::dequantizeRows(l_, codes, params, n0, n1, panel);
         gemm<float>(false, true, M, n1 - n0, l_.K, 1.f, a, l_.K, panel, padded, 0.f, y + n0, l_.N);
       }
