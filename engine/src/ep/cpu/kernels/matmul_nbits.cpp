@@ -93,8 +93,8 @@ class MatMulNBitsKernel : public Kernel {
     }
     KILN_RETURN_IF_ERROR(checkWeights(*b, *scales, zeroPoints, a->dtype()));
     if (bias && (bias->dtype() != a->dtype() || bias->shape() != Shape{l_.N})) {
-      return fail("bias must be [N] = [" + std::to_string(l_.N) + "] of A's type, got " + dataTypeName(bias->dtype()) +
-                  " " + shapeToString(bias->shape()));
+      return fail("bias must be " + shapeToString(Shape{l_.N}) + " (N) of A's type, got " +
+                  dataTypeName(bias->dtype()) + " " + shapeToString(bias->shape()));
     }
     Shape outShape = a->shape();
     outShape.back() = l_.N;
@@ -152,15 +152,18 @@ class MatMulNBitsKernel : public Kernel {
 
  private:
   Status checkAttributes() const {
-    if (l_.K <= 0 || l_.N <= 0) {
-      return fail("attributes K and N must be positive, got K = " + std::to_string(l_.K) +
+    // The bounds keep the layout's sizes (N * k_blocks * blob) far from int64 overflow; real models are far below.
+    constexpr int64_t kMaxDim = int64_t{1} << 40;
+    if (l_.K <= 0 || l_.N <= 0 || l_.K > kMaxDim || l_.N > kMaxDim) {
+      return fail("attributes K and N must be in [1, 2^40], got K = " + std::to_string(l_.K) +
                   ", N = " + std::to_string(l_.N));
     }
     if (l_.bits != 2 && l_.bits != 4 && l_.bits != 8) {
       return fail("bits must be 2, 4 or 8, got " + std::to_string(l_.bits));
     }
-    if (l_.blockSize < 16 || (l_.blockSize & (l_.blockSize - 1)) != 0) {
-      return fail("block_size must be a power of 2 and at least 16, got " + std::to_string(l_.blockSize));
+    if (l_.blockSize < 16 || l_.blockSize > (int64_t{1} << 20) || (l_.blockSize & (l_.blockSize - 1)) != 0) {
+      return fail("block_size must be a power of 2 and at least 16 (at most 2^20), got " +
+                  std::to_string(l_.blockSize));
     }
     return Status::ok();
   }
@@ -181,8 +184,8 @@ class MatMulNBitsKernel : public Kernel {
     if (zeroPoints->dtype() == DataType::UINT8) {
       const int64_t bytes = (l_.kBlocks * l_.bits + 7) / 8;
       if (zeroPoints->shape() != Shape{l_.N * bytes} && zeroPoints->shape() != Shape{l_.N, bytes}) {
-        return fail("uint8 zero_points must be [" + std::to_string(l_.N * bytes) + "] or [" + std::to_string(l_.N) +
-                    ", " + std::to_string(bytes) + "] (packed like B), got " + shapeToString(zeroPoints->shape()));
+        return fail("uint8 zero_points must be " + shapeToString(Shape{l_.N * bytes}) + " or " +
+                    shapeToString(Shape{l_.N, bytes}) + " (packed like B), got " + shapeToString(zeroPoints->shape()));
       }
     } else if (zeroPoints->dtype() != aType ||
                (zeroPoints->shape() != perBlock1d && zeroPoints->shape() != perBlock2d)) {
