@@ -14,7 +14,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define KILN_NBITS_INT8 1
-#define KILN_AVX512VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define KILN_AVX512VNNI_TARGET __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vnni")))
 #else
 #define KILN_NBITS_INT8 0
 #endif
@@ -23,6 +23,7 @@ namespace kiln::cpu::nbits {
 namespace {
 
 constexpr int64_t kStepBytes = 64, kStepValues = 128;
+constexpr int64_t kPrefetchBytes = 1024;
 
 // How blocks and 64-byte steps meet: blocks of 32 and 64 codes put 4 and 2 blocks in a step, larger blocks take
 // blob / 64 steps each.
@@ -38,22 +39,47 @@ alignas(64) constexpr int32_t kLaneBlock[3][16] = {
 const int32_t* laneBlocks(int64_t blocks) { return kLaneBlock[blocks == 4 ? 2 : blocks == 2 ? 1 : 0]; }
 
 #if KILN_NBITS_INT8
-// A step's products of A's and B's block scales in lanes 0..Blocks-1; with Tail, blocks past the last one get 0
-// (SSE only, so both twins inline the same code).
+// A step's per-block values of A and of B (the scales; the block sums and B's scaled zero points) in lanes
+// 0..Blocks-1; with Tail, blocks past the last one read as 0. SSE loads only, so both twins inline the same code.
 template <int Blocks, bool Tail>
-KILN_ALWAYS_INLINE inline __m128 stepScales(const float* aScales, const float* bScales, int64_t blk0, int64_t kBlocks) {
+KILN_ALWAYS_INLINE inline void stepOperands(const float* aValues, const float* bValues, int64_t blk0, int64_t kBlocks,
+                                            __m128& av, __m128& bv) {
   if constexpr (Tail) {
-    alignas(16) float products[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int64_t i = 0; blk0 + i < kBlocks; ++i) products[i] = aScales[blk0 + i] * bScales[blk0 + i];
-    return _mm_load_ps(products);
+    alignas(16) float x[4] = {0.f, 0.f, 0.f, 0.f}, y[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int64_t i = 0; blk0 + i < kBlocks; ++i) {
+      x[i] = aValues[blk0 + i];
+      y[i] = bValues[blk0 + i];
+    }
+    av = _mm_load_ps(x);
+    bv = _mm_load_ps(y);
   } else if constexpr (Blocks == 4) {
-    return _mm_mul_ps(_mm_loadu_ps(aScales + blk0), _mm_loadu_ps(bScales + blk0));
+    av = _mm_loadu_ps(aValues + blk0);
+    bv = _mm_loadu_ps(bValues + blk0);
   } else if constexpr (Blocks == 2) {
-    return _mm_mul_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(aScales + blk0))),
-                      _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(bScales + blk0))));
+    av = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(aValues + blk0)));
+    bv = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(bValues + blk0)));
   } else {
-    return _mm_mul_ps(_mm_load_ss(aScales + blk0), _mm_load_ss(bScales + blk0));
+    av = _mm_load_ss(aValues + blk0);
+    bv = _mm_load_ss(bValues + blk0);
   }
+}
+
+// The products of A's and B's block scales; the block sums times B's scaled zero points added to `zeroSum` with an
+// explicit fused multiply-add (left to itself GCC contracts a multiply and an add in one twin and not the other).
+template <int Blocks, bool Tail>
+KILN_AVX2_TARGET KILN_ALWAYS_INLINE inline __m128 stepScales(const float* aScales, const float* bScales,
+                                                            const float* aSums, const float* bZeroTerms, int64_t blk0,
+                                                            int64_t kBlocks, __m128& zeroSum) {
+  __m128 av, bv;
+  stepOperands<Blocks, Tail>(aSums, bZeroTerms, blk0, kBlocks, av, bv);
+  zeroSum = _mm_fmadd_ps(av, bv, zeroSum);
+  stepOperands<Blocks, Tail>(aScales, bScales, blk0, kBlocks, av, bv);
+  return _mm_mul_ps(av, bv);
+}
+
+KILN_ALWAYS_INLINE inline float horizontalSum4(__m128 s) {
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
 }
 
 KILN_AVX2_TARGET inline float horizontalSum8(__m256 v) {
@@ -61,15 +87,6 @@ KILN_AVX2_TARGET inline float horizontalSum8(__m256 v) {
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
-}
-
-KILN_AVX2_TARGET float dotFloats(const float* a, const float* b, int64_t n) {
-  __m256 acc = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc);
-  float s = horizontalSum8(acc);
-  for (; i < n; ++i) s += a[i] * b[i];
-  return s;
 }
 
 // 32 bytes of B (low nibbles against aLow, high against aHigh) into eight int32 sums of 4 bytes each, exact: pair
@@ -88,7 +105,9 @@ template <int R, int Blocks, bool Tail>
 KILN_AVX2_TARGET KILN_ALWAYS_INLINE inline void blocksInt8Avx2(const Layout& l, const uint8_t* const* q,
                                                               const float* const* bScales, const int8_t* codes,
                                                               const float* aScales, int64_t blkBegin, int64_t blkEnd,
-                                                              __m256* totalLow, __m256* totalHigh) {
+                                                              __m256* totalLow, __m256* totalHigh,
+                                                              const float* const* bZeroTerms, const float* aSums,
+                                                              __m128* zeroSum) {
   constexpr int64_t blocks = Blocks;
   const int64_t stepsPerBlk = stepsPerBlock(l);
   const int32_t* lanes = laneBlocks(blocks);
@@ -112,7 +131,8 @@ KILN_AVX2_TARGET KILN_ALWAYS_INLINE inline void blocksInt8Avx2(const Layout& l, 
     }
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      const __m256 products = _mm256_castps128_ps256(stepScales<Blocks, Tail>(aScales, bScales[r], blk0, l.kBlocks));
+      const __m256 products = _mm256_castps128_ps256(
+          stepScales<Blocks, Tail>(aScales, bScales[r], aSums, bZeroTerms[r], blk0, l.kBlocks, zeroSum[r]));
       totalLow[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(accLow[r]), _mm256_permutevar8x32_ps(products, lowIndex),
                                     totalLow[r]);
       totalHigh[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(accHigh[r]), _mm256_permutevar8x32_ps(products, highIndex),
@@ -126,7 +146,8 @@ KILN_AVX512VNNI_TARGET KILN_ALWAYS_INLINE inline void blocksInt8Avx512(const Lay
                                                                       const float* const* bScales,
                                                                       const int8_t* codes, const float* aScales,
                                                                       int64_t blkBegin, int64_t blkEnd,
-                                                                      __m512* total) {
+                                                                      __m512* total, const float* const* bZeroTerms,
+                                                                      const float* aSums, __m128* zeroSum) {
   // The zero-masking forms of the conversions: GCC 12 warns that the plain ones read an undefined register.
   constexpr __mmask16 kAllLanes = 0xFFFF;
   constexpr int64_t blocks = Blocks;
@@ -142,6 +163,7 @@ KILN_AVX512VNNI_TARGET KILN_ALWAYS_INLINE inline void blocksInt8Avx512(const Lay
       const __m512i aLow = _mm512_loadu_si512(a), aHigh = _mm512_loadu_si512(a + 64);
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
+        _mm_prefetch(reinterpret_cast<const char*>(q[r] + offset + kPrefetchBytes), _MM_HINT_T0);
         const __m512i x = _mm512_loadu_si512(q[r] + offset);
         const __m512i low = _mm512_and_si512(x, lowNibbles);
         const __m512i high = _mm512_and_si512(_mm512_srli_epi16(x, 4), lowNibbles);
@@ -150,7 +172,8 @@ KILN_AVX512VNNI_TARGET KILN_ALWAYS_INLINE inline void blocksInt8Avx512(const Lay
     }
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      const __m512 products = _mm512_castps128_ps512(stepScales<Blocks, Tail>(aScales, bScales[r], blk0, l.kBlocks));
+      const __m512 products = _mm512_castps128_ps512(
+          stepScales<Blocks, Tail>(aScales, bScales[r], aSums, bZeroTerms[r], blk0, l.kBlocks, zeroSum[r]));
       total[r] = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(kAllLanes, acc[r]),
                                  _mm512_maskz_permutexvar_ps(kAllLanes, laneIndex, products), total[r]);
     }
@@ -171,11 +194,17 @@ RowSplit splitRow(const Layout& l) {
 // from a zero-padded copy of each row's tail.
 template <int R, int Blocks>
 KILN_AVX2_TARGET void dotRowsInt8Avx2(const Layout& l, const uint8_t* const* rows, const float* const* bScales,
-                                      const int8_t* codes, const float* aScales, float* out) {
+                                      const float* const* bZeroTerms, const int8_t* codes, const float* aScales,
+                                      const float* aSums, float* out) {
   __m256 totalLow[R], totalHigh[R];
-  for (int r = 0; r < R; ++r) totalLow[r] = totalHigh[r] = _mm256_setzero_ps();
+  __m128 zeroSum[R];
+  for (int r = 0; r < R; ++r) {
+    totalLow[r] = totalHigh[r] = _mm256_setzero_ps();
+    zeroSum[r] = _mm_setzero_ps();
+  }
   const RowSplit split = splitRow(l);
-  blocksInt8Avx2<R, Blocks, false>(l, rows, bScales, codes, aScales, 0, split.wholeBlocks, totalLow, totalHigh);
+  blocksInt8Avx2<R, Blocks, false>(l, rows, bScales, codes, aScales, 0, split.wholeBlocks, totalLow, totalHigh,
+                                   bZeroTerms, aSums, zeroSum);
   if (split.tailBytes > 0) {
     alignas(64) uint8_t tail[R][kStepBytes] = {};
     const uint8_t* tails[R];
@@ -184,19 +213,27 @@ KILN_AVX2_TARGET void dotRowsInt8Avx2(const Layout& l, const uint8_t* const* row
       tails[r] = tail[r];
     }
     blocksInt8Avx2<R, Blocks, true>(l, tails, bScales, codes + split.wholeBytes * 2, aScales, split.wholeBlocks,
-                                    l.kBlocks, totalLow, totalHigh);
+                                    l.kBlocks, totalLow, totalHigh, bZeroTerms, aSums, zeroSum);
   }
-  for (int r = 0; r < R; ++r) out[r] = horizontalSum8(_mm256_add_ps(totalLow[r], totalHigh[r]));
+  for (int r = 0; r < R; ++r) {
+    out[r] = horizontalSum8(_mm256_add_ps(totalLow[r], totalHigh[r])) - horizontalSum4(zeroSum[r]);
+  }
 }
 
 template <int R, int Blocks>
 KILN_AVX512VNNI_TARGET void dotRowsInt8Avx512(const Layout& l, const uint8_t* const* rows,
-                                              const float* const* bScales, const int8_t* codes, const float* aScales,
+                                              const float* const* bScales, const float* const* bZeroTerms,
+                                              const int8_t* codes, const float* aScales, const float* aSums,
                                               float* out) {
   __m512 total[R];
-  for (int r = 0; r < R; ++r) total[r] = _mm512_setzero_ps();
+  __m128 zeroSum[R];
+  for (int r = 0; r < R; ++r) {
+    total[r] = _mm512_setzero_ps();
+    zeroSum[r] = _mm_setzero_ps();
+  }
   const RowSplit split = splitRow(l);
-  blocksInt8Avx512<R, Blocks, false>(l, rows, bScales, codes, aScales, 0, split.wholeBlocks, total);
+  blocksInt8Avx512<R, Blocks, false>(l, rows, bScales, codes, aScales, 0, split.wholeBlocks, total, bZeroTerms, aSums,
+                                     zeroSum);
   if (split.tailBytes > 0) {
     alignas(64) uint8_t tail[R][kStepBytes] = {};
     const uint8_t* tails[R];
@@ -205,12 +242,12 @@ KILN_AVX512VNNI_TARGET void dotRowsInt8Avx512(const Layout& l, const uint8_t* co
       tails[r] = tail[r];
     }
     blocksInt8Avx512<R, Blocks, true>(l, tails, bScales, codes + split.wholeBytes * 2, aScales, split.wholeBlocks,
-                                      l.kBlocks, total);
+                                      l.kBlocks, total, bZeroTerms, aSums, zeroSum);
   }
   for (int r = 0; r < R; ++r) {
     const __m256 low = _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, _mm512_castps_pd(total[r]), 0));
     const __m256 high = _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, _mm512_castps_pd(total[r]), 1));
-    out[r] = horizontalSum8(_mm256_add_ps(low, high));
+    out[r] = horizontalSum8(_mm256_add_ps(low, high)) - horizontalSum4(zeroSum[r]);
   }
 }
 
@@ -221,34 +258,38 @@ bool useAvx512Vnni() {
 
 template <int R, int Blocks>
 void dotRowsInt8Dispatch(bool avx512, const Layout& l, const uint8_t* const* rows, const float* const* scales,
-                         const int8_t* codes, const float* aScales, float* out) {
+                         const float* const* zeroTerms, const int8_t* codes, const float* aScales,
+                         const float* aSums, float* out) {
   if (avx512) {
-    dotRowsInt8Avx512<R, Blocks>(l, rows, scales, codes, aScales, out);
+    dotRowsInt8Avx512<R, Blocks>(l, rows, scales, zeroTerms, codes, aScales, aSums, out);
   } else {
-    dotRowsInt8Avx2<R, Blocks>(l, rows, scales, codes, aScales, out);
+    dotRowsInt8Avx2<R, Blocks>(l, rows, scales, zeroTerms, codes, aScales, aSums, out);
   }
 }
 
 template <int Blocks>
 void dotRangeInt8(const Layout& l, const uint8_t* b, const BlockParams& p, const int8_t* codes,
-                  const float* aScales, int64_t n0, int64_t n1, float* y) {
+                  const float* aScales, const float* aSums, int64_t n0, int64_t n1, float* y) {
   constexpr int R = 4;
   const bool avx512 = useAvx512Vnni();
   const int64_t rowBytes = l.kBlocks * l.blobSize;
   int64_t n = n0;
   const uint8_t* rows[R];
   const float* scales[R];
+  const float* zeroTerms[R];
   for (; n + R <= n1; n += R) {
     for (int r = 0; r < R; ++r) {
       rows[r] = b + (n + r) * rowBytes;
       scales[r] = p.scales.data() + (n + r) * l.kBlocks;
+      zeroTerms[r] = p.scaledZeroPoints.data() + (n + r) * l.kBlocks;
     }
-    dotRowsInt8Dispatch<R, Blocks>(avx512, l, rows, scales, codes, aScales, y + (n - n0));
+    dotRowsInt8Dispatch<R, Blocks>(avx512, l, rows, scales, zeroTerms, codes, aScales, aSums, y + (n - n0));
   }
   for (; n < n1; ++n) {
     rows[0] = b + n * rowBytes;
     scales[0] = p.scales.data() + n * l.kBlocks;
-    dotRowsInt8Dispatch<1, Blocks>(avx512, l, rows, scales, codes, aScales, y + (n - n0));
+    zeroTerms[0] = p.scaledZeroPoints.data() + n * l.kBlocks;
+    dotRowsInt8Dispatch<1, Blocks>(avx512, l, rows, scales, zeroTerms, codes, aScales, aSums, y + (n - n0));
   }
 }
 #endif
@@ -291,10 +332,9 @@ void dotRowsInt8(const Layout& l, const uint8_t* b, const BlockParams& p, const 
                  const float* blockSums, int64_t n0, int64_t n1, float* y) {
 #if KILN_NBITS_INT8
   const int64_t blocks = blocksPerStep(l);
-  if (blocks == 4) dotRangeInt8<4>(l, b, p, codes, aScales, n0, n1, y);
-  if (blocks == 2) dotRangeInt8<2>(l, b, p, codes, aScales, n0, n1, y);
-  if (blocks == 1) dotRangeInt8<1>(l, b, p, codes, aScales, n0, n1, y);
-  for (int64_t n = n0; n < n1; ++n) y[n - n0] -= dotFloats(p.scaledZeroPoints.data() + n * l.kBlocks, blockSums, l.kBlocks);
+  if (blocks == 4) dotRangeInt8<4>(l, b, p, codes, aScales, blockSums, n0, n1, y);
+  if (blocks == 2) dotRangeInt8<2>(l, b, p, codes, aScales, blockSums, n0, n1, y);
+  if (blocks == 1) dotRangeInt8<1>(l, b, p, codes, aScales, blockSums, n0, n1, y);
 #else
   (void)l, (void)b, (void)p, (void)codes, (void)aScales, (void)blockSums, (void)n0, (void)n1, (void)y;
 #endif
