@@ -118,6 +118,7 @@ def accuracy_level_cases():
     return [
         nbits_case("b4_int8a_no_zp", (1, 128), 16, 4, 32, "none", accuracy=4),
         nbits_case("b4_int8a_prefill", (7, 128), 16, 4, 32, accuracy=4, bias=True),
+        nbits_case("b4_int8a_m40", (40, 128), 24, 4, 32, accuracy=4),  # past the int8 dot: int8-rounded A, GEMM
         nbits_case("b4_int8a_k_padded", (2, 100), 16, 4, 32, accuracy=4),
         nbits_case("b8_int8a", (1, 128), 16, 8, 32, accuracy=4),
         nbits_case("b8_int8a_prefill", (6, 256), 16, 8, 128, accuracy=4),
