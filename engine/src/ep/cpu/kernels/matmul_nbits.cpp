@@ -31,6 +31,8 @@ constexpr int64_t kMaxDotRows = 4;
 // The same for the int8 dot of accuracy_level 4, which costs less per row (K = N = 4096 on one thread: M = 16 in
 // 4.2 ms against 10.3 through the GEMM, M = 32 in 10.6 against 12.9).
 constexpr int64_t kMaxInt8DotRows = 32;
+// Rows of B in slices of 64 (128 KiB at K = 4096 and 4 bits) stay in L2 while every row of A passes over them.
+constexpr int64_t kSliceRows = 64;
 // Floats per dequantized panel of B in the GEMM path (4 MiB per thread): the GEMM packs all of A again for every
 // panel, so panels must be wide (M = 128, K = N = 4096 on one thread: 47 ms with 64-row panels, 28-34 with 256).
 constexpr int64_t kPanelFloats = int64_t{1} << 20;
@@ -234,9 +236,12 @@ class MatMulNBitsKernel : public Kernel {
     }
     const int64_t grain = std::max<int64_t>(8, (int64_t{1} << 16) / std::max<int64_t>(l_.K * M, 1));
     parallelFor(pool_, l_.N, grain, [&](int64_t n0, int64_t n1) {
-      for (int64_t m = 0; m < M; ++m) {
-        nbits::dotRows(l_, codes, params, permuted.data() + m * padded, sums.data() + m * l_.kBlocks, n0, n1,
-                       y + m * l_.N + n0);
+      for (int64_t s0 = n0; s0 < n1; s0 += kSliceRows) {
+        const int64_t s1 = std::min(n1, s0 + kSliceRows);
+        for (int64_t m = 0; m < M; ++m) {
+          nbits::dotRows(l_, codes, params, permuted.data() + m * padded, sums.data() + m * l_.kBlocks, s0, s1,
+                         y + m * l_.N + s0);
+        }
       }
     });
   }
@@ -252,8 +257,6 @@ class MatMulNBitsKernel : public Kernel {
                                          aScales.data() + m * l_.kBlocks, sums.data() + m * l_.kBlocks);
     }
     const int64_t grain = std::max<int64_t>(8, (int64_t{1} << 17) / std::max<int64_t>(l_.K * M, 1));
-    // Rows of B in slices of 64 (128 KiB at K = 4096) stay in L2 while every row of A passes over them.
-    constexpr int64_t kSliceRows = 64;
     parallelFor(pool_, l_.N, grain, [&](int64_t n0, int64_t n1) {
       for (int64_t s0 = n0; s0 < n1; s0 += kSliceRows) {
         const int64_t s1 = std::min(n1, s0 + kSliceRows);
