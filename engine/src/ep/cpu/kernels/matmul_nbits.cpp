@@ -7,8 +7,9 @@
 //  - g_idx (act-order block indices) is refused with NOT_IMPLEMENTED; bias [N] is added last.
 // As onnxruntime's CPU kernel: float16 computes in float and rounds once; accuracy_level 4 with a constant B and
 // uint8 or absent zero points rounds A to int8 steps per block (MLAS's int8 compute type) before the product.
-// A few rows of A (decode) take a fused dequantize-and-dot over packed B, threaded over N; more rows dequantize B
-// one panel at a time into a per-thread buffer for the float GEMM, so no full float copy of B is ever kept.
+// A few rows of A (decode: up to 4, or 32 for the int8 dot of accuracy_level 4, which multiplies the codes in
+// integers) take a fused dequantize-and-dot over packed B, threaded over N; more rows dequantize B one panel at a
+// time into a per-thread buffer for the float GEMM, so no full float copy of B is ever kept.
 #include <algorithm>
 #include <optional>
 #include <string>
