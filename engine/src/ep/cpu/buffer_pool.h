@@ -1,5 +1,6 @@
 // Tensor storage for a CPU executor that is reused from run to run: a released buffer goes back to the pool and
-// serves a later request (the smallest released buffer of at least the request and at most twice it). After the
+// serves a later request (the smallest released buffer of at least the request and at most twice it; requests over
+// 64 KiB round up to a size class first, four per doubling, so tensors that grow run by run find their buffers). After the
 // first run of an input shape every allocation of the next runs of that shape is served from the pool, so the hot
 // path makes no system allocations and takes no page faults: the memory plan of a shape is the set of buffers its
 // first run left behind.
