@@ -11,6 +11,7 @@
 #include <set>
 
 #include "epcontext/epcontext_names.h"
+#include "onnx/contrib_schemas.h"
 #include "onnx/function_inliner.h"
 #include "onnx/path_rules.h"
 #include "onnx/tensor_proto.h"
@@ -280,13 +281,14 @@ void requireEqualRanks(onnx::InferenceContext& ctx, size_t data, size_t weight) 
 }
 
 // The registry shape inference runs with: libonnx's schemas, those of the convolutions with their inference
-// function behind requireEqualRanks. Guarded copies are made once per schema and kept (thread-safe).
+// function behind requireEqualRanks, and Kiln's for the contrib operators it runs (contrib_schemas.h). Guarded copies are made once per schema and kept (thread-safe).
 class GuardedSchemaRegistry : public onnx::ISchemaRegistry {
  public:
   const onnx::OpSchema* GetSchema(const std::string& key, const int maxInclusiveVersion,
                                   const std::string& domain) const override {
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain);
-    if (schema == nullptr || (domain != "" && domain != "ai.onnx")) return schema;
+    if (schema == nullptr) return contribSchema(key, domain);
+    if (domain != "" && domain != "ai.onnx") return schema;
     size_t weight = 0;
     if (key == "Conv" || key == "ConvTranspose" || key == "ConvInteger") {
       weight = 1;
