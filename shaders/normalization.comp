@@ -6,6 +6,9 @@
 //     x - mean. INSTANCE 1 (InstanceNormalization): scale/B per row, index
 //     row % channels; INSTANCE 0 (LayerNormalization): scale/B per element, index i % scaleCount (they
 //     broadcast over a trailing part of the row). HAS_BIAS, STATS (write Mean and InvStdDev per row).
+//     RMS 1: RMS normalization (no mean subtracted; RMSNormalization and the Simplified layer norms).
+//     SKIP 1 (Skip(Simplified)LayerNormalization): the row is x + skip (+ skip bias with SKIP_BIAS), skip repeating
+//     every skipRows rows; SUM_OUT also writes that sum. STATS is 1 with SKIP.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "storage.glsl"
@@ -55,6 +58,11 @@ layout(std430, binding = 3) writeonly buffer Output { SFLOAT y[]; };
 layout(std430, binding = 4) writeonly buffer MeanOut { float meanOut[]; };
 layout(std430, binding = 5) writeonly buffer InvStdOut { float invStdOut[]; };
 #endif
+#if SKIP
+layout(std430, binding = 6) readonly buffer Skip { SFLOAT skip[]; };
+layout(std430, binding = 7) readonly buffer SkipBias { SFLOAT skipBias[]; };  // bound to Skip without SKIP_BIAS
+layout(std430, binding = 8) writeonly buffer SumOut { SFLOAT sumOut[]; };     // bound to Output without SUM_OUT
+#endif
 layout(push_constant) uniform Params {
   uint rows;
   uint rowLength;
@@ -64,7 +72,21 @@ layout(push_constant) uniform Params {
   uint biasCount;
   float epsilon;
   uint rowsPerGroup;  // SUBGROUP_ROWS
+  uint skipRows;      // SKIP
 } p;
+
+// Element i of row `row` (at `base`): x, or with SKIP the residual sum x + skip (+ skip bias).
+float rowValue(uint row, uint base, uint i) {
+#if SKIP
+  float v = float(x[base + i]) + float(skip[(row % p.skipRows) * p.rowLength + i]);
+#if SKIP_BIAS
+  v += float(skipBias[i]);
+#endif
+  return v;
+#else
+  return float(x[base + i]);
+#endif
+}
 
 #if !SUBGROUP_ROWS
 shared float partial[LOCAL_SIZE_X];
@@ -99,12 +121,16 @@ float rowSum(float v) {
 // Normalizes one row from its elements first, first + step, ...
 void normalizeRow(uint row, uint first, uint step) {
   uint base = row * p.rowLength;
+#if RMS
+  float mean = 0.0;
+#else
   float sum = 0.0;
-  for (uint i = first; i < p.rowLength; i += step) sum += float(x[base + i]);
+  for (uint i = first; i < p.rowLength; i += step) sum += rowValue(row, base, i);
   float mean = rowSum(sum) / float(p.rowLength);
+#endif
   float sq = 0.0;
   for (uint i = first; i < p.rowLength; i += step) {
-    float d = float(x[base + i]) - mean;
+    float d = rowValue(row, base, i) - mean;
     sq += d * d;
   }
   float invStd = 1.0 / sqrt(rowSum(sq) / float(p.rowLength) + p.epsilon);
@@ -121,7 +147,11 @@ void normalizeRow(uint row, uint first, uint step) {
   for (uint i = first; i < p.rowLength; i += step) y[base + i] = SFLOAT(float(x[base + i]) * a + b);
 #else
   for (uint i = first; i < p.rowLength; i += step) {
-    float v = (float(x[base + i]) - mean) * invStd * float(scale[i % p.scaleCount]);
+    float value = rowValue(row, base, i);
+#if SUM_OUT
+    sumOut[base + i] = SFLOAT(value);
+#endif
+    float v = (value - mean) * invStd * float(scale[i % p.scaleCount]);
 #if HAS_BIAS
     v += float(bias[i % p.biasCount]);
 #endif

@@ -82,6 +82,9 @@ struct Graph {
   std::vector<std::string> implicitInputs(const Node& node) const;
 };
 
+// onnxruntime's contrib operator domain (kernels of both EPs register there).
+inline constexpr const char* kMicrosoftDomain = "com.microsoft";
+
 struct Model {
   int64_t irVersion = 0;
   std::map<std::string, int64_t> opsetImports;  // domain ("" = ai.onnx) -> version

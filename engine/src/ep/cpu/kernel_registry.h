@@ -9,9 +9,6 @@
 
 namespace kiln::cpu {
 
-// onnxruntime's contrib operator domain.
-inline constexpr const char* kMicrosoftDomain = "com.microsoft";
-
 struct KernelDef {
   std::string domain;  // "" = ai.onnx
   std::string opType;

@@ -90,13 +90,13 @@ class BiasActivationKernel : public Kernel {
 
 void registerContribActivationKernels(KernelRegistry& registry) {
   registry.add("FastGelu", 1, kAnyOpset, makeFactory<BiasActivationKernel<TanhGelu, BiasInput::kOptional>>(),
-               kMicrosoftDomain);
+               ir::kMicrosoftDomain);
   registry.add("BiasGelu", 1, kAnyOpset, makeFactory<BiasActivationKernel<ErfGelu, BiasInput::kRequired>>(),
-               kMicrosoftDomain);
+               ir::kMicrosoftDomain);
   registry.add("Gelu", 1, kAnyOpset, makeFactory<BiasActivationKernel<ErfGelu, BiasInput::kNone>>(),
-               kMicrosoftDomain);
+               ir::kMicrosoftDomain);
   registry.add("QuickGelu", 1, kAnyOpset, makeFactory<BiasActivationKernel<QuickGelu, BiasInput::kNone>>(),
-               kMicrosoftDomain);
+               ir::kMicrosoftDomain);
 }
 
 }  // namespace kiln::cpu

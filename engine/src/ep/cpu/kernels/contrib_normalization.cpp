@@ -195,11 +195,11 @@ void registerContribNormalizationKernels(KernelRegistry& registry) {
   registry.add("SkipLayerNormalization", 1, kAnyOpset,
                [](const KernelInfo& info) -> Result<std::unique_ptr<Kernel>> {
                  return std::unique_ptr<Kernel>(new SkipLayerNormKernel(info, false));
-               }, kMicrosoftDomain);
+               }, ir::kMicrosoftDomain);
   registry.add("SkipSimplifiedLayerNormalization", 1, kAnyOpset,
                [](const KernelInfo& info) -> Result<std::unique_ptr<Kernel>> {
                  return std::unique_ptr<Kernel>(new SkipLayerNormKernel(info, true));
-               }, kMicrosoftDomain);
+               }, ir::kMicrosoftDomain);
   registry.add("SimplifiedLayerNormalization", 1, kAnyOpset, makeFactory<SimplifiedLayerNormKernel>());
 }
 

@@ -257,7 +257,7 @@ class GroupQueryAttentionKernel : public Kernel {
 }  // namespace
 
 void registerGroupQueryAttentionKernels(KernelRegistry& registry) {
-  registry.add("GroupQueryAttention", 1, kAnyOpset, makeFactory<GroupQueryAttentionKernel>(), kMicrosoftDomain);
+  registry.add("GroupQueryAttention", 1, kAnyOpset, makeFactory<GroupQueryAttentionKernel>(), ir::kMicrosoftDomain);
 }
 
 }  // namespace kiln::cpu

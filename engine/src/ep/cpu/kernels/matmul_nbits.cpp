@@ -298,7 +298,7 @@ class MatMulNBitsKernel : public Kernel {
 }  // namespace
 
 void registerMatMulNBitsKernels(KernelRegistry& registry) {
-  registry.add("MatMulNBits", 1, kAnyOpset, makeFactory<MatMulNBitsKernel>(), "com.microsoft");
+  registry.add("MatMulNBits", 1, kAnyOpset, makeFactory<MatMulNBitsKernel>(), ir::kMicrosoftDomain);
 }
 
 }  // namespace kiln::cpu

@@ -230,7 +230,7 @@ class MultiHeadAttentionKernel : public Kernel {
 }  // namespace
 
 void registerMultiHeadAttentionKernels(KernelRegistry& registry) {
-  registry.add("MultiHeadAttention", 1, kAnyOpset, makeFactory<MultiHeadAttentionKernel>(), kMicrosoftDomain);
+  registry.add("MultiHeadAttention", 1, kAnyOpset, makeFactory<MultiHeadAttentionKernel>(), ir::kMicrosoftDomain);
 }
 
 }  // namespace kiln::cpu

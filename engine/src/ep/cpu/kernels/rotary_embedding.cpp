@@ -229,7 +229,7 @@ class ContribRotaryEmbeddingKernel : public Kernel {
 
 void registerRotaryEmbeddingKernels(KernelRegistry& registry) {
   registry.add("RotaryEmbedding", 23, kAnyOpset, makeFactory<RotaryEmbeddingKernel>());
-  registry.add("RotaryEmbedding", 1, kAnyOpset, makeFactory<ContribRotaryEmbeddingKernel>(), kMicrosoftDomain);
+  registry.add("RotaryEmbedding", 1, kAnyOpset, makeFactory<ContribRotaryEmbeddingKernel>(), ir::kMicrosoftDomain);
 }
 
 }  // namespace kiln::cpu

@@ -1,5 +1,6 @@
-// Vulkan kernels: BatchNormalization (inference), InstanceNormalization and LayerNormalization, all in
-// shaders/normalization.comp. BatchNormalization with constant parameters folds them on the host into one
+// Vulkan kernels: BatchNormalization (inference), InstanceNormalization, LayerNormalization and the RMS/skip
+// normalizations of transformers (RMSNormalization, SimplifiedLayerNormalization, Skip(Simplified)LayerNormalization),
+// all in shaders/normalization.comp. BatchNormalization with constant parameters folds them on the host into one
 // per-channel affine map (y = x * a + b, kept in float32) at creation; otherwise the shader computes a and b
 // itself. X, Y and the parameter inputs are float32, or float16 storage (shaders/storage.glsl).
 #include <algorithm>
@@ -17,6 +18,7 @@ constexpr uint32_t kRowLocal = 128;
 constexpr uint32_t kMaxGroupsX = 65535;
 
 bool outputRequested(const ir::Node& node, size_t i) { return i < node.outputs.size() && !node.outputs[i].empty(); }
+bool hasNodeInput(const ir::Node& node, size_t i) { return i < node.inputs.size() && !node.inputs[i].empty(); }
 
 // Element i of a float32 or float16 tensor, as double.
 double valueAt(const Tensor& t, int64_t i) {
@@ -122,6 +124,7 @@ RowShaders useRowShaders(const KernelCreateInfo& info, ShaderVariant variant,
 struct RowNormPush {
   int64_t rows, rowLength, channels, scaleCount, biasCount;
   float epsilon;
+  int64_t skipRows = 1;  // SKIP variants: rows of the skip input
 };
 
 Status recordRows(RecordContext& ctx, const RowShaders& shaders, const RowNormPush& r,
@@ -133,7 +136,7 @@ Status recordRows(RecordContext& ctx, const RowShaders& shaders, const RowNormPu
   const auto groups = rowGroups((r.rows + perGroup - 1) / perGroup, &rowStride);
   PushConstants push;
   push.u32(r.rows).u32(r.rowLength).u32(rowStride).u32(r.channels).u32(r.scaleCount).u32(r.biasCount);
-  push.f32(r.epsilon).u32(shaders.rowsPerGroup);
+  push.f32(r.epsilon).u32(shaders.rowsPerGroup).u32(r.skipRows);
   return ctx.dispatch(perSubgroup ? shaders.perSubgroup : shaders.perGroup, buffers, push.data(), push.size(),
                       groups);
 }
@@ -243,6 +246,121 @@ class LayerNormKernel final : public VkKernel {
   RowShaders shaders_;
 };
 
+// The RMS and skip row normalizations of transformers, on the same row shader:
+//  - RMSNormalization (opset 23) and SimplifiedLayerNormalization (onnxruntime's, ai.onnx version 1; optional
+//    output inv_std_var): RMS over [axis, rank), times scale;
+//  - SkipLayerNormalization / SkipSimplifiedLayerNormalization (com.microsoft): the row is input + skip (+ bias),
+//    normalized over the last axis (mean/variance, or RMS) times gamma (+ beta); optional outputs mean, inv_std_var
+//    and the sum itself. skip is input's shape, or [1, seq, hidden] / [seq, hidden] repeating over the batch.
+class RowFamilyKernel final : public VkKernel {
+ public:
+  enum class Form { kRms, kSimplified, kSkip, kSkipSimplified };
+
+  RowFamilyKernel(const KernelCreateInfo& info, Form form)
+      : form_(form),
+        axis_(skips() ? -1 : info.node.attrInt("axis", -1)),
+        epsilon_(info.node.attrFloat("epsilon", form == Form::kSkip || form == Form::kSkipSimplified ? 1e-12f : 1e-5f)),
+        hasBeta_(form == Form::kSkip && hasNodeInput(info.node, 3)),
+        hasSkipBias_(skips() && hasNodeInput(info.node, form == Form::kSkip ? 4 : 3)),
+        sumOut_(skips() && outputRequested(info.node, 3)) {
+    const size_t invStdOutput = skips() ? 2 : 1;
+    meanOut_ = skips() && outputRequested(info.node, 1);
+    invStdOut_ = form != Form::kRms && outputRequested(info.node, invStdOutput);
+    const bool stats = skips() || meanOut_ || invStdOut_;
+    ShaderVariant variant{"normalization", {}, skips() ? 9u : (stats ? 6u : 4u), kRowLocal};
+    variant.define("INSTANCE", 0).define("HAS_BIAS", hasBeta_ ? 1 : 0).define("STATS", stats ? 1 : 0);
+    variant.define("RMS", form == Form::kSkip ? 0 : 1).define("SKIP", skips() ? 1 : 0);
+    variant.define("SKIP_BIAS", hasSkipBias_ ? 1 : 0).define("SUM_OUT", sumOut_ ? 1 : 0);
+    shaders_ = useRowShaders(info, storedAs(variant, floatStorage(info)),
+                             [this](ShaderVariant v) { return useShader(std::move(v)); });
+  }
+
+  Status record(RecordContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(const VkTensor* x, ctx.deviceInput(0));
+    const size_t scaleInput = skips() ? 2 : 1;
+    KILN_ASSIGN_OR_RETURN(const VkTensor* scale, ctx.deviceInput(scaleInput));
+    const VkTensor* beta = scale;
+    if (hasBeta_) {
+      KILN_ASSIGN_OR_RETURN(beta, ctx.deviceInput(3));
+    }
+    const int64_t rank = static_cast<int64_t>(x->shape.size());
+    if (rank == 0) return fail("X must have rank >= 1");
+    KILN_ASSIGN_OR_RETURN(const int64_t axis, normalizeAxis(axis_, rank, "axis"));
+    int64_t rows = 1;
+    for (int64_t d = 0; d < axis; ++d) rows *= x->shape[static_cast<size_t>(d)];
+    const int64_t rowLength = rows == 0 ? 0 : x->elementCount() / std::max<int64_t>(rows, 1);
+    for (const VkTensor* param : {scale, beta}) {
+      const bool exact = skips() ? param->shape == Shape{rowLength} : broadcastsAsSuffix(param->shape, x->shape, axis);
+      if (!exact || param->elementCount() == 0) {
+        return fail("scale/gamma/beta " + shapeToString(param->shape) + " does not fit X " + shapeToString(x->shape));
+      }
+    }
+    std::vector<BufferRange> buffers{x->range(), scale->range(), beta->range()};
+    KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, x->dtype, x->shape));
+    buffers.push_back(y->range());
+    Shape statShape = x->shape;
+    std::fill(statShape.begin() + axis, statShape.end(), 1);
+    const uint64_t statBytes = static_cast<uint64_t>(std::max<int64_t>(rows, 1)) * 4;
+    const bool stats = skips() || meanOut_ || invStdOut_;
+    for (const auto& [wanted, output] : {std::pair{meanOut_, size_t{1}}, std::pair{invStdOut_, skips() ? size_t{2} : 1}}) {
+      if (!stats) break;
+      if (wanted) {
+        KILN_ASSIGN_OR_RETURN(const VkTensor* stat, ctx.allocateOutput(output, DataType::FLOAT, statShape));
+        buffers.push_back(stat->range());
+      } else {
+        KILN_ASSIGN_OR_RETURN(BufferRange unused, ctx.scratch(statBytes));
+        buffers.push_back(unused);
+      }
+    }
+    int64_t skipRows = 1;
+    if (skips()) {
+      KILN_ASSIGN_OR_RETURN(const VkTensor* skip, ctx.deviceInput(1));
+      KILN_ASSIGN_OR_RETURN(skipRows, skipRowCount(x->shape, skip->shape));
+      const VkTensor* skipBias = skip;
+      if (hasSkipBias_) {
+        KILN_ASSIGN_OR_RETURN(skipBias, ctx.deviceInput(form_ == Form::kSkip ? 4 : 3));
+        if (skipBias->shape != Shape{rowLength}) return fail("bias must be [" + std::to_string(rowLength) + "]");
+      }
+      buffers.push_back(skip->range());
+      buffers.push_back(skipBias->range());
+      const VkTensor* sum = y;
+      if (sumOut_) {
+        KILN_ASSIGN_OR_RETURN(sum, ctx.allocateOutput(3, x->dtype, x->shape));
+      }
+      buffers.push_back(sum->range());
+    }
+    if (x->elementCount() == 0) return Status::ok();
+    RowNormPush r{rows, rowLength, 1, scale->elementCount(), beta->elementCount(), epsilon_};
+    r.skipRows = skipRows;
+    return recordRows(ctx, shaders_, r, std::move(buffers));
+  }
+
+ private:
+  bool skips() const { return form_ == Form::kSkip || form_ == Form::kSkipSimplified; }
+
+  // Rows of skip: X's (same shape) or seq (repeating over the batch of a 3-D X).
+  Result<int64_t> skipRowCount(const Shape& x, const Shape& skip) const {
+    if (x.size() != 2 && x.size() != 3) return fail("input must be 2-D or 3-D, got " + shapeToString(x));
+    if (skip == x) return std::max<int64_t>(1, shapeSize(x) / std::max<int64_t>(x.back(), 1));
+    if (x.size() == 3 && (skip == Shape{1, x[1], x[2]} || skip == Shape{x[1], x[2]})) return std::max<int64_t>(1, x[1]);
+    return fail("skip " + shapeToString(skip) + " must be input's shape " + shapeToString(x) +
+                ", [1, seq, hidden] or [seq, hidden]");
+  }
+
+  Status fail(const std::string& message) const {
+    static const char* const kNames[] = {"RMSNormalization", "SimplifiedLayerNormalization", "SkipLayerNormalization",
+                                         "SkipSimplifiedLayerNormalization"};
+    return Status(StatusCode::INVALID_ARGUMENT, std::string(kNames[static_cast<int>(form_)]) + ": " + message);
+  }
+
+  Form form_;
+  int64_t axis_;
+  float epsilon_;
+  bool hasBeta_, hasSkipBias_, sumOut_;
+  bool meanOut_ = false, invStdOut_ = false;
+  RowShaders shaders_;
+};
+
 // Shapes of X and a Scale/B input both fully known and incompatible with the kernel's broadcasting.
 bool knownBadBroadcast(const SupportQuery& q, size_t param, int64_t axis) {
   const Tensor* constant = param < q.constantInputs.size() ? q.constantInputs[param] : nullptr;
@@ -300,6 +418,22 @@ NodeSupport checkLayerNorm(const SupportQuery& q) {
   return supported();
 }
 
+NodeSupport checkRowFamily(const SupportQuery& q, std::initializer_list<size_t> params, bool skips) {
+  NodeSupport s = requireFloatParams(q, params);
+  if (!s.supported) return s;
+  if (!skips && q.node.attrInt("stash_type", 1) != 1) return unsupported("stash_type other than float32");
+  if (!skips && knownBadBroadcast(q, 1, q.node.attrInt("axis", -1))) {
+    return unsupported("scale broadcast other than over a trailing part of the normalized dims");
+  }
+  return supported();
+}
+
+KernelFactory rowFamily(RowFamilyKernel::Form form) {
+  return [form](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+    return std::unique_ptr<VkKernel>(new RowFamilyKernel(info, form));
+  };
+}
+
 template <class K>
 KernelFactory factory() {
   return [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
@@ -314,6 +448,17 @@ void registerNormalizationKernels(std::vector<KernelEntry>& out) {
   out.push_back({"InstanceNormalization", 6, 1 << 30,
                  [](const SupportQuery& q) { return requireFloatParams(q, {0, 1, 2}); }, factory<InstanceNormKernel>()});
   out.push_back({"LayerNormalization", 17, 1 << 30, checkLayerNorm, factory<LayerNormKernel>()});
+  using Form = RowFamilyKernel::Form;
+  out.push_back({"RMSNormalization", 23, 1 << 30, [](const SupportQuery& q) { return checkRowFamily(q, {0, 1}, false); },
+                 rowFamily(Form::kRms)});
+  out.push_back({"SimplifiedLayerNormalization", 1, 1 << 30,
+                 [](const SupportQuery& q) { return checkRowFamily(q, {0, 1}, false); }, rowFamily(Form::kSimplified)});
+  out.push_back({"SkipLayerNormalization", 1, 1 << 30,
+                 [](const SupportQuery& q) { return checkRowFamily(q, {0, 1, 2, 3, 4}, true); },
+                 rowFamily(Form::kSkip), ir::kMicrosoftDomain});
+  out.push_back({"SkipSimplifiedLayerNormalization", 1, 1 << 30,
+                 [](const SupportQuery& q) { return checkRowFamily(q, {0, 1, 2, 3}, true); },
+                 rowFamily(Form::kSkipSimplified), ir::kMicrosoftDomain});
 }
 
 }  // namespace kiln::vk
