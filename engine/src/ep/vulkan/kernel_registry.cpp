@@ -22,6 +22,7 @@ const std::vector<KernelEntry>& allKernels() {
     registerRecurrentKernels(out);
     registerQuantizationKernels(out);
     registerIntegerKernels(out);
+    registerAttentionKernels(out);
     return out;
   }();
   return entries;

@@ -24,6 +24,7 @@ void registerReduceKernels(std::vector<KernelEntry>& out);
 void registerRecurrentKernels(std::vector<KernelEntry>& out);
 void registerQuantizationKernels(std::vector<KernelEntry>& out);
 void registerIntegerKernels(std::vector<KernelEntry>& out);
+void registerAttentionKernels(std::vector<KernelEntry>& out);  // com.microsoft GroupQueryAttention
 
 // The entry for (domain, opType, opset), or nullptr.
 const KernelEntry* findKernel(const std::string& domain, const std::string& opType, int64_t opset);
