@@ -2,6 +2,9 @@
 // column strides (so transposes cost nothing) at per-batch offsets that support numpy batch broadcasting (a batch
 // stride of 0 repeats an operand). Each invocation computes a 4 x 4 tile of y; consecutive invocations take
 // consecutive column tiles, so their B loads are adjacent. HAS_C adds beta * C with broadcast strides.
+// SKINNY (M <= 4: a decoder's token step, a batch-1 projection): one invocation per column of y, all M rows, so no
+// invocation computes rows that do not exist (a 4 x 4 tile for M = 1 wastes 3/4 of its work) and neighbouring
+// invocations read neighbouring elements of B.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "storage.glsl"
@@ -24,17 +27,49 @@ layout(push_constant) uniform Params {
   float alpha, beta;
 } p;
 
-void main() {
-  const uint tile = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
-  if (tile >= p.tiles) return;
-  const uint batch = gl_GlobalInvocationID.z;
-  uint aOff = 0, bOff = 0, rest = batch;
+// Element offsets of A and B for batch `batch` (numpy broadcasting through the batch strides).
+void batchOffsets(uint batch, out uint aOff, out uint bOff) {
+  aOff = 0;
+  bOff = 0;
+  uint rest = batch;
   for (int d = int(p.batchRank) - 1; d >= 0; --d) {
     const uint coord = rest % p.batchDims[d];
     rest /= p.batchDims[d];
     aOff += coord * p.aBatch[d];
     bOff += coord * p.bBatch[d];
   }
+}
+
+#if SKINNY
+void main() {
+  const uint j = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
+  if (j >= p.N) return;
+  const uint batch = gl_GlobalInvocationID.z;
+  uint aOff, bOff;
+  batchOffsets(batch, aOff, bOff);
+  const uint bIndex = bOff + j * p.bCol;
+  vec4 acc = vec4(0.0);
+  for (uint k = 0; k < p.K; ++k) {
+    const float bv = float(b[bIndex + k * p.bRow]);
+    const uint ak = aOff + k * p.aCol;
+    for (uint t = 0; t < p.M; ++t) acc[t] += float(a[ak + t * p.aRow]) * bv;
+  }
+  const uint yBase = batch * p.M * p.N;
+  for (uint t = 0; t < p.M; ++t) {
+    float v = p.alpha * acc[t];
+#if HAS_C
+    v += p.beta * float(c[t * p.cRow + j * p.cCol]);
+#endif
+    y[yBase + t * p.N + j] = SFLOAT(v);
+  }
+}
+#else
+void main() {
+  const uint tile = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * p.rowStride;
+  if (tile >= p.tiles) return;
+  const uint batch = gl_GlobalInvocationID.z;
+  uint aOff, bOff;
+  batchOffsets(batch, aOff, bOff);
   const uint i0 = tile / p.nBlocks * 4u, j0 = tile % p.nBlocks * 4u;
   uint aIndex[4], bIndex[4];
   for (uint t = 0; t < 4u; ++t) {
@@ -63,3 +98,4 @@ void main() {
     }
   }
 }
+#endif

@@ -20,7 +20,20 @@ struct Product {
   float alpha = 1, beta = 0;
 };
 
-Status recordProduct(RecordContext& ctx, uint32_t shader, uint32_t localSize, const Product& pr, const BufferRange& a,
+// The shaders of one product: the 4 x 4 tiles (tuned workgroup size) and the skinny variant for M <= 4.
+struct ProductShaders {
+  uint32_t tiled = 0, skinny = 0;
+  uint32_t tiledLocalSize = kLocal;
+};
+constexpr int64_t kSkinnyRows = 4;
+
+ShaderVariant skinnyVariant(const KernelCreateInfo& info, bool hasC) {
+  ShaderVariant variant{"gemm", {}, 4, kLocal};
+  variant.define("HAS_C", hasC ? 1 : 0).define("SKINNY");
+  return storedAs(variant, floatStorage(info));
+}
+
+Status recordProduct(RecordContext& ctx, const ProductShaders& shaders, const Product& pr, const BufferRange& a,
                      const BufferRange& b, const BufferRange& c, const BufferRange& y) {
   if (pr.batchDims.size() > kMaxBatchRank) {
     return Status(StatusCode::NOT_IMPLEMENTED, "more than 4 batch dimensions");
@@ -30,8 +43,10 @@ Status recordProduct(RecordContext& ctx, uint32_t shader, uint32_t localSize, co
   if (pr.M == 0 || pr.N == 0 || batches == 0) return Status::ok();
   if (batches > 65535) return Status(StatusCode::NOT_IMPLEMENTED, "more than 65535 batched products");
   const int64_t nBlocks = (pr.N + 3) / 4, tiles = (pr.M + 3) / 4 * nBlocks;
+  const bool skinny = pr.M <= kSkinnyRows;
   uint32_t rowStride = 0;
-  auto groups = linearGroups(static_cast<uint64_t>(tiles), localSize, &rowStride);
+  auto groups = skinny ? linearGroups(static_cast<uint64_t>(pr.N), kLocal, &rowStride)
+                       : linearGroups(static_cast<uint64_t>(tiles), shaders.tiledLocalSize, &rowStride);
   groups[2] = static_cast<uint32_t>(batches);
   PushConstants push;
   push.u32(pr.M).u32(pr.N).u32(pr.K).u32(pr.aRow).u32(pr.aCol).u32(pr.bRow).u32(pr.bCol).u32(pr.cRow).u32(pr.cCol);
@@ -39,7 +54,7 @@ Status recordProduct(RecordContext& ctx, uint32_t shader, uint32_t localSize, co
   push.u32Array(pr.batchDims, kMaxBatchRank, 1).u32Array(pr.aBatch, kMaxBatchRank).u32Array(pr.bBatch, kMaxBatchRank);
   push.f32(pr.alpha).f32(pr.beta);
   const BufferRange buffers[] = {a, b, c, y};
-  return ctx.dispatch(shader, buffers, push.data(), push.size(), groups);
+  return ctx.dispatch(skinny ? shaders.skinny : shaders.tiled, buffers, push.data(), push.size(), groups);
 }
 
 class GemmKernel final : public WorkgroupTunedKernel {
@@ -54,6 +69,7 @@ class GemmKernel final : public WorkgroupTunedKernel {
       ShaderVariant variant{"gemm", {}, 4, kLocal};
       variant.define("HAS_C", hasC);
       (hasC ? withC_ : withoutC_) = useTunedShader(storedAs(variant, floatStorage(info)));
+      (hasC ? skinnyWithC_ : skinnyWithoutC_) = useShader(skinnyVariant(info, hasC != 0));
     }
   }
 
@@ -91,14 +107,14 @@ class GemmKernel final : public WorkgroupTunedKernel {
       pr.cRow = strides[0];
       pr.cCol = strides[1];
     }
-    return recordProduct(ctx, shader(c ? withC_ : withoutC_), localSize(), pr, a->range(), b->range(),
-                         c ? c->range() : a->range(), y->range());
+    const ProductShaders shaders{shader(c ? withC_ : withoutC_), c ? skinnyWithC_ : skinnyWithoutC_, localSize()};
+    return recordProduct(ctx, shaders, pr, a->range(), b->range(), c ? c->range() : a->range(), y->range());
   }
 
  private:
   bool transA_, transB_;
   float alpha_, beta_;
-  uint32_t withC_ = 0, withoutC_ = 0;
+  uint32_t withC_ = 0, withoutC_ = 0, skinnyWithC_ = 0, skinnyWithoutC_ = 0;
 };
 
 class MatMulKernel final : public WorkgroupTunedKernel {
@@ -107,6 +123,7 @@ class MatMulKernel final : public WorkgroupTunedKernel {
     ShaderVariant variant{"gemm", {}, 4, kLocal};
     variant.define("HAS_C", 0);
     shader_ = useTunedShader(storedAs(variant, floatStorage(info)));
+    skinny_ = useShader(skinnyVariant(info, false));
   }
 
   Status record(RecordContext& ctx) override {
@@ -140,11 +157,12 @@ class MatMulKernel final : public WorkgroupTunedKernel {
     if (a->shape.size() > 1) ys.push_back(pr.M);
     if (b->shape.size() > 1) ys.push_back(pr.N);
     KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(0, a->dtype, ys));
-    return recordProduct(ctx, shader(shader_), localSize(), pr, a->range(), b->range(), a->range(), y->range());
+    return recordProduct(ctx, {shader(shader_), skinny_, localSize()}, pr, a->range(), b->range(), a->range(),
+                         y->range());
   }
 
  private:
-  uint32_t shader_ = 0;
+  uint32_t shader_ = 0, skinny_ = 0;
 };
 
 }  // namespace
