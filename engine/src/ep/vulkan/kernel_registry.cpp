@@ -23,6 +23,7 @@ const std::vector<KernelEntry>& allKernels() {
     registerQuantizationKernels(out);
     registerIntegerKernels(out);
     registerAttentionKernels(out);
+    registerMatMulNBitsKernels(out);
     return out;
   }();
   return entries;
