@@ -8,7 +8,7 @@
 //   TILE (prefill): each invocation computes a 4 x 4 tile of Y; each decoded code serves four rows of A.
 //   QUANTIZE_A (accuracy_level 4): one invocation per (row, block) of A rounds it to int8 steps of the block's
 //     largest magnitude / 127, as onnxruntime's CPU kernel (MLAS) does, into a float32 copy the product reads.
-// ZP_MODE: 0 no zero points (2^(bits - 1)), 1 uint8 packed like B (zpBytes per row), 2 of A's float type.
+// BITS: 2, 4 or 8. ZP_MODE: 0 no zero points (2^(bits - 1)), 1 uint8 packed like B (zpBytes per row), 2 of A's float type.
 // A_FLOAT32: A is the float32 copy from QUANTIZE_A (whatever A's own storage type).
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -56,19 +56,22 @@ layout(std430, binding = 4) readonly buffer Bias { SFLOAT bias[]; };      // bou
 layout(std430, binding = 5) writeonly buffer Y { SFLOAT y[]; };
 layout(push_constant) uniform Params {
   uint M, N, K;
-  uint bits, blockSize, kBlocks;
+  uint blockSize, kBlocks;
   uint wordsPerBlock;  // blockSize * bits / 32
   uint zpBytes;        // ZP_MODE 1: bytes of packed zero points per row of B
   uint rowStride;      // DOT: workgroups per y row; TILE: invocations per y row
   uint tiles;          // TILE: ceil(M / 4) * ceil(N / 4)
 } p;
 
+// Bits per code as a constant, so the per-word loops over 32 / kBits codes unroll with constant shifts.
+const uint kBits = BITS, kCodesPerWord = 32u / kBits, kMask = (1u << kBits) - 1u;
+
 float zeroPoint(uint n, uint blk) {
 #if ZP_MODE == 0
-  return float(1u << (p.bits - 1u));
+  return float(1u << (kBits - 1u));
 #elif ZP_MODE == 1
-  uint bit = blk * p.bits, byteIndex = n * p.zpBytes + bit / 8u;
-  return float((zp[byteIndex >> 2u] >> ((byteIndex & 3u) * 8u + bit % 8u)) & ((1u << p.bits) - 1u));
+  uint bit = blk * kBits, byteIndex = n * p.zpBytes + bit / 8u;
+  return float((zp[byteIndex >> 2u] >> ((byteIndex & 3u) * 8u + bit % 8u)) & kMask);
 #else
   return float(zp[n * p.kBlocks + blk]);
 #endif
@@ -112,7 +115,6 @@ float groupSum(float v) {
 void main() {
   uint n = gl_WorkGroupID.x + gl_WorkGroupID.y * p.rowStride;
   if (n >= p.N) return;  // the whole workgroup leaves together
-  uint codesPerWord = 32u / p.bits, mask = (1u << p.bits) - 1u;
   uint wordsPerRow = p.kBlocks * p.wordsPerBlock;
   float acc[kRows];
   for (uint r = 0u; r < kRows; ++r) acc[r] = 0.0;
@@ -120,14 +122,18 @@ void main() {
     uint blk = w / p.wordsPerBlock;
     uint word = b[n * wordsPerRow + w];
     float s = float(scales[n * p.kBlocks + blk]), z = zeroPoint(n, blk);
-    uint k0 = blk * p.blockSize + (w % p.wordsPerBlock) * codesPerWord;
-    uint count = min(codesPerWord, p.K - min(p.K, k0));  // codes past K (padding of the last block) are left out
+    uint k0 = blk * p.blockSize + (w % p.wordsPerBlock) * kCodesPerWord;
+    uint count = min(kCodesPerWord, p.K - min(p.K, k0));  // codes past K (padding of the last block) are left out
     for (uint r = 0u; r < kRows; ++r) {
       if (r >= p.M) break;
       uint base = r * p.K + k0;
       float dot = 0.0;
       // q - z is exact in float; the scale multiplies once per word.
-      for (uint j = 0u; j < count; ++j) dot += float(a[base + j]) * (float((word >> (j * p.bits)) & mask) - z);
+      if (count == kCodesPerWord) {
+        for (uint j = 0u; j < kCodesPerWord; ++j) dot += float(a[base + j]) * (float((word >> (j * kBits)) & kMask) - z);
+      } else {
+        for (uint j = 0u; j < count; ++j) dot += float(a[base + j]) * (float((word >> (j * kBits)) & kMask) - z);
+      }
       acc[r] += s * dot;
     }
   }
@@ -145,7 +151,6 @@ void main() {
   if (t >= p.tiles) return;
   uint nTiles = (p.N + 3u) / 4u;
   uint col0 = t % nTiles * 4u, row0 = t / nTiles * 4u;
-  uint codesPerWord = 32u / p.bits, mask = (1u << p.bits) - 1u;
   uint wordsPerRow = p.kBlocks * p.wordsPerBlock;
   // Rows and columns past the edge repeat the last one (computed, never written).
   uint aRow[4], bRow[4], col[4];
@@ -158,8 +163,8 @@ void main() {
   }
   for (uint w = 0u; w < wordsPerRow; ++w) {
     uint blk = w / p.wordsPerBlock;
-    uint k0 = blk * p.blockSize + (w % p.wordsPerBlock) * codesPerWord;
-    uint count = min(codesPerWord, p.K - min(p.K, k0));
+    uint k0 = blk * p.blockSize + (w % p.wordsPerBlock) * kCodesPerWord;
+    uint count = min(kCodesPerWord, p.K - min(p.K, k0));
     uint word[4];
     float s[4], z[4], part[4][4];
     for (uint c = 0u; c < 4u; ++c) {
@@ -171,7 +176,7 @@ void main() {
     for (uint j = 0u; j < count; ++j) {
       float av[4], d[4];
       for (uint r = 0u; r < 4u; ++r) av[r] = float(a[aRow[r] + k0 + j]);
-      for (uint c = 0u; c < 4u; ++c) d[c] = float((word[c] >> (j * p.bits)) & mask) - z[c];
+      for (uint c = 0u; c < 4u; ++c) d[c] = float((word[c] >> (j * kBits)) & kMask) - z[c];
       for (uint r = 0u; r < 4u; ++r) {
         for (uint c = 0u; c < 4u; ++c) part[r][c] += av[r] * d[c];
       }

@@ -43,7 +43,7 @@ class MatMulNBitsKernel final : public VkKernel {
     const DataType storage = floatStorage(info);
     auto product = [&](const char* form, uint32_t local) {
       ShaderVariant variant{"matmul_nbits", {}, 6, local};
-      variant.define(form).define("DOT_ROWS", kDotRows).define("ZP_MODE", static_cast<int64_t>(zeroPoints_));
+      variant.define(form).define("BITS", bits_).define("DOT_ROWS", kDotRows).define("ZP_MODE", static_cast<int64_t>(zeroPoints_));
       variant.define("HAS_BIAS", hasBias_ ? 1 : 0).define("A_FLOAT32", int8A_ ? 1 : 0);
       return useShader(storedAs(variant, storage));
     };
@@ -116,7 +116,7 @@ class MatMulNBitsKernel final : public VkKernel {
       groups = linearGroups(static_cast<uint64_t>(tiles), kTileLocal, &rowStride);
     }
     PushConstants push;
-    push.u32(M).u32(N_).u32(K_).u32(bits_).u32(blockSize_).u32(kBlocks_).u32(blockSize_ * bits_ / 32);
+    push.u32(M).u32(N_).u32(K_).u32(blockSize_).u32(kBlocks_).u32(blockSize_ * bits_ / 32);
     push.u32(zpBytes).u32(rowStride).u32(dot ? 0 : tiles);
     const BufferRange buffers[] = {aRange, b->range(), scales->range(), zeroPoints->range(), bias->range(),
                                    y->range()};
