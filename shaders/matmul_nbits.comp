@@ -4,7 +4,8 @@
 // codes of one block, low bits first); code q of block blk of row n is (q - zeroPoint[n, blk]) * scale[n, blk].
 // Variants:
 //   DOT (decode, M <= DOT_ROWS): one workgroup per column n; its invocations split the words of B's row n, so B is
-//     read once, coalesced, for all rows of A; partial sums meet through subgroupAdd / shared memory.
+//     read once, coalesced, for all rows of A; partial sums meet through subgroupAdd / shared memory. With
+//     SUBGROUP_COLS (devices with subgroup arithmetic) one subgroup per column instead: no barriers, fewer groups.
 //   TILE (prefill): each invocation computes a 4 x 4 tile of Y; each decoded code serves four rows of A.
 //   QUANTIZE_A (accuracy_level 4): one invocation per (row, block) of A rounds it to int8 steps of the block's
 //     largest magnitude / 127, as onnxruntime's CPU kernel (MLAS) does, into a float32 copy the product reads.
@@ -61,6 +62,7 @@ layout(push_constant) uniform Params {
   uint zpBytes;        // ZP_MODE 1: bytes of packed zero points per row of B
   uint rowStride;      // DOT: workgroups per y row; TILE: invocations per y row
   uint tiles;          // TILE: ceil(M / 4) * ceil(N / 4)
+  uint colsPerGroup;   // DOT with SUBGROUP_COLS: columns per workgroup (a subgroup each)
 } p;
 
 // Bits per code as a constant, so the per-word loops over 32 / kBits codes unroll with constant shifts.
@@ -86,6 +88,7 @@ float finish(float sum, uint n) {
 
 #if DOT
 const uint kRows = DOT_ROWS;
+#if !SUBGROUP_COLS
 shared float partial[LOCAL_SIZE_X];
 
 // Sum of `v` over the workgroup, returned to invocation 0.
@@ -111,14 +114,13 @@ float groupSum(float v) {
   barrier();
   return result;
 }
+#endif
 
-void main() {
-  uint n = gl_WorkGroupID.x + gl_WorkGroupID.y * p.rowStride;
-  if (n >= p.N) return;  // the whole workgroup leaves together
+// Column n's products with rows 0..M-1 of A from words first, first + step, ... of B's row n (partial sums).
+void dotColumn(uint n, uint first, uint step, inout float acc[kRows]) {
   uint wordsPerRow = p.kBlocks * p.wordsPerBlock;
-  float acc[kRows];
   for (uint r = 0u; r < kRows; ++r) acc[r] = 0.0;
-  for (uint w = gl_LocalInvocationID.x; w < wordsPerRow; w += LOCAL_SIZE_X) {
+  for (uint w = first; w < wordsPerRow; w += step) {
     uint blk = w / p.wordsPerBlock;
     uint word = b[n * wordsPerRow + w];
     float s = float(scales[n * p.kBlocks + blk]), z = zeroPoint(n, blk);
@@ -137,11 +139,32 @@ void main() {
       acc[r] += s * dot;
     }
   }
+}
+
+void main() {
+  uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * p.rowStride;
+  float acc[kRows];
+#if SUBGROUP_COLS
+  // Each subgroup takes columns of this workgroup's block in turn (robust to any actual subgroup size); no barriers.
+  uint begin = group * p.colsPerGroup, end = min(begin + p.colsPerGroup, p.N);
+  for (uint n = begin + gl_SubgroupID; n < end; n += gl_NumSubgroups) {
+    dotColumn(n, gl_SubgroupInvocationID, gl_SubgroupSize, acc);
+    for (uint r = 0u; r < kRows; ++r) {
+      if (r >= p.M) break;
+      float sum = subgroupAdd(acc[r]);
+      if (subgroupElect()) y[r * p.N + n] = SFLOAT(finish(sum, n));
+    }
+  }
+#else
+  uint n = group;
+  if (n >= p.N) return;  // the whole workgroup leaves together
+  dotColumn(n, gl_LocalInvocationID.x, LOCAL_SIZE_X, acc);
   for (uint r = 0u; r < kRows; ++r) {
     if (r >= p.M) break;  // uniform over the workgroup
     float sum = groupSum(acc[r]);
     if (gl_LocalInvocationID.x == 0u) y[r * p.N + n] = SFLOAT(finish(sum, n));
   }
+#endif
 }
 
 #else  // TILE

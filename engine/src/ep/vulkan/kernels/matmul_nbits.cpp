@@ -41,14 +41,17 @@ class MatMulNBitsKernel final : public VkKernel {
     const bool bConstant = kB < info.constantInputs.size() && info.constantInputs[kB];
     int8A_ = info.node.attrInt("accuracy_level", 0) == 4 && bConstant && zeroPoints_ != ZeroPoints::kFloat;
     const DataType storage = floatStorage(info);
-    auto product = [&](const char* form, uint32_t local) {
+    auto product = [&](const char* form, uint32_t local, bool subgroupCols) {
       ShaderVariant variant{"matmul_nbits", {}, 6, local};
-      variant.define(form).define("BITS", bits_).define("DOT_ROWS", kDotRows).define("ZP_MODE", static_cast<int64_t>(zeroPoints_));
+      variant.define(form).define("SUBGROUP_COLS", subgroupCols ? 1 : 0).define("BITS", bits_).define("DOT_ROWS", kDotRows).define("ZP_MODE", static_cast<int64_t>(zeroPoints_));
       variant.define("HAS_BIAS", hasBias_ ? 1 : 0).define("A_FLOAT32", int8A_ ? 1 : 0);
       return useShader(storedAs(variant, storage));
     };
-    dot_ = product("DOT", kDotLocal);
-    tile_ = product("TILE", kTileLocal);
+    // Decode: a subgroup per column where the device reduces over subgroups (no barriers), else a workgroup.
+    subgroupCols_ = info.device.subgroupArithmetic;
+    dot_ = product("DOT", kDotLocal, subgroupCols_);
+    colsPerGroup_ = subgroupCols_ ? std::max<uint32_t>(1, kDotLocal / std::max<uint32_t>(1, info.device.subgroupSize)) : 1;
+    tile_ = product("TILE", kTileLocal, false);
     if (int8A_) {
       ShaderVariant variant{"matmul_nbits", {}, 2, kQuantizeLocal};
       quantize_ = useShader(storedAs(variant.define("QUANTIZE_A"), storage));
@@ -110,14 +113,15 @@ class MatMulNBitsKernel final : public VkKernel {
     uint32_t rowStride = 0;
     std::array<uint32_t, 3> groups{};
     if (dot) {
-      rowStride = static_cast<uint32_t>(std::min<int64_t>(N_, kMaxGroupsX));
-      groups = {rowStride, static_cast<uint32_t>((N_ + rowStride - 1) / rowStride), 1};
+      const int64_t columnGroups = (N_ + colsPerGroup_ - 1) / colsPerGroup_;
+      rowStride = static_cast<uint32_t>(std::min<int64_t>(columnGroups, kMaxGroupsX));
+      groups = {rowStride, static_cast<uint32_t>((columnGroups + rowStride - 1) / rowStride), 1};
     } else {
       groups = linearGroups(static_cast<uint64_t>(tiles), kTileLocal, &rowStride);
     }
     PushConstants push;
     push.u32(M).u32(N_).u32(K_).u32(blockSize_).u32(kBlocks_).u32(blockSize_ * bits_ / 32);
-    push.u32(zpBytes).u32(rowStride).u32(dot ? 0 : tiles);
+    push.u32(zpBytes).u32(rowStride).u32(dot ? 0 : tiles).u32(colsPerGroup_);
     const BufferRange buffers[] = {aRange, b->range(), scales->range(), zeroPoints->range(), bias->range(),
                                    y->range()};
     return ctx.dispatch(dot ? dot_ : tile_, buffers, push.data(), push.size(), groups);
@@ -131,7 +135,8 @@ class MatMulNBitsKernel final : public VkKernel {
   int64_t K_, N_, bits_, blockSize_, kBlocks_ = 0;
   bool hasBias_;
   ZeroPoints zeroPoints_ = ZeroPoints::kNone;
-  bool int8A_ = false;
+  bool int8A_ = false, subgroupCols_ = false;
+  uint32_t colsPerGroup_ = 1;
   uint32_t dot_ = 0, tile_ = 0, quantize_ = 0;
 };
 
