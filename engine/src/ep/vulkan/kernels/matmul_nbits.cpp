@@ -7,6 +7,7 @@
 // 2^(bits - 1); bias [N]. A and Y float32, or float16 storage. accuracy_level 4 with a constant B and uint8 or no
 // zero points rounds A to int8 steps per block first, as onnxruntime's CPU kernel does (so results match it).
 #include <algorithm>
+#include <array>
 
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
@@ -43,14 +44,17 @@ class MatMulNBitsKernel final : public VkKernel {
     const DataType storage = floatStorage(info);
     auto product = [&](const char* form, uint32_t local, bool subgroupCols) {
       ShaderVariant variant{"matmul_nbits", {}, 6, local};
-      variant.define(form).define("SUBGROUP_COLS", subgroupCols ? 1 : 0).define("BITS", bits_).define("DOT_ROWS", kDotRows).define("ZP_MODE", static_cast<int64_t>(zeroPoints_));
+      variant.define(form).define("SUBGROUP_COLS", subgroupCols ? 1 : 0).define("BITS", bits_);
+      variant.define("DOT_ROWS", kDotRows).define("ZP_MODE", static_cast<int64_t>(zeroPoints_));
       variant.define("HAS_BIAS", hasBias_ ? 1 : 0).define("A_FLOAT32", int8A_ ? 1 : 0);
       return useShader(storedAs(variant, storage));
     };
     // Decode: a subgroup per column where the device reduces over subgroups (no barriers), else a workgroup.
     subgroupCols_ = info.device.subgroupArithmetic;
     dot_ = product("DOT", kDotLocal, subgroupCols_);
-    colsPerGroup_ = subgroupCols_ ? std::max<uint32_t>(1, kDotLocal / std::max<uint32_t>(1, info.device.subgroupSize)) : 1;
+    if (subgroupCols_) {
+      colsPerGroup_ = std::max<uint32_t>(1, kDotLocal / std::max<uint32_t>(1, info.device.subgroupSize));
+    }
     tile_ = product("TILE", kTileLocal, false);
     if (int8A_) {
       ShaderVariant variant{"matmul_nbits", {}, 2, kQuantizeLocal};
