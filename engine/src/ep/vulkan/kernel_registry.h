@@ -25,7 +25,7 @@ void registerRecurrentKernels(std::vector<KernelEntry>& out);
 void registerQuantizationKernels(std::vector<KernelEntry>& out);
 void registerIntegerKernels(std::vector<KernelEntry>& out);
 void registerAttentionKernels(std::vector<KernelEntry>& out);  // com.microsoft GroupQueryAttention
-void registerMatMulNBitsKernels(std::vector<KernelEntry>& out);
+void registerMatMulNBitsKernels(std::vector<KernelEntry>& out);  // com.microsoft MatMulNBits
 
 // The entry for (domain, opType, opset), or nullptr.
 const KernelEntry* findKernel(const std::string& domain, const std::string& opType, int64_t opset);
