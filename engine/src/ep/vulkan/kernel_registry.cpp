@@ -35,7 +35,7 @@ const KernelEntry* findKernel(const std::string& domain, const std::string& opTy
   const std::string normalized = domain == "ai.onnx" ? "" : domain;
   for (const auto& entry : allKernels()) {
     if (entry.domain != normalized || entry.opType != opType) continue;
-    // Kiln's own nodes have no opset: any version matches.
+    // Other domains (Kiln's own fused nodes, onnxruntime's contrib operators) have one version: any matches.
     if (!entry.domain.empty() || (opset >= entry.sinceVersion && opset <= entry.endVersion)) return &entry;
   }
   return nullptr;
@@ -44,7 +44,12 @@ const KernelEntry* findKernel(const std::string& domain, const std::string& opTy
 std::vector<std::string> kernelOpTypes() {
   std::set<std::string> names;
   for (const auto& entry : allKernels()) {
-    if (entry.domain.empty()) names.insert(entry.opType);
+    // Kiln's fused nodes are internal; a model's contrib operators are named with their domain.
+    if (entry.domain.empty()) {
+      names.insert(entry.opType);
+    } else if (entry.domain != kKilnDomain) {
+      names.insert(entry.domain + "." + entry.opType);
+    }
   }
   return {names.begin(), names.end()};
 }

@@ -29,7 +29,7 @@ void registerMatMulNBitsKernels(std::vector<KernelEntry>& out);  // com.microsof
 
 // The entry for (domain, opType, opset), or nullptr.
 const KernelEntry* findKernel(const std::string& domain, const std::string& opType, int64_t opset);
-// Every op type with a Vulkan kernel (for docs and `kiln devices --ops`).
+// Every op type with a Vulkan kernel (for docs and `kiln devices`), contrib operators as com.microsoft.<op>.
 std::vector<std::string> kernelOpTypes();
 
 }  // namespace kiln::vk
