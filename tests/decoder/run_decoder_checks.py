@@ -11,8 +11,8 @@ the Vulkan EP when `kiln devices` lists a device, and checks:
   - the generated token ids equal onnxruntime's exactly, and the two forms generate the same ids (same weights);
   - the top-1/top-2 logit margin of onnxruntime's steps is far above the tolerance, so exact token equality is a
     fair demand rather than luck.
-The int4 contrib form (com.microsoft MatMulNBits) runs too; while Kiln reports NOT_IMPLEMENTED for MatMulNBits that
-part is skipped with a message. Then the bad-input cases: a model without KV-cache inputs, and --decode 0 (exit 2).
+The int4 contrib form (com.microsoft MatMulNBits, block 32) runs on every EP too and must generate the float form's
+ids; on Vulkan the contrib and int4 decoders must each be one Vulkan partition. Then the bad-input cases: a model without KV-cache inputs, and --decode 0 (exit 2).
 Exit 0 when all checks pass, 1 otherwise, 77 when node or onnxruntime-node is missing (1 with KILN_REQUIRE_MODELS=1).
 """
 from __future__ import annotations
@@ -94,11 +94,9 @@ def decode(checks, kiln, ort_dir, model: Path, ep: str, steps: int, work: Path):
     return report, label, code, err
 
 
-def only_matmulnbits_missing(err):
-    """True when kiln refused the model with NOT_IMPLEMENTED and every node it lists is a MatMulNBits (another missing
-    kernel must fail the test, not hide behind this skip)."""
-    nodes = [line for line in err.splitlines() if line.strip().startswith("main: '")]
-    return "NOT_IMPLEMENTED" in err and bool(nodes) and all("(MatMulNBits)" in line for line in nodes)
+def partition_counts(report):
+    """{EP name: partitions} of Kiln's session."""
+    return {name: c["partitions"] for name, c in report["kiln"].get("partitions", {}).items()}
 
 
 def vulkan_device(kiln):
@@ -152,7 +150,7 @@ def main():
     eps = ["cpu"] + (["vulkan"] if vulkan_device(args.kiln) else [])
     if len(eps) == 1:
         print("no Vulkan device: the Vulkan EP part is skipped")
-    tokens = {}
+    tokens, one_step_partitions = {}, {}
     for form in ("contrib", "standard"):
         model = work / f"decoder_{form}.onnx"
         make_model(model, form, args.layers)
@@ -161,6 +159,7 @@ def main():
             checks.expect(report is not None, f"{label}: kiln bench --decode exit {code}: {err.strip()[-600:]}")
             if report:
                 tokens[(form, ep)] = report["kiln"]["generated_ids"]
+                one_step_partitions[(form, ep)] = partition_counts(report)
     # One seed, one set of weights: every form on every EP generates the same ids.
     runs = {key: ids for key, ids in tokens.items()}
     first = runs.get(("contrib", "cpu"))
@@ -169,14 +168,18 @@ def main():
 
     int4 = work / "decoder_int4.onnx"
     make_model(int4, "contrib", args.layers, "int4")
-    report, label, code, err = decode(checks, args.kiln, args.ort_dir, int4, "cpu", args.steps, work)
-    if report is None and only_matmulnbits_missing(err):
-        print("SKIP part: int4 decoder: Kiln has no MatMulNBits kernel yet (NOT_IMPLEMENTED)")
-    else:
+    for ep in eps:
+        report, label, code, err = decode(checks, args.kiln, args.ort_dir, int4, ep, args.steps, work)
         checks.expect(report is not None, f"{label}: kiln bench --decode exit {code}: {err.strip()[-600:]}")
         if report:
+            one_step_partitions[("int4", ep)] = partition_counts(report)
             checks.expect(report["kiln"]["generated_ids"] == tokens.get(("contrib", "cpu")),
-                          "int4 decoder generates other ids than the float one (same dequantized weights)")
+                          f"{label}: other ids than the float decoder (same dequantized weights)")
+    for form, ep in [(f, e) for f in ("contrib", "int4") for e in eps if e == "vulkan"]:
+        # A decoder layer must stay on the device: the whole step is one Vulkan partition.
+        parts = one_step_partitions.get((form, ep), {})
+        checks.expect(list(parts) == ["VulkanExecutionProvider"] and parts["VulkanExecutionProvider"] == 1,
+                      f"{form} decoder on vulkan runs in partitions {parts}, not one Vulkan partition")
 
     bad_inputs(checks, args.kiln, work, work / "decoder_contrib.onnx")
     return checks.finish()
