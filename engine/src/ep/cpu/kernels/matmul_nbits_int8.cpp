@@ -190,6 +190,19 @@ RowSplit splitRow(const Layout& l) {
   return {whole, whole * l.blobSize, (l.kBlocks - whole) * l.blobSize};
 }
 
+// The last partial step of R rows of B, copied into zero-padded scratch so a full step's loads stay inside it.
+template <int R>
+struct RowTails {
+  alignas(64) uint8_t bytes[R][kStepBytes] = {};
+  const uint8_t* rows[R];
+  RowTails(const uint8_t* const* source, const RowSplit& split) {
+    for (int r = 0; r < R; ++r) {
+      std::memcpy(bytes[r], source[r] + split.wholeBytes, static_cast<size_t>(split.tailBytes));
+      rows[r] = bytes[r];
+    }
+  }
+};
+
 // The int8 dot of R rows for Blocks blocks per step: the whole steps straight from B, then the last partial one
 // from a zero-padded copy of each row's tail.
 template <int R, int Blocks>
@@ -206,13 +219,8 @@ KILN_AVX2_TARGET void dotRowsInt8Avx2(const Layout& l, const uint8_t* const* row
   blocksInt8Avx2<R, Blocks, false>(l, rows, bScales, codes, aScales, 0, split.wholeBlocks, totalLow, totalHigh,
                                    bZeroTerms, aSums, zeroSum);
   if (split.tailBytes > 0) {
-    alignas(64) uint8_t tail[R][kStepBytes] = {};
-    const uint8_t* tails[R];
-    for (int r = 0; r < R; ++r) {
-      std::memcpy(tail[r], rows[r] + split.wholeBytes, static_cast<size_t>(split.tailBytes));
-      tails[r] = tail[r];
-    }
-    blocksInt8Avx2<R, Blocks, true>(l, tails, bScales, codes + split.wholeBytes * 2, aScales, split.wholeBlocks,
+    const RowTails<R> tails(rows, split);
+    blocksInt8Avx2<R, Blocks, true>(l, tails.rows, bScales, codes + split.wholeBytes * 2, aScales, split.wholeBlocks,
                                     l.kBlocks, totalLow, totalHigh, bZeroTerms, aSums, zeroSum);
   }
   for (int r = 0; r < R; ++r) {
@@ -235,13 +243,8 @@ KILN_AVX512VNNI_TARGET void dotRowsInt8Avx512(const Layout& l, const uint8_t* co
   blocksInt8Avx512<R, Blocks, false>(l, rows, bScales, codes, aScales, 0, split.wholeBlocks, total, bZeroTerms, aSums,
                                      zeroSum);
   if (split.tailBytes > 0) {
-    alignas(64) uint8_t tail[R][kStepBytes] = {};
-    const uint8_t* tails[R];
-    for (int r = 0; r < R; ++r) {
-      std::memcpy(tail[r], rows[r] + split.wholeBytes, static_cast<size_t>(split.tailBytes));
-      tails[r] = tail[r];
-    }
-    blocksInt8Avx512<R, Blocks, true>(l, tails, bScales, codes + split.wholeBytes * 2, aScales, split.wholeBlocks,
+    const RowTails<R> tails(rows, split);
+    blocksInt8Avx512<R, Blocks, true>(l, tails.rows, bScales, codes + split.wholeBytes * 2, aScales, split.wholeBlocks,
                                       l.kBlocks, total, bZeroTerms, aSums, zeroSum);
   }
   for (int r = 0; r < R; ++r) {

@@ -66,14 +66,28 @@ Status rotateChecked(KernelContext& ctx, const Tensor& x, const Tensor& cosCache
   });
 }
 
-class RotaryEmbeddingKernel : public Kernel {
- public:
-  explicit RotaryEmbeddingKernel(const KernelInfo& info)
+// The attributes both forms share, and their error wording.
+class RotaryKernelBase : public Kernel {
+ protected:
+  explicit RotaryKernelBase(const KernelInfo& info)
       : label_(info.node.label()),
         interleaved_(info.node.attrInt("interleaved", 0) != 0),
         rotaryDim_(info.node.attrInt("rotary_embedding_dim", 0)),
         numHeads_(info.node.attrInt("num_heads", 0)),
         pool_(info.threadPool) {}
+
+  Status fail(const std::string& message) const { return invalidArgument(label_ + ": " + message); }
+
+  std::string label_;
+  bool interleaved_;
+  int64_t rotaryDim_;
+  int64_t numHeads_;
+  ThreadPool* pool_;
+};
+
+class RotaryEmbeddingKernel : public RotaryKernelBase {
+ public:
+  explicit RotaryEmbeddingKernel(const KernelInfo& info) : RotaryKernelBase(info) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -136,26 +150,12 @@ class RotaryEmbeddingKernel : public Kernel {
     }
     return rotateChecked(ctx, *x, *cosCache, *sinCache, rows, l, interleaved_, pool_);
   }
-
- private:
-  Status fail(const std::string& message) const { return invalidArgument(label_ + ": " + message); }
-
-  std::string label_;
-  bool interleaved_;
-  int64_t rotaryDim_;
-  int64_t numHeads_;
-  ThreadPool* pool_;
 };
 
-class ContribRotaryEmbeddingKernel : public Kernel {
+class ContribRotaryEmbeddingKernel : public RotaryKernelBase {
  public:
   explicit ContribRotaryEmbeddingKernel(const KernelInfo& info)
-      : label_(info.node.label()),
-        interleaved_(info.node.attrInt("interleaved", 0) != 0),
-        rotaryDim_(info.node.attrInt("rotary_embedding_dim", 0)),
-        numHeads_(info.node.attrInt("num_heads", 0)),
-        packedBatching_(info.node.attrInt("is_packed_batching", 0) != 0),
-        pool_(info.threadPool) {}
+      : RotaryKernelBase(info), packedBatching_(info.node.attrInt("is_packed_batching", 0) != 0) {}
 
   Status compute(KernelContext& ctx) override {
     const Tensor* x = ctx.input(0);
@@ -215,14 +215,7 @@ class ContribRotaryEmbeddingKernel : public Kernel {
   }
 
  private:
-  Status fail(const std::string& message) const { return invalidArgument(label_ + ": " + message); }
-
-  std::string label_;
-  bool interleaved_;
-  int64_t rotaryDim_;
-  int64_t numHeads_;
   bool packedBatching_;
-  ThreadPool* pool_;
 };
 
 }  // namespace
