@@ -24,6 +24,8 @@ const std::vector<KernelEntry>& allKernels() {
     registerIntegerKernels(out);
     registerAttentionKernels(out);
     registerMatMulNBitsKernels(out);
+    registerGeluKernels(out);
+    registerRotaryEmbeddingKernels(out);
     return out;
   }();
   return entries;

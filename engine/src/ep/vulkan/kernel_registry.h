@@ -26,6 +26,8 @@ void registerQuantizationKernels(std::vector<KernelEntry>& out);
 void registerIntegerKernels(std::vector<KernelEntry>& out);
 void registerAttentionKernels(std::vector<KernelEntry>& out);  // com.microsoft GroupQueryAttention
 void registerMatMulNBitsKernels(std::vector<KernelEntry>& out);  // com.microsoft MatMulNBits
+void registerGeluKernels(std::vector<KernelEntry>& out);  // Gelu-20 and the com.microsoft Gelus
+void registerRotaryEmbeddingKernels(std::vector<KernelEntry>& out);  // RotaryEmbedding-23 and com.microsoft
 
 // The entry for (domain, opType, opset), or nullptr.
 const KernelEntry* findKernel(const std::string& domain, const std::string& opType, int64_t opset);
