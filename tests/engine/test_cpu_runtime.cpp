@@ -86,6 +86,21 @@ TEST(CpuBufferPool, ReusesReleasedStorageAndOutlivesThePool) {
   survivor.data<float>()[0] = 1.f;  // storage is still valid, and returns safely once the pool is gone
 }
 
+// A decoder's key/value cache grows by one position per step and the previous step's cache is released after the
+// new one is allocated: with exact-size buffers every step missed the pool (each request a little larger than any
+// released buffer) and took fresh memory; size classes let the steps reuse what earlier steps released.
+TEST(CpuBufferPool, AGrowingCacheReusesEarlierStepsBuffers) {
+  cpu::BufferPool pool;
+  constexpr int64_t kSteps = 100;
+  Tensor previous = pool.allocate(DataType::FLOAT, {1, 8, 40, 64});
+  for (int64_t length = 41; length < 41 + kSteps; ++length) {
+    Tensor present = pool.allocate(DataType::FLOAT, {1, 8, length, 64});  // 80-360 KiB
+    previous = present;
+  }
+  EXPECT_LE(pool.stats().allocated, kSteps / 4);  // exact sizes took kSteps + 1
+  EXPECT_GE(pool.stats().reused, kSteps * 3 / 4);
+}
+
 // Conv -> Mul(scale) -> Add(per-channel shift) -> HardSwish as Add/Clip/Mul/Div -> Add(residual input) -> Relu.
 ModelBuilder convChainModel(bool exposeInner) {
   ModelBuilder m(13);
