@@ -562,6 +562,9 @@ void registerBench(CLI::App& app, Commands& commands) {
   CLI::Option* decode = bench->add_option("--decode", args->decode.steps,
                                           "N greedy decode steps after a prefill, timed per step (a KV-cache decoder)");
   bench->add_option("--prompt", args->decode.prompt, "--decode: prompt tokens of the prefill (default 16)");
+  bench->add_flag("--no-io-binding", args->decode.noIoBinding,
+                  "--decode: feed each present back through host memory (Session::run) instead of an IoBinding that "
+                  "leaves it on the device");
   bench->add_option("--save-logits", args->decode.saveLogits,
                     "--decode: write each step's last logits as DIR/logits_<k>.npy (onnxruntime's in DIR/onnxruntime)");
   bench->add_option("--csv", args->csv, "Also write one CSV row per mode to FILE");

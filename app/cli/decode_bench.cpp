@@ -32,10 +32,10 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kPastPrefix = "past_key_values.";
 constexpr std::string_view kPresentPrefix = "present.";
-// No engine counter says what crossed between host and device memory, so the bytes reported are those that cross
-// the session boundary: every input fed and every output returned by one decode step.
-constexpr const char* kBytesWhere = "session boundary (inputs fed + outputs returned, first decode step); the engine "
-                                    "has no host-device transfer counters";
+// Two byte counts per decode step: what crosses the session boundary in host memory (inputs fed from the host,
+// outputs returned to it; device values passed back and forth through an IoBinding do not count), comparable with
+// onnxruntime-node's, and what the session itself copied between host and device memory (Session::transfers()).
+constexpr const char* kBytesWhere = "session boundary: host inputs fed + host outputs returned (first decode step)";
 
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -62,6 +62,10 @@ struct Generation {
   std::vector<double> stepMs;
   int64_t inputBytes = 0, outputBytes = 0;
   std::string bytesWhere = kBytesWhere;
+  // Kiln only: bytes the session copied host -> device and device -> host in each decode step (Session::transfers).
+  std::vector<uint64_t> stepHostToDevice, stepDeviceToHost;
+  bool ioBinding = false;
+  int64_t vocab = 0;
   // Resident set (KiB) after the prefill and after the last step: a cache that grows each step must not make the
   // process grow by more than the caches themselves.
   std::optional<int64_t> residentAfterPrefillKib, residentEndKib;
@@ -123,54 +127,92 @@ Tensor ids(const std::vector<int64_t>& values) {
   return Tensor::fromVector<int64_t>({1, static_cast<int64_t>(values.size())}, values);
 }
 
+// The feeds of one step: input_ids, attention_mask and position_ids (host tensors) for `tokens` after `cached`.
+std::vector<NamedTensor> tokenFeeds(const DecoderInterface& decoder, const std::vector<int64_t>& tokens, int64_t cached) {
+  const int64_t total = cached + static_cast<int64_t>(tokens.size());
+  std::vector<NamedTensor> feeds = {{"input_ids", ids(tokens)},
+                                    {"attention_mask", ids(std::vector<int64_t>(size_t(total), 1))}};
+  if (decoder.positionIds) {
+    std::vector<int64_t> positions(tokens.size());
+    std::iota(positions.begin(), positions.end(), cached);
+    feeds.push_back({"position_ids", ids(positions)});
+  }
+  return feeds;
+}
+
+// One step through `binding`: the token feeds and each cache (empty on the prefill, else the previous present.*,
+// which an IoBinding keeps on the device); logits come back to host memory. Outputs in bound order: logits first.
+Status bindingStep(Session& session, IoBinding& binding, const DecoderInterface& decoder,
+                   const std::vector<NamedTensor>& tokens, bool prefill) {
+  for (const auto& feed : tokens) binding.bindInput(feed.name, feed.tensor);
+  const std::vector<NamedTensor> previous = binding.outputs();
+  for (size_t c = 0; c < decoder.caches.size(); ++c) {
+    const CacheSlot& cache = decoder.caches[c];
+    binding.bindInput(cache.past, prefill ? Tensor(cache.dtype, {1, cache.kvHeads, 0, cache.head})
+                                          : previous.at(c + 1).tensor);
+  }
+  return session.runWithBinding(binding);
+}
+
 // One greedy generation of `steps` steps after a `prompt`-token prefill (the loop at the top of this file).
 Result<Generation> generate(Session& session, const DecoderInterface& decoder, int prompt, int steps,
-                            const std::string& saveLogits) {
+                            const std::string& saveLogits, bool useBinding) {
   Generation g;
+  g.ioBinding = useBinding;
   for (int i = 0; i < prompt; ++i) g.promptIds.push_back((7 * int64_t(i) + 3) % decoder.vocab);
   std::map<std::string, size_t> outputIndex;
   for (size_t k = 0; k < session.outputs().size(); ++k) outputIndex[session.outputs()[k].name] = k;
+  IoBinding binding;
+  binding.bindOutput("logits", OutputPlace::HOST);
+  for (const auto& cache : decoder.caches) binding.bindOutput(cache.present, OutputPlace::DEVICE);
   std::vector<NamedTensor> outputs;
   int64_t cached = 0;
   for (int step = 0; step <= steps; ++step) {
+    const TransferCounters before = session.transfers();
     const auto start = Clock::now();
     const std::vector<int64_t> tokens = step == 0 ? g.promptIds : std::vector<int64_t>{g.generatedIds.back()};
-    const int64_t total = cached + static_cast<int64_t>(tokens.size());
-    std::vector<NamedTensor> feeds = {{"input_ids", ids(tokens)},
-                                      {"attention_mask", ids(std::vector<int64_t>(size_t(total), 1))}};
-    if (decoder.positionIds) {
-      std::vector<int64_t> positions(tokens.size());
-      std::iota(positions.begin(), positions.end(), cached);
-      feeds.push_back({"position_ids", ids(positions)});
+    std::vector<NamedTensor> feeds = tokenFeeds(decoder, tokens, cached);
+    Status ran = Status::ok();
+    if (useBinding) {
+      ran = bindingStep(session, binding, decoder, feeds, step == 0);
+    } else {
+      for (const auto& cache : decoder.caches) {
+        feeds.push_back({cache.past, step == 0 ? Tensor(cache.dtype, {1, cache.kvHeads, 0, cache.head})
+                                               : std::move(outputs[outputIndex.at(cache.present)].tensor)});
+      }
+      auto result = session.run(feeds);
+      if (result.isOk()) outputs = std::move(result).value();
+      ran = result.status();
     }
-    for (const auto& cache : decoder.caches) {
-      feeds.push_back({cache.past, step == 0 ? Tensor(cache.dtype, {1, cache.kvHeads, 0, cache.head})
-                                             : std::move(outputs[outputIndex.at(cache.present)].tensor)});
+    if (!ran.isOk()) {
+      return Status(ran.code(), (step == 0 ? std::string("prefill") : "decode step " + std::to_string(step)) +
+                                    " failed: " + ran.message());
     }
-    auto result = session.run(feeds);
-    if (!result.isOk()) {
-      return Status(result.status().code(), (step == 0 ? std::string("prefill") : "decode step " + std::to_string(step)) +
-                                                " failed: " + result.status().message());
-    }
-    outputs = std::move(result).value();
-    const Tensor& logits = outputs[outputIndex.at("logits")].tensor;
+    const Tensor& logits = useBinding ? binding.outputs().front().tensor : outputs[outputIndex.at("logits")].tensor;
     g.generatedIds.push_back(argmaxLastRow(logits, decoder.vocab));
     const double ms = msSince(start);
+    const TransferCounters after = session.transfers();
     if (step == 0) {
       g.prefillMs = ms;
       g.residentAfterPrefillKib = app::residentKib();
     } else {
       g.stepMs.push_back(ms);
+      g.stepHostToDevice.push_back(after.hostToDeviceBytes - before.hostToDeviceBytes);
+      g.stepDeviceToHost.push_back(after.deviceToHostBytes - before.deviceToHostBytes);
     }
-    if (step == 1) {
-      for (const auto& f : feeds) g.inputBytes += int64_t(f.tensor.byteSize());
-      for (const auto& o : outputs) g.outputBytes += int64_t(o.tensor.byteSize());
+    if (step == 1) {  // what crossed the session boundary in host memory
+      for (const auto& f : useBinding ? binding.inputs() : feeds) {
+        if (!f.tensor.isOnDevice()) g.inputBytes += int64_t(f.tensor.byteSize());
+      }
+      for (const auto& o : useBinding ? binding.outputs() : outputs) {
+        if (!o.tensor.isOnDevice()) g.outputBytes += int64_t(o.tensor.byteSize());
+      }
     }
     if (!saveLogits.empty()) {  // after the timing: the file write is not part of the step
       KILN_RETURN_IF_ERROR(writeNpyFile((fs::path(saveLogits) / ("logits_" + std::to_string(step) + ".npy")).string(),
                                         logits));
     }
-    cached = total;
+    cached += static_cast<int64_t>(tokens.size());
   }
   g.residentEndKib = app::residentKib();
   return g;
@@ -199,11 +241,13 @@ Result<Generation> runKiln(const DecodeBenchArgs& args) {
   const double createMs = msSince(start);
   if (!session.isOk()) return session.status();
   KILN_ASSIGN_OR_RETURN(DecoderInterface decoder, describeDecoder(**session, args.model));
-  KILN_RETURN_IF_ERROR(generate(**session, decoder, args.prompt, 1, "").status());  // discarded warm-up
-  KILN_ASSIGN_OR_RETURN(Generation g, generate(**session, decoder, args.prompt, args.steps, args.saveLogits));
+  const bool binding = !args.noIoBinding;
+  KILN_RETURN_IF_ERROR(generate(**session, decoder, args.prompt, 1, "", binding).status());  // discarded warm-up
+  KILN_ASSIGN_OR_RETURN(Generation g, generate(**session, decoder, args.prompt, args.steps, args.saveLogits, binding));
   g.runtime = std::string("kiln ") + kiln::engineVersion() + " (" + args.ep + ")";
   g.sessionCreateMs = createMs;
   g.partitions = partitionCounts(**session);
+  g.vocab = decoder.vocab;
   return g;
 }
 
@@ -259,7 +303,19 @@ nlohmann::json generationJson(const Generation& g) {
       {"memory_kib", {{"after_prefill", orNull(g.residentAfterPrefillKib)}, {"end", orNull(g.residentEndKib)}}},
       {"prompt_ids", g.promptIds},
       {"generated_ids", g.generatedIds}};
-  if (!g.partitions.is_null()) out["partitions"] = g.partitions;
+  if (!g.partitions.is_null()) {  // Kiln's column
+    out["partitions"] = g.partitions;
+    out["io_binding"] = g.ioBinding;
+    out["vocab"] = g.vocab;
+    auto perStep = [](const std::vector<uint64_t>& bytes) {
+      return nlohmann::json{{"first", bytes.empty() ? 0 : bytes.front()},
+                            {"max", bytes.empty() ? 0 : *std::max_element(bytes.begin(), bytes.end())},
+                            {"samples", bytes}};
+    };
+    out["transfers_per_step"] = {{"host_to_device", perStep(g.stepHostToDevice)},
+                                 {"device_to_host", perStep(g.stepDeviceToHost)},
+                                 {"where", "bytes the session copied between host and device memory (Session::transfers)"}};
+  }
   return out;
 }
 
@@ -307,12 +363,20 @@ std::string toTable(const DecodeBenchArgs& args, const std::vector<nlohmann::jso
     return std::to_string(c["bytes_per_step"].value("input", 0)) + " / " +
            std::to_string(c["bytes_per_step"].value("output", 0));
   });
+  row("host<->device bytes/step max", [](const nlohmann::json& c) {
+    if (!c.contains("transfers_per_step")) return std::string("-");
+    const auto& t = c["transfers_per_step"];
+    return std::to_string(t["host_to_device"].value("max", uint64_t(0))) + " / " +
+           std::to_string(t["device_to_host"].value("max", uint64_t(0)));
+  });
   row("resident KiB prefill -> end", [](const nlohmann::json& c) {
     const auto& m = c["memory_kib"];
     auto text = [](const nlohmann::json& v) { return v.is_number() ? std::to_string(v.get<int64_t>()) : std::string("?"); };
     return text(m["after_prefill"]) + " -> " + text(m["end"]);
   });
-  out << "bytes: " << kBytesWhere << "\n";
+  out << "bytes in / out: " << kBytesWhere << "\nhost<->device: bytes Kiln copied to / from device memory in a decode "
+      << "step (largest step)" << (columns.front().value("io_binding", false) ? ", present.* bound to the device"
+                                                                               : ", without IoBinding") << "\n";
   for (const auto& c : columns) {
     out << c.value("runtime", std::string()) << " tokens: " << joinIds(c.value("generated_ids", std::vector<int64_t>{}))
         << "\n";

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bindings.h"
+#include "kiln/io_binding.h"
 #include "kiln/run_options.h"
 #include "kiln/session.h"
 #include "long_call.h"
@@ -101,6 +102,24 @@ py::list run(SessionHandle& handle, const py::dict& feeds, const std::vector<std
   return result;
 }
 
+void runWithBinding(SessionHandle& handle, IoBinding& binding, const RunOptions* runOptions) {
+  const RunOptions options = runOptions ? *runOptions : RunOptions();
+  Status status;
+  {
+    py::gil_scoped_release release;
+    status = handle.session->runWithBinding(binding, options);
+  }
+  throwIfError(status);
+}
+
+py::dict transfersToPython(const Session& session) {
+  const TransferCounters transfers = session.transfers();
+  py::dict result;
+  result["host_to_device_bytes"] = transfers.hostToDeviceBytes;
+  result["device_to_host_bytes"] = transfers.deviceToHostBytes;
+  return result;
+}
+
 py::dict timingsToPython(const Session& session) {
   py::dict timings, counters;
   forEachTiming(session.timings(),
@@ -189,6 +208,8 @@ void bindSession(py::module_& module) {
       .def("inputs", [](const SessionHandle& h) { return metadataListToPython(h.session->inputs()); })
       .def("outputs", [](const SessionHandle& h) { return metadataListToPython(h.session->outputs()); })
       .def("run", &run, py::arg("feeds"), py::arg("output_names"), py::arg("run_options") = nullptr)
+      .def("run_with_binding", &runWithBinding, py::arg("binding"), py::arg("run_options") = nullptr)
+      .def("transfers", [](const SessionHandle& h) { return transfersToPython(*h.session); })
       .def("timings", [](const SessionHandle& h) { return timingsToPython(*h.session); })
       .def("partitions", [](const SessionHandle& h) { return partitionsToPython(*h.session); })
       .def("last_run_profile",

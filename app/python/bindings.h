@@ -13,6 +13,8 @@ namespace kiln::python {
 
 // CancellationToken, RunOptions and Session (create, run, metadata, timings, profile).
 void bindSession(pybind11::module_& module);
+// Tensor (host or device) and IoBinding, for kiln.OrtValue and kiln.IOBinding.
+void bindIoBinding(pybind11::module_& module);
 // compile(): kiln::compileModel with every ModelCompilationOptions setting.
 void bindCompile(pybind11::module_& module);
 // inspect_model / inspect_ctx_model / inspect_binary / model_compatibility / merge / devices / config keys.

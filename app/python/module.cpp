@@ -8,6 +8,7 @@
 PYBIND11_MODULE(_kiln, module) {
   module.doc() = "Kiln engine bindings (use the kiln package, not this module)";
   kiln::python::registerStatusErrors();
+  kiln::python::bindIoBinding(module);
   kiln::python::bindSession(module);
   kiln::python::bindCompile(module);
   kiln::python::bindTools(module);

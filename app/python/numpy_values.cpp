@@ -98,6 +98,14 @@ Value valueFromPython(const py::handle& object, const ValueMetadata& meta) {
 }
 
 py::object tensorToPython(const Tensor& tensor) {
+  if (tensor.isOnDevice()) {
+    Result<Tensor> host = Status(StatusCode::FAIL, "not read");
+    {
+      py::gil_scoped_release release;
+      host = tensor.toHost();
+    }
+    return tensorToPython(valueOrThrow(std::move(host)));
+  }
   const std::vector<py::ssize_t> shape(tensor.shape().begin(), tensor.shape().end());
   if (tensor.dtype() == DataType::STRING) {
     py::array result = py::module_::import("numpy").attr("empty")(shape, "object");

@@ -25,7 +25,8 @@ Tensor tensorFromPython(const pybind11::handle& object, const std::string& name)
 // empty optional. Needs the GIL.
 Value valueFromPython(const pybind11::handle& object, const ValueMetadata& meta);
 
-// A NumPy array sharing the tensor's storage (strings: an object array of str). Needs the GIL.
+// A NumPy array sharing the tensor's storage (strings: an object array of str); a device tensor is read back
+// into a new host copy first. Needs the GIL.
 pybind11::object tensorToPython(const Tensor& tensor);
 
 // A tensor value as an array, a sequence as a list of arrays, an empty optional as None. Needs the GIL.

@@ -12,7 +12,10 @@ the Vulkan EP when `kiln devices` lists a device, and checks:
   - the top-1/top-2 logit margin of onnxruntime's steps is far above the tolerance, so exact token equality is a
     fair demand rather than luck.
 The int4 contrib form (com.microsoft MatMulNBits, block 32) runs on every EP too and must generate the float form's
-ids; on Vulkan the contrib and int4 decoders must each be one Vulkan partition. Then the bad-input cases: a model without KV-cache inputs, and --decode 0 (exit 2).
+ids; on Vulkan the contrib and int4 decoders must each be one Vulkan partition. The bench runs each step through an
+IoBinding (present.* stay on the device): per decode step the session may copy up less than one cached position's
+keys and values (the token feeds and what host nodes derive from them) and down exactly one logits row, and nothing on the CPU EP; the int4 decoder once more without it (--no-io-binding) must show
+the whole cache coming back. Then the bad-input cases: a model without KV-cache inputs, and --decode 0 (exit 2).
 Exit 0 when all checks pass, 1 otherwise, 77 when node or onnxruntime-node is missing (1 with KILN_REQUIRE_MODELS=1).
 """
 from __future__ import annotations
@@ -55,14 +58,54 @@ def top2_margin(logits):
     return float(last[-1] - last[-2])
 
 
-def decode(checks, kiln, ort_dir, model: Path, ep: str, steps: int, work: Path):
+def cache_bytes_per_position(model: Path):
+    """Bytes one more cached position adds over every past_key_values.* input ([batch, kv_heads, past, head])."""
+    total = 0
+    for value in onnx.load(str(model), load_external_data=False).graph.input:
+        if value.name.startswith("past_key_values."):
+            dims = value.type.tensor_type.shape.dim
+            size = 4 if value.type.tensor_type.elem_type == TensorProto.FLOAT else 2
+            total += dims[1].dim_value * dims[3].dim_value * size
+    return total
+
+
+def check_transfers(checks, label, report, model: Path, steps: int, io_binding: bool):
+    """Bytes the session copied between host and device per decode step (Session::transfers): with the IoBinding
+    the KV cache never crosses (up: at most the token feeds; down: exactly one logits row); without it the whole
+    cache comes back every step. On the CPU EP nothing crosses."""
+    transfers = report["kiln"]["transfers_per_step"]
+    up = transfers["host_to_device"]["samples"]
+    down = transfers["device_to_host"]["samples"]
+    checks.expect(len(up) == steps and len(down) == steps, f"{label}: {len(up)} transfer samples, expected {steps}")
+    if "vulkan" not in label:
+        checks.expect(max(up + down, default=0) == 0, f"{label}: the CPU EP copied {max(up + down)} bytes a step")
+        return
+    vocab_row = 4 * (report["kiln"].get("vocab") or 0)
+    position = cache_bytes_per_position(model)
+    smallest_cache = position * (PROMPT + 1)
+    if io_binding:
+        # Up: the token feeds and what host nodes derive from them (seqlens, masks): tens to hundreds of bytes, less
+        # than the key/value rows of a single cached position, so no part of the cache can be among them.
+        checks.expect(max(up) < position, f"{label}: {max(up)} bytes up in a step, not less than one cached position "
+                                          f"({position} B)")
+        checks.expect(max(down) == vocab_row, f"{label}: {max(down)} bytes down in a step, expected one logits "
+                                              f"row ({vocab_row})")
+    else:
+        checks.expect(min(down) >= smallest_cache, f"{label} without IoBinding: {min(down)} bytes down in a step, "
+                                                   f"less than the cache ({smallest_cache})")
+    print(f"{label}: host->device {max(up)} B, device->host {max(down)} B per decode step (largest), "
+          f"io_binding={io_binding}; the cache is {smallest_cache}+ B")
+
+
+def decode(checks, kiln, ort_dir, model: Path, ep: str, steps: int, work: Path, io_binding=True):
     """Runs kiln bench --decode with onnxruntime beside it; returns its JSON report (None on failure)."""
     logits_dir = work / f"{model.stem}_{ep.replace(',', '_')}_logits"
     shutil.rmtree(logits_dir, ignore_errors=True)
     code, out, err = run_kiln(kiln, "bench", str(model), "--decode", str(steps), "--prompt", str(PROMPT), "--ep", ep,
                               "--compare-onnxruntime", "--onnxruntime-node", ort_dir,
-                              "--save-logits", str(logits_dir), "--json", "--quiet", timeout=120)
-    label = f"{model.stem} on {ep}"
+                              "--save-logits", str(logits_dir), "--json", "--quiet",
+                              *([] if io_binding else ["--no-io-binding"]), timeout=120)
+    label = f"{model.stem} on {ep}" + ("" if io_binding else " (no IoBinding)")
     if code != 0:
         return None, label, code, err
     report = json.loads(out)
@@ -87,6 +130,7 @@ def decode(checks, kiln, ort_dir, model: Path, ep: str, steps: int, work: Path):
     # Logits within the tolerance of onnxruntime's move a top-1/top-2 gap by at most 2 tolerances: a larger margin
     # makes identical argmaxes a consequence of the logits check, not luck (float rounding is ~1e-3 tolerances).
     checks.expect(min_margin > 2, f"{label}: top-1/top-2 margin only {min_margin:.1f} tolerances")
+    check_transfers(checks, label, report, model, steps, io_binding)
     parts = ", ".join(f"{ep_name} {c['partitions']} ({c['nodes']} nodes)"
                       for ep_name, c in report["kiln"].get("partitions", {}).items())
     print(f"{label}: {len(mine_ids)} tokens identical={mine_ids == ref_ids}, worst logits error "
@@ -175,6 +219,10 @@ def main():
             one_step_partitions[("int4", ep)] = partition_counts(report)
             checks.expect(report["kiln"]["generated_ids"] == tokens.get(("contrib", "cpu")),
                           f"{label}: other ids than the float decoder (same dequantized weights)")
+    if "vulkan" in eps:  # the counters must see the cache when it does cross
+        report, label, code, err = decode(checks, args.kiln, args.ort_dir, int4, "vulkan", args.steps, work,
+                                          io_binding=False)
+        checks.expect(report is not None, f"{label}: kiln bench --decode exit {code}: {err.strip()[-600:]}")
     for form, ep in [(f, e) for f in ("contrib", "int4") for e in eps if e == "vulkan"]:
         # A decoder layer must stay on the device: the whole step is one Vulkan partition.
         parts = one_step_partitions.get((form, ep), {})

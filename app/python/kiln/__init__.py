@@ -12,6 +12,7 @@ from ._compiler import ModelCompiler, OrtCompileApiFlags
 from ._errors import (Cancelled, EngineError, EPFail, Fail, InvalidArgument, InvalidGraph, InvalidProtobuf,
                       KilnError, ModelLoaded, ModelRequiresCompilation, NoModel, NoSuchFile, NotImplemented,
                       RuntimeException)
+from ._io_binding import IOBinding, OrtValue
 from ._options import (CPU_PROVIDER, VULKAN_PROVIDER, ExecutionMode, GraphOptimizationLevel, RunOptions,
                        SessionOptions, known_config_keys)
 from ._session import InferenceSession, ModelMetadata, NodeArg
@@ -52,7 +53,7 @@ def set_default_logger_verbosity(verbosity):
     """Kept for onnxruntime scripts: Kiln has no verbose-log levels beyond set_default_logger_severity."""
 
 
-__all__ = ["InferenceSession", "SessionOptions", "RunOptions", "ModelCompiler", "OrtCompileApiFlags",
+__all__ = ["InferenceSession", "IOBinding", "OrtValue", "SessionOptions", "RunOptions", "ModelCompiler", "OrtCompileApiFlags",
            "GraphOptimizationLevel", "ExecutionMode", "NodeArg", "ModelMetadata", "get_available_providers",
            "get_all_providers", "get_device", "get_version_string", "set_default_logger_severity", "set_default_logger_verbosity", "inspect", "check", "compare", "merge", "devices",
            "device_profile", "get_compatibility_info_from_model", "known_config_keys", "KilnError", "Fail", "InvalidArgument", "NoSuchFile", "NoModel",

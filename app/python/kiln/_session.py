@@ -124,6 +124,18 @@ class InferenceSession:
             self._profiles.append(self._native.last_run_profile())
         return outputs
 
+    def io_binding(self):
+        """An IOBinding for run_with_iobinding (values that stay on the device between runs)."""
+        from ._io_binding import IOBinding
+        return IOBinding(self)
+
+    def run_with_iobinding(self, iobinding, run_options=None):
+        """Runs one inference on the binding's inputs; its outputs are then in iobinding.get_outputs()."""
+        if iobinding._session is not self:
+            raise ValueError("run_with_iobinding: the IOBinding was made by another session")
+        native = run_options._native if run_options is not None else None
+        self._native.run_with_binding(iobinding._native, native)
+
     def end_profiling(self):
         """Writes the node profiles of the runs since creation (chrome trace JSON, as onnxruntime) and returns
         the file name; "" when enable_profiling was off."""
@@ -147,6 +159,11 @@ class InferenceSession:
     def get_run_profile(self):
         """The node-by-node profile of the last run made with profiling on: {"run_ms", "nodes": [...]}."""
         return self._native.last_run_profile()
+
+    def get_transfers(self):
+        """Bytes this session's runs copied between host and device memory since creation:
+        {"host_to_device_bytes", "device_to_host_bytes"}."""
+        return self._native.transfers()
 
     def get_partitions(self):
         """Every partition: {"name", "execution_provider", "node_count"}."""

@@ -11,6 +11,7 @@
 #include "kiln/context_binary_parts.h"
 #include "kiln/device.h"
 #include "kiln/environment.h"
+#include "kiln/io_binding.h"
 #include "kiln/epcontext.h"
 #include "kiln/log.h"
 #include "kiln/model_diff.h"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/io_binding.h"
 #include "kiln/partition_report.h"
 #include "kiln/run_options.h"
 #include "kiln/run_profile.h"
@@ -61,6 +62,17 @@ class KILN_EXPORT Session {
   }
   // runValues() under `options`, with the same rules as run(inputs, options).
   virtual Result<std::vector<NamedValue>> runValues(const std::vector<NamedValue>& inputs, const RunOptions& options) = 0;
+
+  // Runs one inference on `binding`'s inputs (host or device tensors, with run()'s rules) and leaves the outputs in
+  // binding.outputs(), placed as bound. A device tensor of this session's device EP feeds its partitions without a
+  // copy; any other device tensor is read back to host memory first (counted in transfers()).
+  Status runWithBinding(IoBinding& binding) { return runWithBinding(binding, RunOptions()); }
+  // runWithBinding() under `options` (its output names are ignored: the binding names the outputs).
+  virtual Status runWithBinding(IoBinding& binding, const RunOptions& options) = 0;
+
+  // Bytes copied between host memory and device memory by this session's runs since it was created: partition
+  // inputs uploaded, partition outputs and device values read back (weights uploaded at creation are not counted).
+  virtual TransferCounters transfers() const = 0;
 
   // Timing breakdown of session creation (and first_run_ms after the first run).
   virtual const SessionTimings& timings() const = 0;

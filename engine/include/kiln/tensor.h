@@ -1,4 +1,6 @@
-// Tensor: a dense n-dimensional array with shared, zero-initialized storage (copies share; clone() copies).
+// Tensor: a dense n-dimensional array with shared, zero-initialized storage (copies share; clone() copies). A
+// tensor's elements live in host memory, or, for a device tensor (IoBinding outputs, io_binding.h), in an
+// execution provider's device memory that host code reaches only through toHost().
 #pragma once
 
 #include "kiln/export.h"
@@ -10,6 +12,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "kiln/status.h"
 
 namespace kiln {
 
@@ -64,6 +68,19 @@ KILN_EXPORT int64_t shapeSize(const Shape& shape);
 // "1x3x640x640" ("scalar" for rank 0).
 KILN_EXPORT std::string shapeToString(const Shape& shape);
 
+// Bytes of a tensor held in an execution provider's device memory. Implemented by the EPs; the storage stays
+// allocated while any Tensor refers to it (and keeps its device open).
+class KILN_EXPORT DeviceBuffer {
+ public:
+  virtual ~DeviceBuffer() = default;
+  // Where the bytes are: "VulkanExecutionProvider:0 (llvmpipe (LLVM 15.0.6, 256 bits))".
+  virtual const std::string& location() const = 0;
+  // The size of the storage in bytes.
+  virtual uint64_t bytes() const = 0;
+  // Copies the first `bytes` bytes (at most bytes()) to `destination` in host memory; waits for the device.
+  virtual Status read(void* destination, uint64_t bytes) const = 0;
+};
+
 class KILN_EXPORT Tensor {
  public:
   Tensor() = default;
@@ -79,6 +96,9 @@ class KILN_EXPORT Tensor {
   // byteSize() bytes, suitably aligned for `type`, and keeps that memory alive (use shared_ptr's aliasing
   // constructor to point into a larger owner). Not for STRING.
   static Tensor wrap(DataType type, Shape shape, std::shared_ptr<std::byte> storage);
+  // A device tensor over `buffer` (at least byteSize() bytes): rawData() is null, toHost() copies the elements
+  // out. Not for STRING.
+  static Tensor onDevice(DataType type, Shape shape, std::shared_ptr<const DeviceBuffer> buffer);
 
   // False for a default-constructed tensor.
   bool defined() const { return type_ != DataType::UNDEFINED; }
@@ -95,7 +115,16 @@ class KILN_EXPORT Tensor {
   // The bytes of the element storage (0 for STRING, whose elements live in strings()).
   size_t byteSize() const { return static_cast<size_t>(numel()) * dataTypeSize(type_); }
 
-  // The element storage (shared with copies of this tensor); null for an undefined or STRING tensor.
+  // True for a device tensor: its elements are not in host memory (rawData() is null).
+  bool isOnDevice() const { return device_ != nullptr; }
+  // The device storage of a device tensor; null for a host tensor.
+  const std::shared_ptr<const DeviceBuffer>& deviceBuffer() const { return device_; }
+  // "cpu" for a host tensor, DeviceBuffer::location() for a device tensor.
+  std::string location() const;
+  // This tensor when its elements are in host memory (no copy), else a new host tensor with the device bytes.
+  Result<Tensor> toHost() const;
+
+  // The element storage (shared with copies of this tensor); null for an undefined, STRING or device tensor.
   void* rawData() { return bytes_.get(); }
   // The element storage, read-only.
   const void* rawData() const { return bytes_.get(); }
@@ -112,16 +141,19 @@ class KILN_EXPORT Tensor {
 
   // Same storage, new shape with the same element count.
   Tensor reshaped(Shape shape) const;
-  // Deep copy.
+  // Deep copy in host memory (a device tensor's bytes are read back; undefined if that read fails).
   Tensor clone() const;
   // True when both tensors share storage.
-  bool sharesStorageWith(const Tensor& other) const { return bytes_ && bytes_ == other.bytes_; }
+  bool sharesStorageWith(const Tensor& other) const {
+    return (bytes_ && bytes_ == other.bytes_) || (device_ && device_ == other.device_);
+  }
 
  private:
   DataType type_ = DataType::UNDEFINED;
   Shape shape_;
   std::shared_ptr<std::byte> bytes_;
   std::shared_ptr<std::vector<std::string>> strings_;
+  std::shared_ptr<const DeviceBuffer> device_;
 };
 
 template <class T>

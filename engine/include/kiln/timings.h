@@ -40,6 +40,12 @@ struct KILN_EXPORT WorkCounters {
   int64_t pipeline_cache_fallbacks = 0;  // pipelines rebuilt cold (fresh SPIR-V, no VkPipelineCache) after a failure
 };
 
+// Bytes a session's runs copied between host memory and device memory (Session::transfers()).
+struct KILN_EXPORT TransferCounters {
+  uint64_t hostToDeviceBytes = 0;
+  uint64_t deviceToHostBytes = 0;
+};
+
 // Visits every timing as (key, value), in the order of the fields above.
 KILN_EXPORT void forEachTiming(const SessionTimings& timings, const std::function<void(std::string_view, double)>& visit);
 // Visits every counter as (key, value), in the order of the fields above.

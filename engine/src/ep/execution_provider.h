@@ -94,8 +94,17 @@ struct DeviceNodeTime {
 class PartitionExecutable {
  public:
   virtual ~PartitionExecutable() = default;
-  // Inputs in CompiledPartition::inputs order; returns outputs in CompiledPartition::outputs order.
+  // Inputs in CompiledPartition::inputs order; returns outputs in CompiledPartition::outputs order, in host memory.
+  // An input may be a device tensor (tensor.h): a device EP reads its own device's in place, any other is read back.
   virtual Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) = 0;
+  // run(), leaving output o in device memory (a device tensor) where keepOnDevice[o] is set and the EP computed it
+  // there. The default reads every output back (an EP without device memory).
+  virtual Result<std::vector<Tensor>> runKeeping(std::span<const Tensor> inputs, const std::vector<bool>& keepOnDevice) {
+    (void)keepOnDevice;
+    return run(inputs);
+  }
+  // Bytes this partition's runs copied between host and device memory since it was loaded.
+  virtual TransferCounters transfers() const { return {}; }
   // The device time of each node that dispatched work in the last run, in run order; empty when the partition
   // does not measure device time.
   virtual std::vector<DeviceNodeTime> lastNodeDeviceTimes() const { return {}; }

@@ -3,6 +3,7 @@
 #include "session/inference_session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <optional>
 #include <mutex>
@@ -53,8 +54,15 @@ class InferenceSession final : public Session {
     return guarded([&] { return runTensors(inputs, options); });
   }
   Result<std::vector<NamedValue>> runValues(const std::vector<NamedValue>& inputs, const RunOptions& options) override {
-    return guarded([&] { return runUnguarded(inputs, options); });
+    return guarded([&] { return runUnguarded(inputs, options, {}); });
   }
+  Status runWithBinding(IoBinding& binding, const RunOptions& options) override {
+    return guarded([&]() -> Result<bool> {
+      KILN_RETURN_IF_ERROR(runBound(binding, options));
+      return true;
+    }).status();
+  }
+  TransferCounters transfers() const override;
 
   // `compileOnly`: the session exists to be compiled into a ctx model (the Compile API): partitions are loaded only
   // where the EP's export needs it, and no executor is created (no first-run preparation); run() refuses.
@@ -74,7 +82,11 @@ class InferenceSession final : public Session {
   Result<std::unique_ptr<cpu::Kernel>> fusedKernel(const cpu::KernelInfo& info);
   Status checkInput(const ValueMetadata& meta, const Value& value) const;
   Result<std::vector<NamedTensor>> runTensors(const std::vector<NamedTensor>& inputs, const RunOptions& options);
-  Result<std::vector<NamedValue>> runUnguarded(const std::vector<NamedValue>& inputs, const RunOptions& options);
+  // `deviceOutputs`: the outputs this run leaves where their partitions computed them (IoBinding's DEVICE place);
+  // every other device tensor among the results is read back to host memory.
+  Result<std::vector<NamedValue>> runUnguarded(const std::vector<NamedValue>& inputs, const RunOptions& options,
+                                               const std::vector<std::string>& deviceOutputs);
+  Status runBound(IoBinding& binding, const RunOptions& options);
   Result<std::vector<size_t>> selectOutputs(const RunOptions& options) const;
   RunProfile makeRunProfile(std::vector<cpu::NodeProfiler::Entry> entries, double runMs) const;
 
@@ -88,6 +100,8 @@ class InferenceSession final : public Session {
   // The executor keeps one frame of values (and EPs may keep per-partition state), so concurrent run() calls take
   // turns: one mutex around the whole run. Simple and safe; sessions that need parallel runs can be duplicated.
   std::mutex runMutex_;
+  std::vector<std::string> deviceOutputs_;  // the running run's deviceOutputs (under runMutex_), read by partitions
+  std::atomic<uint64_t> outputReadBytes_{0};  // device outputs read back to host memory by runs
   std::vector<ValueMetadata> inputs_, outputs_;
   std::vector<PartitionSummary> summaries_;
   PartitionReport report_;
@@ -156,7 +170,7 @@ Result<std::unique_ptr<cpu::Kernel>> InferenceSession::fusedKernel(const cpu::Ke
     return Status(StatusCode::INVALID_GRAPH, "fused node " + info.node.label() + " names no compiled partition");
   }
   LoadedPartition& partition = partitions_[static_cast<size_t>(index)];
-  return makePartitionKernel(info.node, partition.compiled, *partition.executable);
+  return makePartitionKernel(info.node, partition.compiled, *partition.executable, &deviceOutputs_);
 }
 
 Status InferenceSession::initialize(PreparedModel prepared, const SessionOptions& options, const SessionConfig& config,
@@ -296,7 +310,7 @@ Result<std::vector<NamedTensor>> InferenceSession::runTensors(const std::vector<
   std::vector<NamedValue> values;
   values.reserve(inputs.size());
   for (const auto& input : inputs) values.push_back({input.name, input.tensor});
-  KILN_ASSIGN_OR_RETURN(std::vector<NamedValue> results, runUnguarded(values, options));
+  KILN_ASSIGN_OR_RETURN(std::vector<NamedValue> results, runUnguarded(values, options, {}));
   std::vector<NamedTensor> outputs;
   outputs.reserve(results.size());
   for (auto& result : results) {
@@ -328,8 +342,51 @@ Result<std::vector<size_t>> InferenceSession::selectOutputs(const RunOptions& op
   return positions;
 }
 
+TransferCounters InferenceSession::transfers() const {
+  TransferCounters total;
+  for (const auto& partition : partitions_) {
+    if (!partition.executable) continue;
+    const TransferCounters own = partition.executable->transfers();
+    total.hostToDeviceBytes += own.hostToDeviceBytes;
+    total.deviceToHostBytes += own.deviceToHostBytes;
+  }
+  total.deviceToHostBytes += outputReadBytes_.load() + (executor_ ? executor_->deviceBytesRead() : 0);
+  return total;
+}
+
+Status InferenceSession::runBound(IoBinding& binding, const RunOptions& options) {
+  std::vector<NamedValue> inputs;
+  inputs.reserve(binding.inputs().size());
+  for (const auto& input : binding.inputs()) inputs.push_back({input.name, input.tensor});
+  RunOptions bound = options;
+  std::vector<std::string> names, deviceOutputs;
+  const auto& graphOutputs = model_.graph->outputs;
+  for (const auto& [name, place] : binding.boundOutputs()) {
+    if (std::none_of(graphOutputs.begin(), graphOutputs.end(), [&](const ir::ValueInfo& v) { return v.name == name; })) {
+      return Status(StatusCode::INVALID_ARGUMENT, "the IoBinding binds output '" + name + "', which the model does not have");
+    }
+    names.push_back(name);
+    if (place == OutputPlace::DEVICE) deviceOutputs.push_back(name);
+  }
+  bound.setOutputNames(names);
+  KILN_ASSIGN_OR_RETURN(std::vector<NamedValue> results, runUnguarded(inputs, bound, deviceOutputs));
+  std::vector<NamedTensor> outputs;
+  outputs.reserve(results.size());
+  for (auto& result : results) {
+    if (!result.value.isTensor()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "output '" + result.name + "' is a " +
+                                                      valueKindName(result.value.kind()) +
+                                                      ", not a tensor: IoBinding binds tensors only");
+    }
+    outputs.push_back({std::move(result.name), result.value.tensor()});
+  }
+  binding.setOutputs(std::move(outputs));
+  return Status::ok();
+}
+
 Result<std::vector<NamedValue>> InferenceSession::runUnguarded(const std::vector<NamedValue>& inputs,
-                                                                const RunOptions& options) {
+                                                                const RunOptions& options,
+                                                                const std::vector<std::string>& deviceOutputs) {
   const ir::Graph& graph = *model_.graph;
   // Requested outputs first: a wrong name costs no inference. The executor runs every node (its plan is fixed at
   // creation); outputs not asked for are dropped.
@@ -360,7 +417,12 @@ Result<std::vector<NamedValue>> InferenceSession::runUnguarded(const std::vector
   progress_.cancellation = options.cancellationToken();
   if (options.profiling()) profiler_.start();
   if (!executor_) return Status(StatusCode::FAIL, "this session was created to compile a model, not to run it");
+  deviceOutputs_ = deviceOutputs;
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {  // outputs the run drops are not worth reading back
+    if (std::find(selected.begin(), selected.end(), i) == selected.end()) deviceOutputs_.push_back(graph.outputs[i].name);
+  }
   auto ran = executor_->runValues(bound);
+  deviceOutputs_.clear();
   progress_.cancellation.reset();
   if (profiler_.active()) {
     RunProfile profile = makeRunProfile(profiler_.finish(), clock.elapsedMs());
@@ -376,7 +438,18 @@ Result<std::vector<NamedValue>> InferenceSession::runUnguarded(const std::vector
   std::vector<Value>& results = ran.value();
   std::vector<NamedValue> outputs;
   outputs.reserve(selected.size());
-  for (size_t i : selected) outputs.push_back({graph.outputs[i].name, results[i]});
+  for (size_t i : selected) {
+    const std::string& name = graph.outputs[i].name;
+    Value value = results[i];
+    const bool stays = std::find(deviceOutputs.begin(), deviceOutputs.end(), name) != deviceOutputs.end();
+    if (value.isTensor() && value.tensor().isOnDevice() && !stays) {  // e.g. a device input passed straight through
+      auto host = value.tensor().toHost();
+      if (!host.isOk()) return host.status().withContext("reading output '" + name + "' back from the device");
+      outputReadBytes_.fetch_add(host.value().byteSize());
+      value = host.value();
+    }
+    outputs.push_back({name, std::move(value)});
+  }
   if (!tag.empty()) log::debug("run '{}': done in {:.3f} ms", tag, clock.elapsedMs());
   if (!firstRunDone_) {
     timings_.first_run_ms = clock.elapsedMs();

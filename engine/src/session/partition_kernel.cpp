@@ -8,9 +8,11 @@ namespace {
 class PartitionKernel final : public cpu::Kernel {
  public:
   PartitionKernel(std::string name, std::vector<std::string> inputNames, std::vector<size_t> inputSlots,
-                  std::vector<size_t> outputSlots, PartitionExecutable& executable)
+                  std::vector<size_t> outputSlots, std::vector<std::string> outputNames, PartitionExecutable& executable,
+                  const std::vector<std::string>* deviceOutputs)
       : name_(std::move(name)), inputNames_(std::move(inputNames)), inputSlots_(std::move(inputSlots)),
-        outputSlots_(std::move(outputSlots)), executable_(executable) {}
+        outputSlots_(std::move(outputSlots)), outputNames_(std::move(outputNames)), executable_(executable),
+        deviceOutputs_(deviceOutputs) {}
 
   Status compute(cpu::KernelContext& ctx) override {
     std::vector<Tensor> inputs;
@@ -22,7 +24,7 @@ class PartitionKernel final : public cpu::Kernel {
       }
       inputs.push_back(*value);  // shares storage
     }
-    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, executable_.run(inputs));
+    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, runPartition(inputs));
     for (size_t o = 0; o < outputSlots_.size(); ++o) {
       if (outputSlots_[o] >= outputs.size()) {
         return Status(StatusCode::EP_FAIL, "partition '" + name_ + "' returned " + std::to_string(outputs.size()) +
@@ -34,11 +36,24 @@ class PartitionKernel final : public cpu::Kernel {
   }
 
  private:
+  Result<std::vector<Tensor>> runPartition(std::span<const Tensor> inputs) {
+    if (!deviceOutputs_ || deviceOutputs_->empty()) return executable_.run(inputs);
+    std::vector<bool> keep(outputNames_.size(), false);
+    bool any = false;
+    for (size_t o = 0; o < outputNames_.size(); ++o) {
+      keep[o] = std::find(deviceOutputs_->begin(), deviceOutputs_->end(), outputNames_[o]) != deviceOutputs_->end();
+      any = any || keep[o];
+    }
+    return any ? executable_.runKeeping(inputs, keep) : executable_.run(inputs);
+  }
+
   std::string name_;
   std::vector<std::string> inputNames_;  // the compiled partition's inputs, in its order
   std::vector<size_t> inputSlots_;       // per compiled input: index of the node input that carries it
   std::vector<size_t> outputSlots_;      // per node output: index in the compiled partition's outputs
+  std::vector<std::string> outputNames_;  // the compiled partition's outputs, in its order
   PartitionExecutable& executable_;
+  const std::vector<std::string>* deviceOutputs_;
 };
 
 size_t indexOf(const std::vector<std::string>& names, const std::string& name) {
@@ -48,7 +63,8 @@ size_t indexOf(const std::vector<std::string>& names, const std::string& name) {
 }  // namespace
 
 Result<std::unique_ptr<cpu::Kernel>> makePartitionKernel(const ir::Node& node, const CompiledPartition& compiled,
-                                                         PartitionExecutable& executable) {
+                                                         PartitionExecutable& executable,
+                                                         const std::vector<std::string>* deviceOutputs) {
   std::vector<size_t> inputSlots, outputSlots;
   for (const auto& name : compiled.inputs) {
     const size_t slot = indexOf(node.inputs, name);
@@ -67,7 +83,8 @@ Result<std::unique_ptr<cpu::Kernel>> makePartitionKernel(const ir::Node& node, c
     outputSlots.push_back(slot);
   }
   return std::unique_ptr<cpu::Kernel>(
-      new PartitionKernel(compiled.name, compiled.inputs, std::move(inputSlots), std::move(outputSlots), executable));
+      new PartitionKernel(compiled.name, compiled.inputs, std::move(inputSlots), std::move(outputSlots),
+                          compiled.outputs, executable, deviceOutputs));
 }
 
 }  // namespace kiln

@@ -11,7 +11,10 @@ namespace kiln {
 
 // A kernel for `node` that runs `executable` (which must outlive it). INVALID_GRAPH when the compiled partition
 // reads a value the node does not provide or the node expects an output the partition does not produce.
+// `deviceOutputs` (owned by the session, may be null): the value names that the current run leaves in device
+// memory (IoBinding outputs bound to DEVICE); the partition keeps those of its outputs there.
 Result<std::unique_ptr<cpu::Kernel>> makePartitionKernel(const ir::Node& node, const CompiledPartition& compiled,
-                                                         PartitionExecutable& executable);
+                                                         PartitionExecutable& executable,
+                                                         const std::vector<std::string>* deviceOutputs = nullptr);
 
 }  // namespace kiln

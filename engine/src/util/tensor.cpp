@@ -147,6 +147,28 @@ Tensor Tensor::wrap(DataType type, Shape shape, std::shared_ptr<std::byte> stora
   return t;
 }
 
+Tensor Tensor::onDevice(DataType type, Shape shape, std::shared_ptr<const DeviceBuffer> buffer) {
+  Tensor t;
+  t.type_ = type;
+  t.shape_ = std::move(shape);
+  t.device_ = std::move(buffer);
+  return t;
+}
+
+std::string Tensor::location() const { return device_ ? device_->location() : "cpu"; }
+
+Result<Tensor> Tensor::toHost() const {
+  if (!device_) return *this;
+  if (device_->bytes() < byteSize()) {
+    return Status(StatusCode::FAIL, "device tensor " + shapeToString(shape_) + " needs " + std::to_string(byteSize()) +
+                                        " bytes, its storage on " + device_->location() + " holds " +
+                                        std::to_string(device_->bytes()));
+  }
+  Tensor host(type_, shape_);
+  KILN_RETURN_IF_ERROR(device_->read(host.rawData(), host.byteSize()));
+  return host;
+}
+
 Tensor Tensor::reshaped(Shape shape) const {
   Tensor view = *this;
   view.shape_ = std::move(shape);
@@ -154,6 +176,10 @@ Tensor Tensor::reshaped(Shape shape) const {
 }
 
 Tensor Tensor::clone() const {
+  if (device_) {
+    auto host = toHost();
+    return host.isOk() ? host.value() : Tensor();
+  }
   Tensor copy(type_, shape_);
   if (type_ == DataType::STRING) {
     *copy.strings_ = *strings_;

@@ -62,6 +62,8 @@ Result<std::unique_ptr<GraphExecutor>> GraphExecutor::create(std::shared_ptr<con
   ExecutorConfig shared = config;
   if (!shared.threadPool && shared.intraOpThreads > 1) shared.threadPool = ThreadPool::shared(shared.intraOpThreads);
   if (!shared.bufferPool) shared.bufferPool = std::make_shared<BufferPool>();
+  if (!shared.deviceReadBytes) shared.deviceReadBytes = std::make_shared<std::atomic<uint64_t>>(0);
+  executor->deviceReadBytes_ = shared.deviceReadBytes;
   executor->threadPool_ = shared.threadPool;
   executor->bufferPool_ = shared.bufferPool;
   const bool prepare = shared.prepareFirstRun && !outer;
@@ -305,6 +307,17 @@ Status GraphExecutor::bindOuterValues() {
   return Status::ok();
 }
 
+Status GraphExecutor::readDeviceInputs(Step& step) {
+  for (size_t i = 0; i < step.boundInputs.size(); ++i) {
+    if (!step.boundInputs[i] || !step.boundInputs[i]->isOnDevice()) continue;
+    if (step.hostCopies.size() != step.boundInputs.size()) step.hostCopies.resize(step.boundInputs.size());
+    KILN_ASSIGN_OR_RETURN(step.hostCopies[i], step.boundInputs[i]->toHost());
+    deviceReadBytes_->fetch_add(step.hostCopies[i].byteSize());
+    step.boundInputs[i] = &step.hostCopies[i];
+  }
+  return Status::ok();
+}
+
 Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> inputs) {
   if (running_) return Status(StatusCode::FAIL, "graph '" + graph_->name + "' is already running (recursive call)");
   if (inputs.size() > inputSlots_.size()) {
@@ -352,10 +365,15 @@ Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> input
       const Value* v = slot >= 0 ? &values_[static_cast<size_t>(slot)] : nullptr;
       step.boundValueInputs[i] = v && v->defined() ? v : nullptr;
     }
+    if (!step.external) KILN_RETURN_IF_ERROR(readDeviceInputs(step).withContext("node " + step.node->label()));
     std::optional<EpilogueBinding> binding;
     if (step.epilogue) {
       for (size_t i = 0; i < step.epilogueInputs.size(); ++i) {
-        const Tensor& t = frame_[static_cast<size_t>(step.epilogueInputs[i])];
+        Tensor& t = frame_[static_cast<size_t>(step.epilogueInputs[i])];
+        if (t.isOnDevice()) {
+          KILN_ASSIGN_OR_RETURN(t, t.toHost());
+          deviceReadBytes_->fetch_add(t.byteSize());
+        }
         epilogueInputs[i] = t.defined() ? &t : nullptr;
       }
       binding.emplace(*step.epilogue, std::span<const Tensor* const>(epilogueInputs.data(), step.epilogueInputs.size()));
@@ -388,6 +406,7 @@ Result<std::vector<Value>> GraphExecutor::runValues(std::span<const Value> input
       outputs[i] = Tensor();  // the step's arrays start the next run empty, holding no storage
       valueOutputs[i] = Value();
     }
+    for (auto& copy : step.hostCopies) copy = Tensor();
     for (int slot : step.release) frame_[static_cast<size_t>(slot)] = Tensor();
     for (int slot : step.release) values_[static_cast<size_t>(slot)] = Value();
   }

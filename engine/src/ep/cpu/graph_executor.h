@@ -3,6 +3,7 @@
 // string lookups; tensors are released after their last use. Also runs subgraph bodies for control-flow kernels.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +41,8 @@ struct ExecutorConfig {
   // Shared with subgraph executors; create() fills them in when null (the thread pool from intraOpThreads).
   std::shared_ptr<ThreadPool> threadPool;
   std::shared_ptr<BufferPool> bufferPool;
+  // Bytes of device tensors read back to host memory for CPU kernels (shared with subgraph executors).
+  std::shared_ptr<std::atomic<uint64_t>> deviceReadBytes;
   const ProgressSink* progress = nullptr;  // checked for cancellation between nodes
   NodeProfiler* profiler = nullptr;        // when set and active, every node's kernel is timed into it
   std::string graphPath = "main";          // this graph's path for the profiler (ir/graph_paths.h)
@@ -78,6 +81,8 @@ class GraphExecutor final : public ValueScope {
   BufferPool::Stats bufferStats() const { return bufferPool_->stats(); }
   // Buffers reserved at creation for values with static shapes (0 when nothing was static).
   size_t plannedBuffers() const { return plannedBuffers_; }
+  // Bytes of device tensors (tensor.h) this executor and its bodies read back so that CPU kernels could use them.
+  uint64_t deviceBytesRead() const { return deviceReadBytes_->load(); }
   // Nodes of this graph planned to run inside the kernel of their producer (elementwise_epilogue.h).
   size_t fusedNodeCount() const { return fusedNodes_; }
 
@@ -99,6 +104,7 @@ class GraphExecutor final : public ValueScope {
     std::vector<const Tensor*> boundInputs;
     std::vector<const Value*> boundValueInputs;
     std::vector<Tensor> producedTensors;
+    std::vector<Tensor> hostCopies;  // device inputs read back for a CPU kernel, this run only
     std::vector<Value> producedValues;
   };
   // A name this graph reads from the enclosing executor, bound to that executor's slot at the first run (the
@@ -121,6 +127,8 @@ class GraphExecutor final : public ValueScope {
   // Replays a run's use of the pool: `take` per output slot the run allocates, `release` per slot a step frees.
   void replayAllocations(const std::function<void(int slot)>& take,
                          const std::function<void(int slot)>& release) const;
+  // Points step's bound device tensors (a CPU kernel cannot read device memory) at host copies made for this run.
+  Status readDeviceInputs(Step& step);
   // Drops every value of the last run (initializers stay; a fed initializer gets its own value back).
   void clearRunValues();
 
@@ -144,6 +152,7 @@ class GraphExecutor final : public ValueScope {
   std::string graphPath_;
   std::shared_ptr<ThreadPool> threadPool_;
   std::shared_ptr<BufferPool> bufferPool_;
+  std::shared_ptr<std::atomic<uint64_t>> deviceReadBytes_;
   bool running_ = false;
   std::jthread sgemmWarmUp_;  // oneDNN's sgemm JIT generated in the background (create()); joined on destruction
 };

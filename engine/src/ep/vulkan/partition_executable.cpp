@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ep/vulkan/device_tensor.h"
 #include "util/log.h"
 #include "util/stopwatch.h"
 
@@ -37,8 +38,9 @@ Tensor shapeOnlyResult(const ir::Node& node, const Shape& shape) {
 // The RecordContext of one run: value slots, pending uploads and downloads, the command stream.
 class RunRecorder final : public RecordContext {
  public:
-  RunRecorder(Device& device, CommandStream& stream, std::vector<VkTensor>& frame)
-      : device_(device), stream_(stream), frame_(frame) {}
+  RunRecorder(Device& device, CommandStream& stream, std::vector<VkTensor>& frame,
+              std::atomic<uint64_t>* uploaded = nullptr)
+      : device_(device), stream_(stream), frame_(frame), uploaded_(uploaded) {}
 
   void bind(const PartitionStep& step, const std::vector<int>& inputs, const std::vector<int>& outputs) {
     step_ = &step;
@@ -139,6 +141,7 @@ class RunRecorder final : public RecordContext {
     KILN_ASSIGN_OR_RETURN(BufferRange range, device_.allocator().allocateDevice(bytes));
     value.storage = wrap(device_.allocator(), range);
     stream_.copy(staging, range, bytes);
+    if (uploaded_) uploaded_->fetch_add(bytes);
     return Status::ok();
   }
 
@@ -169,6 +172,7 @@ class RunRecorder final : public RecordContext {
   const std::vector<int>* outputs_ = nullptr;
   VkTensor discard_;
   std::vector<std::shared_ptr<DeviceStorage>> keepAlive_;
+  std::atomic<uint64_t>* uploaded_;
 };
 
 }  // namespace
@@ -269,6 +273,12 @@ Status VulkanPartitionExecutable::build(double* weightUploadMs) {
       if (slot >= 0) lastUse[slot] = s;
     }
     for (const auto& out : steps_[s].node->outputs) slotted.outputs.push_back(out.empty() ? -1 : slotFor(out));
+    const bool shapeOnly = steps_[s].node->opType == "Shape" || steps_[s].node->opType == "Size";  // see runLocked
+    if (steps_[s].hostKernel && !shapeOnly) {
+      for (int slot : slotted.inputs) {
+        if (slot >= 0) hostReadSlots_.insert(slot);
+      }
+    }
     slots_.push_back(std::move(slotted));
   }
   for (const auto& name : outputNames_) outputSlots_.push_back(slotFor(name));
@@ -360,10 +370,35 @@ std::vector<TunedKernel> VulkanPartitionExecutable::tunedKernels() const {
 Result<std::vector<Tensor>> VulkanPartitionExecutable::run(std::span<const Tensor> inputs) {
   std::lock_guard lock(runMutex_);
   std::lock_guard deviceLock(device_->memoryUseMutex());  // see Device::memoryUseMutex()
-  return runLocked(inputs);
+  return runLocked(inputs, nullptr);
 }
 
-Result<std::vector<Tensor>> VulkanPartitionExecutable::runLocked(std::span<const Tensor> inputs) {
+Result<std::vector<Tensor>> VulkanPartitionExecutable::runKeeping(std::span<const Tensor> inputs,
+                                                                   const std::vector<bool>& keepOnDevice) {
+  std::lock_guard lock(runMutex_);
+  std::lock_guard deviceLock(device_->memoryUseMutex());
+  return runLocked(inputs, &keepOnDevice);
+}
+
+Status VulkanPartitionExecutable::bindInput(VkTensor& value, const Tensor& input, int slot) {
+  value.dtype = input.dtype();
+  value.shape = input.shape();
+  value.storage.reset();
+  value.host.reset();
+  if (!input.isOnDevice()) {
+    value.host = input;
+    return Status::ok();
+  }
+  value.storage = storageOn(*device_, input);
+  if (value.storage && !hostReadSlots_.count(slot)) return Status::ok();  // read in place: no copy
+  KILN_ASSIGN_OR_RETURN(Tensor host, input.toHost());  // another device's memory, or a host node reads it
+  downloadedBytes_.fetch_add(host.byteSize());
+  value.host = std::move(host);
+  return Status::ok();
+}
+
+Result<std::vector<Tensor>> VulkanPartitionExecutable::runLocked(std::span<const Tensor> inputs,
+                                                                  const std::vector<bool>* keepOnDevice) {
   if (!unloadedWeights_.empty()) {
     return Status(StatusCode::FAIL, "weight '" + unloadedWeights_.front() + "' of this partition stayed in its external-data "
                                     "file (a compile-only session): load the compiled model to run it");
@@ -374,14 +409,12 @@ Result<std::vector<Tensor>> VulkanPartitionExecutable::runLocked(std::span<const
   }
   std::vector<VkTensor> frame = frameTemplate_;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    VkTensor& value = frame[static_cast<size_t>(inputSlots_[i])];
-    value.dtype = inputs[i].dtype();
-    value.shape = inputs[i].shape();
-    value.storage.reset();
-    value.host = inputs[i];
+    KILN_RETURN_IF_ERROR(bindInput(frame[static_cast<size_t>(inputSlots_[i])], inputs[i], inputSlots_[i])
+                             .withContext("input '" + inputNames_[i] + "'"));
   }
+  auto kept = [&](size_t o) { return keepOnDevice && o < keepOnDevice->size() && (*keepOnDevice)[o]; };
   KILN_RETURN_IF_ERROR(stream_->begin());
-  RunRecorder recorder(*device_, *stream_, frame);
+  RunRecorder recorder(*device_, *stream_, frame, &uploadedBytes_);
   std::vector<std::pair<size_t, int>> marks;  // (step, timestamp index before it); closed by the next mark
   for (size_t s = 0; s < steps_.size(); ++s) {
     const PartitionStep& step = steps_[s];
@@ -428,7 +461,7 @@ Result<std::vector<Tensor>> VulkanPartitionExecutable::runLocked(std::span<const
   std::vector<BufferRange> staging(outputSlots_.size());
   for (size_t o = 0; o < outputSlots_.size(); ++o) {
     const VkTensor& value = frame[static_cast<size_t>(outputSlots_[o])];
-    if (value.onDevice() && !value.host) KILN_RETURN_IF_ERROR(recorder.prepareDownload(value, &staging[o]));
+    if (value.onDevice() && !value.host && !kept(o)) KILN_RETURN_IF_ERROR(recorder.prepareDownload(value, &staging[o]));
   }
   if (profile_) marks.emplace_back(steps_.size(), stream_->timestamp());
   autotune_ = false;  // tuned on this first run; the choices stay in the kernels
@@ -438,12 +471,15 @@ Result<std::vector<Tensor>> VulkanPartitionExecutable::runLocked(std::span<const
   std::vector<Tensor> outputs;
   for (size_t o = 0; o < outputSlots_.size(); ++o) {
     const VkTensor& value = frame[static_cast<size_t>(outputSlots_[o])];
-    if (value.host) {
+    if (value.onDevice() && kept(o)) {
+      outputs.push_back(deviceTensor(device_, value));  // stays in device memory: no copy
+    } else if (value.host) {
       outputs.push_back(*value.host);
     } else if (value.onDevice()) {
       Tensor tensor(value.dtype, value.shape);
       const void* source = staging[o].valid() ? staging[o].mapped : value.range().mapped;
       if (tensor.byteSize()) std::memcpy(tensor.rawData(), source, tensor.byteSize());
+      downloadedBytes_.fetch_add(tensor.byteSize());
       outputs.push_back(std::move(tensor));
     } else {
       return Status(StatusCode::FAIL, "Vulkan partition output '" + outputNames_[o] + "' was not produced");

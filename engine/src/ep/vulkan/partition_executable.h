@@ -2,11 +2,13 @@
 // into one command buffer (host nodes evaluate while recording), submitting once and reading the outputs back.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ep/execution_provider.h"
@@ -37,8 +39,13 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
                                                                    double* weightUploadMs, bool profile = false,
                                                                    SessionTimings* autotuneTimings = nullptr);
 
-  // Safe to call from several threads: runs of one partition are serialized (one command stream each).
+  // Safe to call from several threads: runs of one partition are serialized (one command stream each). A device
+  // tensor of this partition's device is read in place; any other device tensor is read back and uploaded.
   Result<std::vector<Tensor>> run(std::span<const Tensor> inputs) override;
+  // run(), returning the outputs marked in `keepOnDevice` as device tensors (vulkan/device_tensor.h) that share the
+  // run's device storage; an output computed on the host (shape arithmetic) stays a host tensor.
+  Result<std::vector<Tensor>> runKeeping(std::span<const Tensor> inputs, const std::vector<bool>& keepOnDevice) override;
+  TransferCounters transfers() const override { return {uploadedBytes_.load(), downloadedBytes_.load()}; }
 
   // The autotune choices made by the first run (kernels with candidates), in step order; empty before it.
   std::vector<TunedKernel> tunedKernels() const;
@@ -58,7 +65,9 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   };
   VulkanPartitionExecutable() = default;
   Status build(double* weightUploadMs);
-  Result<std::vector<Tensor>> runLocked(std::span<const Tensor> inputs);
+  Result<std::vector<Tensor>> runLocked(std::span<const Tensor> inputs, const std::vector<bool>* keepOnDevice);
+  // Puts input i into its frame slot: device storage of this device as it is, everything else as host data.
+  Status bindInput(VkTensor& value, const Tensor& input, int slot);
   // Times every candidate of step s's kernel on the current run's inputs (a side stream, wall clock, best of 3) and
   // selects the fastest. The frame is copied: outputs of the trials are dropped.
   Status autotuneStep(size_t s, const std::vector<VkTensor>& frame);
@@ -73,6 +82,8 @@ class VulkanPartitionExecutable final : public PartitionExecutable {
   std::vector<Slotted> slots_;
   std::vector<VkTensor> frameTemplate_;  // initializers filled in; everything else empty
   std::vector<int> inputSlots_, outputSlots_;
+  std::unordered_set<int> hostReadSlots_;  // slots a host node reads (a device input there is read back too)
+  std::atomic<uint64_t> uploadedBytes_{0}, downloadedBytes_{0};
   std::unique_ptr<CommandStream> stream_;
   bool profile_ = false;
   bool autotune_ = false;                // kiln.vulkan.autotune=1 and not tuned yet

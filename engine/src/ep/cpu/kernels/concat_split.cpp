@@ -5,6 +5,7 @@
 
 #include "ep/cpu/kernel_registry.h"
 #include "ep/cpu/kernels/data_movement.h"
+#include "ops/split_sizes.h"
 
 namespace kiln::cpu {
 namespace {
@@ -96,32 +97,9 @@ class SplitKernel final : public Kernel {
     if ((opset_ >= 13 || opset_ < 2) && ctx.hasInput(1)) {
       KILN_ASSIGN_OR_RETURN(sizes, readIndexInput(label_, *ctx.input(1), "input 'split'"));
     }
-    if (sizes.empty() && opset_ >= 18 && count > 0) {
-      // Opset 18 (num_outputs): chunks of ceil(dim / n), the last one smaller.
-      const int64_t chunk = (dimSize + count - 1) / count;
-      for (int64_t i = 0, left = dimSize; i < count; ++i, left -= std::min(left, chunk)) {
-        sizes.push_back(std::min(left, chunk));
-      }
-    }
-    if (sizes.empty()) {
-      if (count == 0 || dimSize % count != 0) {
-        return nodeError(label_, "dimension " + std::to_string(dimSize) + " does not split into " +
-                                     std::to_string(count) + " equal parts");
-      }
-      sizes.assign(static_cast<size_t>(count), dimSize / count);
-    }
-    if (static_cast<int64_t>(sizes.size()) != count) {
-      return nodeError(label_, "split has " + std::to_string(sizes.size()) + " entries for " +
-                                   std::to_string(count) + " outputs");
-    }
-    int64_t sum = 0;
-    for (int64_t s : sizes) {
-      if (s < 0) return nodeError(label_, "negative split size");
-      sum += s;
-    }
-    if (sum != dimSize) {
-      return nodeError(label_, "split sizes sum to " + std::to_string(sum) + ", not " + std::to_string(dimSize));
-    }
+    auto resolved = ops::splitSizes(std::move(sizes), opset_, dimSize, count);
+    if (!resolved.isOk()) return nodeError(label_, resolved.status().message());
+    sizes = std::move(resolved).value();
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= data->dim(static_cast<size_t>(d));
     for (int64_t d = axis + 1; d < rank; ++d) inner *= data->dim(static_cast<size_t>(d));
