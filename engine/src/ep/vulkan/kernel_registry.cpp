@@ -25,6 +25,8 @@ const std::vector<KernelEntry>& allKernels() {
     registerAttentionKernels(out);
     registerMatMulNBitsKernels(out);
     registerGeluKernels(out);
+    registerTriluKernels(out);
+    registerArgReduceKernels(out);
     registerRotaryEmbeddingKernels(out);
     return out;
   }();

@@ -26,6 +26,8 @@ void registerQuantizationKernels(std::vector<KernelEntry>& out);
 void registerIntegerKernels(std::vector<KernelEntry>& out);
 void registerAttentionKernels(std::vector<KernelEntry>& out);  // com.microsoft GroupQueryAttention
 void registerMatMulNBitsKernels(std::vector<KernelEntry>& out);  // com.microsoft MatMulNBits
+void registerTriluKernels(std::vector<KernelEntry>& out);  // Trilu
+void registerArgReduceKernels(std::vector<KernelEntry>& out);  // ArgMax, ArgMin
 void registerGeluKernels(std::vector<KernelEntry>& out);  // Gelu-20 and the com.microsoft Gelus
 void registerRotaryEmbeddingKernels(std::vector<KernelEntry>& out);  // RotaryEmbedding-23 and com.microsoft
 

@@ -1,5 +1,5 @@
 // Vulkan kernels: data movement that is one strided copy (shaders/copy_strided.comp): Transpose, Slice,
-// Expand, Tile, Concat, DepthToSpace and SpaceToDepth. Each op only computes the output shape and the source
+// Expand, Tile, Concat, Split, DepthToSpace and SpaceToDepth. Each op only computes the output shape and the source
 // strides; the copy merges contiguous dimensions first, so most layouts dispatch with rank 1-3. uint8/int8 tensors
 // move as bytes where the device has 8-bit storage (else those nodes stay with the CPU EP). Pad, Gather
 // and Cast live in pad.cpp, gather.cpp and cast.cpp and register through registerDataMovementKernels.
@@ -8,6 +8,7 @@
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
 #include "ops/shape_rules.h"
+#include "ops/split_sizes.h"
 
 namespace kiln::vk {
 
@@ -263,6 +264,48 @@ class ConcatKernel final : public VkKernel {
   uint32_t shader_ = 0;
 };
 
+// Split: each output is copied out of its band of the input along `axis` (sizes: ops/split_sizes.h).
+class SplitKernel final : public VkKernel {
+ public:
+  explicit SplitKernel(const KernelCreateInfo& info)
+      : opset_(info.opset), axis_(info.node.attrInt("axis", 0)), attrSplit_(info.node.attrInts("split")) {
+    shader_ = useShader(copyVariant(info.inputType(0), false));
+  }
+  Status record(RecordContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(const VkTensor* x, ctx.deviceInput(0));
+    const int64_t rank = static_cast<int64_t>(x->shape.size());
+    KILN_ASSIGN_OR_RETURN(const int64_t axis, normalizeAxis(axis_, rank, "Split axis"));
+    std::vector<int64_t> sizes = attrSplit_;
+    if ((opset_ >= 13 || opset_ < 2) && ctx.input(1)) {
+      KILN_ASSIGN_OR_RETURN(sizes, hostInts(ctx.input(1), "Split split"));
+    }
+    auto resolved = ops::splitSizes(std::move(sizes), opset_, x->shape[static_cast<size_t>(axis)],
+                                    static_cast<int64_t>(ctx.outputCount()));
+    if (!resolved.isOk()) return Status(StatusCode::INVALID_ARGUMENT, "Split: " + resolved.status().message());
+    const auto strides = contiguousStrides(x->shape);
+    int64_t at = 0;
+    for (size_t i = 0; i < resolved->size(); ++i) {
+      Shape shape = x->shape;
+      shape[static_cast<size_t>(axis)] = (*resolved)[i];
+      KILN_ASSIGN_OR_RETURN(const VkTensor* y, ctx.allocateOutput(i, x->dtype, shape));
+      CopyPlan plan;
+      plan.dims = shape;
+      plan.srcDims = shape;
+      plan.srcStrides = strides;
+      plan.dstStrides = contiguousStrides(shape);
+      plan.srcOffset = at * strides[static_cast<size_t>(axis)];
+      at += (*resolved)[i];
+      KILN_RETURN_IF_ERROR(recordCopy(ctx, shader_, x->range(), y->range(), std::move(plan)));
+    }
+    return Status::ok();
+  }
+
+ private:
+  int64_t opset_, axis_;
+  std::vector<int64_t> attrSplit_;
+  uint32_t shader_ = 0;
+};
+
 // Support: the data input's type is one the copy moves, its rank fits, and the listed parameters are on the
 // host.
 SupportCheck copySupport(std::vector<size_t> hostInputs, size_t maxRank = kMaxRank) {
@@ -383,6 +426,11 @@ void registerDataMovementKernels(std::vector<KernelEntry>& out) {
                  },
                  [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
                    return std::unique_ptr<VkKernel>(new ConcatKernel(info));
+                 }});
+
+  out.push_back({"Split", 2, 1 << 30, copySupport({1}),
+                 [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+                   return std::unique_ptr<VkKernel>(new SplitKernel(info));
                  }});
 
   registerPadKernels(out);

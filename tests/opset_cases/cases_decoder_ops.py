@@ -1,0 +1,67 @@
+"""Cases for the standard ops a transformer graph uses around its attention that the Vulkan EP runs too: Split
+(opset 18's num_outputs, given sizes, uneven last chunk, negative axis, float16), Trilu (causal masks: upper and
+lower, k above, below and beyond the matrix, float32/float16/int64, batched) and ArgMax/ArgMin (greedy picks: ties
+with and without select_last_index, keepdims, negative axis, float16). onnxruntime-node gives the expected outputs."""
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto
+
+from case_builder import Const, floats, ints, rng, single
+
+OPSET = 18
+
+
+def split_cases():
+    out = []
+    r = rng("split18")
+    x = floats(r, 2, 7, 6)
+    out.append(single("Split", OPSET, "num_outputs_axis1", [("x", x)], {"axis": 1, "num_outputs": 3}, outputs=3))
+    out.append(single("Split", OPSET, "num_outputs_neg_axis", [("x", x)], {"axis": -1, "num_outputs": 2}, outputs=2))
+    out.append(single("Split", OPSET, "sizes", [("x", x), Const("split", np.array([1, 4, 2], np.int64))],
+                      {"axis": 1}, outputs=3))
+    out.append(single("Split", OPSET, "sizes_zero", [("x", x), Const("split", np.array([0, 6], np.int64))],
+                      {"axis": 2}, outputs=2))
+    qkv = floats(r, 1, 3, 24, dtype=np.float16)  # a fused QKV projection split three ways
+    out.append(single("Split", OPSET, "qkv_f16", [("x", qkv)], {"axis": -1, "num_outputs": 3}, outputs=3))
+    return out
+
+
+def trilu_cases():
+    out = []
+    r = rng("trilu18")
+    square, wide, batched = floats(r, 5, 5), floats(r, 3, 7), floats(r, 2, 3, 4, 6)
+    for upper in (0, 1):
+        name = "upper" if upper else "lower"
+        out.append(single("Trilu", OPSET, f"{name}_square", [("x", square)], {"upper": upper}))
+        for k in (-2, 3, 9, -9):
+            tag = f"neg{-k}" if k < 0 else f"pos{k}"
+            out.append(single("Trilu", OPSET, f"{name}_wide_{tag}", [("x", wide), Const("k", np.array(k, np.int64))],
+                              {"upper": upper}))
+        out.append(single("Trilu", OPSET, f"{name}_batched_f16", [("x", batched.astype(np.float16))], {"upper": upper}))
+    out.append(single("Trilu", OPSET, "lower_int64", [("x", ints(r, -9, 9, 4, 4))], {"upper": 0}))
+    out.append(single("Trilu", OPSET, "upper_empty", [("x", floats(r, 0, 4))], {"upper": 1}))
+    return out
+
+
+def arg_reduce_cases():
+    out = []
+    r = rng("argreduce18")
+    x = floats(r, 3, 4, 5)
+    ties = np.array([[1, 3, 3, 0], [2, 2, 2, 2], [-1, -5, -5, 4]], np.float32)  # repeated extremes
+    logits = floats(r, 1, 1, 32, scale=3.0)
+    for op in ("ArgMax", "ArgMin"):
+        out.append(single(op, OPSET, "axis1", [("x", x)], {"axis": 1}, out_types=[TensorProto.INT64]))
+        out.append(single(op, OPSET, "neg_axis_no_keepdims", [("x", x)], {"axis": -1, "keepdims": 0},
+                          out_types=[TensorProto.INT64]))
+        out.append(single(op, OPSET, "ties_first", [("x", ties)], {"axis": 1}, out_types=[TensorProto.INT64]))
+        out.append(single(op, OPSET, "ties_last", [("x", ties)], {"axis": 1, "select_last_index": 1},
+                          out_types=[TensorProto.INT64]))
+        out.append(single(op, OPSET, "f16", [("x", x.astype(np.float16))], {"axis": 2}, out_types=[TensorProto.INT64]))
+    out.append(single("ArgMax", OPSET, "greedy_logits", [("x", logits)], {"axis": -1, "keepdims": 0},
+                      out_types=[TensorProto.INT64]))
+    return out
+
+
+def all_cases():
+    return split_cases() + trilu_cases() + arg_reduce_cases()
