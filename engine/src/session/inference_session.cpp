@@ -305,23 +305,28 @@ Status InferenceSession::checkInput(const ValueMetadata& meta, const Value& valu
   return Status::ok();
 }
 
+// The results as tensors; INVALID_ARGUMENT naming the first output that is a sequence or optional (`hint` says
+// what to do instead).
+Result<std::vector<NamedTensor>> tensorsOnly(std::vector<NamedValue> results, const std::string& hint) {
+  std::vector<NamedTensor> outputs;
+  outputs.reserve(results.size());
+  for (auto& result : results) {
+    if (!result.value.isTensor()) {
+      return Status(StatusCode::INVALID_ARGUMENT, "output '" + result.name + "' is a " +
+                                                      valueKindName(result.value.kind()) + ", not a tensor: " + hint);
+    }
+    outputs.push_back({std::move(result.name), result.value.tensor()});
+  }
+  return outputs;
+}
+
 Result<std::vector<NamedTensor>> InferenceSession::runTensors(const std::vector<NamedTensor>& inputs,
                                                               const RunOptions& options) {
   std::vector<NamedValue> values;
   values.reserve(inputs.size());
   for (const auto& input : inputs) values.push_back({input.name, input.tensor});
   KILN_ASSIGN_OR_RETURN(std::vector<NamedValue> results, runUnguarded(values, options, {}));
-  std::vector<NamedTensor> outputs;
-  outputs.reserve(results.size());
-  for (auto& result : results) {
-    if (!result.value.isTensor()) {
-      return Status(StatusCode::INVALID_ARGUMENT, "output '" + result.name + "' is a " +
-                                                      valueKindName(result.value.kind()) +
-                                                      ", not a tensor: use Session::runValues for this model");
-    }
-    outputs.push_back({std::move(result.name), result.value.tensor()});
-  }
-  return outputs;
+  return tensorsOnly(std::move(results), "use Session::runValues for this model");
 }
 
 // The graph-output positions a run returns: options.outputNames() in order, or every output.
@@ -370,16 +375,7 @@ Status InferenceSession::runBound(IoBinding& binding, const RunOptions& options)
   }
   bound.setOutputNames(names);
   KILN_ASSIGN_OR_RETURN(std::vector<NamedValue> results, runUnguarded(inputs, bound, deviceOutputs));
-  std::vector<NamedTensor> outputs;
-  outputs.reserve(results.size());
-  for (auto& result : results) {
-    if (!result.value.isTensor()) {
-      return Status(StatusCode::INVALID_ARGUMENT, "output '" + result.name + "' is a " +
-                                                      valueKindName(result.value.kind()) +
-                                                      ", not a tensor: IoBinding binds tensors only");
-    }
-    outputs.push_back({std::move(result.name), result.value.tensor()});
-  }
+  KILN_ASSIGN_OR_RETURN(std::vector<NamedTensor> outputs, tensorsOnly(std::move(results), "IoBinding binds tensors only"));
   binding.setOutputs(std::move(outputs));
   return Status::ok();
 }
