@@ -145,6 +145,8 @@ def mha_cases():
              presents=False),
         _mha("bnsh_kv", 2, 3, 2, 8, 5, bnsh_kv=True, presents=False),
         _mha("scale", 1, 2, 2, 8, 3, attrs={"scale": 0.25}, presents=False),
+        _mha("f16_past_bias", 2, 2, 2, 8, 2, past=3, bias=True, mask="2d", dtype=np.float16),
+        _mha("long_kv", 1, 2, 2, 16, 150, presents=False),  # more keys than the shader's workgroup
     ]
 
 

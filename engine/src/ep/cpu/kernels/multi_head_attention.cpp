@@ -149,33 +149,37 @@ class MultiHeadAttentionKernel : public Kernel {
     KILN_RETURN_IF_ERROR(checkMasks(ctx, d));
     const Tensor& q = *ctx.input(0);
     const T* bias = ctx.hasInput(3) ? ctx.input(3)->data<T>() : nullptr;
-    // Keys and values of every position (past first) as [batch, heads, total, size] in T: present's layout.
+    // Keys and values of every position (past first) as [batch, heads, total, size] in the compute type: present's
+    // layout. A biased half row stays unrounded for the scores, as in onnxruntime; only present is rounded to T.
     auto gather = [&](const Tensor& now, const Tensor* past, int64_t size, int64_t biasOffset) {
-      std::vector<T> all(static_cast<size_t>(d.batch * d.heads * d.total * size));
+      std::vector<C> all(static_cast<size_t>(d.batch * d.heads * d.total * size));
       for (int64_t bh = 0; bh < d.batch * d.heads; ++bh) {
         const int64_t b = bh / d.heads, h = bh % d.heads;
-        T* dst = all.data() + bh * d.total * size;
-        if (past) std::copy_n(past->data<T>() + bh * d.past * size, d.past * size, dst);
+        C* dst = all.data() + bh * d.total * size;
+        if (past) {
+          const T* from = past->data<T>() + bh * d.past * size;
+          for (int64_t i = 0; i < d.past * size; ++i) dst[i] = static_cast<C>(from[i]);
+        }
         for (int64_t t = 0; t < d.kvSeq; ++t) {
           const T* src = d.kvIsBnsh ? now.data<T>() + (bh * d.kvSeq + t) * size
                                     : now.data<T>() + ((b * d.kvSeq + t) * d.heads + h) * size;
-          T* row = dst + (d.past + t) * size;
+          C* row = dst + (d.past + t) * size;
           for (int64_t i = 0; i < size; ++i) {
-            row[i] = bias ? T(static_cast<C>(src[i]) + static_cast<C>(bias[biasOffset + h * size + i])) : src[i];
+            row[i] = static_cast<C>(src[i]) + (bias ? static_cast<C>(bias[biasOffset + h * size + i]) : C(0));
           }
         }
       }
       return all;
     };
-    const std::vector<T> keys = gather(*ctx.input(1), ctx.input(6), d.head, d.heads * d.head);
-    const std::vector<T> values = gather(*ctx.input(2), ctx.input(7), d.vHead, 2 * d.heads * d.head);
+    const std::vector<C> keys = gather(*ctx.input(1), ctx.input(6), d.head, d.heads * d.head);
+    const std::vector<C> values = gather(*ctx.input(2), ctx.input(7), d.vHead, 2 * d.heads * d.head);
     if (wanted(ctx, 1)) {
       Tensor& t = ctx.allocateUninitializedOutput(1, q.dtype(), {d.batch, d.heads, d.total, d.head});
-      std::copy(keys.begin(), keys.end(), t.data<T>());
+      std::transform(keys.begin(), keys.end(), t.data<T>(), [](C x) { return T(x); });
     }
     if (wanted(ctx, 2)) {
       Tensor& t = ctx.allocateUninitializedOutput(2, q.dtype(), {d.batch, d.heads, d.total, d.vHead});
-      std::copy(values.begin(), values.end(), t.data<T>());
+      std::transform(values.begin(), values.end(), t.data<T>(), [](C x) { return T(x); });
     }
 
     const MaskReader mask{ctx.input(4), causal_, d.seq, d.total, d.past};
