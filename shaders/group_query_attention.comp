@@ -117,33 +117,7 @@ void main() {
 }
 #else
 shared float queryRow[MAX_HEAD];
-shared float partial[LOCAL_SIZE_X];
-
-float reduceMax(float v) {
-  uint tid = gl_LocalInvocationID.x;
-  partial[tid] = v;
-  barrier();
-  for (uint s = LOCAL_SIZE_X / 2u; s > 0u; s >>= 1) {
-    if (tid < s) partial[tid] = max(partial[tid], partial[tid + s]);
-    barrier();
-  }
-  float result = partial[0];
-  barrier();
-  return result;
-}
-
-float reduceSum(float v) {
-  uint tid = gl_LocalInvocationID.x;
-  partial[tid] = v;
-  barrier();
-  for (uint s = LOCAL_SIZE_X / 2u; s > 0u; s >>= 1) {
-    if (tid < s) partial[tid] += partial[tid + s];
-    barrier();
-  }
-  float result = partial[0];
-  barrier();
-  return result;
-}
+#include "workgroup_reduce.glsl"
 
 void main() {
   uint row = gl_WorkGroupID.x + gl_WorkGroupID.y * p.groupStride;

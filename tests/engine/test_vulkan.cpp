@@ -273,5 +273,40 @@ TEST(VulkanEp, CancelDuringCompileIsCancelled) {
   EXPECT_EQ(session.status().code(), StatusCode::CANCELLED) << session.status().toString();
 }
 
+// ScatterND with constant index tuples out of range: refused as on the CPU EP, not skipped on the device.
+TEST(VulkanEp, ScatterNDRefusesConstantIndicesOutOfRange) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  for (int64_t index : {int64_t(4), int64_t(-5), int64_t(-4)}) {
+    ModelBuilder m(18);
+    m.input("data", {4, 3});
+    m.input("updates", {1, 3});
+    onnx::TensorProto indices;
+    indices.set_name("indices");
+    indices.set_data_type(onnx::TensorProto::INT64);
+    indices.add_dims(1);
+    indices.add_dims(1);
+    indices.add_int64_data(index);
+    *m.proto().add_initializer() = indices;
+    m.node("Add", {"data", "data"}, {"doubled"});
+    m.node("ScatterND", {"doubled", "indices", "updates"}, {"y"});
+    m.output("y", {4, 3});
+    const std::string path = m.save(dir.file("scatter_" + std::to_string(index) + ".onnx"));
+    auto session = Session::create(path, vulkanOptions());
+    ASSERT_TRUE(session.isOk()) << session.status().toString();
+    ASSERT_EQ((*session)->partitions().size(), 1u);
+    auto out = (*session)->run({{"data", Tensor::fromVector<float>({4, 3}, std::vector<float>(12, 1.f))},
+                                {"updates", Tensor::fromVector<float>({1, 3}, {7, 8, 9})}});
+    if (index == -4) {  // row 0 counted from the end: in range
+      ASSERT_TRUE(out.isOk()) << out.status().toString();
+      EXPECT_EQ((*out)[0].tensor.data<float>()[0], 7.f);
+      EXPECT_EQ((*out)[0].tensor.data<float>()[3], 2.f);
+    } else {
+      EXPECT_EQ(out.status().code(), StatusCode::INVALID_ARGUMENT) << index;
+      EXPECT_NE(out.status().message().find("out of range"), std::string::npos) << out.status().message();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln

@@ -1,7 +1,9 @@
 """Cases for the standard ops a transformer graph uses around its attention that the Vulkan EP runs too: Split
 (opset 18's num_outputs, given sizes, uneven last chunk, negative axis, float16), Trilu (causal masks: upper and
 lower, k above, below and beyond the matrix, float32/float16/int64, batched) and ArgMax/ArgMin (greedy picks: ties
-with and without select_last_index, keepdims, negative axis, float16). onnxruntime-node gives the expected outputs."""
+with and without select_last_index, keepdims, negative axis, float16) and ScatterND (a fixed-size KV cache written
+at a position, repeated tuples with add/mul/max/min in row order, negative indices, int64 data, float16, indices as
+constants and as run inputs). onnxruntime-node gives the expected outputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -63,5 +65,31 @@ def arg_reduce_cases():
     return out
 
 
+def scatter_nd_cases():
+    out = []
+    r = rng("scatternd18")
+    cache, row = floats(r, 1, 2, 8, 4), floats(r, 1, 2, 1, 4)
+    # present[:, h, 5, :] = the new key of head h: tuples (0, h, 5), one [4] row each
+    at5 = np.array([[[0, 0, 5], [0, 1, 5]]], np.int64)
+    out.append(single("ScatterND", OPSET, "kv_cache_const", [("data", cache), Const("indices", at5),
+                                                              ("updates", row.reshape(1, 2, 4))]))
+    out.append(single("ScatterND", OPSET, "kv_cache_input", [("data", cache), ("indices", at5),
+                                                              ("updates", row.reshape(1, 2, 4))]))
+    out.append(single("ScatterND", OPSET, "kv_cache_f16", [("data", cache.astype(np.float16)), Const("indices", at5),
+                                                            ("updates", row.reshape(1, 2, 4).astype(np.float16))]))
+    data, repeated = floats(r, 4, 3), np.array([[1], [3], [1], [-4]], np.int64)  # row 1 twice, -4 is row 0
+    updates = floats(r, 4, 3)
+    for reduction in ("add", "mul", "max", "min"):
+        out.append(single("ScatterND", OPSET, f"repeated_{reduction}", [("data", data), Const("indices", repeated),
+                                                                          ("updates", updates)],
+                          {"reduction": reduction}))
+    elements = np.array([[0, 2], [3, 1], [-1, 0]], np.int64)  # whole tuples: single elements
+    out.append(single("ScatterND", OPSET, "elements", [("data", data), ("indices", elements),
+                                                       ("updates", floats(r, 3))]))
+    out.append(single("ScatterND", OPSET, "int64", [("data", ints(r, -50, 50, 4, 3)), Const("indices", repeated[:2]),
+                                                    ("updates", ints(r, -50, 50, 2, 3))]))
+    return out
+
+
 def all_cases():
-    return split_cases() + trilu_cases() + arg_reduce_cases()
+    return split_cases() + trilu_cases() + arg_reduce_cases() + scatter_nd_cases()

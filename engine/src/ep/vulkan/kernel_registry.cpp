@@ -27,6 +27,8 @@ const std::vector<KernelEntry>& allKernels() {
     registerGeluKernels(out);
     registerTriluKernels(out);
     registerArgReduceKernels(out);
+    registerScatterNDKernels(out);
+    registerMultiHeadAttentionKernels(out);
     registerRotaryEmbeddingKernels(out);
     return out;
   }();

@@ -28,6 +28,8 @@ void registerAttentionKernels(std::vector<KernelEntry>& out);  // com.microsoft 
 void registerMatMulNBitsKernels(std::vector<KernelEntry>& out);  // com.microsoft MatMulNBits
 void registerTriluKernels(std::vector<KernelEntry>& out);  // Trilu
 void registerArgReduceKernels(std::vector<KernelEntry>& out);  // ArgMax, ArgMin
+void registerScatterNDKernels(std::vector<KernelEntry>& out);  // ScatterND
+void registerMultiHeadAttentionKernels(std::vector<KernelEntry>& out);  // com.microsoft MultiHeadAttention
 void registerGeluKernels(std::vector<KernelEntry>& out);  // Gelu-20 and the com.microsoft Gelus
 void registerRotaryEmbeddingKernels(std::vector<KernelEntry>& out);  // RotaryEmbedding-23 and com.microsoft
 
