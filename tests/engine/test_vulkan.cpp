@@ -308,5 +308,37 @@ TEST(VulkanEp, ScatterNDRefusesConstantIndicesOutOfRange) {
   }
 }
 
+// GatherND with constant index tuples out of range: refused as on the CPU EP, not clamped on the device.
+TEST(VulkanEp, GatherNDRefusesConstantIndicesOutOfRange) {
+  REQUIRE_VULKAN();
+  testing::TempDir dir;
+  for (int64_t index : {int64_t(3), int64_t(-4), int64_t(-3)}) {
+    ModelBuilder m(18);
+    m.input("data", {3, 2});
+    onnx::TensorProto indices;
+    indices.set_name("indices");
+    indices.set_data_type(onnx::TensorProto::INT64);
+    indices.add_dims(1);
+    indices.add_dims(1);
+    indices.add_int64_data(index);
+    *m.proto().add_initializer() = indices;
+    m.node("Add", {"data", "data"}, {"doubled"});
+    m.node("GatherND", {"doubled", "indices"}, {"y"});
+    m.output("y", {1, 2});
+    const std::string path = m.save(dir.file("gather_" + std::to_string(index) + ".onnx"));
+    auto session = Session::create(path, vulkanOptions());
+    ASSERT_TRUE(session.isOk()) << session.status().toString();
+    ASSERT_EQ((*session)->partitions().size(), 1u);
+    auto out = (*session)->run({{"data", Tensor::fromVector<float>({3, 2}, {1, 2, 3, 4, 5, 6})}});
+    if (index == -3) {  // row 0 counted from the end: in range
+      ASSERT_TRUE(out.isOk()) << out.status().toString();
+      EXPECT_EQ((*out)[0].tensor.data<float>()[1], 4.f);
+    } else {
+      EXPECT_EQ(out.status().code(), StatusCode::INVALID_ARGUMENT) << index;
+      EXPECT_NE(out.status().message().find("out of range"), std::string::npos) << out.status().message();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln

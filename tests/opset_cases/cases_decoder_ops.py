@@ -3,7 +3,8 @@
 lower, k above, below and beyond the matrix, float32/float16/int64, batched) and ArgMax/ArgMin (greedy picks: ties
 with and without select_last_index, keepdims, negative axis, float16) and ScatterND (a fixed-size KV cache written
 at a position, repeated tuples with add/mul/max/min in row order, negative indices, int64 data, float16, indices as
-constants and as run inputs). onnxruntime-node gives the expected outputs."""
+constants and as run inputs) and GatherND (slices, single elements, batch_dims 1, negative indices, int64 and float16
+data). onnxruntime-node gives the expected outputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -91,5 +92,22 @@ def scatter_nd_cases():
     return out
 
 
+def gather_nd_cases():
+    out = []
+    r = rng("gathernd18")
+    data = floats(r, 3, 4, 5)
+    rows = np.array([[2, 1], [0, -1], [1, 3]], np.int64)  # (dim 0, dim 1) tuples: [5] slices
+    out.append(single("GatherND", OPSET, "slices_const", [("data", data), Const("indices", rows)]))
+    out.append(single("GatherND", OPSET, "slices_input", [("data", data), ("indices", rows)]))
+    out.append(single("GatherND", OPSET, "elements", [("data", data), ("indices", np.array([[[1, 2, 3]], [[2, 0, -1]]],
+                                                                                          np.int64))]))
+    per_batch = np.array([[[1], [3]], [[0], [0]], [[2], [-4]]], np.int64)  # batch_dims 1: rows within each batch
+    out.append(single("GatherND", OPSET, "batch_dims", [("data", data), Const("indices", per_batch)], {"batch_dims": 1}))
+    out.append(single("GatherND", OPSET, "f16", [("data", data.astype(np.float16)), Const("indices", rows)]))
+    out.append(single("GatherND", OPSET, "int64", [("data", ints(r, -99, 99, 4, 3)), Const("indices",
+                                                                                         np.array([[3], [0]], np.int64))]))
+    return out
+
+
 def all_cases():
-    return split_cases() + trilu_cases() + arg_reduce_cases() + scatter_nd_cases()
+    return split_cases() + trilu_cases() + arg_reduce_cases() + scatter_nd_cases() + gather_nd_cases()

@@ -1,8 +1,9 @@
-// Vulkan kernels: Gather and GatherElements for float32/float16/int32/int64 data (uint8/int8 with 8-bit
-// storage) with int32/int64 indices on the host
-// or the device, shaders/gather.comp. Gather views data as [outer, axisSize, inner]; the output is
+// Vulkan kernels: Gather, GatherElements and GatherND (batch_dims) for float32/float16/int32/int64 data (uint8/int8
+// with 8-bit storage) with int32/int64 indices on the host or the device, shaders/gather.comp. Gather views data as [outer, axisSize, inner]; the output is
 // [outer, indexCount, inner] reshaped to data[:axis] + indices.shape + data[axis+1:].
+#include <algorithm>
 #include <functional>
+#include <string>
 
 #include "ep/vulkan/kernel_registry.h"
 #include "ep/vulkan/kernel_utils.h"
@@ -36,17 +37,18 @@ Status checkHostIndices(const VkTensor* indexValue, int64_t axisSize, const char
   return Status::ok();
 }
 
-// Gather and GatherElements share gather.comp: one variant per index width, picked by the indices' type.
+// Gather, GatherElements and GatherND share gather.comp: one variant per index width, picked by the indices' type;
+// `mode` is the shader's define for the op ("" for Gather, "ELEMENTS", "ND").
 class IndexedGatherKernel : public VkKernel {
  protected:
-  IndexedGatherKernel(const KernelCreateInfo& info, bool elements) : axis_(info.node.attrInt("axis", 0)) {
+  IndexedGatherKernel(const KernelCreateInfo& info, const char* mode) : axis_(info.node.attrInt("axis", 0)) {
     const uint32_t words = wordsOf(info.inputType(0));
     for (int index64 = 0; index64 < 2; ++index64) {
       ShaderVariant variant{"gather", {}, 3, kLocal};
       variant.define("WORDS", static_cast<int64_t>(words)).define("INDEX64", index64);
       if (info.inputType(0) == DataType::FLOAT16) variant.define("ELEM16", 1);
       if (isByte(info.inputType(0))) variant.define("ELEM8", 1);
-      if (elements) variant.define("ELEMENTS", 1);
+      if (*mode) variant.define(mode, 1);
       shaders_[index64] = useShader(variant);
     }
   }
@@ -72,7 +74,7 @@ class IndexedGatherKernel : public VkKernel {
 
 class GatherKernel final : public IndexedGatherKernel {
  public:
-  explicit GatherKernel(const KernelCreateInfo& info) : IndexedGatherKernel(info, false) {}
+  explicit GatherKernel(const KernelCreateInfo& info) : IndexedGatherKernel(info, "") {}
 
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* data, ctx.deviceInput(0));
@@ -108,7 +110,7 @@ class GatherKernel final : public IndexedGatherKernel {
 
 class GatherElementsKernel final : public IndexedGatherKernel {
  public:
-  explicit GatherElementsKernel(const KernelCreateInfo& info) : IndexedGatherKernel(info, true) {}
+  explicit GatherElementsKernel(const KernelCreateInfo& info) : IndexedGatherKernel(info, "ELEMENTS") {}
 
   Status record(RecordContext& ctx) override {
     KILN_ASSIGN_OR_RETURN(const VkTensor* data, ctx.deviceInput(0));
@@ -131,6 +133,72 @@ class GatherElementsKernel final : public IndexedGatherKernel {
       push.u32(rank).u32(axis).i32(axisSize).u32Array(dims, kMaxRank, 1).u32Array(strides, kMaxRank);
     });
   }
+};
+
+// GatherND: output = indices.shape[:-1] + data.shape[batch_dims + k:], slice by slice (the CPU EP's rules).
+class GatherNDKernel final : public IndexedGatherKernel {
+ public:
+  explicit GatherNDKernel(const KernelCreateInfo& info)
+      : IndexedGatherKernel(info, "ND"), batchDims_(info.node.attrInt("batch_dims", 0)) {}
+
+  Status record(RecordContext& ctx) override {
+    KILN_ASSIGN_OR_RETURN(const VkTensor* data, ctx.deviceInput(0));
+    const VkTensor* indexValue = ctx.input(1);
+    if (!indexValue) return Status(StatusCode::INVALID_ARGUMENT, "GatherND needs indices");
+    const int64_t r = static_cast<int64_t>(data->shape.size()), q = static_cast<int64_t>(indexValue->shape.size());
+    const int64_t b = batchDims_;
+    if (b < 0 || b >= std::min(q, r)) return fail("batch_dims must be smaller than both ranks");
+    const int64_t k = indexValue->shape.back();
+    if (k < 1 || k > r - b || k > static_cast<int64_t>(kMaxRank)) {
+      return fail("indices' last dimension must be in [1, rank - batch_dims]");
+    }
+    int64_t batches = 1;
+    for (int64_t d = 0; d < b; ++d) {
+      if (data->shape[static_cast<size_t>(d)] != indexValue->shape[static_cast<size_t>(d)]) {
+        return fail("batch dimensions of data and indices differ");
+      }
+      batches *= data->shape[static_cast<size_t>(d)];
+    }
+    Shape shape(indexValue->shape.begin(), indexValue->shape.end() - 1);
+    int64_t slice = 1;
+    for (int64_t d = b + k; d < r; ++d) {
+      shape.push_back(data->shape[static_cast<size_t>(d)]);
+      slice *= data->shape[static_cast<size_t>(d)];
+    }
+    const auto strides = contiguousStrides(data->shape);
+    std::vector<uint32_t> dims, tupleStrides;
+    for (int64_t m = 0; m < k; ++m) {
+      dims.push_back(static_cast<uint32_t>(data->shape[static_cast<size_t>(b + m)]));
+      tupleStrides.push_back(static_cast<uint32_t>(strides[static_cast<size_t>(b + m)]));
+      if (dims.back() == 0 && shapeSize(shape) > 0) return fail("gathering from an empty dimension");
+    }
+    if (indexValue->host) {  // host-known tuples are checked, as the CPU EP does; device ones are clamped
+      KILN_ASSIGN_OR_RETURN(auto indices, hostInts(indexValue, "GatherND indices"));
+      for (size_t i = 0; i < indices.size(); ++i) {
+        const int64_t dim = dims[i % static_cast<size_t>(k)];
+        if (indices[i] < -dim || indices[i] >= dim) {
+          return fail("index " + std::to_string(indices[i]) + " is out of range");
+        }
+      }
+    }
+    KILN_ASSIGN_OR_RETURN(const VkTensor* out, ctx.allocateOutput(0, data->dtype, shape));
+    const int64_t count = shapeSize(shape);
+    if (count == 0) return Status::ok();
+    KILN_ASSIGN_OR_RETURN(const VkTensor* indices, ctx.deviceInput(1));
+    const int64_t tuples = indices->elementCount() / k;
+    const int64_t perBatch = b == 0 || batches == 0 ? 0 : tuples / batches;
+    const int64_t batchStride = b == 0 ? 0 : strides[static_cast<size_t>(b - 1)];
+    return dispatchGather(ctx, *data, *indices, *out, count, [&](PushConstants& push) {
+      push.u32(slice).u32(k).u32(perBatch).u32(batchStride).u32Array(dims, kMaxRank, 1).u32Array(tupleStrides, kMaxRank);
+    });
+  }
+
+ private:
+  Status fail(const std::string& message) const {
+    return Status(StatusCode::INVALID_ARGUMENT, "GatherND: " + message);
+  }
+
+  int64_t batchDims_;
 };
 
 NodeSupport gatherSupport(const SupportQuery& q) {
@@ -156,6 +224,10 @@ void registerGatherKernels(std::vector<KernelEntry>& out) {
   out.push_back({"Gather", 1, 1 << 30, gatherSupport,
                  [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
                    return std::unique_ptr<VkKernel>(new GatherKernel(info));
+                 }});
+  out.push_back({"GatherND", 11, 1 << 30, gatherSupport,
+                 [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
+                   return std::unique_ptr<VkKernel>(new GatherNDKernel(info));
                  }});
   out.push_back({"GatherElements", 11, 1 << 30, gatherSupport,
                  [](const KernelCreateInfo& info) -> Result<std::unique_ptr<VkKernel>> {
