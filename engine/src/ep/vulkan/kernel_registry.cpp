@@ -28,7 +28,6 @@ const std::vector<KernelEntry>& allKernels() {
     registerTriluKernels(out);
     registerArgReduceKernels(out);
     registerScatterNDKernels(out);
-    registerCumSumKernels(out);
     registerMultiHeadAttentionKernels(out);
     registerRotaryEmbeddingKernels(out);
     return out;
