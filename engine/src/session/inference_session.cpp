@@ -366,7 +366,9 @@ Status InferenceSession::runBound(IoBinding& binding, const RunOptions& options)
   RunOptions bound = options;
   std::vector<std::string> names, deviceOutputs;
   const auto& graphOutputs = model_.graph->outputs;
-  for (const auto& [name, place] : binding.boundOutputs()) {
+  for (const auto& bound : binding.boundOutputs()) {
+    const std::string& name = bound.first;
+    const OutputPlace place = bound.second;
     if (std::none_of(graphOutputs.begin(), graphOutputs.end(), [&](const ir::ValueInfo& v) { return v.name == name; })) {
       return Status(StatusCode::INVALID_ARGUMENT, "the IoBinding binds output '" + name + "', which the model does not have");
     }
