@@ -6,6 +6,8 @@
 
 #include "cli_output.h"
 #include "commands.h"
+#include "kiln/model_package.h"
+#include "package_output.h"
 #include "kiln/compatibility.h"
 
 namespace kiln::cli {
@@ -42,8 +44,29 @@ void printText(const ModelCompatibility& c) {
   if (!c.sourceChecked.empty()) std::printf("  (source compared: %s)\n", c.sourceChecked.c_str());
 }
 
+// A model package: every variant judged, and the one a session here would load (exit 3 when none fits and the
+// source would have to be compiled).
+int checkPackage(const CheckArgs& args) {
+  auto package = readModelPackage(args.file);
+  if (!package.isOk()) return reportError(package.status(), args.flags);
+  SessionOptions options;
+  if (Status s = applyConfigEntries(args.configs, options); !s.isOk()) return reportError(s, args.flags);
+  if (!args.device.empty()) {
+    if (Status s = options.addConfigEntry("kiln.vulkan.device", args.device); !s.isOk()) return reportError(s, args.flags);
+  }
+  auto choice = choosePackageVariant(*package, options);
+  if (!choice.isOk()) return reportError(choice.status(), args.flags);
+  if (args.flags.json) {
+    printJson(packageJson(*package, &*choice));
+  } else if (!args.flags.quiet) {
+    printPackage(*package, &*choice);
+  }
+  return choice->chosen >= 0 ? kExitOk : kExitIncompatible;
+}
+
 int runCheck(const CheckArgs& args) {
   configureLogging(args.flags);
+  if (isModelPackage(args.file)) return checkPackage(args);
   CompatibilityQuery query{args.device, args.profile, args.source, nullptr};
   SessionOptions compileOptions;
   if (!args.configs.empty()) {

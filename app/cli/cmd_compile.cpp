@@ -23,6 +23,7 @@ struct CompileArgs {
   size_t extThreshold = 1024;  // --ext-threshold: unsigned here, so CLI11 refuses a negative count
   bool share = false;
   bool weightless = false;
+  bool force = false;  // --force: compile even when the outputs are up to date
   app::CompileSettings settings;  // inputModel and nodeNamePrefix are set per model
   CommonFlags flags;
 };
@@ -32,6 +33,9 @@ nlohmann::json resultJson(const std::string& model, const CompileResult& result)
                              {"output_model", result.outputModelPath},
                              {"epcontext_nodes", result.epContextNodes},
                              {"files_written", result.filesWritten},
+                             {"compile_identity", result.compileIdentity},
+                             {"reused", result.reused},
+                             {"recompile_reasons", result.recompileReasons},
                              {"timings", timingsToJson(result.timings)},
                              {"counters", countersToJson(result.counters)}};
   if (!result.externalInitializersPath.empty()) document["external_initializers"] = result.externalInitializersPath;
@@ -43,6 +47,14 @@ nlohmann::json resultJson(const std::string& model, const CompileResult& result)
 }
 
 void printResult(const std::string& model, const CompileResult& result) {
+  if (result.reused) {
+    std::printf("%s: %s is up to date (compile identity %s): nothing compiled or written; --force recompiles\n",
+                model.c_str(), result.outputModelPath.c_str(), result.compileIdentity.c_str());
+    return;
+  }
+  for (const auto& reason : result.recompileReasons) {
+    if (reason != "no output yet") std::printf("%s: recompiling: %s\n", model.c_str(), reason.c_str());
+  }
   if (result.epContextNodes == 0) {
     std::printf("%s: no node runs on the Vulkan EP; wrote the optimized model %s\n", model.c_str(),
                 result.outputModelPath.c_str());
@@ -92,6 +104,7 @@ int runCompile(const CompileArgs& args) {
     return kExitOk;
   }
   options->setInputModelPath(args.models.front());
+  options->setReuseUpToDateOutputs(!args.force);
   if (!args.prefixes.empty()) options->setNodeNamePrefix(args.prefixes.front());
   auto result = compileModel(*options);
   progress.finish();
@@ -129,6 +142,8 @@ void registerCompile(CLI::App& app, Commands& commands) {
   cmd->add_flag("--error-if-no-nodes", args->settings.errorIfNoNodesCompiled, "Fail when no node compiles (default: write the plain model)");
   cmd->add_flag("--share", args->share,
                 "Compile all models with shared EP contexts: N ctx models and one binary named after the first model");
+  cmd->add_flag("--force", args->force,
+                "Compile even when the outputs exist whole with this compile's identity (default: say so and stop)");
   cmd->add_flag("--weightless", args->weightless,
                 "Write no weights the source model holds: the binary refers to them (the source must stay)");
   cmd->add_option("--optimization-level", args->settings.optimizationLevel, "none | basic | all (default: basic)");

@@ -9,7 +9,9 @@
 #include "cli_output.h"
 #include "commands.h"
 #include "kiln/epcontext.h"
+#include "kiln/model_package.h"
 #include "kiln/pipeline_cache.h"
+#include "package_output.h"
 
 namespace kiln::cli {
 namespace {
@@ -151,8 +153,30 @@ bool endsWith(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// A model package: its variants, each judged for this machine, and the one a session would load.
+int inspectPackage(const InspectArgs& args) {
+  auto package = readModelPackage(args.file);
+  if (!package.isOk()) return reportError(package.status(), args.flags);
+  SessionOptions options;
+  if (!args.device.empty()) {
+    if (Status s = options.addConfigEntry("kiln.vulkan.device", args.device); !s.isOk()) return reportError(s, args.flags);
+  }
+  auto choice = choosePackageVariant(*package, options);
+  const PackageChoice* judged = choice.isOk() ? &*choice : nullptr;
+  if (args.flags.json) {
+    nlohmann::json document = packageJson(*package, judged);
+    if (!judged) document["choice"] = {{"error", choice.status().toString()}};
+    printJson(document);
+    return kExitOk;
+  }
+  printPackage(*package, judged);
+  if (!judged) std::printf("choice: not available (%s)\n", choice.status().toString().c_str());
+  return kExitOk;
+}
+
 int runInspect(const InspectArgs& args) {
   configureLogging(args.flags);
+  if (isModelPackage(args.file)) return inspectPackage(args);
   if (endsWith(args.file, ".onnx")) return inspectCtxModel(args);
   auto kind = kilnFileKind(args.file);
   if (!kind.isOk()) return reportError(kind.status(), args.flags);

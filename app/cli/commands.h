@@ -19,6 +19,8 @@ void registerCompile(CLI::App& app, Commands& commands);
 void registerInspect(CLI::App& app, Commands& commands);
 void registerCheck(CLI::App& app, Commands& commands);
 void registerMerge(CLI::App& app, Commands& commands);
+// kiln package: compiled variants per device profile and precision in one model package.
+void registerPackage(CLI::App& app, Commands& commands);
 // kiln bench and its hidden measured process, kiln bench-worker.
 void registerBench(CLI::App& app, Commands& commands);
 void registerBenchWorker(CLI::App& app, Commands& commands);

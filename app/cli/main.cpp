@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   kiln::cli::registerInspect(app, commands);
   kiln::cli::registerCheck(app, commands);
   kiln::cli::registerMerge(app, commands);
+  kiln::cli::registerPackage(app, commands);
   kiln::cli::registerBench(app, commands);
   kiln::cli::registerBatch(app, commands);
   kiln::cli::registerCompare(app, commands);

@@ -29,7 +29,9 @@ DEVICE_KEYS = {"name", "vendor_id", "device_id", "driver_id", "driver_version", 
 # Anywhere: content hashes and byte layouts change with every shader edit or differ per device.
 MASKED_KEYS = {"hash", "pipeline_cache_uuid", "file_size", "offset", "size", "hardware_architecture", "binary_bytes",
                "stages_ms",  # kiln bench lists only the stages that took time
-               "source_model", "source_checked", "kiln.compile_record"}  # paths relative to where {tmp} is
+               "source_model", "source_checked", "kiln.compile_record",  # paths relative to where {tmp} is
+               # the compile identity hashes the source, glslang's version and the target: masked like other hashes
+               "identity", "compile_identity", "toolchain", "target_device"}
 # Anywhere, the whole value: what names the machine (kiln bench's provenance) and memory readings.
 MASKED_SUBTREES = {"machine", "environment", "vulkan", "memory_mib"}
 TEXT_MASKS = [

@@ -93,12 +93,18 @@ namespace kiln::epctx {
 namespace {
 
 TEST(CompileRecord, RoundTripsAndNamesEachKindOfStaleness) {
-  CompileRecord record{"00000000000000aa", "src.onnx", {{"kiln.vulkan.fp16", "0"}}, engineVersion()};
+  CompileRecord record{"00000000000000aa", "src.onnx", {{"kiln.vulkan.fp16", "0"}}, engineVersion(),
+                       CompileTarget{"VulkanExecutionProvider: glslang 12", "profile sha:01"}, ""};
+  record.identity = compileIdentityOf(record);
   auto decoded = decodeCompileRecord(encodeCompileRecord(record));
   ASSERT_TRUE(decoded.has_value());
   EXPECT_EQ(decoded->sourceHash, record.sourceHash);
   EXPECT_EQ(decoded->sourceModel, "src.onnx");
   EXPECT_EQ(decoded->options, record.options);
+  EXPECT_EQ(decoded->target.toolchain, record.target.toolchain);
+  EXPECT_EQ(decoded->target.device, record.target.device);
+  EXPECT_EQ(decoded->identity, record.identity);
+  EXPECT_EQ(compileIdentityOf(*decoded), record.identity);
 
   EXPECT_TRUE(stalenessOf(record, std::string("00000000000000aa"), std::nullopt).reasons.empty());
   const Staleness source = stalenessOf(record, std::string("00000000000000bb"), std::nullopt);
@@ -111,6 +117,30 @@ TEST(CompileRecord, RoundTripsAndNamesEachKindOfStaleness) {
   EXPECT_NE(options.reasons[0].find("kiln.vulkan.fp16 is '1', compiled with '0'"), std::string::npos);
   record.kilnVersion = "0.0.1";
   EXPECT_EQ(stalenessOf(record, std::nullopt, std::nullopt).reasons.at(0).rfind("stale: Kiln upgraded", 0), 0u);
+}
+
+// The identity changes with every part a compile depends on, and only with those (not with where the source lies).
+TEST(CompileRecord, IdentityCoversSourceOptionsVersionCompilerAndTarget) {
+  const CompileRecord base{"00000000000000aa", "src.onnx", {{"kiln.vulkan.fp16", "0"}}, "0.1.0",
+                           CompileTarget{"glslang 12", "device llvmpipe"}, ""};
+  const std::string identity = compileIdentityOf(base);
+  EXPECT_EQ(identity.size(), 16u);
+  CompileRecord moved = base;
+  moved.sourceModel = "elsewhere/src.onnx";
+  EXPECT_EQ(compileIdentityOf(moved), identity);
+  std::vector<CompileRecord> changed(5, base);
+  changed[0].sourceHash = "00000000000000ab";
+  changed[1].options["kiln.vulkan.fp16"] = "1";
+  changed[2].kilnVersion = "0.1.1";
+  changed[3].target.toolchain = "glslang 13";
+  changed[4].target.device = "device other";
+  for (const auto& record : changed) EXPECT_NE(compileIdentityOf(record), identity);
+  const Staleness compiler = stalenessOf(base, std::nullopt, std::nullopt, changed[3].target);
+  ASSERT_EQ(compiler.reasons.size(), 1u);
+  EXPECT_EQ(compiler.reasons[0].rfind("stale: compiler changed", 0), 0u);
+  const Staleness device = stalenessOf(base, std::nullopt, std::nullopt, changed[4].target);
+  ASSERT_EQ(device.reasons.size(), 1u);
+  EXPECT_EQ(device.reasons[0].rfind("stale: target device changed", 0), 0u);
 }
 
 TEST(CompileRecord, JunkIsNoRecord) {

@@ -46,6 +46,9 @@ MODULES = {
     # kiln/compare.h: runs sessions through the public API; loads and rewrites models with onnx/. kiln/model_diff.h
     # walks the loaded ir::Model (graphs, nodes, body paths).
     "compare": ["onnx", "ir", "util", "epcontext/epcontext_names.h"],
+    # kiln/model_package.h: compiles variants and judges them through the public API (compileModel,
+    # getModelCompatibility); reads a source's external data ranges with onnx/.
+    "package": ["onnx", "util"],
 }
 
 # Single files that may include a module their own module may not: the one place that creates the execution
@@ -58,7 +61,7 @@ FILE_ALLOWANCES = {
 # options): only the layers that parse configuration or serve the public API through sessions may include them.
 # Every lower layer gets its own typed struct from session/ (session/session_config.h) and reads no key.
 SESSION_HEADERS = ("kiln/session.h", "kiln/session_options.h", "kiln/compiler.h", "kiln/config_keys.h")
-SESSION_HEADER_USERS = ("session", "compare")
+SESSION_HEADER_USERS = ("session", "compare", "package")
 # Single files allowed one of them, with the reason.
 SESSION_HEADER_EXCEPTIONS = {
     # A compile record names the options it was compiled with by their config keys (its stored format).

@@ -65,6 +65,14 @@ class KILN_EXPORT ModelCompilationOptions {
   // (embed mode 0 only). Replaces setContextDataWriteFunction (one destination for the binary).
   ModelCompilationOptions& setContextDataStreamFunction(ContextDataStreamFunc write);
 
+  // true: when the output model (a file) exists whole and records the compile identity this compile would have
+  // (source content, result-changing options, Kiln, compiler, target device), nothing is compiled or written and
+  // the result says so (CompileResult::reused); kiln compile's default. false (default): always compile, as ONNX
+  // Runtime's CompileModel does. Either way, compiles into the same output path take turns (a lock beside it).
+  ModelCompilationOptions& setReuseUpToDateOutputs(bool reuse);
+
+  // What setReuseUpToDateOutputs() set.
+  bool reuseUpToDateOutputs() const { return reuseUpToDate_; }
   // The embed mode setEpContextEmbedMode() set.
   bool embedMode() const { return embed_; }
   // The flags setFlags() set.
@@ -93,6 +101,7 @@ class KILN_EXPORT ModelCompilationOptions {
   std::string prefix_;
   ContextDataWriteFunc contextDataWrite_;
   ContextDataStreamFunc contextDataStream_;
+  bool reuseUpToDate_ = false;
   int inputsSet_ = 0, outputsSet_ = 0;
 };
 
@@ -102,6 +111,9 @@ struct KILN_EXPORT CompileResult {
   std::string externalInitializersPath;
   int epContextNodes = 0;          // 0: nothing compiled (a plain optimized model was written)
   std::vector<std::string> filesWritten;
+  std::string compileIdentity;  // the outputs' compile identity (16 hex digits; "" when not recorded)
+  bool reused = false;          // setReuseUpToDateOutputs: the outputs were up to date, nothing was written
+  std::vector<std::string> recompileReasons;  // setReuseUpToDateOutputs: why existing outputs were not reused
   SessionTimings timings;
   WorkCounters counters;
 };

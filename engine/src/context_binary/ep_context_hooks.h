@@ -31,6 +31,9 @@ class EpContextHooks {
   // live-device target, the driver's pipeline cache. INVALID_ARGUMENT when there is nothing to store or a
   // partition is another EP's.
   virtual Result<BinaryContents> exportContext(std::vector<CompiledPartition> partitions) const = 0;
+  // The compiler this EP's compiles depend on beyond the model, the options and Kiln itself (the Vulkan EP:
+  // glslang's version and target settings): part of a compile's identity. "" when there is none.
+  virtual std::string toolchainIdentity() const { return ""; }
   // The live device `selector` picks (index or name substring; "" = the one a session would pick, CPU devices
   // included): what a binary is judged against when no profile is given.
   virtual Result<vk::DeviceInfo> liveDevice(const std::string& selector) const = 0;

@@ -64,14 +64,15 @@ Result<onnx_io::LoadedModel> loadForHash(const std::string& path) {
 }  // namespace
 
 Result<std::string> sourceContentHash(const std::string& path) {
-  KILN_ASSIGN_OR_RETURN(const onnx_io::LoadedModel loaded, loadForHash(path));
   KILN_ASSIGN_OR_RETURN(const std::shared_ptr<MappedFile> file, MappedFile::open(path));
-  return sourceContentHash(file->bytes(), loaded.externalInitializers);
+  KILN_ASSIGN_OR_RETURN(const auto external, onnx_io::externalInitializerRanges(file->bytes(), path));
+  return sourceContentHash(file->bytes(), external);
 }
 
 Result<CompileRecord> compileRecordFor(std::span<const std::byte> sourceBytes, const std::string& sourcePath,
                                        const std::map<std::string, ExternalInitializerInfo>& originals,
-                                       const std::map<std::string, std::string>& options, const std::string& ctxFolder) {
+                                       const std::map<std::string, std::string>& options, const std::string& ctxFolder,
+                                       const CompileTarget& target) {
   CompileRecord record;
   KILN_ASSIGN_OR_RETURN(record.sourceHash, sourceContentHash(sourceBytes, originals));
   if (!sourcePath.empty()) {
@@ -81,19 +82,33 @@ Result<CompileRecord> compileRecordFor(std::span<const std::byte> sourceBytes, c
   }
   record.options = options;
   record.kilnVersion = engineVersion();
+  record.target = target;
+  record.identity = compileIdentityOf(record);
   return record;
+}
+
+std::string compileIdentityOf(const CompileRecord& record) {
+  // Canonical JSON (nlohmann orders object keys), so the identity does not depend on the order anything was set in.
+  const nlohmann::json key = {{"source_hash", record.sourceHash},       {"options", record.options},
+                              {"kiln_version", record.kilnVersion},     {"toolchain", record.target.toolchain},
+                              {"target_device", record.target.device}};
+  return hex(ctxbin::stringHash(key.dump()));
 }
 
 std::string encodeCompileRecord(const CompileRecord& record) {
   return nlohmann::json{{"source_hash", record.sourceHash},
                         {"source_model", record.sourceModel},
                         {"options", record.options},
-                        {"kiln_version", record.kilnVersion}}
+                        {"kiln_version", record.kilnVersion},
+                        {"toolchain", record.target.toolchain},
+                        {"target_device", record.target.device},
+                        {"identity", record.identity}}
       .dump();
 }
 
 std::string encodedCompileRecordFor(const ModelSource& source, const std::map<std::string, ExternalInitializerInfo>& originals,
-                                    const std::map<std::string, std::string>& options, const std::string& ctxFolder) {
+                                    const std::map<std::string, std::string>& options, const std::string& ctxFolder,
+                                    const CompileTarget& target) {
   std::shared_ptr<MappedFile> file;
   std::span<const std::byte> bytes = source.bytes;
   if (!source.path.empty()) {
@@ -105,7 +120,7 @@ std::string encodedCompileRecordFor(const ModelSource& source, const std::map<st
     file = std::move(opened).value();
     bytes = file->bytes();
   }
-  auto record = compileRecordFor(bytes, source.path, originals, options, ctxFolder);
+  auto record = compileRecordFor(bytes, source.path, originals, options, ctxFolder, target);
   if (!record.isOk()) {
     log::warn("no compile record in the ctx model: {}", record.status().toString());
     return "";
@@ -125,6 +140,9 @@ std::optional<CompileRecord> decodeCompileRecord(const std::string& text) {
   };
   if (!str("source_hash", record.sourceHash) || !str("kiln_version", record.kilnVersion)) return std::nullopt;
   str("source_model", record.sourceModel);
+  str("toolchain", record.target.toolchain);
+  str("target_device", record.target.device);
+  str("identity", record.identity);
   if (auto options = j.find("options"); options != j.end() && options->is_object()) {
     for (const auto& [key, value] : options->items()) {
       if (value.is_string()) record.options[key] = value.get<std::string>();
@@ -134,7 +152,8 @@ std::optional<CompileRecord> decodeCompileRecord(const std::string& text) {
 }
 
 Staleness stalenessOf(const CompileRecord& record, const std::optional<std::string>& currentSourceHash,
-                      const std::optional<std::map<std::string, std::string>>& currentOptions) {
+                      const std::optional<std::map<std::string, std::string>>& currentOptions,
+                      const std::optional<CompileTarget>& currentTarget) {
   Staleness staleness;
   if (currentSourceHash && *currentSourceHash != record.sourceHash) {
     staleness.sourceChanged = true;
@@ -153,6 +172,14 @@ Staleness stalenessOf(const CompileRecord& record, const std::optional<std::stri
   if (record.kilnVersion != engineVersion()) {
     staleness.reasons.push_back("stale: Kiln upgraded (compiled by Kiln " + record.kilnVersion + ", this is " +
                                 engineVersion() + ")");
+  }
+  if (currentTarget && currentTarget->toolchain != record.target.toolchain) {
+    staleness.reasons.push_back("stale: compiler changed (now '" + currentTarget->toolchain + "', compiled with '" +
+                                record.target.toolchain + "')");
+  }
+  if (currentTarget && currentTarget->device != record.target.device) {
+    staleness.reasons.push_back("stale: target device changed (now '" + currentTarget->device + "', compiled for '" +
+                                record.target.device + "')");
   }
   return staleness;
 }

@@ -385,6 +385,17 @@ Result<LoadedModel> loadModelFile(const std::string& path, const LoadOptions& op
   return result;
 }
 
+Result<std::map<std::string, ExternalInitializerInfo>> externalInitializerRanges(std::span<const std::byte> bytes,
+                                                                                 const std::string& path) {
+  LoadedModel loaded;
+  if (bytes.empty() || !loaded.proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Status(StatusCode::INVALID_PROTOBUF, "'" + path + "' is not a valid ONNX model (protobuf parse failed)");
+  }
+  const auto parent = std::filesystem::path(path).parent_path();
+  KILN_RETURN_IF_ERROR(recordExternalInitializers(loaded, parent.empty() ? "." : parent));
+  return std::move(loaded.externalInitializers);
+}
+
 Result<LoadedModel> loadModelBuffer(std::span<const std::byte> bytes, const LoadOptions& options) {
   Stopwatch clock;
   LoadedModel loaded;

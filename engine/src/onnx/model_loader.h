@@ -50,6 +50,11 @@ Result<LoadedModel> loadModelFile(const std::string& path, const LoadOptions& op
 // Parses a serialized model held in memory.
 Result<LoadedModel> loadModelBuffer(std::span<const std::byte> bytes, const LoadOptions& options = {});
 
+// The main graph's initializers in external data of the model file at `path`, whose bytes are `bytes`, and where
+// they lie (what LoadedModel::externalInitializers holds), from one protobuf parse: no model is built.
+Result<std::map<std::string, ExternalInitializerInfo>> externalInitializerRanges(std::span<const std::byte> bytes,
+                                                                                 const std::string& path);
+
 // Reads every external-data tensor of the model (initializers and tensor attributes, subgraphs included) from
 // files under `baseFolder` (path rules apply) and inlines it as raw_data.
 Status inlineExternalData(onnx::ModelProto& model, const std::string& baseFolder);

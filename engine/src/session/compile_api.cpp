@@ -3,6 +3,7 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "epcontext/compile_record.h"
@@ -10,11 +11,16 @@
 #include "epcontext/ctx_outputs.h"
 #include "kiln/compiler.h"
 #include "kiln/config_keys.h"
+#include "kiln/version.h"
 #include "onnx/model_writer.h"
+#include "session/compile_reuse.h"
+#include "session/compile_target.h"
 #include "session/execution_providers.h"
 #include "session/inference_session.h"
 #include "session/session_config.h"
 #include "util/file_io.h"
+#include "util/file_lock.h"
+#include "util/log.h"
 
 namespace kiln {
 namespace fs = std::filesystem;
@@ -89,6 +95,10 @@ ModelCompilationOptions& ModelCompilationOptions::setGraphOptimizationLevel(Grap
 }
 ModelCompilationOptions& ModelCompilationOptions::setTargetProfile(std::string profilePath) {
   targetProfile_ = std::move(profilePath);
+  return *this;
+}
+ModelCompilationOptions& ModelCompilationOptions::setReuseUpToDateOutputs(bool reuse) {
+  reuseUpToDate_ = reuse;
   return *this;
 }
 ModelCompilationOptions& ModelCompilationOptions::setNodeNamePrefix(std::string prefix) {
@@ -209,6 +219,18 @@ struct CompileRequest {
     return layout;
   }
 
+  // The options a compile record stores: the session's result-changing ones and the output layout's (embed mode,
+  // external initializers), which change the files written.
+  std::map<std::string, std::string> recordedOptions() const {
+    std::map<std::string, std::string> recorded = resultChangingOptions(session);
+    recorded[config::kEpContextEmbedMode] = options.embed_ ? "1" : "0";
+    recorded[config::kEpContextExternalInitializersFile] =
+        options.externalInitializersFile_.empty()
+            ? (options.initializerLocation_ ? "(location function)" : "")
+            : options.externalInitializersFile_ + " from " + std::to_string(options.externalThreshold_) + " bytes";
+    return recorded;
+  }
+
   // Where the binary of `executionProvider`'s partitions goes: named after the EP (kiln/compile_outputs.h).
   std::string binaryPathFor(const std::string& executionProvider) const {
     return binaryBase.empty() ? std::string() : defaultContextBinaryPath(binaryBase, executionProvider);
@@ -318,10 +340,63 @@ void reportWrite(const SessionOptions& options, int64_t done) { options.progress
 
 }  // namespace
 
+namespace {
+
+// The lock of a compile writing `outputPath` (util/file_lock.h); none when the output is not a file or no lock file
+// can be made (the compile goes on unserialized).
+std::optional<PathLock> lockOutput(const std::string& outputPath) {
+  if (outputPath.empty()) return std::nullopt;
+  auto lock = PathLock::acquire(outputPath);
+  if (!lock.isOk()) {
+    log::debug("compiling without a lock: {}", lock.status().message());
+    return std::nullopt;
+  }
+  return std::move(lock).value();
+}
+
+// The record a compile of `request` would write, for comparing with existing outputs (reading the source's bytes
+// and external data to hash them).
+Result<epctx::CompileRecord> expectedRecord(const CompileRequest& request) {
+  KILN_ASSIGN_OR_RETURN(const std::string sourceHash, epctx::sourceContentHash(request.source.path));
+  KILN_ASSIGN_OR_RETURN(const epctx::CompileTarget target, compileTargetOf(request.session));
+  epctx::CompileRecord record;
+  record.sourceHash = sourceHash;
+  record.options = request.recordedOptions();
+  record.kilnVersion = engineVersion();
+  record.target = target;
+  record.identity = epctx::compileIdentityOf(record);
+  return record;
+}
+
+std::string identityIn(const std::string& encodedRecord) {
+  const auto record = epctx::decodeCompileRecord(encodedRecord);
+  return record ? record->identity : "";
+}
+
+}  // namespace
+
 Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
   KILN_ASSIGN_OR_RETURN(const CompileRequest request, CompileRequest::from(options));
+  const std::optional<PathLock> lock = lockOutput(request.outputPath);
+  std::vector<std::string> recompileReasons;
+  if (options.reuseUpToDateOutputs() && !request.outputPath.empty() && !request.source.path.empty()) {
+    KILN_ASSIGN_OR_RETURN(const epctx::CompileRecord expected, expectedRecord(request));
+    KILN_ASSIGN_OR_RETURN(const ExistingOutputs existing, judgeExistingOutputs(request.outputPath, expected));
+    if (existing.reusable) {
+      CompileResult reused;
+      reused.outputModelPath = request.outputPath;
+      reused.binaryPath = existing.binaryPath;
+      reused.epContextNodes = existing.epContextNodes;
+      reused.compileIdentity = existing.identity;
+      reused.reused = true;
+      log::info("{} is up to date (compile identity {}): nothing compiled", request.outputPath, existing.identity);
+      return reused;
+    }
+    recompileReasons = existing.reasons;
+  }
   KILN_ASSIGN_OR_RETURN(CompilingSession compiling, createCompilingSession(request.source, request.session, true));
   CompileResult result;
+  result.recompileReasons = std::move(recompileReasons);
   result.timings = compiling.session->timings();
   result.counters = compiling.session->counters();
   KILN_ASSIGN_OR_RETURN(CompiledModel compiled, compiledModelOf(*compiling.session));
@@ -329,8 +404,10 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
   reportWrite(request.session, 0);
   FileTransaction files;
   epctx::OutputLayout layout = request.layout(&compiling.originals);
-  layout.compileRecord = epctx::encodedCompileRecordFor(request.source, compiling.originals, resultChangingOptions(request.session),
-                                                        request.modelFolder);
+  KILN_ASSIGN_OR_RETURN(const epctx::CompileTarget target, compileTargetOf(request.session));
+  layout.compileRecord = epctx::encodedCompileRecordFor(request.source, compiling.originals, request.recordedOptions(),
+                                                        request.modelFolder, target);
+  result.compileIdentity = identityIn(layout.compileRecord);
   if (compiled.partitions.empty()) {
     if (hasFlag(options.flags(), CompileFlags::ERROR_IF_NO_NODES_COMPILED)) {
       return Status(StatusCode::FAIL, "Unable to compile any nodes. Check that the session EPs support compilation "
@@ -433,9 +510,10 @@ Result<std::vector<CompileResult>> compileModelsSharingContext(const std::vector
   std::map<std::string, std::vector<std::byte>> dataFiles;  // the members' external initializers share one file
   for (auto& member : members) {
     epctx::OutputLayout layout = member.request.layout(&member.compiling.originals);
+    KILN_ASSIGN_OR_RETURN(const epctx::CompileTarget target, compileTargetOf(member.request.session));
     layout.compileRecord = epctx::encodedCompileRecordFor(member.request.source, member.compiling.originals,
-                                                          resultChangingOptions(member.request.session),
-                                                          member.request.modelFolder);
+                                                          member.request.recordedOptions(),
+                                                          member.request.modelFolder, target);
     layout.binaryPath = binaryPath;
     layout.groupDataFiles = &dataFiles;
     std::map<std::string, size_t> before;

@@ -13,15 +13,18 @@
 #include "epcontext/compile_record.h"
 #include "epcontext/ctx_model_loader.h"
 #include "partition/partition_report_builder.h"
+#include "session/compile_target.h"
 #include "session/deferred_weights.h"
 #include "session/epcontext_generation.h"
 #include "onnx/input_shapes.h"
 #include "session/execution_providers.h"
+#include "session/package_session.h"
 #include "session/partition_kernel.h"
 #include "session/session_config.h"
 #include "session/session_pipeline.h"
 #include "util/log.h"
 #include "kiln/config_keys.h"
+#include "kiln/model_package.h"
 #include "kiln/provider_names.h"
 #include "kiln/tensor_size.h"
 #include "session/config_value.h"
@@ -619,8 +622,9 @@ Result<CompilingSession> createSession(MakeProviders&& makeProviders, const Mode
                           createFromPrepared(std::move(prepared), options, config, clock, purpose != Purpose::RUN));
     if (generation) {
       const auto ctxFolder = std::filesystem::path(generation->ctxModelPath).parent_path();
+      KILN_ASSIGN_OR_RETURN(const epctx::CompileTarget target, compileTargetOf(options));
       generation->compileRecord = epctx::encodedCompileRecordFor(source, out.originals, resultChangingOptions(options),
-                                                                 ctxFolder.empty() ? "." : ctxFolder.string());
+                                                                 ctxFolder.empty() ? "." : ctxFolder.string(), target);
       KILN_RETURN_IF_ERROR(epctx::generateEpContext(*out.session, *generation, out.originals));
     }
     return out;
@@ -666,6 +670,7 @@ Result<PartitionReport> analyze(MakeProviders&& makeProviders, const ModelSource
 }  // namespace
 
 Result<std::unique_ptr<Session>> Session::create(const std::string& path, const SessionOptions& options) {
+  if (isModelPackage(path)) return createSessionFromPackage(path, options);
   return createRunSession([](const SessionConfig& config) { return createProviders(config); }, ModelSource{path, {}}, options);
 }
 

@@ -31,13 +31,16 @@ constexpr glslang::EShTargetClientVersion kTargetVulkan = glslang::EShTargetVulk
 constexpr glslang::EShTargetLanguageVersion kTargetSpirv = glslang::EShTargetSpv_1_3;
 constexpr bool kSpirvOptimizer = true;
 
-// The compiler and its settings as text, hashed into every spirvKey.
+}  // namespace
+
 std::string compilerTag() {
   return "glslang " + std::to_string(GLSLANG_VERSION_MAJOR) + "." + std::to_string(GLSLANG_VERSION_MINOR) + "." +
          std::to_string(GLSLANG_VERSION_PATCH) + GLSLANG_VERSION_FLAVOR + " vulkan " +
          std::to_string(static_cast<int>(kTargetVulkan)) + " spirv " + std::to_string(static_cast<int>(kTargetSpirv)) +
          (kSpirvOptimizer ? " optimized" : "");
 }
+
+namespace {
 
 // The defines a device contributes to every variant (part of the cache key, so two devices with different
 // features never share SPIR-V).

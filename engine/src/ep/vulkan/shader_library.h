@@ -51,4 +51,8 @@ Result<SpirvResult> compileShader(const ShaderVariant& variant, const DeviceInfo
 // one shader therefore invalidates only the entries compiled from it (ncnn's per-shader source hash).
 uint64_t spirvKey(const ShaderVariant& variant, const DeviceInfo& device);
 
+// The compiler and its settings as text ("glslang 12.0.0 vulkan 65792 spirv 66304 optimized"), hashed into every
+// spirvKey and part of a compile's identity.
+std::string compilerTag();
+
 }  // namespace kiln::vk

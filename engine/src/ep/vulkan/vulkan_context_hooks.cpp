@@ -41,6 +41,8 @@ class VulkanContextHooks final : public ctxbin::EpContextHooks {
     return source.empty() || source == name_ || source == kShortSource;
   }
 
+  std::string toolchainIdentity() const override { return compilerTag(); }
+
   Result<DeviceInfo> liveDevice(const std::string& selector) const override { return selectDevice(selector, true); }
 
   CompatibilityVerdict judgeContext(const ctxbin::ContextBinary& binary, const DeviceInfo& device,

@@ -1,0 +1,106 @@
+// Model packages: one folder holding several compiled variants of one source model (per device profile and
+// precision) and the source itself, from which a session picks the variant that fits the device present.
+// The layout follows onnxruntime's experimental model package (OrtModelPackageApi): manifest.json names the
+// components; models/<component>/metadata.json lists each variant's EP compatibility; models/<component>/<variant>/
+// variant.json lists the files a session loads. Kiln adds a "kiln" object at each level: file digests
+// ("sha256:<hex>") and sizes, the variant's profile, precision and compile identity, and the shared source.
+// Variants are weightless (their binaries refer to the packaged source's weights), so weights are stored once.
+#pragma once
+
+#include "kiln/export.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kiln/compatibility.h"
+#include "kiln/session_options.h"
+#include "kiln/status.h"
+
+namespace kiln {
+
+// The precisions a package variant may have: "fp32" (the default), "fp16" (kiln.vulkan.fp16=1) and "autotune"
+// (float32, kernels timed on the live device at compile: kiln.vulkan.autotune=1).
+KILN_EXPORT const std::vector<std::string>& packageVariantPrecisions();
+
+struct KILN_EXPORT PackageOptions {
+  std::string sourceModel;             // the ONNX model to package (copied into the package with its external data)
+  std::vector<std::string> profiles;   // device profile JSON files; empty: the live device (kiln.vulkan.device)
+  std::vector<std::string> precisions = {"fp32"};
+  std::string outputFolder;            // the package folder, conventionally <stem>.kilnpkg
+  bool overwrite = false;              // replace an existing package (else ALREADY_EXISTS-style INVALID_ARGUMENT)
+  SessionOptions sessionOptions;       // config entries every compile gets (optimization level, shapes), progress
+};
+
+struct KILN_EXPORT PackageFile {
+  std::string path;    // relative to the package folder
+  std::string digest;  // "sha256:<64 hex digits>"
+  uint64_t size = 0;
+};
+
+struct KILN_EXPORT PackageVariant {
+  std::string name;               // "lavapipe-fp16": the profile's file stem (or "device") and the precision
+  std::string executionProvider;  // "VulkanExecutionProvider"
+  std::string device;             // the device the variant was compiled for, as its profile (or the live device) names it
+  std::string profile;            // the profile file the variant was compiled for, as given ("" for the live device)
+  std::string precision;          // "fp32", "fp16", "autotune"
+  std::string compatibilityInfo;  // the ctx model's ep_compatibility_info string (onnxruntime's compatibility_string)
+  std::string compileIdentity;
+  std::string ctxModel;           // the file a session loads, relative to the package folder
+  std::vector<PackageFile> files;  // the variant's own files (ctx model, binary)
+  std::map<std::string, std::string> sessionOptions;  // config entries to load it with (kiln.vulkan.fp16, ...)
+};
+
+struct KILN_EXPORT ModelPackage {
+  std::string path;  // the package folder
+  int schemaVersion = 1;
+  std::string component;             // the one component Kiln writes: the source model's stem
+  std::string sourceModel;           // relative to the package folder
+  std::vector<PackageFile> sourceFiles;  // the source model and its external data, shared by every variant
+  std::vector<PackageVariant> variants;
+  // Bytes on disk: the whole package, and what its variants would take compiled one by one with their weights.
+  uint64_t totalBytes = 0;
+  uint64_t sharedBytes = 0;  // the source files: stored once, read by every variant
+};
+
+// True when `path` is a folder holding a manifest.json (what Session::create and the tools treat as a package).
+KILN_EXPORT bool isModelPackage(const std::string& path);
+
+// Compiles the source once per (profile, precision) and assembles the package in a temporary folder beside
+// `outputFolder`, renamed into place only when every variant compiled: a half-built package is never visible.
+// INVALID_ARGUMENT for an unknown precision, no source, or an existing output without `overwrite`; the compile's
+// errors (with the variant named) otherwise.
+KILN_EXPORT Result<ModelPackage> packageModel(const PackageOptions& options);
+
+// Reads and checks a package's manifest, metadata and variant descriptors (not the file digests: see
+// choosePackageVariant). INVALID_ARGUMENT for a hostile or malformed package: a file outside the folder, a missing
+// descriptor, an oversized or malformed manifest, duplicate names; NO_SUCHFILE when there is no manifest.
+KILN_EXPORT Result<ModelPackage> readModelPackage(const std::string& path);
+
+// One variant as judged for this machine.
+struct KILN_EXPORT PackageVariantJudgement {
+  std::string variant;
+  CompiledModelCompatibility state = CompiledModelCompatibility::UNSUPPORTED;
+  bool precisionMatches = false;
+  std::vector<std::string> reasons;  // tampered or missing files, device differences, staleness
+};
+
+struct KILN_EXPORT PackageChoice {
+  std::vector<PackageVariantJudgement> judged;  // in package order
+  int chosen = -1;               // index into judged / the package's variants; -1: none fits
+  std::string modelPath;         // what to load: the chosen variant's ctx model, or the packaged source
+  std::map<std::string, std::string> sessionOptions;  // the chosen variant's config entries
+  std::string against;           // the device judged against
+  std::string summary;           // one line: what was chosen and why (or why the source is compiled)
+};
+
+// Picks the variant for the device `options` select (kiln.vulkan.device) and the precision they ask for
+// (kiln.vulkan.fp16=1: fp16, kiln.vulkan.autotune=1: autotune, else fp32): every variant's files are checked
+// against their digests (a mismatch makes it UNSUPPORTED, never loaded), then judged by getModelCompatibility;
+// SUPPORTED_OPTIMAL beats SUPPORTED_PREFER_RECOMPILATION, then the requested precision, then the fewest differences
+// from the device, then package order. With no variant fitting, the packaged source is chosen (a session compiles
+// it; session.disable_model_compile=1 makes that MODEL_REQUIRES_COMPILATION).
+KILN_EXPORT Result<PackageChoice> choosePackageVariant(const ModelPackage& package, const SessionOptions& options);
+
+}  // namespace kiln
