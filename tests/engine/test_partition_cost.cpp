@@ -1,8 +1,8 @@
 // The partitioner's cost model (partition/partition_cost.h): the decisions on their own, then the Vulkan EP
-// on small generated graphs where CumSum (no Vulkan kernel) stands for the CPU nodes around a group: a scalar
-// Equal between CPU ops stays on the CPU EP, a shape subgraph feeding a Conv runs on the host inside the
-// Conv's partition, a small island between CPU ops is kept on the CPU EP with its reason, and a large one is
-// offloaded.
+// on small generated graphs where ReverseSequence (no Vulkan kernel, none planned) stands for the CPU nodes
+// around a group: a scalar Equal between CPU ops stays on the CPU EP, a shape subgraph feeding a Conv runs on the
+// host inside the Conv's partition, a small island between CPU ops is kept on the CPU EP with its reason, and a
+// large one is offloaded.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -55,6 +55,14 @@ const NodePlacement& nodeNamed(const PartitionReport& report, const std::string&
   static const NodePlacement none;
   ADD_FAILURE() << "no node " << name;
   return none;
+}
+
+// ReverseSequence(in, lens) → out: the CPU-EP node of these graphs (the Vulkan EP has no kernel for it).
+void addReverseSequence(ModelBuilder& m, const std::string& in, const std::string& lens, const std::string& out,
+                        const std::string& name, int64_t batchAxis, int64_t timeAxis) {
+  auto& node = m.node("ReverseSequence", {in, lens}, {out}, name);
+  testing::attrInt(node, "batch_axis", batchAxis);
+  testing::attrInt(node, "time_axis", timeAxis);
 }
 
 std::string allRejections(const NodePlacement& node) {
@@ -113,17 +121,17 @@ TEST(PartitionCost, FormatsBytes) {
   EXPECT_EQ(cost::formatBytes(3 * 1024 * 1024), "3.0 MB");
 }
 
-// n (int64 [1]) → CumSum (CPU) → Equal(·, 16000) → If (CPU): the scalar Equal is no device work (Silero VAD's
+// n (int64 [1, 1]) → ReverseSequence (CPU) → Equal(·, 16000) → If (CPU): the scalar Equal is no device work (Silero VAD's
 // sample-rate test); then = Identity(x) (a Silero-style body that only moves data), else = Relu(x).
 TEST(PartitionCostVulkan, ScalarEqualBetweenCpuOpsStaysOnCpu) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
   ModelBuilder m(13);
   m.input("x", {2, 8});
-  m.input("n", {1}, onnx::TensorProto::INT64);
-  addInt64(m, "axis", {}, {0});
+  m.input("n", {1, 1}, onnx::TensorProto::INT64);
+  addInt64(m, "lens", {1}, {1});
   addInt64(m, "rate", {1}, {16000});
-  m.node("CumSum", {"n", "axis"}, {"total"}, "cumsum");
+  addReverseSequence(m, "n", "lens", "total", "reverse", 0, 1);
   m.node("Equal", {"total", "rate"}, {"is_rate"}, "equal");
   testing::GraphBuilder thenBranch("then"), elseBranch("else");
   thenBranch.node("Identity", {"x"}, {"then_y"}, "then_identity");
@@ -156,19 +164,19 @@ TEST(PartitionCostVulkan, ScalarEqualBetweenCpuOpsStaysOnCpu) {
   EXPECT_EQ(compiledPartitionCount(*report), 1);
 }
 
-// x (N×2×4×4) → CumSum (CPU) → c; Shape(c) → Slice → Concat(·, [2, 8]) → Reshape(c) → Conv → y: the shape
+// x (N×2×4×4) → ReverseSequence (CPU) → c; Shape(c) → Slice → Concat(·, [2, 8]) → Reshape(c) → Conv → y: the shape
 // arithmetic runs on the host inside the Conv's partition and counts as Vulkan.
 TEST(PartitionCostVulkan, ShapeSubgraphFeedingAConvPartitionIsAbsorbed) {
   REQUIRE_VULKAN();
   testing::TempDir dir;
   ModelBuilder m(13);
   m.input("x", {-1, 2, 4, 4});
-  addInt64(m, "axis", {}, {1});
+  addInt64(m, "lens", {2}, {1, 1});  // batch axis 1 (2), time axis 0 (N ≥ 1)
   addInt64(m, "starts", {1}, {0});
   addInt64(m, "ends", {1}, {2});
   addInt64(m, "tail", {2}, {2, 8});
   addWeights(m, "W", {4, 2, 3, 3});
-  m.node("CumSum", {"x", "axis"}, {"c"}, "cumsum");
+  addReverseSequence(m, "x", "lens", "c", "reverse", 1, 0);
   m.node("Shape", {"c"}, {"s"}, "shape");
   m.node("Slice", {"s", "starts", "ends"}, {"head"}, "slice");
   testing::attrInt(m.node("Concat", {"head", "tail"}, {"target"}, "concat"), "axis", 0);
@@ -190,20 +198,24 @@ TEST(PartitionCostVulkan, ShapeSubgraphFeedingAConvPartitionIsAbsorbed) {
       << compiled->reason;
 }
 
-// x → CumSum (CPU) → op → CumSum (CPU) → y, with `op` a Relu on 2×8 (loses) or a 16→32 3×3 Conv on 64×64
+// x → ReverseSequence (CPU) → op → ReverseSequence (CPU) → y, with `op` a Relu on 2×8 (loses) or a 16→32 3×3 Conv on 64×64
 // (wins).
 std::string islandModel(const testing::TempDir& dir, bool large) {
   ModelBuilder m(13);
   m.input("x", large ? std::vector<int64_t>{1, 16, 64, 64} : std::vector<int64_t>{2, 8});
-  addInt64(m, "axis", {}, {1});
-  m.node("CumSum", {"x", "axis"}, {"a"}, "cumsum_in");
+  // Batch axis 0, time axis 1: each row reverses its whole time axis (the channels of the large model).
+  addInt64(m, "lens_in", large ? std::vector<int64_t>{1} : std::vector<int64_t>{2},
+           large ? std::vector<int64_t>{16} : std::vector<int64_t>{8, 8});
+  addInt64(m, "lens_out", large ? std::vector<int64_t>{1} : std::vector<int64_t>{2},
+           large ? std::vector<int64_t>{32} : std::vector<int64_t>{8, 8});
+  addReverseSequence(m, "x", "lens_in", "a", "reverse_in", 0, 1);
   if (large) {
     addWeights(m, "W", {32, 16, 3, 3});
     testing::attrInts(m.node("Conv", {"a", "W"}, {"b"}, "island"), "pads", {1, 1, 1, 1});
   } else {
     m.node("Relu", {"a"}, {"b"}, "island");
   }
-  m.node("CumSum", {"b", "axis"}, {"y"}, "cumsum_out");
+  addReverseSequence(m, "b", "lens_out", "y", "reverse_out", 0, 1);
   m.output("y");
   return m.save(dir.file(large ? "large_island.onnx" : "small_island.onnx"));
 }

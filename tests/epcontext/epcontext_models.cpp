@@ -18,31 +18,42 @@ std::vector<float> wave(size_t n, float phase, float scale, float offset = 0.f) 
   return v;
 }
 
-onnx::TensorProto int64Scalar(const std::string& name, int64_t value) {
+// The ReverseSequence lengths, one per row (int64 [kRows], 16 bytes: below the API's 64-byte threshold).
+onnx::TensorProto sequenceLengths(const std::string& name) {
   onnx::TensorProto t;
   t.set_name(name);
   t.set_data_type(onnx::TensorProto::INT64);
-  t.add_int64_data(value);
+  t.add_dims(kRows);
+  t.add_int64_data(kCols);
+  t.add_int64_data(kCols - 3);
   return t;
 }
 
-// The Vulkan chain x, mask → Add → Mul(S) → Relu = `aux`, then Mod(M) and CumSum(axis) on the CPU EP (`cpuOut`).
+// ReverseSequence over the columns of each row (batch_axis 0, time_axis 1): an op the Vulkan EP has no kernel
+// for and will not get one (no model of interest uses it), so it stays a CPU-fallback node.
+void addReverseSequence(GraphBuilder& g, const std::string& in, const std::string& out, const std::string& name) {
+  auto& node = g.node("ReverseSequence", {in, "lens"}, {out}, name);
+  attrInt(node, "batch_axis", 0);
+  attrInt(node, "time_axis", 1);
+}
+
+// The Vulkan chain x, mask → Add → Mul(S) → Relu = `aux`, then Mod(M) and ReverseSequence(lens) on the CPU EP (`cpuOut`).
 void addChain(GraphBuilder& g, const std::string& x, const std::string& mask, const std::string& aux,
               const std::string& cpuOut, const std::string& tag) {
   g.node("Add", {x, mask}, {tag + "sum"}, tag + "add_inputs");
   g.node("Mul", {tag + "sum", "S"}, {tag + "scaled"}, tag + "scale");
   g.node("Relu", {tag + "scaled"}, {aux}, tag + "relu");
   attrInt(g.node("Mod", {aux, "M"}, {tag + "mod"}, tag + "mod"), "fmod", 1);
-  g.node("CumSum", {tag + "mod", "axis"}, {cpuOut}, tag + "cumsum");
+  addReverseSequence(g, tag + "mod", cpuOut, tag + "reverse");
 }
 
-void addWeights(GraphBuilder& g, int variant, bool withA, bool withB, bool withAxis) {
+void addWeights(GraphBuilder& g, int variant, bool withA, bool withB, bool withLens) {
   const float v = static_cast<float>(variant);
   g.initializer("S", {1, kCols}, wave(kCols, 0.3f, 0.5f, 1.0f));  // the same in every variant (deduplicated)
   g.initializer("M", {kRows, kCols}, wave(kRows * kCols, 1.1f + v, 0.4f, 1.2f));  // in [0.8, 1.6]: no zero divisor
   if (withA) g.initializer("A", {kRows, kCols}, wave(kRows * kCols, 2.0f + v, 0.7f));
   if (withB) g.initializer("B", {kRows, kCols}, wave(kRows * kCols, 0.6f + v, 0.3f));
-  if (withAxis) *g.proto().add_initializer() = int64Scalar("axis", 1);
+  if (withLens) *g.proto().add_initializer() = sequenceLengths("lens");
 }
 
 void declareIo(GraphBuilder& g, bool withCond) {
@@ -63,7 +74,7 @@ onnx::ModelProto buildModel(Topology topology, int variant) {
       m.node("Mul", {"x1", "S"}, {"scaled"}, "scale");
       m.node("Relu", {"scaled"}, {"aux"}, "relu");
       attrInt(m.node("Mod", {"aux", "M"}, {"mod"}, "mod"), "fmod", 1);
-      m.node("CumSum", {"mod", "axis"}, {"y"}, "cumsum");
+      addReverseSequence(m, "mod", "y", "reverse");
       break;
     }
     case Topology::kTwoPartitions: {
@@ -156,7 +167,7 @@ std::set<std::string> vulkanInitializers(Topology topology) {
   return {};
 }
 
-std::set<std::string> cpuInitializers(Topology topology) { return {"M", "axis"}; }
+std::set<std::string> cpuInitializers(Topology topology) { return {"M", "lens"}; }
 
 SourceModel writeSourceModel(Topology topology, const std::string& folder, const std::string& name, int variant,
                              bool externalData) {

@@ -1,5 +1,5 @@
 // The small source models of the EPContext tests, built in code: each has Vulkan partitions and CPU-fallback nodes
-// (Mod and CumSum have no Vulkan kernel) whose initializers stay in the ctx model, two inputs and two outputs
+// (Mod and ReverseSequence have no Vulkan kernel) whose initializers stay in the ctx model, two inputs and two outputs
 // declared in an order that differs from the order the nodes use them.
 #pragma once
 
@@ -14,8 +14,8 @@
 namespace kiln::testing {
 
 enum class Topology {
-  kOnePartition,   // Add, Add, Mul, Relu (Vulkan) → Mod, CumSum (CPU)
-  kTwoPartitions,  // Add, Mul, Relu (Vulkan) → Mod, CumSum (CPU) → Add, Sigmoid (Vulkan)
+  kOnePartition,   // Add, Add, Mul, Relu (Vulkan) → Mod, ReverseSequence (CPU)
+  kTwoPartitions,  // Add, Mul, Relu (Vulkan) → Mod, ReverseSequence (CPU) → Add, Sigmoid (Vulkan)
   kIfBody,         // If: then = the two-partition chain, else = Sub, Tanh, Neg; partitions only inside the bodies
 };
 
@@ -25,7 +25,7 @@ int expectedPartitions(Topology topology);
 // Initializers only Vulkan partitions read: the context binary holds them, the ctx model must not.
 std::set<std::string> vulkanInitializers(Topology topology);
 // Initializers CPU-fallback nodes read: they stay in the ctx model; the main graph's ones of at least 64 bytes are
-// "M" (64 bytes), the small ones "axis" (8 bytes; in the If model it lives in the then-branch).
+// "M" (64 bytes), the small ones "lens" (16 bytes; in the If model it lives in the then-branch).
 std::set<std::string> cpuInitializers(Topology topology);
 
 struct SourceModel {

@@ -140,14 +140,14 @@ struct Layout {
   }
 
   std::map<std::string, std::string> initializerLocations(int i) const {
-    const bool inMain = c.topology != Topology::kIfBody;  // "axis" lives in the then-branch of the If model
+    const bool inMain = c.topology != Topology::kIfBody;  // "lens" lives in the then-branch of the If model
     switch (c.init) {
-      case Init::kEmbedded: return {{"M", ""}, {"axis", ""}};
-      case Init::kFile: return {{"M", "ext.bin"}, {"axis", c.api ? "" : "ext.bin"}};  // API threshold 64, ORT's 0
-      case Init::kCallbackFile: return {{"M", "cb.bin"}, {"axis", ""}};
+      case Init::kEmbedded: return {{"M", ""}, {"lens", ""}};
+      case Init::kFile: return {{"M", "ext.bin"}, {"lens", c.api ? "" : "ext.bin"}};  // API threshold 64, ORT's 0
+      case Init::kCallbackFile: return {{"M", "cb.bin"}, {"lens", ""}};
       case Init::kKeepOriginal: {
         const std::string original = sourceName(i) + "_weights.bin";
-        return {{"M", original}, {"axis", inMain ? original : ""}};
+        return {{"M", original}, {"lens", inMain ? original : ""}};
       }
     }
     return {};
@@ -303,7 +303,7 @@ void EpContextMatrix::compileWithApi() {
     for (const auto& name : cpuInitializers(c_.topology)) once[name] = c_.models();
     EXPECT_EQ(locationCalls_, once) << "the location callback is called once per kept initializer of each model";
     if (c_.externalSource) { EXPECT_TRUE(locationOriginals_["M"]) << "M's source location was not passed"; }
-    EXPECT_EQ(locationOriginals_["axis"], c_.externalSource && c_.topology != Topology::kIfBody);
+    EXPECT_EQ(locationOriginals_["lens"], c_.externalSource && c_.topology != Topology::kIfBody);
   }
 }
 

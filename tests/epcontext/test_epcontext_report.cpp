@@ -102,7 +102,7 @@ TEST_P(EpContextReport, EveryEpContextNodeIsACompiledPartitionNamingItsBinary) {
     EXPECT_EQ(asPartition, 1) << label;
   }
   EXPECT_EQ(compiledPartitionCount(report), expectedPartitions(Topology::kIfBody));
-  // The CPU-fallback nodes of the then-branch (Mod, CumSum) form a run of CPU-EP nodes without a binary.
+  // The CPU-fallback nodes of the then-branch (Mod, ReverseSequence) form a run of CPU-EP nodes without a binary.
   const auto perEp = nodesPerExecutionProvider(report);
   EXPECT_EQ(perEp.at("VulkanExecutionProvider"), expectedPartitions(Topology::kIfBody));
   bool cpuRunInBody = false;
