@@ -3,8 +3,9 @@
 lower, k above, below and beyond the matrix, float32/float16/int64, batched) and ArgMax/ArgMin (greedy picks: ties
 with and without select_last_index, keepdims, negative axis, float16) and ScatterND (a fixed-size KV cache written
 at a position, repeated tuples with add/mul/max/min in row order, negative indices, int64 data, float16, indices as
-constants and as run inputs) and GatherND (slices, single elements, batch_dims 1, negative indices, int64 and float16
-data). onnxruntime-node gives the expected outputs."""
+constants and as run inputs) GatherND (slices, single elements, batch_dims 1, negative indices, int64 and float16
+data) and CumSum (position ids from an int64 mask, negative and large int64 values across the 32-bit carry,
+exclusive, reverse, negative axis, float16, int32). onnxruntime-node gives the expected outputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -109,5 +110,23 @@ def gather_nd_cases():
     return out
 
 
+def cumsum_cases():
+    out = []
+    r = rng("cumsum18")
+    x = floats(r, 2, 5, 3)
+    for exclusive, reverse in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        out.append(single("CumSum", OPSET, f"axis1_ex{exclusive}_rev{reverse}",
+                          [("x", x), Const("axis", np.array(1, np.int64))], {"exclusive": exclusive, "reverse": reverse}))
+    out.append(single("CumSum", OPSET, "neg_axis_f16", [("x", x.astype(np.float16)), Const("axis", np.array(-1, np.int32))]))
+    mask = np.array([[1, 1, 1, 1, 0, 0], [0, 0, 1, 1, 1, 1]], np.int64)  # position ids of a left-padded batch
+    out.append(single("CumSum", OPSET, "mask_int64", [("x", mask), Const("axis", np.array(1, np.int64))]))
+    big = np.array([[3_000_000_000, 2_000_000_000, -7_000_000_000, 5, -1, 4_294_967_295]], np.int64)
+    out.append(single("CumSum", OPSET, "int64_carry", [("x", big), Const("axis", np.array(-1, np.int64))]))
+    out.append(single("CumSum", OPSET, "int32", [("x", ints(r, -9, 9, 3, 4, dtype=np.int32)),
+                                                 Const("axis", np.array(0, np.int64))], {"exclusive": 1}))
+    return out
+
+
 def all_cases():
-    return split_cases() + trilu_cases() + arg_reduce_cases() + scatter_nd_cases() + gather_nd_cases()
+    return (split_cases() + trilu_cases() + arg_reduce_cases() + scatter_nd_cases() + gather_nd_cases()
+            + cumsum_cases())

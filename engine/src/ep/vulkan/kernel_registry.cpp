@@ -28,6 +28,7 @@ const std::vector<KernelEntry>& allKernels() {
     registerTriluKernels(out);
     registerArgReduceKernels(out);
     registerScatterNDKernels(out);
+    registerCumSumKernels(out);
     registerMultiHeadAttentionKernels(out);
     registerRotaryEmbeddingKernels(out);
     return out;
