@@ -26,25 +26,26 @@ using testing::ModelBuilder;
 
 using testing::vulkanOptions;
 
-// Relu → TopK (no Vulkan kernel) → Add: Vulkan, CPU, Vulkan.
+// Relu → ReverseSequence (no Vulkan kernel) → Sigmoid → Add: Vulkan, CPU, Vulkan.
 std::string mixedModel(const testing::TempDir& dir) {
   ModelBuilder m(13);
   m.input("x", {2, 8});
   m.initializer("b", {1, 8}, {1, 2, 3, 4, 5, 6, 7, 8});
-  m.initializer("k", {1}, {3});  // replaced below by an int64 tensor
-  m.proto().mutable_initializer()->RemoveLast();
-  onnx::TensorProto k;
-  k.set_name("k");
-  k.set_data_type(onnx::TensorProto::INT64);
-  k.add_dims(1);
-  k.add_int64_data(3);
-  *m.proto().add_initializer() = k;
+  onnx::TensorProto lens;  // row 0 reverses all 8 columns, row 1 its first 5
+  lens.set_name("lens");
+  lens.set_data_type(onnx::TensorProto::INT64);
+  lens.add_dims(2);
+  lens.add_int64_data(8);
+  lens.add_int64_data(5);
+  *m.proto().add_initializer() = lens;
   m.node("Relu", {"x"}, {"r"}, "relu");
-  m.node("TopK", {"r", "k"}, {"top", "idx"}, "topk");
-  m.node("Sigmoid", {"top"}, {"s"}, "sigmoid");
+  auto& reverse = m.node("ReverseSequence", {"r", "lens"}, {"reversed"}, "reverse");
+  testing::attrInt(reverse, "batch_axis", 0);
+  testing::attrInt(reverse, "time_axis", 1);
+  m.node("Sigmoid", {"reversed"}, {"s"}, "sigmoid");
   m.node("Add", {"s", "b2"}, {"y"}, "add");
-  m.initializer("b2", {1, 3}, {10, 20, 30});
-  m.output("y", {2, 3});
+  m.initializer("b2", {1, 8}, {10, 20, 30, 40, 50, 60, 70, 80});
+  m.output("y", {2, 8});
   return m.save(dir.file("mixed.onnx"));
 }
 
@@ -78,16 +79,17 @@ TEST(VulkanEp, MixedGraphMatchesCpuAndReportsFallback) {
   const auto perEp = nodesPerExecutionProvider(report);
   EXPECT_EQ(perEp.at("VulkanExecutionProvider"), 3);
   EXPECT_EQ(perEp.at("CPUExecutionProvider"), 1);
-  EXPECT_EQ(compiledPartitionCount(report), 2);  // Relu | TopK | Sigmoid+Add
-  bool sawTopK = false;
+  EXPECT_EQ(compiledPartitionCount(report), 2);  // Relu | ReverseSequence | Sigmoid+Add
+  bool sawReverse = false;
   for (const auto& node : report.graphs[0].nodes) {
-    if (node.opType != "TopK") continue;
-    sawTopK = true;
+    if (node.opType != "ReverseSequence") continue;
+    sawReverse = true;
     EXPECT_EQ(node.executionProvider, "CPUExecutionProvider");
     ASSERT_EQ(node.rejections.size(), 1u);
-    EXPECT_NE(node.rejections[0].find("no Vulkan kernel for TopK"), std::string::npos) << node.rejections[0];
+    EXPECT_NE(node.rejections[0].find("no Vulkan kernel for ReverseSequence"), std::string::npos)
+        << node.rejections[0];
   }
-  EXPECT_TRUE(sawTopK);
+  EXPECT_TRUE(sawReverse);
 }
 
 // HardSwish as exporters write it (x * clip(x + 3, 0, 6) / 6) plus a Sigmoid: the chain becomes one fused
@@ -152,7 +154,8 @@ TEST(VulkanEp, DisabledFallbackNamesTheNode) {
   auto session = Session::create(mixedModel(dir), options);
   ASSERT_FALSE(session.isOk());
   EXPECT_EQ(session.status().code(), StatusCode::FAIL);
-  EXPECT_NE(session.status().message().find("topk"), std::string::npos) << session.status().message();
+  EXPECT_NE(session.status().message().find("'reverse' (ReverseSequence)"), std::string::npos)
+      << session.status().message();
 }
 
 TEST(VulkanEp, ConcurrentRunsOnOneSessionAgree) {
