@@ -5,7 +5,9 @@ with and without select_last_index, keepdims, negative axis, float16) and Scatte
 at a position, repeated tuples with add/mul/max/min in row order, negative indices, int64 data, float16, indices as
 constants and as run inputs) GatherND (slices, single elements, batch_dims 1, negative indices, int64 and float16
 data) and CumSum (position ids from an int64 mask, negative and large int64 values across the 32-bit carry,
-exclusive, reverse, negative axis, float16, int32). onnxruntime-node gives the expected outputs."""
+exclusive, reverse, negative axis, float16, int32) and TopK (sampling over logits: largest and smallest, sorted,
+ties to the lower index, an axis before the last, k = 1 and k = the row length, k as a run input, float16, a
+32000-entry row; k as opset 1's attribute and opset 10's input). onnxruntime-node gives the expected outputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -127,6 +129,43 @@ def cumsum_cases():
     return out
 
 
+def topk_cases():
+    out = []
+    r = rng("topk18")
+    x = floats(r, 3, 10)
+    both = [TensorProto.FLOAT, TensorProto.INT64]
+
+    def k_of(value):
+        return Const("k", np.array([value], np.int64))
+
+    for largest in (1, 0):
+        tag = "largest" if largest else "smallest"
+        out.append(single("TopK", OPSET, f"{tag}_k3", [("x", x), k_of(3)], {"largest": largest}, outputs=2,
+                          out_types=both))
+        ties = np.array([[1, 3, 3, 0, 3, -2, 0, 0], [2, 2, 2, 2, 2, 2, 2, 2], [-1, -5, -5, 4, 4, -5, 7, -1]],
+                        np.float32)
+        out.append(single("TopK", OPSET, f"{tag}_ties", [("x", ties), k_of(5)], {"largest": largest}, outputs=2,
+                          out_types=both))
+    # sorted=0 leaves the order unspecified (Kiln sorts anyway, onnxruntime does not): no element-wise case for it.
+    out.append(single("TopK", OPSET, "sorted", [("x", x), k_of(4)], {"sorted": 1}, outputs=2, out_types=both))
+    out.append(single("TopK", OPSET, "axis1", [("x", floats(r, 2, 7, 5)), k_of(2)], {"axis": 1}, outputs=2,
+                      out_types=both))
+    out.append(single("TopK", OPSET, "axis0_smallest", [("x", floats(r, 6, 3)), k_of(3)], {"axis": -2, "largest": 0},
+                      outputs=2, out_types=both))
+    out.append(single("TopK", OPSET, "k1_logits", [("x", floats(r, 1, 1, 32, scale=3.0)), k_of(1)], outputs=2,
+                      out_types=both))
+    out.append(single("TopK", OPSET, "k_row_length", [("x", floats(r, 4, 6)), k_of(6)], outputs=2, out_types=both))
+    out.append(single("TopK", OPSET, "k_input", [("x", x), ("k", np.array([4], np.int64))], outputs=2,
+                      out_types=both))
+    out.append(single("TopK", OPSET, "f16", [("x", floats(r, 2, 16, dtype=np.float16)), k_of(5)], outputs=2,
+                      out_types=[TensorProto.FLOAT16, TensorProto.INT64]))
+    vocab = floats(r, 2, 32000, scale=4.0)  # two rows of decoder logits, top-50 sampling
+    out.append(single("TopK", OPSET, "vocab32000_k50", [("x", vocab), k_of(50)], outputs=2, out_types=both))
+    out.append(single("TopK", 1, "attr_k", [("x", x)], {"k": 2}, outputs=2, out_types=both))
+    out.append(single("TopK", 10, "input_k", [("x", x), k_of(3)], {"axis": 0}, outputs=2, out_types=both))
+    return out
+
+
 def all_cases():
     return (split_cases() + trilu_cases() + arg_reduce_cases() + scatter_nd_cases() + gather_nd_cases()
-            + cumsum_cases())
+            + cumsum_cases() + topk_cases())

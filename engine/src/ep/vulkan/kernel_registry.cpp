@@ -29,6 +29,7 @@ const std::vector<KernelEntry>& allKernels() {
     registerArgReduceKernels(out);
     registerScatterNDKernels(out);
     registerCumSumKernels(out);
+    registerTopKKernels(out);
     registerMultiHeadAttentionKernels(out);
     registerRotaryEmbeddingKernels(out);
     return out;

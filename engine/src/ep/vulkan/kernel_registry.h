@@ -30,6 +30,7 @@ void registerTriluKernels(std::vector<KernelEntry>& out);  // Trilu
 void registerArgReduceKernels(std::vector<KernelEntry>& out);  // ArgMax, ArgMin
 void registerScatterNDKernels(std::vector<KernelEntry>& out);  // ScatterND
 void registerCumSumKernels(std::vector<KernelEntry>& out);  // CumSum
+void registerTopKKernels(std::vector<KernelEntry>& out);  // TopK
 void registerMultiHeadAttentionKernels(std::vector<KernelEntry>& out);  // com.microsoft MultiHeadAttention
 void registerGeluKernels(std::vector<KernelEntry>& out);  // Gelu-20 and the com.microsoft Gelus
 void registerRotaryEmbeddingKernels(std::vector<KernelEntry>& out);  // RotaryEmbedding-23 and com.microsoft
