@@ -42,13 +42,14 @@ import cases_contrib_ops  # noqa: E402
 import cases_decoder_ops  # noqa: E402
 import cases_matmul_nbits  # noqa: E402
 import cases_new_ops  # noqa: E402
+import cases_recurrent_ops  # noqa: E402
 import error_cases  # noqa: E402
 from kiln_requirements import skip_or_fail  # noqa: E402
 
 # Where the cases come from: ai.onnx ops new in opsets 18-23, ai.onnx ops whose signature changed, and onnxruntime's
-# com.microsoft contrib operators that exported transformers use (MatMulNBits in its own module).
+# com.microsoft contrib operators that exported transformers use (MatMulNBits in its own module), and GRU.
 CASE_MODULES = (cases_new_ops, cases_changed_ops, cases_contrib_ops, cases_contrib_attention, cases_matmul_nbits,
-                cases_decoder_ops)
+                cases_decoder_ops, cases_recurrent_ops)
 ORT_BATCH = HERE.parent / "difftest" / "ort_batch.mjs"
 # Generated outputs go through float32 math in both runtimes, in different orders: 1e-5 absolute on top of
 # conformance's relative 1e-3 keeps near-zero outputs (normalizations, attention) from failing on rounding alone.
