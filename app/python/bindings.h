@@ -21,6 +21,8 @@ void bindCompile(pybind11::module_& module);
 void bindTools(pybind11::module_& module);
 // kiln.compare (kiln/compare.h).
 void bindCompare(pybind11::module_& module);
+// package_model / read_package / choose_package_variant (kiln/model_package.h).
+void bindPackage(pybind11::module_& module);
 
 // SessionOptions from config entries and fixed input shapes; StatusError for a refused entry.
 SessionOptions sessionOptionsFrom(const std::map<std::string, std::string>& config,

@@ -13,4 +13,5 @@ PYBIND11_MODULE(_kiln, module) {
   kiln::python::bindCompile(module);
   kiln::python::bindTools(module);
   kiln::python::bindCompare(module);
+  kiln::python::bindPackage(module);
 }

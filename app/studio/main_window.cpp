@@ -36,12 +36,14 @@
 #include "source_compiled_link.h"
 #include "theme.h"
 #include "kiln/epcontext.h"
+#include "kiln/model_package.h"
 #include "merge_wizard.h"
 #include "model_diff_view.h"
 #include "model_loader.h"
 #include "model_summary_view.h"
 #include "node_details_view.h"
 #include "node_table_model.h"
+#include "package_view.h"
 #include "recent_files.h"
 
 namespace kiln::studio {
@@ -73,7 +75,8 @@ QString droppedModelPath(const QMimeData* mime) {
   for (const QUrl& url : mime->urls()) {
     const QString local = url.toLocalFile();
     if (url.isLocalFile() &&
-        (local.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive) || bridge::isContextBinaryFile(local))) {
+        (local.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive) || bridge::isContextBinaryFile(local) ||
+         isModelPackage(local.toStdString()))) {
       return local;
     }
   }
@@ -333,7 +336,7 @@ void MainWindow::chooseModel() {
   if (info_) startDir = QFileInfo(QString::fromStdString(info_->path)).absolutePath();
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Open ONNX model"), startDir,
-                                   tr("ONNX models (*.onnx);;Context binaries (*.bin);;All files (*)"));
+                                   tr("ONNX models (*.onnx);;Context binaries (*.bin);;Model packages (manifest.json);;All files (*)"));
   if (!path.isEmpty()) openModel(path);
 }
 
@@ -467,7 +470,27 @@ bool MainWindow::openSampleModel() {
   return true;
 }
 
+PackageView* MainWindow::openPackage(const QString& folder) {
+  if (!packageView_) {
+    packageView_ = new PackageView(this);
+    packageView_->setAttribute(Qt::WA_DeleteOnClose);
+    connect(packageView_, &PackageView::openRequested, this, &MainWindow::openModel);
+  }
+  recent_->add(folder);
+  packageView_->open(folder);
+  packageView_->show();
+  packageView_->raise();
+  statusBar()->showMessage(tr("Opened model package %1").arg(QFileInfo(folder).fileName()));
+  return packageView_;
+}
+
 void MainWindow::openModel(const QString& path) {
+  const QFileInfo file(path);
+  const QString folder = file.fileName() == QStringLiteral("manifest.json") ? file.absolutePath() : path;
+  if (isModelPackage(folder.toStdString())) {  // a package: its variants first, a graph when the user picks one
+    openPackage(folder);
+    return;
+  }
   if (bridge::isContextBinaryFile(path)) {  // a .bin opened or dropped as a model: what the user wants is the inspector
     recent_->add(path);
     inspectBinary(path);

@@ -40,6 +40,7 @@ class GraphPanel;
 class MergeWizard;
 class ModelDiffView;
 class ModelSummaryView;
+class PackageView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -72,6 +73,9 @@ class MainWindow : public QMainWindow {
   // Opens the model diff window (Tools > Diff Models) on `pathA` against `pathB`; `pathA` "" is the model on display.
   // One window: a second diff replaces the first one's models.
   ModelDiffView* openModelDiff(const QString& pathB, const QString& pathA = {});
+  // Opens the model package at `folder` (kiln package) in its window: the variants, the one this machine would load,
+  // and buttons that open a variant's graph here. openModel() on a package folder or its manifest.json comes here.
+  PackageView* openPackage(const QString& folder);
   // Shows `path` (a context binary or a ctx model) in the binary inspector tab.
   void inspectBinary(const QString& path);
   // Selects, on the Graph tab, a node the binary inspector lists as a pipeline's user: the source graph's node of
@@ -136,6 +140,7 @@ class MainWindow : public QMainWindow {
   ComparePanel* comparePanel_ = nullptr;
   QPointer<MergeWizard> mergeWizard_;
   QPointer<ModelDiffView> diffView_;
+  QPointer<PackageView> packageView_;
   QLineEdit* filterEdit_;
   ModelSummaryView* summary_;
   QDockWidget* summaryDock_;

@@ -30,10 +30,11 @@ declare -A spec=(
   [tensor_proto]="fuzz_tensor_proto tensor_proto tensor_proto"
   [batch_jobs]="fuzz_batch_jobs batch_jobs json_jobs"
   [device_profile]="fuzz_device_profile device_profile json_profile"
+  [model_package]="fuzz_model_package model_package json_package"
   [studio_bridge]="fuzz_studio_bridge studio_bridge onnx"
 )
 order=(onnx_model onnx_model_vulkan ctx_model context_binary pipeline_cache npy tensor_proto batch_jobs device_profile
-       studio_bridge)
+       model_package studio_bridge)
 targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=("${order[@]}")
 for target in "${targets[@]}"; do

@@ -4,7 +4,8 @@
     session = kiln.InferenceSession("model.onnx", providers=["VulkanExecutionProvider", "CPUExecutionProvider"])
     outputs = session.run(None, {"x": array})
 
-Kiln's own: kiln.ModelCompiler extras, kiln.inspect / check / merge / devices, InferenceSession.get_timings().
+Kiln's own: kiln.ModelCompiler extras, kiln.inspect / check / merge / devices, model packages (kiln.package_model,
+kiln.choose_package_variant; InferenceSession opens a package folder), InferenceSession.get_timings().
 """
 
 from . import _kiln
@@ -16,7 +17,8 @@ from ._io_binding import IOBinding, OrtValue
 from ._options import (CPU_PROVIDER, VULKAN_PROVIDER, ExecutionMode, GraphOptimizationLevel, RunOptions,
                        SessionOptions, known_config_keys)
 from ._session import InferenceSession, ModelMetadata, NodeArg
-from ._tools import check, compare, device_profile, devices, get_compatibility_info_from_model, inspect, merge
+from ._tools import (check, choose_package_variant, compare, device_profile, devices, get_compatibility_info_from_model,
+                     inspect, merge, package_model, read_package)
 
 __version__ = _kiln.engine_version()
 

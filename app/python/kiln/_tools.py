@@ -126,3 +126,26 @@ def compare(model, input_feed, providers=None, sess_options=None, reference_mode
                          config_of(reference_sess_options, reference_default), float(atol), float(rtol),
                          float(max_fraction_beyond), bool(bisect))
 
+
+
+def package_model(source, output, profiles=None, variants=("fp32",), overwrite=False, config=None):
+    """Compiles `source` once per device profile (JSON paths; None: the live device) and precision ("fp32",
+    "fp16", "autotune") into one model package folder `output` (kiln package): onnxruntime's package layout,
+    SHA-256 file digests, the weights stored once. Returns the package as a dict (path, component, source_model,
+    total_bytes, shared_bytes, variants: name, device, profile, precision, ctx_model, compile_identity, files)."""
+    return _kiln.package_model(os.fspath(source), os.fspath(output), [os.fspath(p) for p in (profiles or [])],
+                               list(variants), bool(overwrite), {str(k): str(v) for k, v in (config or {}).items()})
+
+
+def read_package(path):
+    """A model package's descriptors as a dict (the shape package_model returns); raises InvalidArgument for a
+    hostile or malformed package."""
+    return _kiln.read_package(os.fspath(path))
+
+
+def choose_package_variant(path, config=None):
+    """The variant of the package at `path` a session here would load with `config` (kiln.vulkan.fp16=1 asks for
+    fp16, kiln.vulkan.device picks the device): {"variant" (None: the packaged source is compiled), "model",
+    "against", "summary", "judged": [{"variant", "compatibility", "precision_matches", "reasons"}]}.
+    InferenceSession(path) makes the same choice."""
+    return _kiln.choose_package_variant(os.fspath(path), {str(k): str(v) for k, v in (config or {}).items()})

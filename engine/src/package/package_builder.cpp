@@ -120,7 +120,7 @@ Status checkOptions(const PackageOptions& options) {
   }
   if (fs::exists(options.outputFolder, error) && !options.overwrite) {
     return Status(StatusCode::INVALID_ARGUMENT, "'" + options.outputFolder + "' exists: choose another folder or "
-                                                "replace it (--force)");
+                                                "ask to replace it (PackageOptions::overwrite)");
   }
   return Status::ok();
 }

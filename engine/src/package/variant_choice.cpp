@@ -35,6 +35,16 @@ std::string requestedPrecision(const SessionOptions& options) {
   return "fp32";
 }
 
+// `reason` with the package's folder taken off the paths it names (the compatibility API names files absolutely):
+// "models/m/v/m_vulkan.bin: ..." reads the same wherever the package lies.
+std::string withinPackage(std::string reason, const fs::path& root) {
+  std::error_code error;
+  for (const std::string& prefix : {fs::absolute(root, error).lexically_normal().string() + "/", root.string() + "/"}) {
+    for (size_t at = reason.find(prefix); at != std::string::npos; at = reason.find(prefix, at)) reason.erase(at, prefix.size());
+  }
+  return reason;
+}
+
 int stateRank(CompiledModelCompatibility state) {
   switch (state) {
     case CompiledModelCompatibility::SUPPORTED_OPTIMAL: return 0;
@@ -64,7 +74,7 @@ Result<PackageChoice> choosePackageVariant(const ModelPackage& package, const Se
       auto compatibility = getModelCompatibility((root / variant.ctxModel).string(), query);
       if (compatibility.isOk()) {
         judged.state = compatibility->state;
-        judged.reasons = compatibility->reasons;
+        for (const auto& reason : compatibility->reasons) judged.reasons.push_back(withinPackage(reason, root));
         if (choice.against.empty()) choice.against = compatibility->against;
       } else {
         judged.reasons.push_back(compatibility.status().message());
