@@ -78,6 +78,23 @@ def main():
         code, _, err = kiln("run", str(package), "--ep", "vulkan", "-q", "--config", "session.disable_model_compile=1")
         expect(code != 0 and "MODEL_REQUIRES_COMPILATION" in err, f"disable_model_compile refuses ({code}: {err})")
 
+        # The compiles handed to kiln batch: --plan writes the jobs file, batch runs it, --assemble publishes.
+        plan, planned = tmp / "tiny.plan", tmp / "planned.kilnpkg"
+        code, _, err = kiln("package", model, "--profile", profiles[0], "--variant", "fp32,fp16", "-o", str(planned),
+                            "--plan", str(plan), "-q")
+        expect(code == 0 and (plan / "jobs.json").is_file(), f"--plan writes a jobs file ({code}: {err})")
+        code, _, err = kiln("package", "--assemble", str(plan), "-q")
+        expect(code == 2 and "not compiled yet" in err, f"--assemble before the compiles is refused ({code}: {err})")
+        code, out, err = kiln("batch", str(plan / "jobs.json"), "--jobs", "2", "--json")
+        expect(code == 0 and json.loads(out)["summary"]["succeeded"] == 2, f"batch runs the two compiles ({code}: {err})")
+        code, out, err = kiln("package", "--assemble", str(plan), "--json")
+        assembled = json.loads(out) if code == 0 else {"variants": []}
+        expect(code == 0 and [v["name"] for v in assembled["variants"]] == ["lavapipe-fp32", "lavapipe-fp16"],
+               f"--assemble publishes the package ({code}: {err})")
+        expect(not plan.exists(), "the plan folder is gone once the package is published")
+        code, out, err = kiln("check", str(planned), "--json")
+        expect(code == 0 and json.loads(out)["choice"]["variant"] == "lavapipe-fp32", f"the assembled package loads ({err})")
+
         # kiln compile twice: the second is a no-op that writes nothing; a changed option compiles again.
         ctx = tmp / "c" / "tiny_cnn_ctx.onnx"
         code, _, err = kiln("compile", model, "-o", str(ctx), "-q")

@@ -181,6 +181,46 @@ TEST_F(ModelPackages, ExistingFolderInvalidPrecisionAndAFailedVariantLeaveNothin
   EXPECT_EQ(topLevel(dir_.path()), (std::set<std::string>{"net.onnx", "net.kilnpkg"})) << "a failed package leaves nothing";
 }
 
+// The steps kiln package --plan / kiln batch / --assemble take: a plan, its compiles run elsewhere (here: one by
+// one through the Compile API, as the jobs file's compile jobs do), then the package assembled; a plan whose
+// compiles have not all run is refused, naming them, and publishes nothing.
+TEST_F(ModelPackages, PlanCompileElsewhereThenAssemble) {
+  PackageOptions options;
+  options.sourceModel = source_;
+  options.profiles = {profile("lavapipe.json")};
+  options.precisions = {"fp32", "fp16"};
+  options.outputFolder = dir_.file("net.kilnpkg");
+  const std::string planFolder = dir_.file("net.plan");
+  auto plan = planPackage(options, planFolder);
+  ASSERT_TRUE(plan.isOk()) << plan.status().toString();
+  ASSERT_EQ(plan->variants.size(), 2u);
+  EXPECT_EQ(planPackage(options, planFolder).status().code(), StatusCode::INVALID_ARGUMENT) << "the plan folder exists";
+  auto early = assemblePackage(planFolder, false);
+  ASSERT_FALSE(early.isOk());
+  EXPECT_NE(early.status().message().find("lavapipe-fp32, lavapipe-fp16"), std::string::npos) << early.status().toString();
+  EXPECT_FALSE(fs::exists(options.outputFolder));
+  std::vector<std::string> identities;
+  for (const auto& variant : plan->variants) {
+    ModelCompilationOptions compile(withEntries(vulkanOptions(), variant.config));
+    compile.setInputModelPath(variant.sourceModel).setOutputModelPath(variant.ctxModel).setTargetProfile(variant.profile);
+    auto compiled = compileModel(compile);
+    ASSERT_TRUE(compiled.isOk()) << compiled.status().toString();
+    identities.push_back(compiled->compileIdentity);
+  }
+  auto package = assemblePackage(planFolder, false);
+  ASSERT_TRUE(package.isOk()) << package.status().toString();
+  EXPECT_FALSE(fs::exists(planFolder)) << "the plan folder goes once the package is published";
+  auto read = readModelPackage(options.outputFolder);
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  ASSERT_EQ(read->variants.size(), 2u);
+  EXPECT_EQ(read->variants[0].compileIdentity, identities[0]);
+  EXPECT_EQ(read->variants[1].compileIdentity, identities[1]);
+  EXPECT_EQ(read->variants[0].files.front().path, "models/net/lavapipe-fp32/net_ctx.onnx");
+  auto choice = choosePackageVariant(*read, vulkanOptions());
+  ASSERT_TRUE(choice.isOk()) << choice.status().toString();
+  EXPECT_EQ(choice->chosen, 0) << choice->summary;
+}
+
 // Writes `text` to `folder`/`relative`.
 void put(const fs::path& folder, const std::string& relative, const std::string& text) {
   fs::create_directories((folder / relative).parent_path());

@@ -73,6 +73,30 @@ KILN_EXPORT bool isModelPackage(const std::string& path);
 // errors (with the variant named) otherwise.
 KILN_EXPORT Result<ModelPackage> packageModel(const PackageOptions& options);
 
+// A package split into steps, for compiling its variants elsewhere (kiln package --plan writes a kiln batch jobs
+// file from it, which runs locally or on Slurm): the plan folder holds plan.json and package/, the package being
+// assembled, with the source already copied in; each variant is one compile of `sourceModel` into `ctxModel` with
+// the config entries `config` (weightless, its precision) and `profile` as the target (live device when "").
+struct KILN_EXPORT PackageVariantPlan {
+  std::string name, profile, precision, device;
+  std::string sourceModel;  // absolute
+  std::string ctxModel;     // absolute: where the compile writes the variant's ctx model (its binary beside it)
+  std::map<std::string, std::string> config;
+};
+struct KILN_EXPORT PackagePlan {
+  std::string folder;        // the plan folder
+  std::string outputFolder;  // where assemblePackage publishes the package
+  std::vector<PackageVariantPlan> variants;
+};
+
+// Checks `options` as packageModel does, copies the source into `planFolder`/package/ and writes
+// `planFolder`/plan.json. INVALID_ARGUMENT when `planFolder` exists.
+KILN_EXPORT Result<PackagePlan> planPackage(const PackageOptions& options, const std::string& planFolder);
+// Once every variant of the plan compiled: digests, descriptors, and the package published at the plan's output
+// folder with one rename (replacing an existing one only with `overwrite`); the plan folder is removed.
+// INVALID_ARGUMENT naming the variants whose compile is missing (nothing is published).
+KILN_EXPORT Result<ModelPackage> assemblePackage(const std::string& planFolder, bool overwrite);
+
 // Reads and checks a package's manifest, metadata and variant descriptors (not the file digests: see
 // choosePackageVariant). INVALID_ARGUMENT for a hostile or malformed package: a file outside the folder, a missing
 // descriptor, an oversized or malformed manifest, duplicate names; NO_SUCHFILE when there is no manifest.
