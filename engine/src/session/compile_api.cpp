@@ -348,7 +348,7 @@ std::optional<PathLock> lockOutput(const std::string& outputPath) {
   if (outputPath.empty()) return std::nullopt;
   auto lock = PathLock::acquire(outputPath);
   if (!lock.isOk()) {
-    log::debug("compiling without a lock: {}", lock.status().message());
+    log::warn("compiling without a lock (a concurrent compile of the same output may run too): {}", lock.status().message());
     return std::nullopt;
   }
   return std::move(lock).value();

@@ -18,10 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// $XDG_RUNTIME_DIR/kiln-locks when that folder exists (it may be set but not created yet, as in a fresh build
+// tree's test environment), else <temp>/kiln-locks-<uid>.
 fs::path lockFolder() {
-  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
-  if (runtime && *runtime) return fs::path(runtime) / "kiln-locks";
   std::error_code error;
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  if (runtime && *runtime && fs::is_directory(runtime, error)) return fs::path(runtime) / "kiln-locks";
   return fs::temp_directory_path(error) / ("kiln-locks-" + std::to_string(::getuid()));
 }
 

@@ -1,6 +1,6 @@
 // An exclusive lock on a file path shared by the processes of one user (flock): two compiles writing the same
 // outputs take turns, so the second can see and reuse what the first wrote. The lock file lives in the user's
-// runtime folder ($XDG_RUNTIME_DIR/kiln-locks, else <temp>/kiln-locks-<uid>), named by a hash of the locked path, so
+// runtime folder ($XDG_RUNTIME_DIR/kiln-locks when that exists, else <temp>/kiln-locks-<uid>), named by a hash of the locked path, so
 // nothing is ever left beside the user's files, even by a killed process (the kernel drops its lock).
 #pragma once
 
