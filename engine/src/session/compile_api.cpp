@@ -380,6 +380,7 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
   const std::optional<PathLock> lock = lockOutput(request.outputPath);
   std::vector<std::string> recompileReasons;
   if (options.reuseUpToDateOutputs() && !request.outputPath.empty() && !request.source.path.empty()) {
+    finishInterruptedCommits(request.outputPath);  // a writer killed between its renames: judge the finished state
     KILN_ASSIGN_OR_RETURN(const epctx::CompileRecord expected, expectedRecord(request));
     KILN_ASSIGN_OR_RETURN(const ExistingOutputs existing, judgeExistingOutputs(request.outputPath, expected));
     if (existing.reusable) {
@@ -389,6 +390,9 @@ Result<CompileResult> compileModel(const ModelCompilationOptions& options) {
       reused.epContextNodes = existing.epContextNodes;
       reused.compileIdentity = existing.identity;
       reused.reused = true;
+      for (const std::string& output : {reused.outputModelPath, reused.binaryPath}) {
+        if (!output.empty()) removeTempsOfDeadWriters(output);  // what a write would have swept first
+      }
       log::info("{} is up to date (compile identity {}): nothing compiled", request.outputPath, existing.identity);
       return reused;
     }

@@ -118,7 +118,7 @@ Result<TempFile> createTemp(const fs::path& target) {
 // of its write) leaves ".<name>.tmp.<pid>.*" behind; POSIX has no call that publishes an anonymous file over an
 // existing one, so the next write to the same target sweeps them. A temp whose pid still runs (this process, a
 // concurrent writer, or a reused pid) is kept: at worst a stale file waits for a later write.
-void removeTempsOfDeadWriters(const fs::path& target) {
+void removeTempsOf(const fs::path& target) {
   const fs::path folder = folderOf(target);
   const std::string prefix = "." + target.filename().string() + ".tmp.";
   std::error_code ec;
@@ -314,7 +314,7 @@ Status FileTransaction::stage(const std::string& path, const std::function<Statu
     createdFolders_.insert(createdFolders_.end(), missing.begin(), missing.end());
   }
   finishInterruptedCommits(path);  // before the sweep: a dead writer's journal still needs its temps
-  removeTempsOfDeadWriters(path);
+  removeTempsOf(path);
   KILN_ASSIGN_OR_RETURN(TempFile temp, writeTempFor(path, produce));
   staged_.push_back({std::move(temp.path), path, temp.fd});
   return Status::ok();
@@ -375,6 +375,8 @@ std::vector<std::string> FileTransaction::targets() const {
   for (const auto& file : staged_) out.push_back(file.target);
   return out;
 }
+
+void removeTempsOfDeadWriters(const std::string& target) { removeTempsOf(target); }
 
 Status writeFileAtomically(const std::string& path, std::span<const std::byte> bytes) {
   return writeFileAtomically(path, [bytes](const auto& write) { return write(bytes); });

@@ -36,6 +36,10 @@ Status writeFileAtomically(const std::string& path, std::span<const std::byte> b
 // cannot be written stays as it is (the ctx model's binary hash check still refuses a mixed pair).
 void finishInterruptedCommits(const std::string& path);
 
+// Removes the temp files of `target` (".<name>.tmp.<pid>.*") left by writers that no longer run, as every write of
+// `target` does first: for a caller that finds `target` current and writes nothing (kiln compile's no-op).
+void removeTempsOfDeadWriters(const std::string& target);
+
 using ChunkWriter = std::function<Status(std::span<const std::byte>)>;
 
 // Several files written as one outcome (an EPContext model, its context binary, its external initializers):
