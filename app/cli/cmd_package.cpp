@@ -66,6 +66,16 @@ int planOnly(const PackageArgs& args, const PackageOptions& options) {
   return kExitOk;
 }
 
+// The package written (or assembled): JSON, a table, or nothing with --quiet.
+int printResult(const ModelPackage& package, const CommonFlags& flags) {
+  if (flags.json) {
+    printJson(packageJson(package, nullptr));
+  } else if (!flags.quiet) {
+    printPackage(package, nullptr);
+  }
+  return kExitOk;
+}
+
 int runPackage(const PackageArgs& args) {
   configureLogging(args.flags);
   if (!args.assemble.empty()) {
@@ -74,12 +84,7 @@ int runPackage(const PackageArgs& args) {
     }
     auto package = assemblePackage(args.assemble, args.force);
     if (!package.isOk()) return reportError(package.status(), args.flags);
-    if (args.flags.json) {
-      printJson(packageJson(*package, nullptr));
-    } else if (!args.flags.quiet) {
-      printPackage(*package, nullptr);
-    }
-    return kExitOk;
+    return printResult(*package, args.flags);
   }
   if (args.source.empty()) {
     return reportError(Status(StatusCode::INVALID_ARGUMENT, "give the model to package (or --assemble PLAN)"), args.flags);
@@ -107,12 +112,7 @@ int runPackage(const PackageArgs& args) {
   auto package = packageModel(options);
   progress.finish();
   if (!package.isOk()) return reportError(package.status(), args.flags);
-  if (args.flags.json) {
-    printJson(packageJson(*package, nullptr));
-  } else if (!args.flags.quiet) {
-    printPackage(*package, nullptr);
-  }
-  return kExitOk;
+  return printResult(*package, args.flags);
 }
 
 }  // namespace
